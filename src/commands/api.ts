@@ -1,0 +1,64 @@
+import {Args, Flags} from '@oclif/core'
+
+import type {AuthKind, HttpMethod} from '../lib/http/operation.js'
+
+import {BaseCommand} from '../lib/base-command.js'
+import {UsageError} from '../lib/errors.js'
+import {parsePairs, readJsonData} from '../lib/input/data.js'
+
+const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const
+
+export default class Api extends BaseCommand<typeof Api> {
+  static override args = {
+    service: Args.string({description: 'which service', options: ['health', 'checkout'], required: true}),
+    method: Args.string({description: 'HTTP method', required: true}),
+    path: Args.string({description: 'path relative to the service base URL, e.g. /api/users/me or /v1/webhooks', required: true}),
+  }
+  static override defaultFormat = 'json' as const
+  static override description = `Send a raw request with the profile's auth, for anything the other commands do not cover.
+
+Health requests carry the session cookie (when the profile has one) and x-ph-api-version.
+Checkout requests carry the secret key, or the public key for POST /v1/checkouts; --key overrides.
+Only GET requests are retried.`
+  static override examples = [
+    '<%= config.bin %> api health GET /api/users/me',
+    '<%= config.bin %> api checkout GET /v1/webhooks',
+    '<%= config.bin %> api checkout POST /v1/checkouts --data @checkout.json',
+    '<%= config.bin %> api health GET /api/users/me/events --query startDate=2026-01-01T00:00:00Z --query symptoms=cough',
+  ]
+  static override flags = {
+    data: Flags.string({char: 'd', description: 'JSON body: inline, @file.json, or - for stdin'}),
+    query: Flags.string({char: 'q', description: 'query parameter k=v (repeatable)', multiple: true}),
+    header: Flags.string({char: 'H', description: 'extra header "name: value" (repeatable)', multiple: true}),
+    key: Flags.option({description: 'checkout key to use (default by path)', options: ['public', 'secret'] as const})(),
+    'no-auth': Flags.boolean({description: 'send no credential'}),
+  }
+
+  async run(): Promise<unknown> {
+    const {args, flags} = this
+    const method = args.method.toUpperCase() as HttpMethod
+    if (!(METHODS as readonly string[]).includes(method))
+      throw new UsageError(`Unsupported method ${args.method}; use one of ${METHODS.join(', ')}`)
+    if (!args.path.startsWith('/')) throw new UsageError(`The path must start with "/", got ${args.path}`)
+
+    const body = flags.data === undefined ? undefined : await readJsonData(flags.data)
+    const headers = Object.fromEntries(
+      Object.entries(parsePairs(flags.header, '--header', ':')).map(([k, v]) => [k.toLowerCase(), String(v)]),
+    )
+    const query = parsePairs(flags.query, '--query')
+    const service = args.service as 'checkout' | 'health'
+    const client = service === 'health' ? await this.healthClient() : await this.checkoutClient()
+    const auth = this.authFor(service, method, args.path, Boolean(client.target.session))
+    const response = await client.raw(method, args.path, {auth, body, headers, query})
+    const result = response.data ?? {status: response.status}
+    await this.print(result)
+    return result
+  }
+
+  private authFor(service: 'checkout' | 'health', method: HttpMethod, path: string, hasSession: boolean): AuthKind {
+    if (this.flags['no-auth']) return 'none'
+    if (service === 'health') return hasSession ? 'session' : 'none'
+    if (this.flags.key) return this.flags.key
+    return method === 'POST' && /^\/v1\/checkouts\/?$/.test(path) ? 'public' : 'secret'
+  }
+}

@@ -1,0 +1,84 @@
+import {Args, Flags} from '@oclif/core'
+
+import {BaseCommand} from '../../lib/base-command.js'
+import {UsageError} from '../../lib/errors.js'
+import {HEALTH_API_VERSION} from '../../lib/http/services.js'
+import {profileView} from '../../lib/profiles/display.js'
+import {type Profile, sandboxProfile} from '../../lib/profiles/schema.js'
+import {askSecret, askText, isInteractive, readStdin} from '../../lib/prompt/index.js'
+
+export default class ProfileAdd extends BaseCommand<typeof ProfileAdd> {
+  static override args = {name: Args.string({description: 'profile name', required: true})}
+  static override description = `Create or replace a profile.
+
+A sandbox profile defaults to the embedded sandbox and its test keys. A production profile needs
+both base URLs and the keys; in a terminal the missing ones are asked for (the secret key hidden),
+elsewhere pass them as flags (the secret key only through --secret-key-stdin, never on the command line).`
+  static override examples = [
+    '<%= config.bin %> profile add local --env sandbox --health-url http://127.0.0.1:5010 --checkout-url http://127.0.0.1:5010/checkout',
+    'printf %s "$SECRET" | <%= config.bin %> profile add prod --env production --health-url https://health.example.com --checkout-url https://pay.example.com --public-key pk-live-... --secret-key-stdin',
+  ]
+  static override flags = {
+    env: Flags.option({default: 'production', description: 'kind of environment', options: ['sandbox', 'production'] as const})(),
+    'health-url': Flags.string({description: 'health service base URL'}),
+    'checkout-url': Flags.string({description: 'checkout service base URL (including any path, e.g. https://host/checkout)'}),
+    'public-key': Flags.string({description: "checkout public API key (it is public: used by buyers' browsers)"}),
+    'secret-key-stdin': Flags.boolean({description: 'read the checkout secret API key from stdin'}),
+    language: Flags.string({description: 'default accept-language for the health service (BCP 47)'}),
+    use: Flags.boolean({description: 'make it the active profile'}),
+    force: Flags.boolean({description: 'replace an existing profile of that name'}),
+  }
+
+  async run(): Promise<Record<string, unknown>> {
+    const {flags} = this
+    const {store} = await this.profile()
+    const {name} = this.args
+    if (store.get(name) && !flags.force) throw new UsageError(`Profile ${name} exists; pass --force to replace it`)
+
+    const base: Profile =
+      flags.env === 'sandbox'
+        ? sandboxProfile()
+        : {env: 'production', health: {baseUrl: '', apiVersion: HEALTH_API_VERSION}, checkout: {baseUrl: ''}}
+
+    const missing = (flag: string) => `--${flag}`
+    const healthUrl =
+      flags['health-url'] ??
+      (flags.env === 'sandbox' ? base.health.baseUrl : await this.ask('Health service base URL', missing('health-url')))
+    const checkoutUrl =
+      flags['checkout-url'] ??
+      (flags.env === 'sandbox' ? base.checkout.baseUrl : await this.ask('Checkout service base URL', missing('checkout-url')))
+    const publicKey =
+      flags['public-key'] ??
+      (flags.env === 'sandbox' ? base.checkout.publicKey : await this.ask('Checkout public key', missing('public-key')))
+    let secretKey = base.checkout.secretKey
+    if (flags['secret-key-stdin']) secretKey = (await readStdin()).trim()
+    else if (flags.env === 'production')
+      secretKey = isInteractive() ? await askSecret('Checkout secret key', '--secret-key-stdin') : undefined
+
+    const profile: Profile = {
+      env: flags.env,
+      health: {...base.health, baseUrl: healthUrl, ...(flags.language ? {language: flags.language} : {})},
+      checkout: {baseUrl: checkoutUrl, ...(publicKey ? {publicKey} : {}), ...(secretKey ? {secretKey} : {})},
+    }
+    try {
+      store.set(name, profile)
+    } catch (error) {
+      if (error instanceof Error && error.name === 'ZodError')
+        throw new UsageError(`Invalid profile: check the base URLs (${healthUrl}, ${checkoutUrl})`)
+      throw error
+    }
+
+    if (flags.use) store.use(name)
+    if (!secretKey) this.note('No secret key stored: checkout commands other than "checkout create" will need OPSCTL_CHECKOUT_SECRET_KEY')
+    const view = profileView(name, profile, store.activeName === name)
+    await this.print(view)
+    return view
+  }
+
+  private async ask(message: string, flag: string): Promise<string> {
+    const isUrl = flag.endsWith('-url')
+    return askText(message, `${flag} (required for a production profile)`, (v) =>
+      v.trim() && (!isUrl || /^https?:\/\/\S+$/.test(v)) ? true : isUrl ? 'an http(s) URL' : 'required',
+    )
+  }
+}

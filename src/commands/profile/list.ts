@@ -1,0 +1,19 @@
+import {BaseCommand} from '../../lib/base-command.js'
+import {profileView} from '../../lib/profiles/display.js'
+
+export default class ProfileList extends BaseCommand<typeof ProfileList> {
+  static override description = 'List profiles, secrets masked; settings overridden by OPSCTL_* variables show as an "env" row'
+  static override examples = ['<%= config.bin %> profile list', '<%= config.bin %> profile list --json']
+
+  async run(): Promise<{profiles: Record<string, unknown>[]; path: string}> {
+    const resolved = await this.profile()
+    const {store} = resolved
+    const profiles = store.names().map((n) => profileView(n, store.require(n), n === store.activeName))
+    if (resolved.fromEnv.length > 0) {
+      profiles.push(profileView(`${resolved.name} (+env)`, resolved.profile, false, resolved.fromEnv.join(',')))
+    }
+
+    await this.print(profiles, ['name', 'active', 'env', 'healthUrl', 'checkoutUrl', 'publicKey', 'secretKey', 'session'])
+    return {path: store.path, profiles}
+  }
+}

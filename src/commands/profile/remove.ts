@@ -1,0 +1,26 @@
+import {Args} from '@oclif/core'
+
+import {BaseCommand} from '../../lib/base-command.js'
+import {UsageError} from '../../lib/errors.js'
+import {askConfirm, isInteractive} from '../../lib/prompt/index.js'
+
+export default class ProfileRemove extends BaseCommand<typeof ProfileRemove> {
+  static override aliases = ['profile rm']
+  static override args = {name: Args.string({description: 'profile name', required: true})}
+  static override description = 'Remove a profile and the credentials it holds'
+  static override examples = ['<%= config.bin %> profile remove old --yes']
+
+  async run(): Promise<{removed: string; active: string}> {
+    const {store} = await this.profile()
+    store.require(this.args.name)
+    if (!this.flags.yes) {
+      if (!isInteractive()) throw new UsageError(`Removing profile ${this.args.name} needs confirmation; pass --yes`)
+      if (!(await askConfirm(`Remove profile ${this.args.name} and its credentials?`)))
+        throw new UsageError('Not confirmed; nothing was removed')
+    }
+
+    store.remove(this.args.name)
+    this.note(`Removed profile ${this.args.name}`)
+    return {active: store.activeName, removed: this.args.name}
+  }
+}

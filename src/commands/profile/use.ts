@@ -1,0 +1,16 @@
+import {Args} from '@oclif/core'
+
+import {BaseCommand} from '../../lib/base-command.js'
+
+export default class ProfileUse extends BaseCommand<typeof ProfileUse> {
+  static override args = {name: Args.string({description: 'profile name', required: true})}
+  static override description = 'Make a profile the active one'
+  static override examples = ['<%= config.bin %> profile use prod']
+
+  async run(): Promise<{active: string}> {
+    const {store} = await this.profile()
+    store.use(this.args.name)
+    this.note(`Active profile: ${this.args.name}`)
+    return {active: this.args.name}
+  }
+}

@@ -1,0 +1,192 @@
+import {Command, Flags, type Interfaces} from '@oclif/core'
+
+import {ExitCode, formatErrorForHuman, OpsError, UsageError} from './errors.js'
+import {type ClientOptions, DryRunRequest, ServiceClient} from './http/client.js'
+import {closeDispatcher} from './http/dispatcher.js'
+import {scrubSecrets} from './http/redact.js'
+import {type Format, FORMATS, render, RowWriter} from './output/index.js'
+import {checkoutTarget, healthTarget, type ResolvedProfile, resolveProfile} from './profiles/resolve.js'
+import {defaultConfigDir} from './profiles/store.js'
+import {askConfirm, askTypeBack, isInteractive} from './prompt/index.js'
+
+export type InferFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
+export type InferArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
+
+const GLOBAL = 'GLOBAL'
+
+/**
+ * Owns everything commands share: global flags, the resolved profile, lazy service clients,
+ * output, confirmation of destructive changes, and the mapping of every error to an exit code.
+ * A command parses, makes one call into src/lib, returns its data, and renders it only when
+ * --json is off.
+ */
+export abstract class BaseCommand<T extends typeof Command> extends Command {
+  static override baseFlags = {
+    profile: Flags.string({char: 'p', description: 'profile to use (default: the active one)', env: 'OPSCTL_PROFILE', helpGroup: GLOBAL}),
+    output: Flags.option({char: 'o', description: 'output format', helpGroup: GLOBAL, options: FORMATS})(),
+    columns: Flags.string({
+      delimiter: ',',
+      description: 'columns for table/csv output (comma separated, dot paths)',
+      helpGroup: GLOBAL,
+      multiple: true,
+    }),
+    verbose: Flags.boolean({description: 'print a redacted HTTP trace on stderr', env: 'OPSCTL_VERBOSE', helpGroup: GLOBAL}),
+    'dry-run': Flags.boolean({description: 'print the request as a curl command and send nothing', helpGroup: GLOBAL}),
+    yes: Flags.boolean({char: 'y', description: 'skip confirmation of destructive changes', helpGroup: GLOBAL}),
+    timeout: Flags.integer({
+      default: 30,
+      description: 'seconds to wait for the service, retries included',
+      env: 'OPSCTL_TIMEOUT',
+      helpGroup: GLOBAL,
+      min: 1,
+    }),
+  }
+  /** Format when --output is not given. */
+  static defaultFormat: Format = 'table'
+  static override enableJsonFlag = true
+
+  protected args!: InferArgs<T>
+  protected flags!: InferFlags<T>
+  private resolved?: Promise<ResolvedProfile>
+  private knownSecrets: string[] = []
+
+  override async init(): Promise<void> {
+    await super.init()
+    process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0)
+    })
+    const {args, flags} = await this.parse({
+      args: this.ctor.args,
+      baseFlags: (super.ctor as typeof BaseCommand).baseFlags,
+      enableJsonFlag: this.ctor.enableJsonFlag,
+      flags: this.ctor.flags,
+      strict: this.ctor.strict,
+    })
+    this.flags = flags as InferFlags<T>
+    this.args = args as InferArgs<T>
+  }
+
+  /** Folder of profiles.json and audit.jsonl: OPSCTL_CONFIG_DIR, else oclif's config dir. */
+  protected get configDir(): string {
+    return defaultConfigDir(this.config.configDir)
+  }
+
+  protected async profile(): Promise<ResolvedProfile> {
+    this.resolved ??= resolveProfile(this.configDir, this.flags.profile).then((r) => {
+      const {health, checkout} = r.profile
+      this.knownSecrets = [health.session, checkout.publicKey, checkout.secretKey].filter((s) => s !== undefined)
+      return r
+    })
+    return this.resolved
+  }
+
+  protected clientOptions(): Omit<ClientOptions, 'target'> {
+    const stderr = (text: string) => process.stderr.write(text + '\n')
+    return {
+      dryRun: this.flags['dry-run'],
+      timeoutMs: this.flags.timeout * 1000,
+      trace: this.flags.verbose ? stderr : undefined,
+      warn: stderr,
+    }
+  }
+
+  protected async healthClient(language?: string): Promise<ServiceClient> {
+    return new ServiceClient({...this.clientOptions(), target: healthTarget(await this.profile(), language)})
+  }
+
+  protected async checkoutClient(): Promise<ServiceClient> {
+    return new ServiceClient({...this.clientOptions(), target: checkoutTarget(await this.profile())})
+  }
+
+  protected get format(): Format {
+    return this.flags.output ?? (this.ctor as unknown as typeof BaseCommand).defaultFormat
+  }
+
+  /** Renders data on stdout unless --json is on (oclif then prints the returned value). */
+  protected async print(data: unknown, defaultColumns?: string[]): Promise<void> {
+    if (this.jsonEnabled()) return
+    const columns = this.flags.columns && this.flags.columns.length > 0 ? this.flags.columns : defaultColumns
+    process.stdout.write((await render(data, {columns, format: this.format})) + '\n')
+  }
+
+  /** For listings that stream; under --json the rows are collected and returned instead. */
+  protected rowWriter(defaultColumns?: string[]): RowWriter {
+    const columns = this.flags.columns && this.flags.columns.length > 0 ? this.flags.columns : defaultColumns
+    return new RowWriter({columns, format: this.format})
+  }
+
+  /** Chatter for people, on stderr; silent under --json. */
+  protected note(message: string): void {
+    if (!this.jsonEnabled()) process.stderr.write(message + '\n')
+  }
+
+  /** On a production profile, says where a change is about to go before it goes. */
+  protected async announceChange(service: 'checkout' | 'health'): Promise<void> {
+    const r = await this.profile()
+    if (r.profile.env === 'production') {
+      process.stderr.write(`Profile ${r.name} (production) -> ${r.profile[service].baseUrl}\n`)
+    }
+  }
+
+  /**
+   * Destructive changes need consent: --yes, or a prompt in a terminal (on a production profile,
+   * the resource id typed back). Without a terminal and without --yes, nothing is sent (exit 2).
+   * A dry run sends nothing, so it needs no consent.
+   */
+  protected async confirmDestructive(service: 'checkout' | 'health', action: string, resourceId: string): Promise<void> {
+    if (this.flags['dry-run']) return
+    await this.announceChange(service)
+    if (this.flags.yes) return
+    if (!isInteractive()) {
+      throw new UsageError(`${action} is destructive and needs confirmation; pass --yes to confirm without a terminal`)
+    }
+
+    const r = await this.profile()
+    const ok =
+      r.profile.env === 'production'
+        ? await askTypeBack(`${action} on PRODUCTION (${r.name}). Type ${resourceId} to confirm:`, resourceId)
+        : await askConfirm(`${action}?`)
+    if (!ok) throw new UsageError('Not confirmed; nothing was sent')
+  }
+
+  override async catch(error: Error & {oclif?: {exit?: number}}): Promise<void> {
+    if (error instanceof DryRunRequest) {
+      process.exitCode = ExitCode.Ok
+      if (this.jsonEnabled()) this.logJson({dryRun: true, request: error.request, curl: error.curl})
+      else process.stdout.write(error.curl + '\n')
+      return
+    }
+
+    const opsError = this.toOpsError(error)
+    process.exitCode = opsError.exitCode
+    const scrub = (text: string) => scrubSecrets(text, this.knownSecrets)
+    if (this.jsonEnabled()) {
+      process.stderr.write(scrub(JSON.stringify({error: {name: opsError.name, ...opsError.toJSON()}}, null, 2)) + '\n')
+    } else {
+      process.stderr.write(scrub(formatErrorForHuman(opsError)) + '\n')
+      if (this.flags?.verbose && opsError.exitCode === ExitCode.Unexpected && error.stack) process.stderr.write(scrub(error.stack) + '\n')
+    }
+  }
+
+  override async finally(error: Error | undefined): Promise<void> {
+    await closeDispatcher()
+    return super.finally(error)
+  }
+
+  private toOpsError(error: Error & {oclif?: {exit?: number}}): OpsError {
+    if (error instanceof OpsError) return error
+    if (error.name === 'ExitPromptError' || error.name === 'AbortPromptError') return new UsageError('Cancelled; nothing was sent')
+    if (error.oclif?.exit !== undefined) {
+      const oneLine = error.message
+        .split('\n')
+        .map((l) => l.trim())
+        .filter(Boolean)
+        .join(' ')
+      return new UsageError(oneLine.replace(/See more help with --help$/, '').trim(), [
+        `See: opsctl ${this.id?.replaceAll(':', ' ') ?? ''} --help`.trim(),
+      ])
+    }
+
+    return new OpsError(`Unexpected error: ${error.message}`, ExitCode.Unexpected, ['Run again with --verbose for details'])
+  }
+}

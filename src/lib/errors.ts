@@ -1,0 +1,155 @@
+/**
+ * The error classes every command throws, and the exit-code table of DESIGN.md.
+ * BaseCommand.catch() turns any of them into one line on stderr (or `{"error": ...}` under --json)
+ * and the exit code below. Anything else is exit 1.
+ */
+export const ExitCode = {
+  Ok: 0,
+  Unexpected: 1,
+  Usage: 2,
+  Auth: 3,
+  NotFound: 4,
+  Refused: 5,
+  Server: 6,
+  Network: 7,
+} as const
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode]
+
+export interface FieldError {
+  field: string
+  description: string
+}
+
+export class OpsError extends Error {
+  readonly exitCode: ExitCode
+  /** "Try this" actions shown under the message. */
+  readonly suggestions: string[]
+
+  constructor(message: string, exitCode: ExitCode, suggestions: string[] = []) {
+    super(message)
+    this.name = new.target.name
+    this.exitCode = exitCode
+    this.suggestions = suggestions
+  }
+
+  toJSON(): Record<string, unknown> {
+    return {message: this.message, exitCode: this.exitCode, ...(this.suggestions.length > 0 ? {suggestions: this.suggestions} : {})}
+  }
+}
+
+/** Bad flags or input, caught before anything was sent (exit 2). */
+export class UsageError extends OpsError {
+  constructor(message: string, suggestions: string[] = []) {
+    super(message, ExitCode.Usage, suggestions)
+  }
+}
+
+/** Missing or rejected credentials detected locally (exit 3). */
+export class CredentialsError extends OpsError {
+  constructor(message: string, suggestions: string[] = []) {
+    super(message, ExitCode.Auth, suggestions)
+  }
+}
+
+/** A business rule refuses the action: void window closed, refund over the amount, unsupported metric (exit 5). */
+export class RuleError extends OpsError {
+  constructor(
+    message: string,
+    suggestions: string[] = [],
+    readonly code?: string,
+  ) {
+    super(message, ExitCode.Refused, suggestions)
+  }
+}
+
+/** Connection refused, reset, or timed out (exit 7). `outcomeUnknown` is set when a non-idempotent request may have been applied. */
+export class NetworkError extends OpsError {
+  constructor(
+    message: string,
+    override readonly cause?: unknown,
+    readonly outcomeUnknown = false,
+    suggestions: string[] = [],
+  ) {
+    super(message, ExitCode.Network, suggestions)
+  }
+}
+
+export interface ApiErrorInit {
+  status: number
+  code?: string
+  message: string
+  fieldErrors?: FieldError[]
+  requestId?: string
+  service: string
+  operationId: string
+  exitCode?: ExitCode
+  suggestions?: string[]
+}
+
+/** A non-2xx answer from either service, whatever its error-body form. */
+export class ApiError extends OpsError {
+  readonly status: number
+  readonly code?: string
+  readonly fieldErrors: FieldError[]
+  readonly requestId?: string
+  readonly service: string
+  readonly operationId: string
+  readonly serverMessage: string
+
+  constructor(init: ApiErrorInit) {
+    const exitCode = init.exitCode ?? exitCodeForStatus(init.status)
+    super(describeApiError(init), exitCode, init.suggestions ?? defaultSuggestions(init.status, init.service))
+    this.status = init.status
+    this.code = init.code
+    this.fieldErrors = init.fieldErrors ?? []
+    this.requestId = init.requestId
+    this.service = init.service
+    this.operationId = init.operationId
+    this.serverMessage = init.message
+  }
+
+  override toJSON(): Record<string, unknown> {
+    return {
+      ...super.toJSON(),
+      status: this.status,
+      code: this.code ?? null,
+      serverMessage: this.serverMessage,
+      fieldErrors: this.fieldErrors,
+      requestId: this.requestId ?? null,
+      operation: this.operationId,
+    }
+  }
+}
+
+export function exitCodeForStatus(status: number): ExitCode {
+  if (status === 401 || status === 403) return ExitCode.Auth
+  if (status === 404 || status === 410) return ExitCode.NotFound
+  if (status === 409 || status === 422) return ExitCode.Refused
+  if (status >= 400 && status < 500 && status !== 408 && status !== 429) return ExitCode.Usage
+  if (status === 408) return ExitCode.Network
+  return ExitCode.Server
+}
+
+function describeApiError(init: ApiErrorInit): string {
+  const fields = (init.fieldErrors ?? []).map((f) => `${f.field}: ${f.description}`).join('; ')
+  const facts = [`HTTP ${init.status}`, init.code && `code ${init.code}`, `request id ${init.requestId ?? 'none'}`]
+    .filter(Boolean)
+    .join(', ')
+  return `${init.message}${fields ? ` (${fields})` : ''} [${facts}]`
+}
+
+function defaultSuggestions(status: number, service: string): string[] {
+  if (status === 401 || status === 403) {
+    return service === 'health' ? ['Sign in again: opsctl users login --email <email>'] : ['Check the profile keys: opsctl profile show']
+  }
+
+  if (status >= 500) return ['Retry later; quote the request id to support if it persists']
+  return []
+}
+
+/** One line for humans; suggestions follow on their own lines. */
+export function formatErrorForHuman(error: OpsError): string {
+  const lines = [`Error: ${error.message}`]
+  for (const s of error.suggestions) lines.push(`  Try this: ${s}`)
+  return lines.join('\n')
+}

@@ -1,0 +1,283 @@
+import type {Dispatcher} from 'undici'
+
+import type {AuthKind, HttpMethod, Operation, ResultOf} from './operation.js'
+
+import {ApiError, ExitCode, NetworkError, UsageError} from '../errors.js'
+import {toCurl} from './curl.js'
+import {getDispatcher} from './dispatcher.js'
+import {parseErrorBody} from './error-body.js'
+import {redactBody, redactHeaders, scrubSecrets} from './redact.js'
+import {authFor, REFUSAL_CODES, requestIdFrom, type ServiceTarget} from './services.js'
+import {assertSafeTransport, buildUrl, expandPath, type QueryValue} from './url.js'
+
+export interface CallInput {
+  params?: Record<string, string | undefined>
+  query?: Record<string, QueryValue>
+  body?: unknown
+  headers?: Record<string, string>
+}
+
+export interface ApiResponse<T> {
+  data: T
+  status: number
+  headers: Record<string, string | string[] | undefined>
+  requestId?: string
+  durationMs: number
+}
+
+export interface RetryPolicy {
+  maxRetries: number
+  minTimeoutMs: number
+  maxTimeoutMs: number
+}
+
+export interface ClientOptions {
+  target: ServiceTarget
+  /** Whole-call budget including retries; expiry is exit 7. */
+  timeoutMs?: number
+  /** Receives the redacted `--verbose` trace. */
+  trace?: (text: string) => void
+  /** Receives warnings (a response that does not match its schema). */
+  warn?: (text: string) => void
+  dryRun?: boolean
+  retry?: Partial<RetryPolicy>
+}
+
+/** Thrown instead of sending under `--dry-run`; BaseCommand prints it and exits 0. */
+export class DryRunRequest {
+  constructor(
+    readonly curl: string,
+    readonly request: {method: string; url: string; headers: Record<string, string>; body?: unknown},
+  ) {}
+}
+
+const DEFAULT_RETRY: RetryPolicy = {maxRetries: 3, minTimeoutMs: 250, maxTimeoutMs: 10_000}
+const RETRY_STATUS = [429, 502, 503, 504]
+const RETRY_ERRORS = ['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'UND_ERR_SOCKET', 'ENETUNREACH', 'EHOSTUNREACH']
+/** Errors raised before a single byte left: the request cannot have been applied. */
+const NOT_SENT_ERRORS = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'UND_ERR_CONNECT_TIMEOUT'])
+
+/** One typed HTTP client for one service, as one caller: turns operations into requests and answers into data or ApiError. */
+export class ServiceClient {
+  constructor(private readonly options: ClientOptions) {}
+
+  get target(): ServiceTarget {
+    return this.options.target
+  }
+
+  async call<O extends Operation>(op: O, input: CallInput = {}): Promise<ApiResponse<ResultOf<O>>> {
+    let body = input.body
+    if (op.body) {
+      const parsed = op.body.safeParse(body ?? {})
+      if (!parsed.success) throw new UsageError(`Invalid request: ${describeIssues(parsed.error.issues)}`)
+      body = parsed.data
+    }
+
+    const response = await this.send({
+      method: op.method,
+      path: expandPath(op.path, input.params),
+      query: input.query,
+      body,
+      headers: input.headers,
+      auth: op.auth,
+      idempotent: op.idempotent,
+      operationId: op.id,
+    })
+    return {...response, data: this.parseResult(op, response.data) as ResultOf<O>}
+  }
+
+  /** A request outside the table (`opsctl api`). Retried only when the method is safe. */
+  async raw(method: HttpMethod, path: string, input: Omit<CallInput, 'params'> & {auth: AuthKind}): Promise<ApiResponse<unknown>> {
+    return this.send({
+      method,
+      path,
+      query: input.query,
+      body: input.body,
+      headers: input.headers,
+      auth: input.auth,
+      idempotent: method === 'GET',
+      operationId: `${method} ${path}`,
+    })
+  }
+
+  private parseResult(op: Operation, data: unknown): unknown {
+    if (!op.response || data === undefined) return data
+    const parsed = op.response.safeParse(data)
+    if (parsed.success) return parsed.data
+    this.options.warn?.(
+      `Warning: the ${op.id} answer did not match the expected shape (${describeIssues(parsed.error.issues)}); showing it as received`,
+    )
+    return data
+  }
+
+  private async send(req: {
+    method: HttpMethod
+    path: string
+    query?: Record<string, QueryValue>
+    body?: unknown
+    headers?: Record<string, string>
+    auth: AuthKind
+    idempotent: boolean
+    operationId: string
+  }): Promise<ApiResponse<unknown>> {
+    const {target} = this.options
+    const url = buildUrl(target.baseUrl, req.path, req.query)
+    const auth = authFor(target, req.auth)
+    assertSafeTransport(url, auth.secrets.length > 0)
+
+    const payload = req.body === undefined ? undefined : JSON.stringify(req.body)
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      'user-agent': 'opsctl',
+      ...(payload === undefined ? {} : {'content-type': 'application/json'}),
+      ...req.headers,
+    }
+
+    if (this.options.dryRun) {
+      const shown = payload === undefined ? undefined : JSON.stringify(redactBody(req.body))
+      throw new DryRunRequest(toCurl(req.method, url.href, headers, auth.curlArgs, shown), {
+        method: req.method,
+        url: url.href,
+        headers: redactHeaders({...headers, ...auth.headers}),
+        ...(req.body === undefined ? {} : {body: redactBody(req.body)}),
+      })
+    }
+
+    const allHeaders = {...headers, ...auth.headers}
+    this.trace(`> ${req.method} ${url.href}`, allHeaders, req.body)
+
+    const started = performance.now()
+    let res: Dispatcher.ResponseData
+    try {
+      const dispatcher = await this.dispatcherFor(req.idempotent, req.method)
+      res = await dispatcher.request({
+        origin: url.origin,
+        path: url.pathname + url.search,
+        method: req.method,
+        headers: allHeaders,
+        body: payload,
+        signal: AbortSignal.timeout(this.options.timeoutMs ?? 30_000),
+      })
+    } catch (error) {
+      throw this.networkError(error, req, url, auth.secrets)
+    }
+
+    let text: string
+    try {
+      text = await res.body.text()
+    } catch (error) {
+      throw this.networkError(error, req, url, auth.secrets)
+    }
+
+    const durationMs = Math.round(performance.now() - started)
+    const data = parseJson(text)
+    const requestId = requestIdFrom(res.headers, data)
+    this.trace(
+      `< ${res.statusCode} ${req.method} ${url.href} (${durationMs} ms${requestId ? `, request id ${requestId}` : ''})`,
+      res.headers,
+      data ?? (text || undefined),
+    )
+
+    if (res.statusCode >= 400) {
+      const parsed = parseErrorBody(data, text)
+      const message = scrubSecrets(parsed.message ?? `HTTP ${res.statusCode}`, auth.secrets)
+      throw new ApiError({
+        status: res.statusCode,
+        code: parsed.code,
+        message,
+        fieldErrors: parsed.fieldErrors,
+        requestId: requestId ?? parsed.reference,
+        service: target.service,
+        operationId: req.operationId,
+        exitCode: parsed.code && REFUSAL_CODES.has(parsed.code) ? ExitCode.Refused : undefined,
+      })
+    }
+
+    return {data: text === '' ? undefined : (data ?? text), status: res.statusCode, headers: res.headers, requestId, durationMs}
+  }
+
+  private async dispatcherFor(idempotent: boolean, method: HttpMethod): Promise<Dispatcher> {
+    const base = await getDispatcher()
+    if (!idempotent) return base
+    const {interceptors} = await import('undici')
+    const policy = {...DEFAULT_RETRY, ...this.options.retry}
+    return base.compose(
+      interceptors.retry({
+        maxRetries: policy.maxRetries,
+        minTimeout: policy.minTimeoutMs,
+        maxTimeout: policy.maxTimeoutMs,
+        timeoutFactor: 2,
+        retryAfter: true,
+        throwOnError: false,
+        methods: [method],
+        statusCodes: RETRY_STATUS,
+        errorCodes: RETRY_ERRORS,
+      }),
+    )
+  }
+
+  private networkError(error: unknown, req: {idempotent: boolean; operationId: string}, url: URL, secrets: string[]): NetworkError {
+    const err = error as {code?: string; name?: string; message?: string; cause?: {code?: string}}
+    const code = err?.code ?? err?.cause?.code
+    const timedOut = err?.name === 'TimeoutError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT'
+    const seconds = Math.round((this.options.timeoutMs ?? 30_000) / 100) / 10
+    const what = timedOut ? `timed out after ${seconds} s` : describeNetworkCode(code, err?.message)
+    const outcomeUnknown = !req.idempotent && !NOT_SENT_ERRORS.has(code ?? '')
+    const message = scrubSecrets(`${req.operationId}: ${url.origin} ${what}`, secrets)
+    return new NetworkError(message, error, outcomeUnknown, [
+      timedOut
+        ? 'Raise the limit with --timeout <seconds>'
+        : `Check that ${url.origin} is reachable (opsctl sandbox start for the sandbox)`,
+    ])
+  }
+
+  private trace(title: string, headers: Record<string, string | string[] | undefined>, body: unknown): void {
+    if (!this.options.trace) return
+    const lines = [title]
+    for (const [k, v] of Object.entries(redactHeaders(headers))) lines.push(`  ${k}: ${v}`)
+    if (body !== undefined) lines.push(`  ${typeof body === 'string' ? body.slice(0, 2000) : JSON.stringify(redactBody(body))}`)
+    this.options.trace(lines.join('\n'))
+  }
+}
+
+function parseJson(text: string): unknown {
+  if (!text) return undefined
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}
+
+function describeNetworkCode(code: string | undefined, message: string | undefined): string {
+  switch (code) {
+    case 'ECONNREFUSED': {
+      return 'refused the connection'
+    }
+
+    case 'ECONNRESET':
+    case 'UND_ERR_SOCKET': {
+      return 'closed the connection without answering'
+    }
+
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN': {
+      return 'could not be resolved'
+    }
+
+    case 'UND_ERR_CONNECT_TIMEOUT': {
+      return 'did not accept the connection in time'
+    }
+
+    default: {
+      return `could not be reached (${code ?? message ?? 'network error'})`
+    }
+  }
+}
+
+export function describeIssues(issues: readonly {path: readonly PropertyKey[]; message: string}[]): string {
+  return issues
+    .slice(0, 5)
+    .map((i) => (i.path.length > 0 ? `${i.path.map(String).join('.')}: ${i.message}` : i.message))
+    .join('; ')
+}

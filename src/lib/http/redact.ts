@@ -1,0 +1,52 @@
+/** Masks secrets for display: traces, dry runs, profile listings, errors. */
+
+const SECRET_HEADERS = new Set(['authorization', 'cookie', 'proxy-authorization', 'set-cookie'])
+const SECRET_KEY = /pass(word)?|secret|token|session|api.?key|publickey|authorization|cookie|^card$|cardnumber|^pan$|cvc|cvv|^key$/i
+
+/** `sk-X8qolYjy...` -> `sk-X…Sl`: enough to tell keys apart, never enough to use one. */
+export function maskSecret(value: string | undefined | null): string {
+  if (!value) return ''
+  if (value.length <= 8) return '****'
+  return `${value.slice(0, 4)}…${value.slice(-3)}`
+}
+
+export function redactHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue
+    const text = Array.isArray(value) ? value.join(', ') : String(value)
+    out[name] = SECRET_HEADERS.has(name.toLowerCase()) ? redactHeaderValue(name, text) : text
+  }
+
+  return out
+}
+
+function redactHeaderValue(name: string, value: string): string {
+  if (/authorization/i.test(name)) return value.replace(/^(\w+)\s+.*$/, '$1 [REDACTED]')
+  // cookie / set-cookie: keep names and attributes, hide values
+  return value.replaceAll(/([\w.-]+)=([^;,\s]*)/g, (_m, k: string, v: string) =>
+    /^(path|domain|expires|max-age|samesite)$/i.test(k) ? `${k}=${v}` : `${k}=[REDACTED]`,
+  )
+}
+
+/** Deep copy of a JSON value with secret-looking fields replaced. */
+export function redactBody(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map((v) => redactBody(v))
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {}
+    for (const [k, v] of Object.entries(value)) {
+      out[k] = SECRET_KEY.test(k) && (typeof v === 'string' || typeof v === 'number') ? '[REDACTED]' : redactBody(v)
+    }
+
+    return out
+  }
+
+  return value
+}
+
+/** Removes every occurrence of the given secrets from free text (error messages from servers, for one). */
+export function scrubSecrets(text: string, secrets: (string | undefined)[]): string {
+  let out = text
+  for (const s of secrets) if (s && s.length >= 4) out = out.split(s).join('[REDACTED]')
+  return out
+}

@@ -1,0 +1,61 @@
+import type {ServiceTarget} from '../http/services.js'
+import type {Profile} from './schema.js'
+
+import {ProfileStore} from './store.js'
+
+/** Environment overrides for CI, applied over the chosen profile's values. */
+export const ENV = {
+  profile: 'OPSCTL_PROFILE',
+  healthUrl: 'OPSCTL_HEALTH_URL',
+  healthSession: 'OPSCTL_HEALTH_SESSION',
+  checkoutUrl: 'OPSCTL_CHECKOUT_URL',
+  publicKey: 'OPSCTL_CHECKOUT_PUBLIC_KEY',
+  secretKey: 'OPSCTL_CHECKOUT_SECRET_KEY',
+} as const
+
+export interface ResolvedProfile {
+  name: string
+  profile: Profile
+  /** names of the settings that came from the environment */
+  fromEnv: string[]
+  store: ProfileStore
+}
+
+/** Resolution order: --profile flag > OPSCTL_PROFILE > the active profile; then OPSCTL_* values override. */
+export async function resolveProfile(configDir: string, flagProfile: string | undefined, env = process.env): Promise<ResolvedProfile> {
+  const store = await ProfileStore.open(configDir)
+  const name = flagProfile || env[ENV.profile] || store.activeName
+  const profile = structuredClone(store.require(name))
+  const fromEnv: string[] = []
+  const pick = (key: keyof typeof ENV, apply: (v: string) => void) => {
+    const value = env[ENV[key]]
+    if (value) {
+      apply(value)
+      fromEnv.push(ENV[key])
+    }
+  }
+
+  pick('healthUrl', (v) => (profile.health.baseUrl = v))
+  pick('healthSession', (v) => (profile.health.session = v))
+  pick('checkoutUrl', (v) => (profile.checkout.baseUrl = v))
+  pick('publicKey', (v) => (profile.checkout.publicKey = v))
+  pick('secretKey', (v) => (profile.checkout.secretKey = v))
+  return {name, profile, fromEnv, store}
+}
+
+export function healthTarget(r: Pick<ResolvedProfile, 'name' | 'profile'>, language?: string): ServiceTarget {
+  const h = r.profile.health
+  return {
+    service: 'health',
+    profileName: r.name,
+    baseUrl: h.baseUrl,
+    session: h.session,
+    apiVersion: h.apiVersion,
+    language: language ?? h.language,
+  }
+}
+
+export function checkoutTarget(r: Pick<ResolvedProfile, 'name' | 'profile'>): ServiceTarget {
+  const c = r.profile.checkout
+  return {service: 'checkout', profileName: r.name, baseUrl: c.baseUrl, publicKey: c.publicKey, secretKey: c.secretKey}
+}
