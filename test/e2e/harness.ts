@@ -1,0 +1,146 @@
+/**
+ * End-to-end harness: a real sandbox in a child process on a free loopback port, and the built
+ * CLI (`bin/run.js` over `dist/`) run as real processes with a temporary config folder and the
+ * OPSCTL_* variables pointing at that sandbox. Needs `npm run build` first (npm test does it).
+ */
+import {type ChildProcess, spawn} from 'node:child_process'
+import {mkdtempSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join, resolve} from 'node:path'
+import {createInterface} from 'node:readline'
+
+export const ROOT = resolve(import.meta.dirname, '../..')
+export const BIN = join(ROOT, 'bin/run.js')
+
+export interface RunResult {
+  code: number
+  stdout: string
+  stderr: string
+}
+
+export interface RunOptions {
+  /** written to the process's stdin, then closed */
+  input?: string
+  env?: Record<string, string | undefined>
+  cwd?: string
+  timeoutMs?: number
+}
+
+/** The environment every child starts from: no proxies, no colours, no inherited OPSCTL_* settings, no CA bundle. */
+export function baseEnv(): Record<string, string> {
+  const env: Record<string, string> = {}
+  for (const [k, v] of Object.entries(process.env)) {
+    if (v === undefined || k.startsWith('OPSCTL_') || /^(https?_proxy|no_proxy|NODE_EXTRA_CA_CERTS|NODE_OPTIONS)$/i.test(k)) continue
+    env[k] = v
+  }
+
+  return {...env, CI: 'true', NO_COLOR: '1'}
+}
+
+/** Runs `node bin/run.js ...argv` to completion. */
+export function runCli(argv: string[], options: RunOptions = {}): Promise<RunResult> {
+  return new Promise((resolvePromise, reject) => {
+    const env = {...baseEnv(), ...options.env}
+    for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k]
+    const child = spawn(process.execPath, [BIN, ...argv], {cwd: options.cwd ?? ROOT, env: env as NodeJS.ProcessEnv})
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (d) => (stdout += d))
+    child.stderr.on('data', (d) => (stderr += d))
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 25_000)
+    child.on('error', reject)
+    child.on('close', (code, signal) => {
+      clearTimeout(timer)
+      resolvePromise({code: code ?? (signal ? 128 : 1), stdout, stderr})
+    })
+    child.stdin.end(options.input ?? '')
+  })
+}
+
+export interface Sandbox {
+  origin: string
+  healthUrl: string
+  checkoutUrl: string
+  publicKey: string
+  secretKey: string
+  process: ChildProcess
+  /** Calls a `/__sandbox/...` control endpoint; returns the parsed JSON answer. */
+  control(path: string, body?: unknown, method?: string): Promise<any>
+  stop(signal?: NodeJS.Signals): Promise<number | null>
+}
+
+/** Starts `opsctl sandbox start --port 0 --json` and waits for the line that says where it listens. */
+export async function startSandbox(extraArgs: string[] = [], env: Record<string, string> = {}): Promise<Sandbox> {
+  const child = spawn(process.execPath, [BIN, 'sandbox', 'start', '--port', '0', '--json', ...extraArgs], {
+    cwd: ROOT,
+    env: {...baseEnv(), ...env},
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let stderr = ''
+  child.stderr!.on('data', (d) => (stderr += d))
+  const lines = createInterface({input: child.stdout!})
+  const info = await new Promise<any>((resolvePromise, reject) => {
+    const timer = setTimeout(() => reject(new Error(`sandbox did not start: ${stderr}`)), 15_000)
+    child.on('exit', (code) => reject(new Error(`sandbox exited with ${code}: ${stderr}`)))
+    lines.once('line', (line) => {
+      clearTimeout(timer)
+      try {
+        resolvePromise(JSON.parse(line))
+      } catch {
+        reject(new Error(`unexpected sandbox output: ${line}`))
+      }
+    })
+  })
+  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)))
+  return {
+    origin: info.origin,
+    healthUrl: info.health.baseUrl,
+    checkoutUrl: info.checkout.baseUrl,
+    publicKey: info.checkout.publicKey,
+    secretKey: info.checkout.secretKey,
+    process: child,
+    async control(path: string, body?: unknown, method?: string) {
+      const res = await fetch(`${info.origin}/__sandbox/${path.replace(/^\//, '')}`, {
+        method: method ?? (body === undefined ? 'GET' : 'POST'),
+        headers: body === undefined ? {} : {'content-type': 'application/json'},
+        body: body === undefined ? undefined : JSON.stringify(body),
+      })
+      const text = await res.text()
+      if (!res.ok) throw new Error(`control ${path}: ${res.status} ${text}`)
+      return text ? JSON.parse(text) : undefined
+    },
+    async stop(signal: NodeJS.Signals = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal)
+      return exited
+    },
+  }
+}
+
+export interface Cli {
+  configDir: string
+  env: Record<string, string>
+  run(argv: string[], options?: RunOptions): Promise<RunResult>
+  /** Runs with --json, expects exit 0, returns the parsed stdout. */
+  json<T = any>(argv: string[], options?: RunOptions): Promise<T>
+  cleanup(): void
+}
+
+/** A CLI user of its own (fresh config folder) pointed at the sandbox through the OPSCTL_* variables. */
+export function cliFor(sandbox: Pick<Sandbox, 'checkoutUrl' | 'healthUrl'>): Cli {
+  const configDir = mkdtempSync(join(tmpdir(), 'opsctl-e2e-'))
+  const env = {OPSCTL_CONFIG_DIR: configDir, OPSCTL_HEALTH_URL: sandbox.healthUrl, OPSCTL_CHECKOUT_URL: sandbox.checkoutUrl}
+  const run = (argv: string[], options: RunOptions = {}) => runCli(argv, {...options, env: {...env, ...options.env}})
+  return {
+    configDir,
+    env,
+    run,
+    async json(argv, options) {
+      const result = await run([...argv, '--json'], options)
+      if (result.code !== 0) throw new Error(`opsctl ${argv.join(' ')} exited ${result.code}: ${result.stderr}`)
+      return JSON.parse(result.stdout)
+    },
+    cleanup() {
+      rmSync(configDir, {force: true, recursive: true})
+    },
+  }
+}
