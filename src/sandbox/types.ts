@@ -22,8 +22,11 @@ export interface SandboxState {
 
 export interface SandboxRequest {
   params: Record<string, string>
-  /** Raw query: a repeated key is an array. */
-  query: Record<string, string | string[]>
+  /**
+   * The query: when the operation has a `query` schema, its parsed output (a 400 is answered
+   * before the handler when it fails); otherwise the raw query, a repeated key as an array.
+   */
+  query: Record<string, any>
   /** The body after validation by the operation's schema (unknown fields kept). */
   body: unknown
   headers: Record<string, string | string[] | undefined>
