@@ -1,0 +1,24 @@
+import {Args} from '@oclif/core'
+
+import {HealthCommand, healthFlags} from '../../lib/health/command.js'
+import {getGroupConfig, type GroupConfig} from '../../lib/health/operations.js'
+
+export default class GroupsConfig extends HealthCommand<typeof GroupsConfig> {
+  static override args = {idOrName: Args.string({description: 'group id or name', required: true})}
+  static override description = `Show the configuration of a group, by id or name (getGroupConfig). No session needed.
+
+The table lists the group's fields; its medications are listed with --json or --columns medications.`
+  static override examples = [
+    '<%= config.bin %> groups config demo-clinic',
+    '<%= config.bin %> groups config demo-clinic --json',
+    '<%= config.bin %> groups config demo-clinic --language fil-PH --verbose',
+  ]
+  static override flags = {...healthFlags}
+
+  async run(): Promise<GroupConfig> {
+    const client = await this.health()
+    const {data} = await client.call(getGroupConfig, {params: {idOrName: this.args.idOrName}})
+    await this.print(data)
+    return data
+  }
+}
