@@ -17,7 +17,11 @@ export const healthFlags = {
     description: 'language for this call, BCP 47 (sent as accept-language; the answer says which in content-language)',
     helpValue: '<BCP 47>',
     async parse(value) {
-      if (!Bcp47.safeParse(value).success) throw new Error(`--language: "${value}" is not a BCP 47 language tag such as en-US`)
+      if (!Bcp47.safeParse(value).success) {
+        // oclif.exit 2: BaseCommand reports it as a usage error (one line, exit 2)
+        throw Object.assign(new Error(`"${value}" is not a BCP 47 language tag such as en-US`), {oclif: {exit: 2}})
+      }
+
       return Intl.getCanonicalLocales(value)[0]
     },
   }),
