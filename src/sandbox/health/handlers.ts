@@ -21,8 +21,14 @@ import {isNightEvent} from './time.js'
 
 const DAY_MS = 86_400_000
 
+/** The health state; a state file written before a field existed gets it empty. */
 export function health(ctx: SandboxContext): HealthState {
-  return ctx.state.health
+  const state = ctx.state.health
+  state.users ??= {}
+  state.events ??= {}
+  state.act ??= {}
+  state.groups ??= {}
+  return state
 }
 
 // ---------------------------------------------------------------------------------------------
