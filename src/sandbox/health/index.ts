@@ -1,12 +1,68 @@
-import type {SandboxModule} from '../types.js'
+import type {FastifyInstance} from 'fastify'
 
+import type {SandboxContext, SandboxModule} from '../types.js'
+import type {StoredUser} from './state.js'
+
+import {healthOperations} from '../../lib/health/operations.js'
+import {health, healthHandlers} from './handlers.js'
+import {bulkEvents, seedHealth} from './seed.js'
 import {emptyHealthState} from './state.js'
 
-/** Placeholder until the health operations land: no routes yet. */
+function userFor(ctx: SandboxContext, body: {email?: unknown; userId?: unknown}): StoredUser | undefined {
+  const users = Object.values(health(ctx).users)
+  if (typeof body.userId === 'string') return health(ctx).users[body.userId]
+  if (typeof body.email === 'string') return users.find((u) => u.email === (body.email as string).toLowerCase())
+  return undefined
+}
+
+function isoOrUndefined(value: unknown): Date | undefined {
+  if (typeof value !== 'string') return undefined
+  const d = new Date(value)
+  return Number.isNaN(d.getTime()) ? undefined : d
+}
+
+/** The health service: users and sessions, events, metrics computed from them, plans, group configs. */
 export const healthModule: SandboxModule = {
   service: 'health',
   prefix: '',
-  operations: [],
-  handlers: {},
+  operations: healthOperations,
+  handlers: healthHandlers,
   emptyState: emptyHealthState,
+
+  control(app: FastifyInstance, ctx: SandboxContext) {
+    /** ACT results feed the actAdult / actChild series: {userId | email, score 5-25, kind adult|child, date?} */
+    app.post('/__sandbox/health/act', async (request, reply) => {
+      const body = (request.body ?? {}) as Record<string, unknown>
+      const user = userFor(ctx, body)
+      const score = body.score
+      const kind = body.kind ?? 'adult'
+      const date = body.date === undefined ? ctx.clock.now() : isoOrUndefined(body.date)
+      if (!user) return reply.code(404).send({message: 'No such user (give userId or email)'})
+      if (typeof score !== 'number' || score < 5 || score > 25 || (kind !== 'adult' && kind !== 'child') || !date) {
+        return reply.code(400).send({message: 'Expected {score: 5-25, kind: adult|child, date?: ISO 8601}'})
+      }
+
+      const result = {date: date.toISOString(), score, kind: kind as 'adult' | 'child'}
+      const state = health(ctx)
+      state.act[user.id] = [...(state.act[user.id] ?? []), result]
+      ctx.changed()
+      return reply.code(201).send({userId: user.id, ...result})
+    })
+
+    /** Creates N events fast for a user: {userId | email, count, start?, end?} (see bulkEvents). */
+    app.post('/__sandbox/health/events', async (request, reply) => {
+      const body = (request.body ?? {}) as Record<string, unknown>
+      const user = userFor(ctx, body)
+      if (!user) return reply.code(404).send({message: 'No such user (give userId or email)'})
+      const count = body.count
+      if (typeof count !== 'number' || !Number.isInteger(count) || count < 1 || count > 1_000_000) {
+        return reply.code(400).send({message: 'Expected {count: 1..1000000, start?, end?}'})
+      }
+
+      const created = bulkEvents(ctx, user, {count, start: isoOrUndefined(body.start), end: isoOrUndefined(body.end)})
+      return reply.code(201).send({userId: user.id, created, total: health(ctx).events[user.id].length})
+    })
+  },
+
+  seed: seedHealth,
 }

@@ -1,9 +1,96 @@
-/** Health service state held by the sandbox (extended by the health module). */
+/**
+ * Health service state held by the sandbox: plain JSON, persisted by the core.
+ * Users keep a scrypt hash of their password (never the password). Each user's events are kept
+ * sorted newest first (date, then id, descending) so a page is a binary search and a short scan.
+ */
+import type {Event, GroupConfig, PlanMedication} from '../../lib/health/operations.js'
+
+export interface PasswordHash {
+  salt: string
+  hash: string
+}
+
+export interface StoredUser {
+  id: string
+  email: string
+  role: string
+  givenName: string
+  familyName: string
+  birthDate?: string
+  language: string
+  timeZone: string
+  disease?: string
+  createdDate: string
+  password: PasswordHash
+  plan: {medications: PlanMedication[]}
+  [extra: string]: unknown
+}
+
+export interface ActResult {
+  date: string
+  score: number
+  kind: 'adult' | 'child'
+}
+
 export interface HealthState {
   sessions: Record<string, {userId: string; lastSeen: number}>
-  [key: string]: unknown
+  users: Record<string, StoredUser>
+  /** per user id, newest first */
+  events: Record<string, Event[]>
+  /** ACT results per user id, seeded through /__sandbox/health/act */
+  act: Record<string, ActResult[]>
+  /** group configs by id */
+  groups: Record<string, GroupConfig>
+}
+
+/** The group every fresh sandbox has, so `groups config demo-clinic` works at once. */
+export const DEMO_GROUP: GroupConfig = {
+  id: '64b7f0c2a1d3e4f5a6b7c8d9',
+  name: 'demo-clinic',
+  displayName: 'Demo Respiratory Clinic',
+  country: 'PH',
+  language: 'en-PH',
+  timeZone: 'Asia/Manila',
+  medications: [
+    {
+      id: 'med-salbutamol',
+      name: 'Salbutamol 100 mcg inhaler',
+      shortName: 'Salbutamol',
+      type: 'rescue',
+      formFactor: 'mdi',
+      diseases: ['asthma', 'copd'],
+    },
+    {
+      id: 'med-fluticasone',
+      name: 'Fluticasone 125 mcg inhaler',
+      shortName: 'Fluticasone',
+      type: 'controller',
+      formFactor: 'mdi',
+      diseases: ['asthma'],
+    },
+    {
+      id: 'med-budesonide',
+      name: 'Budesonide/formoterol 160/4.5 mcg',
+      shortName: 'Budesonide',
+      type: 'controller',
+      formFactor: 'dpi',
+      diseases: ['asthma', 'copd'],
+    },
+    {
+      id: 'med-tiotropium',
+      name: 'Tiotropium 2.5 mcg',
+      shortName: 'Tiotropium',
+      type: 'controller',
+      formFactor: 'soft-mist',
+      diseases: ['copd'],
+    },
+  ],
+  actRequired: true,
+  catRequired: false,
+  supportEmail: 'support@demo-clinic.test',
+  supportPhone: '+63 2 8000 0000',
 }
 
 export function emptyHealthState(): HealthState {
-  return {sessions: {}}
+  return {sessions: {}, users: {}, events: {}, act: {}, groups: {[DEMO_GROUP.id]: structuredClone(DEMO_GROUP)}}
 }

@@ -1,0 +1,26 @@
+import {Args} from '@oclif/core'
+
+import {HealthCommand, healthFlags, userIdArg} from '../../lib/health/command.js'
+import {deleteEvent} from '../../lib/health/operations.js'
+
+export default class EventsDelete extends HealthCommand<typeof EventsDelete> {
+  static override args = {userId: userIdArg, eventId: Args.string({description: 'event id', required: true})}
+  static override description = `Delete an event (deleteEvent). Asks for confirmation in a terminal; pass --yes elsewhere.
+
+It is not retried: one confirmation, one request.`
+  static override examples = [
+    '<%= config.bin %> events delete me 65f1c0ffee0000000000abcd',
+    '<%= config.bin %> events delete me 65f1c0ffee0000000000abcd --yes',
+  ]
+  static override flags = {...healthFlags}
+
+  async run(): Promise<{deleted: string}> {
+    const client = await this.health()
+    const userId = await this.resolveUserId(this.args.userId, client)
+    await this.confirmDestructive('health', `Delete event ${this.args.eventId}`, this.args.eventId)
+    await client.call(deleteEvent, {params: {userId, eventId: this.args.eventId}})
+    const result = {deleted: this.args.eventId}
+    await this.print(result)
+    return result
+  }
+}

@@ -1,0 +1,22 @@
+import {Args} from '@oclif/core'
+
+import {HealthCommand, healthFlags, userIdArg} from '../../lib/health/command.js'
+import {type Event, getEventById} from '../../lib/health/operations.js'
+
+export default class EventsGet extends HealthCommand<typeof EventsGet> {
+  static override args = {userId: userIdArg, eventId: Args.string({description: 'event id', required: true})}
+  static override description = 'Show one event (getEventById)'
+  static override examples = [
+    '<%= config.bin %> events get me 65f1c0ffee0000000000abcd',
+    '<%= config.bin %> events get me 65f1c0ffee0000000000abcd --json',
+  ]
+  static override flags = {...healthFlags}
+
+  async run(): Promise<Event> {
+    const client = await this.health()
+    const userId = await this.resolveUserId(this.args.userId, client)
+    const {data} = await client.call(getEventById, {params: {userId, eventId: this.args.eventId}})
+    await this.print(data)
+    return data
+  }
+}

@@ -1,0 +1,32 @@
+import {Args} from '@oclif/core'
+
+import {UsageError} from '../../lib/errors.js'
+import {HealthCommand, healthFlags, userIdArg} from '../../lib/health/command.js'
+import {eventBodyFromFlags, eventFlags} from '../../lib/health/events.js'
+import {updateEvent} from '../../lib/health/operations.js'
+
+export default class EventsUpdate extends HealthCommand<typeof EventsUpdate> {
+  static override args = {userId: userIdArg, eventId: Args.string({description: 'event id', required: true})}
+  static override description = `Change an event (updateEvent): the fields given replace the stored ones.
+
+Give the fields as flags or as --data (flags override its fields). Sending the same update twice
+leaves the same event.`
+  static override examples = [
+    '<%= config.bin %> events update me 65f1c0ffee0000000000abcd --doses 2 --symptom wheeze --symptom cough',
+    '<%= config.bin %> events update me 65f1c0ffee0000000000abcd --no-preemptive --address "12 Rizal St" --address-confirmed',
+    '<%= config.bin %> events update me 65f1c0ffee0000000000abcd --data @changes.json',
+  ]
+  static override flags = {...healthFlags, ...eventFlags}
+
+  async run(): Promise<{eventId: string; updated: Record<string, unknown>}> {
+    const body = await eventBodyFromFlags(this.flags)
+    if (Object.keys(body).length === 0) throw new UsageError('Nothing to update: give at least one field flag or --data')
+    const client = await this.health()
+    const userId = await this.resolveUserId(this.args.userId, client)
+    await this.announceChange('health')
+    await client.call(updateEvent, {params: {userId, eventId: this.args.eventId}, body})
+    const result = {eventId: this.args.eventId, updated: body}
+    await this.print(result)
+    return result
+  }
+}

@@ -1,0 +1,31 @@
+import {Args} from '@oclif/core'
+
+import {HealthCommand, healthFlags} from '../../lib/health/command.js'
+import {getGroupConfig, type GroupConfig} from '../../lib/health/operations.js'
+
+export default class GroupsConfig extends HealthCommand<typeof GroupsConfig> {
+  static override args = {idOrName: Args.string({description: 'group id or name', required: true})}
+  static override description = `Show the configuration of a group, by id or name (getGroupConfig). No session needed.
+
+The table lists the group's fields, then its medication catalogue.`
+  static override examples = [
+    '<%= config.bin %> groups config demo-clinic',
+    '<%= config.bin %> groups config demo-clinic --json',
+    '<%= config.bin %> groups config demo-clinic --language fil-PH --verbose',
+  ]
+  static override flags = {...healthFlags}
+
+  async run(): Promise<GroupConfig> {
+    const client = await this.health()
+    const {data} = await client.call(getGroupConfig, {params: {idOrName: this.args.idOrName}})
+    if (this.format === 'table' && !this.flags.columns) {
+      const {medications, ...fields} = data
+      await this.print(fields)
+      await this.print(medications, ['id', 'shortName', 'type', 'formFactor', 'diseases', 'name'])
+    } else {
+      await this.print(data)
+    }
+
+    return data
+  }
+}

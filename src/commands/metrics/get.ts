@@ -1,0 +1,53 @@
+import {Flags} from '@oclif/core'
+
+import {HealthCommand, healthFlags, userIdArg} from '../../lib/health/command.js'
+import {chartMetrics, metricRows} from '../../lib/health/metrics-view.js'
+import {getMetrics, type MetricsResult} from '../../lib/health/operations.js'
+import {checkMetricRequest, parseIsoDate} from '../../lib/health/validate.js'
+
+export default class MetricsGet extends HealthCommand<typeof MetricsGet> {
+  static override args = {userId: userIdArg}
+  static override description = `Get metrics computed from a user's events, grouped into time windows (getMetrics).
+
+Names must be supported for the periods asked (see "metrics names"); an unsupported pair is refused
+before sending (exit 5). Without --period each name uses its own period. The range defaults to the
+30 days before now; windows are computed in the user's time zone. --chart draws each series.`
+  static override examples = [
+    '<%= config.bin %> metrics get me --name eventsRescue --name eventsRescueNight --period daily',
+    '<%= config.bin %> metrics get me --name adherencePercent --period weekly --start 2026-02-01 --end 2026-03-01',
+    '<%= config.bin %> metrics get me --name eventsRescue,rescueBaseline --chart',
+    '<%= config.bin %> metrics get me --name trendTimeOfDayNight,trendTriggerColdAir --period monthly --json',
+  ]
+  static override flags = {
+    ...healthFlags,
+    name: Flags.string({delimiter: ',', description: 'metric name (repeatable or comma separated)', multiple: true, required: true}),
+    period: Flags.string({delimiter: ',', description: 'series, daily, weekly or monthly (repeatable)', multiple: true}),
+    start: Flags.string({description: 'start of the range, ISO 8601 (default: 30 days before now)'}),
+    end: Flags.string({description: 'end of the range, ISO 8601 (default: now)'}),
+    chart: Flags.boolean({description: 'draw each metric as a chart in the terminal'}),
+  }
+
+  async run(): Promise<MetricsResult> {
+    const {flags} = this
+    const periods = flags.period ?? []
+    checkMetricRequest(flags.name, periods)
+    const query = {
+      name: flags.name,
+      period: periods.length > 0 ? periods : undefined,
+      startDate: flags.start === undefined ? undefined : parseIsoDate(flags.start, '--start'),
+      endDate: flags.end === undefined ? undefined : parseIsoDate(flags.end, '--end'),
+    }
+    const client = await this.health()
+    const userId = await this.resolveUserId(this.args.userId, client)
+    const {data} = await client.call(getMetrics, {params: {userId}, query})
+    if (!this.jsonEnabled()) {
+      if (flags.chart) process.stdout.write((await chartMetrics(data)) + '\n')
+      else {
+        const {columns, rows} = metricRows(data, flags.name)
+        await this.print(rows, columns)
+      }
+    }
+
+    return data
+  }
+}

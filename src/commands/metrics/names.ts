@@ -1,0 +1,25 @@
+import {Flags} from '@oclif/core'
+
+import {BaseCommand} from '../../lib/base-command.js'
+import {METRIC_PERIODS, METRIC_TABLE, type MetricPeriod} from '../../lib/health/metrics.js'
+
+export default class MetricsNames extends BaseCommand<typeof MetricsNames> {
+  static override description = `Print the supported metric names per period (the table "metrics get" checks against).
+
+Sends nothing.`
+  static override examples = [
+    '<%= config.bin %> metrics names',
+    '<%= config.bin %> metrics names --period daily',
+    '<%= config.bin %> metrics names --json',
+  ]
+  static override flags = {
+    period: Flags.option({description: 'only this period', options: METRIC_PERIODS})(),
+  }
+
+  async run(): Promise<{name: string; period: MetricPeriod}[]> {
+    const periods = this.flags.period ? [this.flags.period] : METRIC_PERIODS
+    const rows = periods.flatMap((period) => METRIC_TABLE[period].map((name) => ({period, name})))
+    await this.print(rows, ['period', 'name'])
+    return rows
+  }
+}

@@ -1,0 +1,36 @@
+import {Flags} from '@oclif/core'
+
+import {UsageError} from '../../../lib/errors.js'
+import {HealthCommand, healthFlags, userIdArg} from '../../../lib/health/command.js'
+import {addPlanMedication} from '../../../lib/health/operations.js'
+import {planMedicationBody, planMedicationFlags} from '../../../lib/health/plan.js'
+
+export default class PlanMedicationAdd extends HealthCommand<typeof PlanMedicationAdd> {
+  static override args = {userId: userIdArg}
+  static override description = `Add a medication to a user's plan (addPlanMedication), with its schedule and sensors.
+
+Give the fields as flags, or the whole medication with --data (flags override its fields). A sensor
+MAC already attached to another medication is refused by the service.`
+  static override examples = [
+    '<%= config.bin %> plan medication add me --medication-id med-fluticasone --usage 08:00=2 --usage 20:00=2',
+    '<%= config.bin %> plan medication add me --medication-id med-salbutamol --sensor AA:BB:CC:DD:EE:01=hfa-sensor',
+    '<%= config.bin %> plan medication add me --data @medication.json',
+  ]
+  static override flags = {
+    ...healthFlags,
+    ...planMedicationFlags,
+    'medication-id': Flags.string({description: 'medication id (from the group configuration)'}),
+  }
+
+  async run(): Promise<Record<string, unknown>> {
+    const body = await planMedicationBody(this.flags, this.flags['medication-id'])
+    if (body.medicationId === undefined) throw new UsageError('Missing --medication-id (or medicationId in --data)')
+    const client = await this.health()
+    const userId = await this.resolveUserId(this.args.userId, client)
+    await this.announceChange('health')
+    await client.call(addPlanMedication, {params: {userId}, body})
+    const result = {added: body.medicationId, userId, ...body}
+    await this.print(result)
+    return result
+  }
+}

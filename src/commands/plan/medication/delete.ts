@@ -1,0 +1,26 @@
+import {Args} from '@oclif/core'
+
+import {HealthCommand, healthFlags, userIdArg} from '../../../lib/health/command.js'
+import {deletePlanMedication} from '../../../lib/health/operations.js'
+
+export default class PlanMedicationDelete extends HealthCommand<typeof PlanMedicationDelete> {
+  static override args = {userId: userIdArg, medicationId: Args.string({description: 'medication id on the plan', required: true})}
+  static override description = `Remove a medication (and its sensors) from a user's plan (deletePlanMedication).
+
+Asks for confirmation in a terminal; pass --yes elsewhere. It is not retried.`
+  static override examples = [
+    '<%= config.bin %> plan medication delete me med-fluticasone',
+    '<%= config.bin %> plan medication delete me med-fluticasone --yes',
+  ]
+  static override flags = {...healthFlags}
+
+  async run(): Promise<{deleted: string}> {
+    const client = await this.health()
+    const userId = await this.resolveUserId(this.args.userId, client)
+    await this.confirmDestructive('health', `Remove medication ${this.args.medicationId} from the plan`, this.args.medicationId)
+    await client.call(deletePlanMedication, {params: {userId, medicationId: this.args.medicationId}})
+    const result = {deleted: this.args.medicationId}
+    await this.print(result)
+    return result
+  }
+}

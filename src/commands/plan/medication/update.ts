@@ -1,0 +1,30 @@
+import {Args} from '@oclif/core'
+
+import {UsageError} from '../../../lib/errors.js'
+import {HealthCommand, healthFlags, userIdArg} from '../../../lib/health/command.js'
+import {patchPlanMedication} from '../../../lib/health/operations.js'
+import {planMedicationBody, planMedicationFlags} from '../../../lib/health/plan.js'
+
+export default class PlanMedicationUpdate extends HealthCommand<typeof PlanMedicationUpdate> {
+  static override args = {userId: userIdArg, medicationId: Args.string({description: 'medication id on the plan', required: true})}
+  static override description = `Change a plan medication (patchPlanMedication): the lists given replace the stored ones.
+
+Give the usage list and sensors as flags or as --data (flags override its fields).`
+  static override examples = [
+    '<%= config.bin %> plan medication update me med-fluticasone --usage 07:30=1 --usage 19:30=1',
+    '<%= config.bin %> plan medication update me med-fluticasone --data \'{"usageList":[{"hour":9,"minute":0,"doses":2}]}\'',
+  ]
+  static override flags = {...healthFlags, ...planMedicationFlags}
+
+  async run(): Promise<Record<string, unknown>> {
+    const body = await planMedicationBody(this.flags)
+    if (Object.keys(body).length === 0) throw new UsageError('Nothing to change: give --usage, --sensor or --data')
+    const client = await this.health()
+    const userId = await this.resolveUserId(this.args.userId, client)
+    await this.announceChange('health')
+    await client.call(patchPlanMedication, {params: {userId, medicationId: this.args.medicationId}, body})
+    const result = {updated: this.args.medicationId, userId, ...body}
+    await this.print(result)
+    return result
+  }
+}

@@ -1,0 +1,43 @@
+import {Args, Flags} from '@oclif/core'
+
+import {HealthCommand, healthFlags, userIdArg} from '../../../lib/health/command.js'
+import {addPlanSensor} from '../../../lib/health/operations.js'
+import {normalizeMac, parseIsoDate} from '../../../lib/health/validate.js'
+
+export default class PlanSensorAdd extends HealthCommand<typeof PlanSensorAdd> {
+  static override args = {userId: userIdArg, medicationId: Args.string({description: 'medication id on the plan', required: true})}
+  static override description = `Attach a sensor to a plan medication (addPlanSensor).
+
+The MAC is checked before sending (six hex pairs; lower case and "-" are normalised to AA:BB:CC:DD:EE:FF).
+A MAC already on another medication is refused by the service.`
+  static override examples = [
+    '<%= config.bin %> plan sensor add me med-salbutamol --mac AA:BB:CC:DD:EE:01 --model hfa-sensor',
+    '<%= config.bin %> plan sensor add me med-salbutamol --mac aa-bb-cc-dd-ee-02 --model hfa-sensor --battery-level 80',
+  ]
+  static override flags = {
+    ...healthFlags,
+    mac: Flags.string({description: 'MAC address of the sensor, AA:BB:CC:DD:EE:FF', required: true}),
+    model: Flags.string({default: 'generic', description: 'sensor model'}),
+    'battery-level': Flags.integer({description: 'battery level, percent', max: 100, min: 0}),
+    'first-sync-date': Flags.string({description: 'first sync, ISO 8601'}),
+    'last-sync-date': Flags.string({description: 'last sync, ISO 8601'}),
+  }
+
+  async run(): Promise<Record<string, unknown>> {
+    const {flags} = this
+    const body = {
+      mac: normalizeMac(flags.mac),
+      model: flags.model,
+      ...(flags['battery-level'] === undefined ? {} : {batteryLevel: flags['battery-level']}),
+      ...(flags['first-sync-date'] ? {firstSyncDate: parseIsoDate(flags['first-sync-date'], '--first-sync-date')} : {}),
+      ...(flags['last-sync-date'] ? {lastSyncDate: parseIsoDate(flags['last-sync-date'], '--last-sync-date')} : {}),
+    }
+    const client = await this.health()
+    const userId = await this.resolveUserId(this.args.userId, client)
+    await this.announceChange('health')
+    await client.call(addPlanSensor, {params: {userId, medicationId: this.args.medicationId}, body})
+    const result = {added: body.mac, medicationId: this.args.medicationId, ...body}
+    await this.print(result)
+    return result
+  }
+}

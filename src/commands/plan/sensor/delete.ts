@@ -1,0 +1,32 @@
+import {Args} from '@oclif/core'
+
+import {HealthCommand, healthFlags, userIdArg} from '../../../lib/health/command.js'
+import {deletePlanSensor} from '../../../lib/health/operations.js'
+import {normalizeMac} from '../../../lib/health/validate.js'
+
+export default class PlanSensorDelete extends HealthCommand<typeof PlanSensorDelete> {
+  static override args = {
+    userId: userIdArg,
+    medicationId: Args.string({description: 'medication id on the plan', required: true}),
+    mac: Args.string({description: 'MAC address of the sensor, AA:BB:CC:DD:EE:FF', required: true}),
+  }
+  static override description = `Detach a sensor from a plan medication (deletePlanSensor).
+
+Asks for confirmation in a terminal; pass --yes elsewhere. It is not retried.`
+  static override examples = [
+    '<%= config.bin %> plan sensor delete me med-salbutamol AA:BB:CC:DD:EE:01',
+    '<%= config.bin %> plan sensor delete me med-salbutamol aa:bb:cc:dd:ee:01 --yes',
+  ]
+  static override flags = {...healthFlags}
+
+  async run(): Promise<{deleted: string; medicationId: string}> {
+    const mac = normalizeMac(this.args.mac)
+    const client = await this.health()
+    const userId = await this.resolveUserId(this.args.userId, client)
+    await this.confirmDestructive('health', `Detach sensor ${mac} from ${this.args.medicationId}`, mac)
+    await client.call(deletePlanSensor, {params: {userId, medicationId: this.args.medicationId, mac}})
+    const result = {deleted: mac, medicationId: this.args.medicationId}
+    await this.print(result)
+    return result
+  }
+}

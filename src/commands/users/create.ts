@@ -1,0 +1,45 @@
+import {Flags} from '@oclif/core'
+
+import {HealthCommand, healthFlags, passwordFlags, USER_COLUMNS} from '../../lib/health/command.js'
+import {createUser, ROLES, type User} from '../../lib/health/operations.js'
+
+export default class UsersCreate extends HealthCommand<typeof UsersCreate> {
+  static override description = `Create a patient or caregiver account and sign in as it.
+
+The session the service answers with is stored in the profile in use (with the user id, so "me"
+works in other commands). The password is read from stdin (--password-stdin) or asked hidden in a
+terminal; it is never printed.`
+  static override examples = [
+    'printf %s "$PASSWORD" | <%= config.bin %> users create --type patient --email ana@example.com --given-name Ana --family-name Cruz --password-stdin',
+    '<%= config.bin %> users create --type caregiver --email bo@example.com --given-name Bo --family-name Lim --time-zone Asia/Manila --language en-PH',
+  ]
+  static override flags = {
+    ...healthFlags,
+    ...passwordFlags,
+    type: Flags.option({description: 'kind of account', options: ROLES, required: true})(),
+    email: Flags.string({description: 'email address (the sign-in name)', required: true}),
+    'given-name': Flags.string({description: 'given name', required: true}),
+    'family-name': Flags.string({description: 'family name', required: true}),
+    'time-zone': Flags.string({description: 'IANA time zone of the user, e.g. Asia/Manila (metrics are computed in it)'}),
+  }
+
+  async run(): Promise<User> {
+    const {flags} = this
+    const password = await this.readPassword()
+    const client = await this.health()
+    await this.announceChange('health')
+    const body = {
+      role: flags.type,
+      email: flags.email,
+      password,
+      givenName: flags['given-name'],
+      familyName: flags['family-name'],
+      ...(flags.language ? {language: flags.language} : {}),
+      ...(flags['time-zone'] ? {timeZone: flags['time-zone']} : {}),
+    }
+    const {data, headers} = await client.call(createUser, {body})
+    await this.storeSession(data, headers)
+    await this.print(data, USER_COLUMNS)
+    return data
+  }
+}

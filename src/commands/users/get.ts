@@ -1,0 +1,17 @@
+import {HealthCommand, healthFlags, USER_COLUMNS, userIdArg} from '../../lib/health/command.js'
+import {getUserById, type User} from '../../lib/health/operations.js'
+
+export default class UsersGet extends HealthCommand<typeof UsersGet> {
+  static override args = {userId: userIdArg}
+  static override description = 'Show a user by id (getUserById); "me" is the signed-in user'
+  static override examples = ['<%= config.bin %> users get 65f1c0ffee00000000000001', '<%= config.bin %> users get me --json']
+  static override flags = {...healthFlags}
+
+  async run(): Promise<User> {
+    const client = await this.health()
+    const userId = await this.resolveUserId(this.args.userId, client)
+    const {data} = await client.call(getUserById, {params: {userId}})
+    await this.print(data, USER_COLUMNS)
+    return data
+  }
+}

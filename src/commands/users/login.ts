@@ -1,0 +1,32 @@
+import {Flags} from '@oclif/core'
+
+import {HealthCommand, healthFlags, passwordFlags, USER_COLUMNS} from '../../lib/health/command.js'
+import {signIn, type User} from '../../lib/health/operations.js'
+import {askText} from '../../lib/prompt/index.js'
+
+export default class UsersLogin extends HealthCommand<typeof UsersLogin> {
+  static override description = `Sign in to the health service and store the session in the profile.
+
+The password is read from stdin (--password-stdin) or asked hidden in a terminal; it is never
+printed. Sign in again the same way when a command says the session expired.`
+  static override examples = [
+    '<%= config.bin %> users login --email ana@example.com',
+    'printf %s "$PASSWORD" | <%= config.bin %> users login --email ana@example.com --password-stdin',
+    'printf %s "$PASSWORD" | <%= config.bin %> users login -p staging --email ana@example.com --password-stdin',
+  ]
+  static override flags = {
+    ...healthFlags,
+    ...passwordFlags,
+    email: Flags.string({description: 'email address of the account'}),
+  }
+
+  async run(): Promise<User> {
+    const email = this.flags.email ?? (await askText('Email', '--email'))
+    const password = await this.readPassword()
+    const client = await this.health()
+    const {data, headers} = await client.call(signIn, {body: {email, password}})
+    await this.storeSession(data, headers)
+    await this.print(data, USER_COLUMNS)
+    return data
+  }
+}

@@ -1,0 +1,20 @@
+import {BaseCommand} from '../../lib/base-command.js'
+import {ENV} from '../../lib/profiles/resolve.js'
+
+export default class UsersLogout extends BaseCommand<typeof UsersLogout> {
+  static override description = `Forget the health session stored in the profile (and its user id).
+
+The service has no sign-out operation: the session stays valid on the server until it expires.`
+  static override examples = ['<%= config.bin %> users logout', '<%= config.bin %> users logout -p staging']
+
+  async run(): Promise<{hadSession: boolean; loggedOut: boolean; profile: string}> {
+    const r = await this.profile()
+    const had = Boolean(r.store.get(r.name)?.health.session)
+    r.store.update(r.name, (p) => ({...p, health: {...p.health, session: undefined, userId: undefined}}))
+    if (r.fromEnv.includes(ENV.healthSession)) this.note(`Note: ${ENV.healthSession} is still set and still supplies a session`)
+    const result = {loggedOut: true, hadSession: had, profile: r.name}
+    this.note(had ? `Session removed from profile ${r.name}` : `Profile ${r.name} had no stored session`)
+    await this.print(result)
+    return result
+  }
+}

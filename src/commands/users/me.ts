@@ -1,0 +1,19 @@
+import {HealthCommand, healthFlags, USER_COLUMNS} from '../../lib/health/command.js'
+import {getUser, type User} from '../../lib/health/operations.js'
+
+export default class UsersMe extends HealthCommand<typeof UsersMe> {
+  static override description = 'Show the signed-in user (getUser), plan included under --json'
+  static override examples = [
+    '<%= config.bin %> users me',
+    '<%= config.bin %> users me --json',
+    '<%= config.bin %> users me --language fil-PH --verbose',
+  ]
+  static override flags = {...healthFlags}
+
+  async run(): Promise<User> {
+    const client = await this.health()
+    const {data} = await client.call(getUser)
+    await this.print(data, USER_COLUMNS)
+    return data
+  }
+}

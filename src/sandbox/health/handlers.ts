@@ -1,0 +1,365 @@
+/**
+ * One handler per health operation: plain functions over `ctx.state.health`. The core has
+ * already checked the session (req.userId), replaced `me`, refused someone else's userId (403)
+ * and validated the body and query with the operation's schemas. Handlers still refuse another
+ * user's data themselves, so they hold the rule when called directly (unit tests).
+ *
+ * Errors the spec does not list are answered as a real REST service would: 404 for a record that
+ * does not exist, 400 (with a code and the field) for a refused value.
+ */
+import {randomBytes, scryptSync, timingSafeEqual} from 'node:crypto'
+
+import type {Handler, SandboxContext, SandboxReply, SandboxRequest} from '../types.js'
+import type {HealthState, PasswordHash, StoredUser} from './state.js'
+
+import {isMetricProblem, METRICS_DEFAULT_RANGE_DAYS, planMetricRequest} from '../../lib/health/metrics.js'
+import {type Event, type EventsQuery, type PlanMedication, type User} from '../../lib/health/operations.js'
+import {SandboxError} from '../types.js'
+import {insertSorted, pageOf, removeEvent} from './events.js'
+import {computeMetrics} from './metrics.js'
+import {isNightEvent} from './time.js'
+
+const DAY_MS = 86_400_000
+
+/** The health state; a state file written before a field existed gets it empty. */
+export function health(ctx: SandboxContext): HealthState {
+  const state = ctx.state.health
+  state.users ??= {}
+  state.events ??= {}
+  state.act ??= {}
+  state.groups ??= {}
+  return state
+}
+
+// ---------------------------------------------------------------------------------------------
+// passwords
+// ---------------------------------------------------------------------------------------------
+
+export function hashPassword(password: string): PasswordHash {
+  const salt = randomBytes(16)
+  return {salt: salt.toString('base64'), hash: scryptSync(password, salt, 32).toString('base64')}
+}
+
+export function verifyPassword(password: string, stored: PasswordHash): boolean {
+  const expected = Buffer.from(stored.hash, 'base64')
+  const actual = scryptSync(password, Buffer.from(stored.salt, 'base64'), expected.length)
+  return timingSafeEqual(actual, expected)
+}
+
+/** A user as the API shows it: everything but the password hash. */
+export function publicUser(user: StoredUser): User {
+  const {password: _password, ...rest} = user
+  return rest as User
+}
+
+// ---------------------------------------------------------------------------------------------
+// helpers
+// ---------------------------------------------------------------------------------------------
+
+function notFound(what: string, field: string): SandboxError {
+  return new SandboxError(404, 'NOT_FOUND', `${what} not found`, [{field, description: 'not found'}])
+}
+
+/** The user addressed by the path, who must be the caller. */
+function ownUser(req: SandboxRequest, ctx: SandboxContext): StoredUser {
+  const userId = req.params.userId ?? req.userId
+  if (!req.userId) throw new SandboxError(401, 'UNAUTHORIZED', 'A valid session is required')
+  if (userId !== req.userId) throw new SandboxError(403, 'FORBIDDEN', 'A user may read and change only their own data')
+  const user = health(ctx).users[userId]
+  if (!user) throw notFound(`User ${userId}`, 'userId')
+  return user
+}
+
+function eventsOf(ctx: SandboxContext, userId: string): Event[] {
+  const state = health(ctx)
+  state.events[userId] ??= []
+  return state.events[userId]
+}
+
+function findEvent(ctx: SandboxContext, userId: string, eventId: string): Event {
+  const event = eventsOf(ctx, userId).find((e) => e.id === eventId)
+  if (!event) throw notFound(`Event ${eventId}`, 'eventId')
+  return event
+}
+
+/** Every sensor MAC on any plan, with where it is attached. */
+function sensorOwner(ctx: SandboxContext, mac: string): undefined | {medicationId: string; userId: string} {
+  for (const user of Object.values(health(ctx).users)) {
+    for (const med of user.plan.medications) {
+      if ((med.sensors ?? []).some((s) => s.mac === mac)) return {userId: user.id, medicationId: med.medicationId}
+    }
+  }
+
+  return undefined
+}
+
+/** A MAC may be on one medication only (any user's plan): 400 otherwise. */
+function assertMacsFree(ctx: SandboxContext, macs: string[], own: {medicationId: string; userId: string}, field: (i: number) => string) {
+  const seen = new Set<string>()
+  for (const [i, mac] of macs.entries()) {
+    const owner = sensorOwner(ctx, mac)
+    const elsewhere = owner && (owner.userId !== own.userId || owner.medicationId !== own.medicationId)
+    if (elsewhere || seen.has(mac)) {
+      throw new SandboxError(400, 'SENSOR_IN_USE', `Sensor ${mac} is already attached to another medication`, [
+        {field: field(i), description: 'already attached to another medication'},
+      ])
+    }
+
+    seen.add(mac)
+  }
+}
+
+function findMedication(user: StoredUser, medicationId: string): PlanMedication {
+  const med = user.plan.medications.find((m) => m.medicationId === medicationId)
+  if (!med) throw notFound(`Medication ${medicationId} on the plan`, 'medicationId')
+  return med
+}
+
+function signedIn(ctx: SandboxContext, user: StoredUser, status: number): SandboxReply {
+  const sid = ctx.sessions.create(user.id)
+  return {status, body: publicUser(user), headers: ctx.sessions.cookieHeader(sid)}
+}
+
+/** Builds a stored event from a validated Event_2 body (unknown fields kept). */
+export function newEvent(ctx: SandboxContext, user: StoredUser, body: Record<string, unknown>): Event {
+  const now = ctx.clock.now().toISOString()
+  const date = new Date(body.date as string).toISOString()
+  return {
+    ...body,
+    id: ctx.hex(24),
+    date,
+    medicationId: body.medicationId as string,
+    medicationType: body.medicationType as string,
+    source: (body.source as string | undefined) ?? 'manual',
+    doses: (body.doses as number | undefined) ?? 1,
+    preemptive: (body.preemptive as boolean | undefined) ?? false,
+    symptoms: (body.symptoms as string[] | undefined) ?? [],
+    triggers: (body.triggers as string[] | undefined) ?? [],
+    addressConfirmed: (body.addressConfirmed as boolean | undefined) ?? false,
+    nightEvent: isNightEvent(date, user.timeZone),
+    createdDate: now,
+    updatedDate: now,
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// handlers
+// ---------------------------------------------------------------------------------------------
+
+export const healthHandlers: Record<string, Handler> = {
+  createUser(req, ctx) {
+    const body = req.body as Record<string, unknown> & {email: string; password: string}
+    const state = health(ctx)
+    const email = body.email.trim().toLowerCase()
+    if (Object.values(state.users).some((u) => u.email === email)) {
+      throw new SandboxError(400, 'EMAIL_TAKEN', `An account with email ${email} already exists`, [
+        {field: 'email', description: 'already registered'},
+      ])
+    }
+
+    const {password, ...rest} = body
+    const user: StoredUser = {
+      ...rest,
+      id: ctx.hex(24),
+      email,
+      role: body.role as string,
+      givenName: body.givenName as string,
+      familyName: body.familyName as string,
+      language: (body.language as string | undefined) ?? req.language ?? 'en-US',
+      timeZone: (body.timeZone as string | undefined) ?? 'UTC',
+      createdDate: ctx.clock.now().toISOString(),
+      password: hashPassword(password),
+      plan: {medications: []},
+    }
+    state.users[user.id] = user
+    ctx.changed()
+    return signedIn(ctx, user, 201)
+  },
+
+  signIn(req, ctx) {
+    const body = req.body as {email: string; password: string}
+    const email = body.email.trim().toLowerCase()
+    const user = Object.values(health(ctx).users).find((u) => u.email === email)
+    // same answer for an unknown email and a wrong password
+    if (!user || !verifyPassword(body.password, user.password)) {
+      throw new SandboxError(401, 'INVALID_CREDENTIALS', 'Wrong email or password')
+    }
+
+    ctx.changed()
+    return signedIn(ctx, user, 200)
+  },
+
+  getUser(req, ctx) {
+    return {status: 200, body: publicUser(ownUser({...req, params: {userId: req.userId ?? ''}}, ctx))}
+  },
+
+  getUserById(req, ctx) {
+    return {status: 200, body: publicUser(ownUser(req, ctx))}
+  },
+
+  addEvent(req, ctx) {
+    const user = ownUser(req, ctx)
+    const event = newEvent(ctx, user, req.body as Record<string, unknown>)
+    insertSorted(eventsOf(ctx, user.id), event)
+    ctx.changed()
+    return {status: 201, body: event}
+  },
+
+  getEvents(req, ctx) {
+    const user = ownUser(req, ctx)
+    const q = req.query as EventsQuery
+    if (q.startDate && q.endDate && Date.parse(q.startDate) > Date.parse(q.endDate)) {
+      throw new SandboxError(400, 'INVALID_RANGE', 'startDate is after endDate', [{field: 'startDate', description: 'after endDate'}])
+    }
+
+    return {status: 200, body: pageOf(eventsOf(ctx, user.id), q)}
+  },
+
+  getEventById(req, ctx) {
+    const user = ownUser(req, ctx)
+    return {status: 200, body: findEvent(ctx, user.id, req.params.eventId)}
+  },
+
+  updateEvent(req, ctx) {
+    const user = ownUser(req, ctx)
+    const list = eventsOf(ctx, user.id)
+    const current = findEvent(ctx, user.id, req.params.eventId)
+    const body = req.body as Record<string, unknown>
+    const {id: _id, nightEvent: _n, createdDate: _c, updatedDate: _u, ...changes} = body
+    const date = typeof changes.date === 'string' ? new Date(changes.date).toISOString() : current.date
+    const next: Event = {
+      ...current,
+      ...changes,
+      date,
+      nightEvent: isNightEvent(date, user.timeZone),
+      updatedDate: ctx.clock.now().toISOString(),
+    }
+    removeEvent(list, current.id)
+    insertSorted(list, next)
+    ctx.changed()
+    return {status: 204}
+  },
+
+  deleteEvent(req, ctx) {
+    const user = ownUser(req, ctx)
+    if (!removeEvent(eventsOf(ctx, user.id), req.params.eventId)) throw notFound(`Event ${req.params.eventId}`, 'eventId')
+    ctx.changed()
+    return {status: 204}
+  },
+
+  getGroupConfig(req, ctx) {
+    const key = req.params.idOrName
+    const groups = Object.values(health(ctx).groups)
+    const group = groups.find((g) => g.id === key) ?? groups.find((g) => g.name.toLowerCase() === key.toLowerCase())
+    if (!group) throw notFound(`Group ${key}`, 'idOrName')
+    return {status: 200, body: group}
+  },
+
+  getMetrics(req, ctx) {
+    const user = ownUser(req, ctx)
+    const q = req.query as {endDate?: string; name: string[]; period?: string[]; startDate?: string}
+    const plan = planMetricRequest(q.name, q.period ?? [])
+    if (isMetricProblem(plan)) {
+      throw new SandboxError(400, 'UNSUPPORTED_METRIC', plan.message, [{field: 'name', description: 'unsupported for the period'}])
+    }
+
+    const end = q.endDate ? new Date(q.endDate) : ctx.clock.now()
+    const start = q.startDate ? new Date(q.startDate) : new Date(end.getTime() - METRICS_DEFAULT_RANGE_DAYS * DAY_MS)
+    if (start > end)
+      throw new SandboxError(400, 'INVALID_RANGE', 'startDate is after endDate', [{field: 'startDate', description: 'after endDate'}])
+    if (end.getTime() - start.getTime() > 800 * DAY_MS) {
+      throw new SandboxError(400, 'RANGE_TOO_LONG', 'The range may span at most 800 days', [{field: 'startDate', description: 'too early'}])
+    }
+
+    const state = health(ctx)
+    const periods = computeMetrics({
+      timeZone: user.timeZone,
+      events: eventsOf(ctx, user.id),
+      plan: user.plan.medications,
+      act: state.act[user.id] ?? [],
+      groups: Object.values(state.groups),
+      start,
+      end,
+      byPeriod: plan.byPeriod,
+    })
+    return {
+      status: 200,
+      body: {startDate: start.toISOString(), endDate: end.toISOString(), timeZone: user.timeZone, periods, paging: {}},
+    }
+  },
+
+  addPlanMedication(req, ctx) {
+    const user = ownUser(req, ctx)
+    const body = req.body as Record<string, unknown> & PlanMedication
+    if (user.plan.medications.some((m) => m.medicationId === body.medicationId)) {
+      throw new SandboxError(400, 'MEDICATION_ON_PLAN', `Medication ${body.medicationId} is already on the plan`, [
+        {field: 'medicationId', description: 'already on the plan'},
+      ])
+    }
+
+    const sensors = body.sensors ?? []
+    assertMacsFree(
+      ctx,
+      sensors.map((s) => s.mac),
+      {userId: user.id, medicationId: body.medicationId},
+      (i) => `sensors.${i}.mac`,
+    )
+    user.plan.medications.push({...body, usageList: body.usageList ?? [], sensors})
+    ctx.changed()
+    return {status: 201}
+  },
+
+  patchPlanMedication(req, ctx) {
+    const user = ownUser(req, ctx)
+    const med = findMedication(user, req.params.medicationId)
+    const body = req.body as Partial<PlanMedication> & Record<string, unknown>
+    if (body.sensors) {
+      assertMacsFree(
+        ctx,
+        body.sensors.map((s) => s.mac),
+        {userId: user.id, medicationId: med.medicationId},
+        (i) => `sensors.${i}.mac`,
+      )
+    }
+
+    const {medicationId: _ignored, ...changes} = body
+    Object.assign(med, changes)
+    ctx.changed()
+    return {status: 204}
+  },
+
+  deletePlanMedication(req, ctx) {
+    const user = ownUser(req, ctx)
+    const med = findMedication(user, req.params.medicationId)
+    user.plan.medications = user.plan.medications.filter((m) => m !== med)
+    ctx.changed()
+    return {status: 204}
+  },
+
+  addPlanSensor(req, ctx) {
+    const user = ownUser(req, ctx)
+    const med = findMedication(user, req.params.medicationId)
+    const sensor = req.body as PlanMedication['sensors'][number]
+    if ((med.sensors ?? []).some((s) => s.mac === sensor.mac)) {
+      throw new SandboxError(400, 'SENSOR_ON_MEDICATION', `Sensor ${sensor.mac} is already attached to ${med.medicationId}`, [
+        {field: 'mac', description: 'already attached to this medication'},
+      ])
+    }
+
+    assertMacsFree(ctx, [sensor.mac], {userId: user.id, medicationId: med.medicationId}, () => 'mac')
+    med.sensors = [...(med.sensors ?? []), sensor]
+    ctx.changed()
+    return {status: 201}
+  },
+
+  deletePlanSensor(req, ctx) {
+    const user = ownUser(req, ctx)
+    const med = findMedication(user, req.params.medicationId)
+    const mac = req.params.mac.toUpperCase().replaceAll('-', ':')
+    const sensors = med.sensors ?? []
+    if (!sensors.some((s) => s.mac === mac)) throw notFound(`Sensor ${mac} on ${med.medicationId}`, 'mac')
+    med.sensors = sensors.filter((s) => s.mac !== mac)
+    ctx.changed()
+    return {status: 204}
+  },
+}

@@ -1,0 +1,155 @@
+/**
+ * Demo data (`seed`) and fast bulk creation of events (for the 20,000-event benchmark), both
+ * deterministic: the same call on the same clock gives the same dates and values.
+ */
+import type {Event} from '../../lib/health/operations.js'
+import type {SandboxContext} from '../types.js'
+import type {StoredUser} from './state.js'
+
+import {SYMPTOMS, TRIGGERS} from '../../lib/health/operations.js'
+import {sortEvents} from './events.js'
+import {hashPassword, health, newEvent} from './handlers.js'
+
+const DAY_MS = 86_400_000
+
+/** Published demo accounts of `sandbox start --seed`: local test data, nothing else. */
+export const DEMO_USERS = {
+  patient: {email: 'patient@demo-clinic.test', password: 'demo-patient-pass', givenName: 'Maria', familyName: 'Santos'},
+  caregiver: {email: 'caregiver@demo-clinic.test', password: 'demo-caregiver-pass', givenName: 'Jose', familyName: 'Santos'},
+} as const
+
+export interface BulkEventsOptions {
+  count: number
+  /** default: 30 days before end */
+  start?: Date
+  /** default: now (sandbox clock) */
+  end?: Date
+}
+
+/**
+ * Creates `count` events evenly spread over [start, end], newest at `end`: every fourth a
+ * controller event of 2 doses, the others rescue events alternating sensor/manual, with
+ * symptoms and triggers cycling through their lists.
+ */
+export function bulkEvents(ctx: SandboxContext, user: StoredUser, options: BulkEventsOptions): number {
+  const end = options.end ?? ctx.clock.now()
+  const start = options.start ?? new Date(end.getTime() - 30 * DAY_MS)
+  const span = Math.max(0, end.getTime() - start.getTime())
+  health(ctx).events[user.id] ??= []
+  const list = health(ctx).events[user.id]
+  for (let i = 0; i < options.count; i++) {
+    const at = options.count === 1 ? end.getTime() : end.getTime() - Math.floor((span * i) / (options.count - 1))
+    const controller = i % 4 === 0
+    const event: Event = newEvent(ctx, user, {
+      date: new Date(at).toISOString(),
+      medicationId: controller ? 'med-fluticasone' : 'med-salbutamol',
+      medicationType: controller ? 'controller' : 'rescue',
+      source: i % 2 === 0 ? 'sensor' : 'manual',
+      doses: controller ? 2 : 1,
+      preemptive: i % 7 === 0,
+      symptoms: controller ? [] : [SYMPTOMS[i % SYMPTOMS.length]],
+      triggers: controller ? [] : [TRIGGERS[i % TRIGGERS.length]],
+      addressConfirmed: i % 3 === 0,
+    })
+    list.push(event)
+  }
+
+  sortEvents(list)
+  ctx.changed()
+  return options.count
+}
+
+function createUser(ctx: SandboxContext, role: 'caregiver' | 'patient', timeZone: string): StoredUser {
+  const demo = DEMO_USERS[role]
+  const state = health(ctx)
+  const existing = Object.values(state.users).find((u) => u.email === demo.email)
+  if (existing) return existing
+  const user: StoredUser = {
+    id: ctx.hex(24),
+    email: demo.email,
+    role,
+    givenName: demo.givenName,
+    familyName: demo.familyName,
+    language: 'en-PH',
+    timeZone,
+    disease: role === 'patient' ? 'asthma' : undefined,
+    createdDate: new Date(ctx.clock.now().getTime() - 60 * DAY_MS).toISOString(),
+    password: hashPassword(demo.password),
+    plan: {medications: []},
+  }
+  if (user.disease === undefined) delete user.disease
+  state.users[user.id] = user
+  return user
+}
+
+/** A patient (Asia/Manila) with a plan and six weeks of events and ACT results, and a caregiver. */
+export function seedHealth(ctx: SandboxContext): void {
+  const state = health(ctx)
+  const patient = createUser(ctx, 'patient', 'Asia/Manila')
+  createUser(ctx, 'caregiver', 'Asia/Manila')
+  if ((state.events[patient.id] ?? []).length > 0) return
+
+  patient.plan.medications = [
+    {
+      medicationId: 'med-fluticasone',
+      usageList: [
+        {hour: 8, minute: 0, doses: 2},
+        {hour: 20, minute: 0, doses: 2},
+      ],
+      sensors: [{mac: 'AA:BB:CC:00:00:01', model: 'hfa-sensor', batteryLevel: 90}],
+    },
+    {medicationId: 'med-salbutamol', usageList: [], sensors: [{mac: 'AA:BB:CC:00:00:02', model: 'hfa-sensor', batteryLevel: 75}]},
+  ]
+
+  // Manila is UTC+8 all year: local hour h of a day is h - 8 UTC.
+  const today = ctx.clock.now()
+  const midnightUtc = Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate())
+  state.events[patient.id] ??= []
+  const list = state.events[patient.id]
+  const at = (daysAgo: number, localHour: number, minute: number) =>
+    new Date(midnightUtc - daysAgo * DAY_MS + (localHour - 8) * 3_600_000 + minute * 60_000)
+  for (let d = 42; d >= 1; d--) {
+    if (d % 5 !== 0)
+      list.push(
+        newEvent(ctx, patient, {
+          date: at(d, 8, 5).toISOString(),
+          medicationId: 'med-fluticasone',
+          medicationType: 'controller',
+          source: 'sensor',
+          doses: 2,
+        }),
+      )
+    if (d % 3 !== 0)
+      list.push(
+        newEvent(ctx, patient, {
+          date: at(d, 20, 10).toISOString(),
+          medicationId: 'med-fluticasone',
+          medicationType: 'controller',
+          source: 'sensor',
+          doses: 2,
+        }),
+      )
+    if (d % 2 === 0) {
+      list.push(
+        newEvent(ctx, patient, {
+          date: at(d, d % 4 === 0 ? 23 : 15, 30).toISOString(),
+          medicationId: 'med-salbutamol',
+          medicationType: 'rescue',
+          source: d % 4 === 0 ? 'sensor' : 'manual',
+          symptoms: d % 4 === 0 ? ['wokenAtNight', 'cough'] : ['wheeze'],
+          triggers: d % 6 === 0 ? ['coldAir'] : ['exercise'],
+          address: 'Makati City',
+          addressConfirmed: d % 3 === 0,
+        }),
+      )
+    }
+  }
+
+  sortEvents(list)
+  state.act[patient.id] = [35, 28, 21, 14, 7].map((daysAgo, i) => ({
+    date: at(daysAgo, 9, 0).toISOString(),
+    score: 15 + i * 2,
+    kind: 'adult' as const,
+  }))
+  ctx.changed()
+}

@@ -1,0 +1,46 @@
+/** A SandboxContext for calling health handlers directly: fixed clock, in-memory sessions, counted ids. */
+import type {SandboxContext, SandboxRequest} from '../../src/sandbox/types.js'
+
+import {emptyHealthState} from '../../src/sandbox/health/state.js'
+
+export interface FakeContext extends SandboxContext {
+  changes: number
+}
+
+export function fakeContext(now = '2026-03-05T04:00:00.000Z'): FakeContext {
+  let clock = new Date(now)
+  let counter = 0
+  const sessions = new Map<string, string>()
+  const ctx: FakeContext = {
+    changes: 0,
+    state: {version: 1, health: emptyHealthState(), checkout: {} as any},
+    clock: {
+      now: () => new Date(clock),
+      set: (iso) => (clock = new Date(iso)),
+      advance: (ms) => (clock = new Date(clock.getTime() + ms)),
+    },
+    sessions: {
+      create(userId) {
+        const sid = `sid-${++counter}`
+        sessions.set(sid, userId)
+        return sid
+      },
+      lookup: (sid) => sessions.get(sid),
+      cookieHeader: (sid) => ({'set-cookie': `connect.sid=${sid}; Path=/; HttpOnly`}),
+    },
+    origin: () => 'http://127.0.0.1:4010',
+    id: (prefix = 'id') => `${prefix}_${++counter}`,
+    hex(length) {
+      return (++counter).toString(16).padStart(length, '0')
+    },
+    changed() {
+      ctx.changes++
+    },
+    emit() {},
+  }
+  return ctx
+}
+
+export function request(partial: Partial<SandboxRequest> = {}): SandboxRequest {
+  return {params: {}, query: {}, body: undefined, headers: {}, ...partial}
+}
