@@ -56,13 +56,22 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     process.stdout.on('error', (error: NodeJS.ErrnoException) => {
       if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0)
     })
-    const {args, flags} = await this.parse({
-      args: this.ctor.args,
-      baseFlags: (super.ctor as typeof BaseCommand).baseFlags,
-      enableJsonFlag: this.ctor.enableJsonFlag,
-      flags: this.ctor.flags,
-      strict: this.ctor.strict,
-    })
+    let parsed
+    try {
+      parsed = await this.parse({
+        args: this.ctor.args,
+        baseFlags: (super.ctor as typeof BaseCommand).baseFlags,
+        enableJsonFlag: this.ctor.enableJsonFlag,
+        flags: this.ctor.flags,
+        strict: this.ctor.strict,
+      })
+    } catch (error) {
+      // Whatever fails while reading argv (oclif's own checks or a flag's parse function) is bad input.
+      if (error instanceof OpsError) throw error
+      throw this.usageError((error as Error).message)
+    }
+
+    const {args, flags} = parsed
     this.flags = flags as InferFlags<T>
     this.args = args as InferArgs<T>
   }
@@ -178,19 +187,23 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     return super.finally(error)
   }
 
+  /** oclif's multi-line parse messages, as one line, with where to read more. */
+  private usageError(message: string): UsageError {
+    const line = message
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean)
+      .join(' ')
+      .replace(/See more help with --help$/, '')
+      .replace(/^Parsing (--[\w-]+) /, '$1: ')
+      .trim()
+    return new UsageError(line, [`See: opsctl ${this.id?.replaceAll(':', ' ') ?? ''} --help`.trim()])
+  }
+
   private toOpsError(error: Error & {oclif?: {exit?: number}}): OpsError {
     if (error instanceof OpsError) return error
     if (error.name === 'ExitPromptError' || error.name === 'AbortPromptError') return new UsageError('Cancelled; nothing was sent')
-    if (error.oclif?.exit !== undefined) {
-      const oneLine = error.message
-        .split('\n')
-        .map((l) => l.trim())
-        .filter(Boolean)
-        .join(' ')
-      return new UsageError(oneLine.replace(/See more help with --help$/, '').trim(), [
-        `See: opsctl ${this.id?.replaceAll(':', ' ') ?? ''} --help`.trim(),
-      ])
-    }
+    if (error.oclif?.exit !== undefined) return this.usageError(error.message)
 
     return new OpsError(`Unexpected error: ${error.message}`, ExitCode.Unexpected, ['Run again with --verbose for details'])
   }

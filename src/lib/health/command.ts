@@ -18,8 +18,7 @@ export const healthFlags = {
     helpValue: '<BCP 47>',
     async parse(value) {
       if (!Bcp47.safeParse(value).success) {
-        // oclif.exit 2: BaseCommand reports it as a usage error (one line, exit 2)
-        throw Object.assign(new Error(`"${value}" is not a BCP 47 language tag such as en-US`), {oclif: {exit: 2}})
+        throw new Error(`"${value}" is not a BCP 47 language tag such as en-US`)
       }
 
       return Intl.getCanonicalLocales(value)[0]

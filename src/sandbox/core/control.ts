@@ -11,7 +11,6 @@ interface ControlDeps {
   faults: FaultQueue
   modules: readonly SandboxModule[]
   onReset(): void
-  persist(): void
 }
 
 /**
@@ -63,7 +62,6 @@ export function registerControlRoutes(app: FastifyInstance, deps: ControlDeps): 
   app.post('/__sandbox/reset', async () => {
     deps.onReset()
     ctx.changed()
-    deps.persist()
     return {reset: true}
   })
 }

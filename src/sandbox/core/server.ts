@@ -108,7 +108,9 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
     m.routes?.(app, ctx)
   }
 
-  registerControlRoutes(app, {ctx, events, faults, modules, onReset: () => Object.assign(ctx.state, emptyState(modules)), persist})
+  registerControlRoutes(app, {ctx, events, faults, modules, onReset: () => Object.assign(ctx.state, emptyState(modules))})
+  // Control routes (seeding, reset) change state too: whatever a request changed is saved once it is answered.
+  app.addHook('onResponse', async () => persist())
   for (const m of modules) m.control?.(app, ctx)
 
   const deliveries = new WebhookDeliveries(clock)
