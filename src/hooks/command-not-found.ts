@@ -11,9 +11,7 @@ import levenshtein from 'fast-levenshtein'
 const hook: Hook.CommandNotFound = async function (opts) {
   if (process.stdin.isTTY && process.stderr.isTTY) return
   const ids = opts.config.commands.filter((c) => !c.hidden).flatMap((c) => [c.id, ...c.aliases])
-  const best = ids
-    .map((id) => ({distance: levenshtein.get(opts.id, id), id}))
-    .sort((a, b) => a.distance - b.distance)[0]
+  const best = ids.map((id) => ({distance: levenshtein.get(opts.id, id), id})).sort((a, b) => a.distance - b.distance)[0]
   const typed = toConfiguredId(opts.id, opts.config)
   const hint = best ? ` Did you mean "${toConfiguredId(best.id, opts.config)}"?` : ''
   process.stderr.write(`Error: "${typed}" is not an ${opts.config.bin} command.${hint}\n  Try this: ${opts.config.bin} help\n`)

@@ -1,5 +1,6 @@
 import {Command, Flags, type Interfaces} from '@oclif/core'
 
+import {appendAudit, entryFromAttempt} from './audit/log.js'
 import {ExitCode, formatErrorForHuman, OpsError, UsageError} from './errors.js'
 import {type ClientOptions, DryRunRequest, ServiceClient} from './http/client.js'
 import {closeDispatcher} from './http/dispatcher.js'
@@ -83,6 +84,10 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   protected clientOptions(): Omit<ClientOptions, 'target'> {
     const stderr = (text: string) => process.stderr.write(text + '\n')
     return {
+      onAudited: async (record) => {
+        const {name, profile} = await this.profile()
+        await appendAudit(this.configDir, entryFromAttempt(record, name, profile.env), this.knownSecrets)
+      },
       dryRun: this.flags['dry-run'],
       timeoutMs: this.flags.timeout * 1000,
       trace: this.flags.verbose ? stderr : undefined,

@@ -15,6 +15,8 @@ export interface CallInput {
   query?: Record<string, QueryValue>
   body?: unknown
   headers?: Record<string, string>
+  /** Facts for the audit line that the request itself does not carry (e.g. the amount a void reverses). */
+  auditNote?: {amount?: {currency?: string; value: string}}
 }
 
 export interface ApiResponse<T> {
@@ -31,6 +33,19 @@ export interface RetryPolicy {
   maxTimeoutMs: number
 }
 
+/** What the client reports about an attempt at an audited operation (never a credential). */
+export interface AttemptRecord {
+  operation: Operation
+  params: Record<string, string | undefined>
+  body: unknown
+  outcome: 'applied' | 'refused' | 'failed' | 'unknown' | 'not sent'
+  status?: number
+  requestId?: string
+  message?: string
+  data?: unknown
+  note?: CallInput['auditNote']
+}
+
 export interface ClientOptions {
   target: ServiceTarget
   /** Whole-call budget including retries; expiry is exit 7. */
@@ -41,6 +56,8 @@ export interface ClientOptions {
   warn?: (text: string) => void
   dryRun?: boolean
   retry?: Partial<RetryPolicy>
+  /** Called once per attempt at an `audited` operation, whatever its outcome. */
+  onAudited?: (record: AttemptRecord) => Promise<void> | void
 }
 
 /** Thrown instead of sending under `--dry-run`; BaseCommand prints it and exits 0. */
@@ -73,7 +90,7 @@ export class ServiceClient {
       body = parsed.data
     }
 
-    const response = await this.send({
+    const request = {
       method: op.method,
       path: expandPath(op.path, input.params),
       query: input.query,
@@ -82,8 +99,22 @@ export class ServiceClient {
       auth: op.auth,
       idempotent: op.idempotent,
       operationId: op.id,
-    })
-    return {...response, data: this.parseResult(op, response.data) as ResultOf<O>}
+    }
+    if (!op.audited || !this.options.onAudited || this.options.dryRun) {
+      const response = await this.send(request)
+      return {...response, data: this.parseResult(op, response.data) as ResultOf<O>}
+    }
+
+    const record = {operation: op, params: input.params ?? {}, body, note: input.auditNote}
+    try {
+      const response = await this.send(request)
+      const data = this.parseResult(op, response.data) as ResultOf<O>
+      await this.options.onAudited({...record, data, outcome: 'applied', requestId: response.requestId, status: response.status})
+      return {...response, data}
+    } catch (error) {
+      await this.options.onAudited({...record, ...attemptOutcome(error)})
+      throw error
+    }
   }
 
   /** A request outside the table (`opsctl api`). Retried only when the method is safe. */
@@ -238,6 +269,20 @@ export class ServiceClient {
     if (body !== undefined) lines.push(`  ${typeof body === 'string' ? body.slice(0, 2000) : JSON.stringify(redactBody(body))}`)
     this.options.trace(lines.join('\n'))
   }
+}
+
+function attemptOutcome(error: unknown): Pick<AttemptRecord, 'message' | 'outcome' | 'requestId' | 'status'> {
+  if (error instanceof ApiError) {
+    return {
+      message: error.serverMessage,
+      outcome: error.exitCode === ExitCode.Refused ? 'refused' : 'failed',
+      requestId: error.requestId,
+      status: error.status,
+    }
+  }
+
+  if (error instanceof NetworkError) return {message: error.message, outcome: error.outcomeUnknown ? 'unknown' : 'not sent'}
+  return {message: (error as Error).message, outcome: 'not sent'}
 }
 
 function parseJson(text: string): unknown {

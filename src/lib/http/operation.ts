@@ -27,6 +27,8 @@ export interface Operation<
   idempotent: boolean
   /** Removes or reverses something: confirmation in a TTY, `--yes` without one. */
   destructive?: boolean
+  /** Moves money or changes configuration: every attempt is appended to the local audit log. */
+  audited?: boolean
 }
 
 export type BodyOf<O> = O extends Operation<infer B, infer _R> ? (B extends z.ZodType ? z.input<B> : undefined) : never

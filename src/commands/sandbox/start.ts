@@ -1,0 +1,109 @@
+import {Flags} from '@oclif/core'
+
+import {BaseCommand} from '../../lib/base-command.js'
+import {UsageError} from '../../lib/errors.js'
+import {isLoopback} from '../../lib/http/url.js'
+import {SANDBOX_KEYS, SANDBOX_PORT, sandboxBaseUrls} from '../../lib/sandbox-defaults.js'
+
+export default class SandboxStart extends BaseCommand<typeof SandboxStart> {
+  static override description = `Run the embedded sandbox: a local emulator of both services on one origin.
+
+Health is served under /api/..., checkout under /checkout/v1/... (checkout base URL: <origin>/checkout).
+It keeps state (in memory, or in --state FILE, saved atomically after every change), enforces the
+auth and rules of both specs, serves the hosted payment page, and has a controllable clock and
+fault injection under /__sandbox/. The built-in "sandbox" profile points at port ${SANDBOX_PORT}.
+Serves until Ctrl-C (SIGINT) or SIGTERM.`
+  static override examples = [
+    '<%= config.bin %> sandbox start',
+    '<%= config.bin %> sandbox start --seed --state ./sandbox.json',
+    '<%= config.bin %> sandbox start --port 0 --json    # free port; prints one JSON line with the URLs',
+    '<%= config.bin %> sandbox start --clock 2026-11-21T15:00:00Z --latency 200 --fail-rate 0.1',
+  ]
+  static override flags = {
+    port: Flags.integer({
+      default: SANDBOX_PORT,
+      description: 'port to listen on; 0 picks a free one',
+      env: 'OPSCTL_SANDBOX_PORT',
+      max: 65_535,
+      min: 0,
+    }),
+    host: Flags.string({default: '127.0.0.1', description: 'address to listen on (loopback unless --public)'}),
+    public: Flags.boolean({description: 'allow a non-loopback --host (anyone who can reach it can use the test keys)'}),
+    state: Flags.string({description: 'JSON file to load at start and save after every change'}),
+    clock: Flags.string({description: 'start the sandbox clock at this ISO 8601 time (it runs on from there)'}),
+    latency: Flags.integer({default: 0, description: 'milliseconds added to every service request', min: 0}),
+    'fail-rate': Flags.string({default: '0', description: 'share of service requests (0..1) answered 503 with Retry-After: 1'}),
+    seed: Flags.boolean({description: 'load demo data into a fresh state'}),
+  }
+
+  async run(): Promise<void> {
+    const {flags} = this
+    if (!flags.public && !isLoopback(flags.host)) {
+      throw new UsageError(`Refusing to listen on ${flags.host}: the sandbox accepts published test keys; pass --public to expose it`)
+    }
+
+    const failRate = Number(flags['fail-rate'])
+    if (!(failRate >= 0 && failRate <= 1)) throw new UsageError(`--fail-rate must be between 0 and 1, got ${flags['fail-rate']}`)
+    if (flags.clock && Number.isNaN(Date.parse(flags.clock))) throw new UsageError(`--clock must be an ISO 8601 time, got ${flags.clock}`)
+
+    const {createSandbox} = await import('../../sandbox/core/server.js')
+    let sandbox
+    try {
+      sandbox = await createSandbox({
+        clock: flags.clock,
+        failRate,
+        host: flags.host,
+        latencyMs: flags.latency,
+        port: flags.port,
+        seed: flags.seed,
+        stateFile: flags.state,
+      })
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code
+      if (code === 'EADDRINUSE')
+        throw new UsageError(`Port ${flags.port} is in use; choose another with --port, or --port 0 for a free one`)
+      if (code === 'EADDRNOTAVAIL') throw new UsageError(`Cannot listen on ${flags.host} on this machine`)
+      throw new UsageError(`Cannot start the sandbox: ${(error as Error).message}`)
+    }
+
+    // Signal handlers go in before the origin is announced: whoever reads that line may stop us at once.
+    const stopped = new Promise<void>((resolve) => {
+      const stop = async (signal: string) => {
+        process.stderr.write(`Sandbox stopping (${signal})\n`)
+        await sandbox.close()
+        resolve()
+      }
+
+      process.once('SIGINT', stop)
+      process.once('SIGTERM', stop)
+    })
+    const urls = sandboxBaseUrls(sandbox.origin)
+    const info = {
+      origin: sandbox.origin,
+      health: {baseUrl: urls.health},
+      checkout: {baseUrl: urls.checkout, ...SANDBOX_KEYS},
+      clock: sandbox.ctx.clock.now().toISOString(),
+      state: flags.state ?? null,
+    }
+    if (this.jsonEnabled()) {
+      process.stdout.write(JSON.stringify(info) + '\n')
+    } else {
+      const lines = [
+        `Sandbox listening on ${sandbox.origin}`,
+        `  health base URL    ${urls.health}`,
+        `  checkout base URL  ${urls.checkout}`,
+        `  public key         ${SANDBOX_KEYS.publicKey}`,
+        `  secret key         ${SANDBOX_KEYS.secretKey}   (published test keys: they open only this sandbox)`,
+        `  clock              ${info.clock}`,
+        `  state              ${flags.state ?? 'in memory'}`,
+        flags.port === SANDBOX_PORT
+          ? 'The built-in "sandbox" profile points here.'
+          : `Point the CLI here: export OPSCTL_HEALTH_URL=${urls.health} OPSCTL_CHECKOUT_URL=${urls.checkout}`,
+        'Stop with Ctrl-C.',
+      ]
+      process.stdout.write(lines.join('\n') + '\n')
+    }
+
+    await stopped
+  }
+}

@@ -1,0 +1,97 @@
+import {appendFile, mkdir, readFile} from 'node:fs/promises'
+import {join} from 'node:path'
+
+import type {AttemptRecord} from '../http/client.js'
+
+import {scrubSecrets} from '../http/redact.js'
+
+/**
+ * The local audit log: one JSON line per attempt at a money or configuration change
+ * (void, refund, webhook and customization changes), in `<config dir>/audit.jsonl`, mode 0600.
+ * It holds what support needs to trace a change (time, profile, operation, ids, amount, outcome,
+ * request id) and, by construction, no keys, sessions, passwords or card data.
+ */
+export interface AuditEntry {
+  time: string
+  profile: string
+  env: string
+  operation: string
+  checkoutId?: string
+  refundId?: string
+  webhookId?: string
+  amount?: {currency?: string; value: string}
+  /** applied | refused | failed | unknown (sent, no answer) | not sent | not applied (reconciled) */
+  outcome: string
+  status?: number
+  requestId?: string
+  message?: string
+  reconciled?: boolean
+}
+
+export const AUDIT_FILE = 'audit.jsonl'
+
+export function auditPath(configDir: string): string {
+  return join(configDir, AUDIT_FILE)
+}
+
+export async function appendAudit(configDir: string, entry: AuditEntry, secrets: string[] = []): Promise<void> {
+  await mkdir(configDir, {recursive: true, mode: 0o700})
+  const line = scrubSecrets(JSON.stringify(entry), secrets)
+  await appendFile(auditPath(configDir), line + '\n', {encoding: 'utf8', mode: 0o600})
+}
+
+/** Entries oldest first; a line that is not JSON (a torn write) is skipped and counted. */
+export async function readAudit(configDir: string): Promise<{entries: AuditEntry[]; skipped: number}> {
+  let text: string
+  try {
+    text = await readFile(auditPath(configDir), 'utf8')
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {entries: [], skipped: 0}
+    throw error
+  }
+
+  const entries: AuditEntry[] = []
+  let skipped = 0
+  for (const line of text.split('\n')) {
+    if (!line.trim()) continue
+    try {
+      entries.push(JSON.parse(line) as AuditEntry)
+    } catch {
+      skipped++
+    }
+  }
+
+  return {entries, skipped}
+}
+
+function amountOf(value: unknown): AuditEntry['amount'] {
+  if (!value || typeof value !== 'object') return undefined
+  const v = value as Record<string, unknown>
+  if (typeof v.value === 'string') return {value: v.value, ...(typeof v.currency === 'string' ? {currency: v.currency} : {})}
+  return undefined
+}
+
+function str(value: unknown): string | undefined {
+  return typeof value === 'string' && value ? value : undefined
+}
+
+/** Turns what the HTTP layer saw of an attempt into an audit line. Only named fields are copied. */
+export function entryFromAttempt(record: AttemptRecord, profile: string, env: string, now = new Date()): AuditEntry {
+  const body = (record.body ?? {}) as Record<string, unknown>
+  const data = (record.data ?? {}) as Record<string, unknown>
+  const extra = record.note ?? {}
+  return {
+    time: now.toISOString(),
+    profile,
+    env,
+    operation: record.operation.id,
+    checkoutId: str(record.params.checkoutId) ?? str(data.checkoutId),
+    refundId: str(data.refundId),
+    webhookId: str(record.params.webhookId) ?? (record.operation.id.toLowerCase().includes('webhook') ? str(data.id) : undefined),
+    amount: amountOf(body.amount) ?? amountOf(body.totalAmount) ?? amountOf(extra.amount),
+    outcome: record.outcome,
+    status: record.status,
+    requestId: record.requestId,
+    message: record.message,
+  }
+}

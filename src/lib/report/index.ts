@@ -1,0 +1,130 @@
+/**
+ * Results of scripted checks (smoke steps, scenario steps) and the three ways to report them:
+ * a table for people, JSON for tools, JUnit XML for CI systems. Progress lines go to stderr
+ * while a run is under way; the report itself is data, on stdout or in a file.
+ */
+export const REPORTERS = ['table', 'json', 'junit'] as const
+export type Reporter = (typeof REPORTERS)[number]
+
+export type Outcome = 'failed' | 'passed' | 'skipped'
+
+export interface StepResult {
+  /** the service or scenario the step belongs to (one JUnit testsuite each) */
+  suite: string
+  name: string
+  operation?: string
+  outcome: Outcome
+  durationMs: number
+  requestId?: string
+  message?: string
+}
+
+export interface Summary {
+  passed: number
+  failed: number
+  skipped: number
+}
+
+export function summarize(results: readonly StepResult[]): Summary {
+  const summary: Summary = {failed: 0, passed: 0, skipped: 0}
+  for (const r of results) summary[r.outcome]++
+  return summary
+}
+
+/** The last line of every run, on its own line. */
+export function summaryLine(s: Summary): string {
+  return `${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped`
+}
+
+const MARK: Record<Outcome, string> = {failed: 'FAIL', passed: 'ok  ', skipped: 'skip'}
+
+/** One progress line per finished step (for stderr). */
+export function progressLine(r: StepResult): string {
+  const op = r.operation ? ` (${r.operation})` : ''
+  const extra = r.outcome === 'passed' ? '' : r.message ? ` - ${r.message}` : ''
+  const id = r.outcome === 'failed' && r.requestId ? ` [request id ${r.requestId}]` : ''
+  return `${MARK[r.outcome]} ${r.suite} > ${r.name}${op} ${r.durationMs} ms${extra}${id}`
+}
+
+export async function renderReport(results: readonly StepResult[], reporter: Reporter, title = 'opsctl'): Promise<string> {
+  const summary = summarize(results)
+  switch (reporter) {
+    case 'json': {
+      return JSON.stringify({results, summary}, null, 2)
+    }
+
+    case 'junit': {
+      return toJUnit(results, title)
+    }
+
+    case 'table': {
+      const {default: Table} = await import('cli-table3')
+      const table = new Table({
+        head: ['suite', 'step', 'operation', 'outcome', 'ms', 'request id / message'],
+        style: {border: [], head: []},
+      })
+      for (const r of results) {
+        const detail =
+          r.outcome === 'passed' ? (r.requestId ?? '') : [r.message, r.requestId && `request id ${r.requestId}`].filter(Boolean).join(' | ')
+        table.push([r.suite, r.name, r.operation ?? '', r.outcome, r.durationMs, detail.slice(0, 120)])
+      }
+
+      return `${table.toString()}\n${summaryLine(summary)}`
+    }
+  }
+}
+
+function xml(text: string): string {
+  return text
+    .replaceAll('&', '&amp;')
+    .replaceAll('<', '&lt;')
+    .replaceAll('>', '&gt;')
+    .replaceAll('"', '&quot;')
+    .replaceAll("'", '&apos;')
+    .replaceAll(/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/g, '')
+}
+
+const seconds = (ms: number) => (ms / 1000).toFixed(3)
+
+/** JUnit XML as CI systems read it: one testsuite per suite, one testcase per step. */
+export function toJUnit(results: readonly StepResult[], title: string): string {
+  const suites = new Map<string, StepResult[]>()
+  for (const r of results) suites.set(r.suite, [...(suites.get(r.suite) ?? []), r])
+  const total = summarize(results)
+  const totalMs = results.reduce((sum, r) => sum + r.durationMs, 0)
+  const lines = [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="${xml(title)}" tests="${results.length}" failures="${total.failed}" skipped="${total.skipped}" errors="0" time="${seconds(totalMs)}">`,
+  ]
+  for (const [suite, cases] of suites) {
+    const s = summarize(cases)
+    const ms = cases.reduce((sum, r) => sum + r.durationMs, 0)
+    lines.push(
+      `  <testsuite name="${xml(suite)}" tests="${cases.length}" failures="${s.failed}" skipped="${s.skipped}" errors="0" time="${seconds(ms)}">`,
+    )
+    for (const r of cases) {
+      const attrs = `classname="${xml(`${title}.${suite}`)}" name="${xml(r.name)}" time="${seconds(r.durationMs)}"`
+      if (r.outcome === 'passed') {
+        lines.push(`    <testcase ${attrs}/>`)
+        continue
+      }
+
+      lines.push(`    <testcase ${attrs}>`)
+      if (r.outcome === 'skipped') lines.push(`      <skipped message="${xml(r.message ?? 'skipped')}"/>`)
+      else {
+        const message = [r.message ?? 'failed', r.requestId && `request id ${r.requestId}`].filter(Boolean).join(' | ')
+        const detail = [r.operation && `operation: ${r.operation}`, r.requestId && `request id: ${r.requestId}`, r.message]
+          .filter(Boolean)
+          .join('\n')
+        lines.push(`      <failure message="${xml(message)}" type="AssertionError">${xml(detail)}</failure>`)
+      }
+
+      lines.push('    </testcase>')
+    }
+
+    lines.push('  </testsuite>')
+  }
+
+  lines.push('</testsuites>')
+  return lines.join('\n')
+}

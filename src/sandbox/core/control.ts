@@ -1,0 +1,69 @@
+import type {FastifyInstance} from 'fastify'
+
+import type {SandboxContext, SandboxEvent, SandboxModule} from '../types.js'
+
+import {parseDuration} from '../../lib/duration.js'
+import {type FaultQueue, FaultScript} from './faults.js'
+
+interface ControlDeps {
+  ctx: SandboxContext
+  events: (SandboxEvent & {at: string})[]
+  faults: FaultQueue
+  modules: readonly SandboxModule[]
+  onReset(): void
+  persist(): void
+}
+
+/**
+ * `/__sandbox/...`: the emulator's own controls for tests and demos (no auth: the sandbox listens
+ * on loopback unless started with --public).
+ */
+export function registerControlRoutes(app: FastifyInstance, deps: ControlDeps): void {
+  const {ctx, events, faults} = deps
+  const bad = (message: string) => Object.assign(new Error(message), {statusCode: 400})
+
+  app.get('/__sandbox/health', async () => ({
+    ok: true,
+    now: ctx.clock.now().toISOString(),
+    services: deps.modules.map((m) => ({service: m.service, prefix: m.prefix, operations: m.operations.length})),
+  }))
+
+  app.get('/__sandbox/clock', async () => ({now: ctx.clock.now().toISOString()}))
+  app.post('/__sandbox/clock', async (request) => {
+    const body = (request.body ?? {}) as {advance?: unknown; set?: unknown}
+    if (typeof body.set === 'string') {
+      if (Number.isNaN(Date.parse(body.set))) throw bad(`"set" must be an ISO 8601 time, got ${body.set}`)
+      ctx.clock.set(body.set)
+    } else if (typeof body.advance === 'string' || typeof body.advance === 'number') {
+      const ms = typeof body.advance === 'number' ? body.advance : parseDuration(body.advance)
+      if (ms === undefined) throw bad(`"advance" must be a duration such as 26h, 90m or 1d12h, got ${body.advance}`)
+      ctx.clock.advance(ms)
+    } else {
+      throw bad('Send {"set": ISO} or {"advance": "26h"}')
+    }
+
+    return {now: ctx.clock.now().toISOString()}
+  })
+
+  app.get('/__sandbox/faults', async () => ({pending: faults.pending}))
+  app.post('/__sandbox/faults', async (request) => {
+    const parsed = FaultScript.safeParse(request.body ?? {})
+    if (!parsed.success)
+      throw bad(`Invalid fault script: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`)
+    faults.add(parsed.data.next)
+    return {pending: faults.pending}
+  })
+  app.delete('/__sandbox/faults', async () => {
+    faults.clear()
+    return {pending: []}
+  })
+
+  app.get('/__sandbox/events', async () => ({events}))
+
+  app.post('/__sandbox/reset', async () => {
+    deps.onReset()
+    ctx.changed()
+    deps.persist()
+    return {reset: true}
+  })
+}

@@ -1,0 +1,284 @@
+import Fastify, {type FastifyInstance, type FastifyReply, type FastifyRequest} from 'fastify'
+import {randomBytes, randomUUID} from 'node:crypto'
+import {setTimeout as sleep} from 'node:timers/promises'
+
+import type {Operation} from '../../lib/http/operation.js'
+
+import {sandboxModules} from '../modules.js'
+import {type SandboxContext, SandboxError, type SandboxEvent, type SandboxModule, type SandboxState} from '../types.js'
+import {authenticateCheckout, authenticateHealth, authorizeUserParam, CheckoutAuthError} from './auth.js'
+import {SandboxClock} from './clock.js'
+import {registerControlRoutes} from './control.js'
+import {codeForStatus, errorBody, fieldsOf, serviceOfUrl} from './error-shapes.js'
+import {FaultQueue} from './faults.js'
+import {loadState, saveAtomically} from './persistence.js'
+import {createSessions} from './sessions.js'
+
+export interface SandboxOptions {
+  port?: number
+  host?: string
+  /** load at start, save atomically after every change */
+  stateFile?: string
+  /** start the clock here (ISO 8601); it runs on from there */
+  clock?: string
+  /** added to every service request */
+  latencyMs?: number
+  /** share of service requests answered 503 with Retry-After: 1 */
+  failRate?: number
+  seed?: boolean
+  modules?: readonly SandboxModule[]
+}
+
+export interface RunningSandbox {
+  origin: string
+  app: FastifyInstance
+  ctx: SandboxContext
+  faults: FaultQueue
+  /** Subscribes to the events modules emit (payments succeeding, failing, dropping out). */
+  onEvent(listener: (event: SandboxEvent) => void): void
+  close(): Promise<void>
+}
+
+export const BODY_LIMIT = 1024 * 1024
+
+function emptyState(modules: readonly SandboxModule[]): SandboxState {
+  const state: Record<string, unknown> = {version: 1}
+  for (const m of modules) state[m.service] = m.emptyState()
+  return state as unknown as SandboxState
+}
+
+/** Builds the emulator: one fastify app serving every module's operations on one origin. */
+export async function createSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
+  const modules = options.modules ?? sandboxModules
+  const clock = new SandboxClock(options.clock)
+  const faults = new FaultQueue()
+  const listeners: ((event: SandboxEvent) => void)[] = []
+  const events: (SandboxEvent & {at: string})[] = []
+
+  const loaded = options.stateFile ? loadState(options.stateFile) : undefined
+  const fresh = loaded === undefined
+  const state = {...emptyState(modules), ...(loaded as object)} as SandboxState
+  let dirty = false
+  let origin = ''
+
+  const ctx: SandboxContext = {
+    state,
+    clock,
+    sessions: createSessions(
+      () => state.health as never,
+      clock,
+      () => (dirty = true),
+    ),
+    origin: () => origin,
+    id: (prefix) => (prefix ? `${prefix}_${randomBytes(12).toString('hex')}` : randomUUID()),
+    hex: (length) =>
+      randomBytes(Math.ceil(length / 2))
+        .toString('hex')
+        .slice(0, length),
+    changed() {
+      dirty = true
+    },
+    emit(event) {
+      events.push({...event, at: clock.now().toISOString()})
+      if (events.length > 1000) events.shift()
+      for (const l of listeners) l(event)
+    },
+  }
+
+  const persist = () => {
+    if (!dirty) return
+    dirty = false
+    if (options.stateFile) saveAtomically(options.stateFile, ctx.state)
+  }
+
+  const app = Fastify({
+    bodyLimit: BODY_LIMIT,
+    forceCloseConnections: true,
+    genReqId: () => randomUUID(),
+    logger: false,
+    return503OnClosing: true,
+  })
+  registerParsers(app)
+  registerResponseHeaders(app)
+  registerErrorHandling(app)
+
+  for (const m of modules) {
+    for (const op of m.operations) registerOperation(app, m, op, {ctx, faults, options, persist})
+    m.routes?.(app, ctx)
+  }
+
+  registerControlRoutes(app, {ctx, events, faults, modules, onReset: () => Object.assign(ctx.state, emptyState(modules)), persist})
+  for (const m of modules) m.control?.(app, ctx)
+
+  if (options.seed && fresh) {
+    for (const m of modules) m.seed?.(ctx)
+    dirty = true
+    persist()
+  }
+
+  await app.listen({host: options.host ?? '127.0.0.1', port: options.port ?? 4010})
+  const address = app.server.address()
+  const port = typeof address === 'object' && address ? address.port : options.port
+  const host = options.host ?? '127.0.0.1'
+  origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`
+
+  return {
+    app,
+    ctx,
+    faults,
+    origin,
+    async close() {
+      persist()
+      await app.close()
+    },
+    onEvent(listener) {
+      listeners.push(listener)
+    },
+  }
+}
+
+interface RouteDeps {
+  ctx: SandboxContext
+  faults: FaultQueue
+  options: SandboxOptions
+  persist(): void
+}
+
+function registerOperation(app: FastifyInstance, m: SandboxModule, op: Operation, deps: RouteDeps): void {
+  const handler = m.handlers[op.id]
+  const url = m.prefix + op.path.replaceAll(/{(\w+)}/g, ':$1')
+  app.route({
+    method: op.method,
+    url,
+    async handler(request: FastifyRequest, reply: FastifyReply) {
+      const {ctx, faults, options, persist} = deps
+      if (options.latencyMs) await sleep(options.latencyMs)
+      if (options.failRate && Math.random() < options.failRate) {
+        throw new SandboxError(503, codeForStatus(m.service, 503), 'Injected failure (--fail-rate); retry later', [], {'retry-after': '1'})
+      }
+
+      const fault = faults.take(op.id)
+      if (fault?.kind === 'delay') await sleep(fault.ms ?? 1000)
+      if (fault?.kind === '500') throw new SandboxError(500, codeForStatus(m.service, 500), `Injected server error on ${op.id}`)
+      if (fault?.kind === 'drop') return drop(request, reply)
+
+      const params = {...(request.params as Record<string, string>)}
+      const headers = request.headers as Record<string, string | string[] | undefined>
+      let userId: string | undefined
+      let key: 'public' | 'secret' | undefined
+      if (m.service === 'health') {
+        userId = authenticateHealth(op, headers, ctx)
+        if (op.auth === 'session') authorizeUserParam(params, userId)
+      } else if (op.auth !== 'none') {
+        key = authenticateCheckout(op, headers)
+      }
+
+      let body: unknown = request.body
+      if (op.body) {
+        const parsed = op.body.safeParse(body ?? {})
+        if (!parsed.success) throw validationError(m, parsed.error.issues, 'body')
+        body = parsed.data
+      }
+
+      let query = request.query as Record<string, unknown>
+      if (op.query) {
+        const parsed = op.query.safeParse(query ?? {})
+        if (!parsed.success) throw validationError(m, parsed.error.issues, 'query')
+        query = parsed.data as Record<string, unknown>
+      }
+
+      if (!handler) throw new SandboxError(501, codeForStatus(m.service, 500), `${op.id} is not emulated by this sandbox`)
+      const language = typeof headers['accept-language'] === 'string' ? headers['accept-language'] : undefined
+      try {
+        const result = await handler({body, headers, key, language, params, query, userId}, ctx)
+        persist()
+        if (fault?.kind === 'drop-after-commit') return drop(request, reply)
+        reply.code(result.status)
+        if (result.headers) reply.headers(result.headers)
+        return result.status === 204 || result.body === undefined ? reply.send() : reply.send(result.body)
+      } catch (error) {
+        persist()
+        throw error
+      }
+    },
+  })
+}
+
+function validationError(m: SandboxModule, issues: readonly {path: readonly PropertyKey[]; message: string}[], root: string): SandboxError {
+  const fields = fieldsOf(issues, root)
+  const message = `Invalid ${root}: ${fields.map((f) => `${f.field}: ${f.description}`).join('; ')}`
+  return new SandboxError(400, codeForStatus(m.service, 400), message, fields)
+}
+
+/** Ends the exchange without an answer, as a crashed server or a cut network would. */
+function drop(request: FastifyRequest, reply: FastifyReply): void {
+  reply.hijack()
+  request.raw.socket.destroy()
+}
+
+/**
+ * Real clients send JSON with a charset parameter, an empty body with a JSON content type, or a
+ * `{}` body on GET and DELETE: all are accepted. HTML forms (the hosted payment page) post
+ * urlencoded bodies.
+ */
+function registerParsers(app: FastifyInstance): void {
+  app.removeContentTypeParser('application/json')
+  app.addContentTypeParser(/^application\/([\w.+-]+\+)?json/, {parseAs: 'string'}, (_request, text, done) => {
+    const body = String(text)
+    if (body.trim() === '') return done(null, undefined)
+    try {
+      done(
+        null,
+        JSON.parse(body, (k, v) => (k === '__proto__' ? undefined : v)),
+      )
+    } catch {
+      done(Object.assign(new Error('The body is not valid JSON'), {statusCode: 400}), undefined)
+    }
+  })
+  app.addContentTypeParser('application/x-www-form-urlencoded', {parseAs: 'string'}, (_request, text, done) => {
+    done(null, Object.fromEntries(new URLSearchParams(String(text))))
+  })
+}
+
+function registerResponseHeaders(app: FastifyInstance): void {
+  app.addHook('onSend', async (request, reply, payload) => {
+    const service = serviceOfUrl(request.url)
+    if (service === 'health') {
+      reply.header('x-ph-api-request-id', request.id)
+      const language = request.headers['accept-language']
+      reply.header('content-language', typeof language === 'string' && language ? language.split(',')[0].trim() : 'en-US')
+    } else if (service === 'checkout') {
+      reply.header('x-request-id', request.id)
+    }
+
+    return payload
+  })
+}
+
+function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: Error & {statusCode?: number; code?: string}, request, reply) => {
+    const service = serviceOfUrl(request.url)
+    if (error instanceof CheckoutAuthError) {
+      return reply.code(error.status).send({error: error.message, code: error.code, reference: request.id})
+    }
+
+    if (error instanceof SandboxError) {
+      reply.code(error.status).headers(error.headers)
+      return reply.send(errorBody(service, error.code, error.message, error.fields, request.id))
+    }
+
+    const status = error.statusCode && error.statusCode >= 400 ? error.statusCode : 500
+    if (status === 500) process.stderr.write(`sandbox: ${request.method} ${request.url} failed: ${error.stack ?? error.message}\n`)
+    const message =
+      status === 413 ? `The body is larger than ${BODY_LIMIT} bytes` : status === 500 ? 'Internal sandbox error' : error.message
+    return reply.code(status).send(errorBody(service, codeForStatus(service, status), message, [], request.id))
+  })
+  app.setNotFoundHandler((request, reply) => {
+    const service = serviceOfUrl(request.url)
+    reply
+      .code(404)
+      .send(
+        errorBody(service, codeForStatus(service, 404), `No such endpoint: ${request.method} ${request.url.split('?')[0]}`, [], request.id),
+      )
+  })
+}

@@ -1,0 +1,139 @@
+import {spawn} from 'node:child_process'
+import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {createInterface} from 'node:readline'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+import {loadState} from '../../src/sandbox/core/persistence.js'
+import {baseEnv, cliFor, ROOT, runCli, type Sandbox, startSandbox} from './harness.js'
+
+describe('opsctl sandbox start (process)', () => {
+  it('serves /__sandbox/health on a free port and stops cleanly with exit 0 on SIGINT', async () => {
+    const sandbox = await startSandbox()
+    expect(sandbox.origin).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+    expect(sandbox.checkoutUrl).toBe(`${sandbox.origin}/checkout`)
+    const health = await sandbox.control('health')
+    expect(health.ok).toBe(true)
+    expect(await sandbox.stop('SIGINT')).toBe(0)
+  })
+
+  it('prints the origin, both base URLs and the test keys for people', async () => {
+    const child = spawn(process.execPath, ['bin/run.js', 'sandbox', 'start', '--port', '0'], {cwd: ROOT, env: baseEnv()})
+    const exited = new Promise((r) => child.once('exit', r))
+    const lines: string[] = []
+    const reader = createInterface({input: child.stdout})
+    await new Promise<void>((resolve) => {
+      reader.on('line', (line) => {
+        lines.push(line)
+        if (line.startsWith('Stop with')) resolve()
+      })
+    })
+    const text = lines.join('\n')
+    expect(text).toMatch(/Sandbox listening on http:\/\/127\.0\.0\.1:\d+/)
+    expect(text).toMatch(/checkout base URL\s+http:\/\/127\.0\.0\.1:\d+\/checkout/)
+    expect(text).toMatch(/secret key\s+sk-sandbox-/)
+    child.kill('SIGTERM')
+    expect(await exited).toBe(0)
+  })
+
+  it('refuses a non-loopback --host without --public (exit 2)', async () => {
+    const result = await runCli(['sandbox', 'start', '--host', '0.0.0.0', '--port', '0'])
+    expect(result.code).toBe(2)
+    expect(result.stderr).toMatch(/Refusing to listen on 0\.0\.0\.0.*--public/)
+  })
+
+  it('refuses a bad --fail-rate and a bad --clock before starting (exit 2)', async () => {
+    expect((await runCli(['sandbox', 'start', '--port', '0', '--fail-rate', '2'])).code).toBe(2)
+    const badClock = await runCli(['sandbox', 'start', '--port', '0', '--clock', 'tomorrow'])
+    expect(badClock.code).toBe(2)
+    expect(badClock.stderr).toContain('--clock must be an ISO 8601 time')
+  })
+})
+
+describe('opsctl sandbox clock', () => {
+  let sandbox: Sandbox
+  beforeAll(async () => {
+    sandbox = await startSandbox(['--clock', '2026-11-21T15:00:00Z'])
+  })
+  afterAll(() => sandbox.stop())
+
+  it('shows, advances and sets the clock of the sandbox the profile points at', async () => {
+    const cli = cliFor(sandbox)
+    try {
+      const shown = await cli.json(['sandbox', 'clock'])
+      expect(shown.now.slice(0, 13)).toBe('2026-11-21T15')
+      const advanced = await cli.json(['sandbox', 'clock', '--advance', '26h'])
+      expect(advanced.now.slice(0, 13)).toBe('2026-11-22T17')
+      const set = await cli.json(['sandbox', 'clock', '--set', '2027-01-01T00:00:00Z'])
+      expect(set.now.slice(0, 10)).toBe('2027-01-01')
+      expect((await sandbox.control('clock')).now.slice(0, 10)).toBe('2027-01-01')
+    } finally {
+      cli.cleanup()
+    }
+  })
+
+  it('refuses a malformed duration without calling the sandbox (exit 2)', async () => {
+    const cli = cliFor(sandbox)
+    try {
+      const result = await cli.run(['sandbox', 'clock', '--advance', 'a while'])
+      expect(result.code).toBe(2)
+      expect(result.stderr).toContain('--advance must be a duration')
+      expect((await sandbox.control('clock')).now.slice(0, 4)).toBe('2027')
+    } finally {
+      cli.cleanup()
+    }
+  })
+
+  it('says there is no sandbox when none answers (exit 7)', async () => {
+    const cli = cliFor({checkoutUrl: 'http://127.0.0.1:9/checkout', healthUrl: 'http://127.0.0.1:9'})
+    try {
+      const result = await cli.run(['sandbox', 'clock'])
+      expect(result.code).toBe(7)
+      expect(result.stderr).toContain('No sandbox answering at http://127.0.0.1:9')
+    } finally {
+      cli.cleanup()
+    }
+  })
+})
+
+describe('sandbox state file under kill -9', () => {
+  it('leaves a state file that loads, whatever moment the process dies in a burst of writes', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'opsctl-kill-'))
+    const stateFile = join(dir, 'state.json')
+    try {
+      for (let round = 0; round < 3; round++) {
+        const child = spawn(process.execPath, [join(ROOT, 'test/fixtures/state-writer.mjs'), stateFile], {cwd: ROOT, env: baseEnv()})
+        const exited = new Promise((r) => child.once('exit', r))
+        const origin = await new Promise<string>((resolve, reject) => {
+          createInterface({input: child.stdout}).once('line', resolve)
+          child.once('exit', (code) => reject(new Error(`writer exited ${code}`)))
+        })
+        let sent = 0
+        const burst = (async () => {
+          for (;;) {
+            const batch = Array.from({length: 8}, () =>
+              fetch(`${origin}/checkout/v1/items`, {
+                body: JSON.stringify({n: sent++}),
+                headers: {'content-type': 'application/json'},
+                method: 'POST',
+              }),
+            )
+            const settled = await Promise.allSettled(batch)
+            if (settled.some((s) => s.status === 'rejected')) return
+          }
+        })()
+        await new Promise((r) => setTimeout(r, 150 + round * 100))
+        child.kill('SIGKILL')
+        await burst
+        await exited
+
+        const state = loadState(stateFile) as {checkout: {items: {n: number}[]}}
+        expect(state.checkout.items.length).toBeGreaterThan(0)
+        expect(JSON.parse(readFileSync(stateFile, 'utf8')).version).toBe(1)
+      }
+    } finally {
+      rmSync(dir, {force: true, recursive: true})
+    }
+  })
+})

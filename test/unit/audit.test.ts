@@ -1,0 +1,82 @@
+import {mkdtempSync, readFileSync, rmSync, statSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {afterEach, describe, expect, it} from 'vitest'
+import {z} from 'zod'
+
+import {appendAudit, auditPath, entryFromAttempt, readAudit} from '../../src/lib/audit/log.js'
+import {operation} from '../../src/lib/http/operation.js'
+
+const refund = operation({
+  id: 'refundCheckout',
+  service: 'checkout',
+  method: 'POST',
+  path: '/v1/checkouts/{checkoutId}/refunds',
+  auth: 'secret',
+  summary: '',
+  body: z.looseObject({reason: z.string()}),
+  successStatus: 200,
+  idempotent: false,
+  audited: true,
+})
+
+describe('audit log', () => {
+  const dirs: string[] = []
+  afterEach(() => {
+    for (const d of dirs.splice(0)) rmSync(d, {force: true, recursive: true})
+  })
+
+  it('turns an attempt into a line with ids, amount and outcome, and appends it with mode 0600', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'opsctl-audit-'))
+    dirs.push(dir)
+    const entry = entryFromAttempt(
+      {
+        body: {amount: {currency: 'PHP', value: '10.00'}, reason: 'damaged'},
+        data: {refundId: 'rf_1', status: 'SUCCESS'},
+        operation: refund,
+        outcome: 'applied',
+        params: {checkoutId: 'chk_1'},
+        requestId: 'req-9',
+        status: 200,
+      },
+      'sandbox',
+      'sandbox',
+      new Date('2026-11-21T10:00:00Z'),
+    )
+    expect(entry).toMatchObject({
+      amount: {currency: 'PHP', value: '10.00'},
+      checkoutId: 'chk_1',
+      operation: 'refundCheckout',
+      outcome: 'applied',
+      refundId: 'rf_1',
+      requestId: 'req-9',
+    })
+    await appendAudit(dir, entry)
+    await appendAudit(dir, {...entry, outcome: 'refused'})
+    const {entries} = await readAudit(dir)
+    expect(entries.map((e) => e.outcome)).toEqual(['applied', 'refused'])
+    expect(statSync(auditPath(dir)).mode & 0o777).toBe(0o600)
+  })
+
+  it('scrubs any secret that reaches a message', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'opsctl-audit-'))
+    dirs.push(dir)
+    await appendAudit(
+      dir,
+      {env: 'sandbox', message: 'bad key sk-live-abcdef123456', operation: 'x', outcome: 'failed', profile: 'p', time: 't'},
+      ['sk-live-abcdef123456'],
+    )
+    expect(readFileSync(auditPath(dir), 'utf8')).not.toContain('sk-live-abcdef123456')
+  })
+
+  it('skips a torn line and counts it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'opsctl-audit-'))
+    dirs.push(dir)
+    await appendAudit(dir, {env: 'sandbox', operation: 'x', outcome: 'applied', profile: 'p', time: 't'})
+    const {appendFileSync} = await import('node:fs')
+    appendFileSync(auditPath(dir), '{"time": "torn')
+    const {entries, skipped} = await readAudit(dir)
+    expect(entries).toHaveLength(1)
+    expect(skipped).toBe(1)
+  })
+})
