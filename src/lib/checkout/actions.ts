@@ -116,7 +116,13 @@ export async function voidCheckoutChecked(
   await input.confirm(`Void checkout ${checkoutId}${amount ? ` (${amount})` : ''}`)
   let res
   try {
-    res = await client.call(voidCheckout, {params: {checkoutId}, body: {reason}})
+    res = await client.call(voidCheckout, {
+      params: {checkoutId},
+      body: {reason},
+      ...(before?.totalAmount
+        ? {auditNote: {amount: {value: String(before.totalAmount.value), currency: before.totalAmount.currency}}}
+        : {}),
+    })
   } catch (error) {
     throw withNextStep(error, checkoutId)
   }

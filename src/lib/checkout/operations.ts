@@ -276,6 +276,7 @@ export const voidCheckout = operation({
   // Moves money: never retried, even though DELETE is idempotent in HTTP terms.
   idempotent: false,
   destructive: true,
+  audited: true,
 })
 
 export const refundCheckout = operation({
@@ -290,6 +291,7 @@ export const refundCheckout = operation({
   successStatus: 200,
   idempotent: false,
   destructive: true,
+  audited: true,
 })
 
 export const listRefunds = operation({
@@ -327,6 +329,7 @@ export const registerWebhook = operation({
   response: WebhookRecord,
   successStatus: 200,
   idempotent: false,
+  audited: true,
 })
 
 export const listWebhooks = operation({
@@ -353,6 +356,7 @@ export const updateWebhook = operation({
   successStatus: 200,
   // A PUT of the full record: repeating it leaves the same state.
   idempotent: true,
+  audited: true,
 })
 
 export const deleteWebhook = operation({
@@ -367,6 +371,7 @@ export const deleteWebhook = operation({
   // A retry after an unseen success would answer 404 and hide that the delete happened.
   idempotent: false,
   destructive: true,
+  audited: true,
 })
 
 export const setCustomization = operation({
@@ -381,6 +386,7 @@ export const setCustomization = operation({
   successStatus: 200,
   // Sets the whole customization: repeating it leaves the same state.
   idempotent: true,
+  audited: true,
 })
 
 export const getCustomization = operation({
@@ -406,6 +412,7 @@ export const removeCustomization = operation({
   successStatus: 200,
   idempotent: false,
   destructive: true,
+  audited: true,
 })
 
 /** The whole table, in the spec's order. The sandbox registers one route per row. */
