@@ -100,6 +100,8 @@ export default [
       'mocha/handle-done-callback': 'off',
       'no-unused-expressions': 'off',
       '@typescript-eslint/no-non-null-assertion': 'off',
+      // scenario syntax is ${name}: tests spell it in plain strings on purpose
+      'no-template-curly-in-string': 'off',
     },
   },
 ]

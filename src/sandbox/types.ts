@@ -113,4 +113,6 @@ export interface SandboxModule {
   control?(app: FastifyInstance, ctx: SandboxContext): void
   /** Demo data for `--seed`. */
   seed?(ctx: SandboxContext): void
+  /** The callback URL registered for an event, if any: the core delivers the event there. */
+  webhookTarget?(event: SandboxEvent, ctx: SandboxContext): string | undefined
 }

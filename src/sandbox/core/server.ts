@@ -13,6 +13,7 @@ import {codeForStatus, errorBody, fieldsOf, serviceOfUrl} from './error-shapes.j
 import {FaultQueue} from './faults.js'
 import {loadState, saveAtomically} from './persistence.js'
 import {createSessions} from './sessions.js'
+import {WebhookDeliveries} from './webhooks.js'
 
 export interface SandboxOptions {
   port?: number
@@ -110,6 +111,15 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
   registerControlRoutes(app, {ctx, events, faults, modules, onReset: () => Object.assign(ctx.state, emptyState(modules)), persist})
   for (const m of modules) m.control?.(app, ctx)
 
+  const deliveries = new WebhookDeliveries(clock)
+  listeners.push((event) => {
+    for (const m of modules) {
+      const url = m.webhookTarget?.(event, ctx)
+      if (url) deliveries.deliver(event, url)
+    }
+  })
+  app.get('/__sandbox/webhook-deliveries', async () => ({deliveries: deliveries.attempts}))
+
   if (options.seed && fresh) {
     for (const m of modules) m.seed?.(ctx)
     dirty = true
@@ -130,6 +140,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
     async close() {
       persist()
       await app.close()
+      await deliveries.settle()
     },
     onEvent(listener) {
       listeners.push(listener)

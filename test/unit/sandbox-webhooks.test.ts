@@ -1,0 +1,102 @@
+import {createServer, type Server} from 'node:http'
+import {request} from 'undici'
+import {afterEach, describe, expect, it} from 'vitest'
+
+import {basicAuth} from '../../src/lib/http/services.js'
+import {SANDBOX_KEYS} from '../../src/lib/sandbox-defaults.js'
+import {createSandbox, type RunningSandbox} from '../../src/sandbox/core/server.js'
+import {testModules} from '../fixtures/sandbox-modules.js'
+
+/** A receiver that answers with the given statuses in turn (the last one repeats), after an optional delay. */
+async function receiver(statuses: number[], delayMs = 0): Promise<{bodies: unknown[]; server: Server; url: string}> {
+  const bodies: unknown[] = []
+  let n = 0
+  const server = createServer((req, res) => {
+    let text = ''
+    req.on('data', (d) => (text += d))
+    req.on('end', () => {
+      bodies.push(JSON.parse(text))
+      const status = statuses[Math.min(n++, statuses.length - 1)]
+      setTimeout(() => res.writeHead(status).end(), delayMs)
+    })
+  })
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+  const address = server.address() as {port: number}
+  return {bodies, server, url: `http://127.0.0.1:${address.port}/hooks/checkout`}
+}
+
+async function deliveries(sb: RunningSandbox, count: number): Promise<any[]> {
+  for (let i = 0; i < 100; i++) {
+    const res = await request(`${sb.origin}/__sandbox/webhook-deliveries`)
+    const list = ((await res.body.json()) as {deliveries: any[]}).deliveries
+    if (list.length >= count) return list
+    await new Promise((r) => setTimeout(r, 50))
+  }
+
+  throw new Error(`fewer than ${count} delivery attempts recorded`)
+}
+
+describe('sandbox webhook delivery', () => {
+  const cleanup: (() => Promise<unknown>)[] = []
+  afterEach(async () => {
+    for (const c of cleanup.splice(0)) await c()
+  })
+
+  async function sandboxWithHook(url: string): Promise<RunningSandbox> {
+    const sb = await createSandbox({port: 0, modules: testModules})
+    cleanup.push(() => sb.close())
+    await request(`${sb.origin}/checkout/v1/hooks`, {
+      body: JSON.stringify({name: 'CHECKOUT_SUCCESS', url}),
+      headers: {authorization: basicAuth(SANDBOX_KEYS.secretKey), 'content-type': 'application/json'},
+      method: 'POST',
+    }).then((r) => r.body.dump())
+    return sb
+  }
+
+  it('retries a receiver that answers 500 twice then 200: exactly 3 attempts, all recorded', async () => {
+    const hook = await receiver([500, 500, 200])
+    cleanup.push(() => new Promise((r) => hook.server.close(r)))
+    const sb = await sandboxWithHook(hook.url)
+    await request(`${sb.origin}/checkout/v1/checkouts/chk_1/pay`, {method: 'POST'}).then((r) => r.body.dump())
+    const list = await deliveries(sb, 3)
+    await new Promise((r) => setTimeout(r, 600))
+    const all = await deliveries(sb, 3)
+    expect(all).toHaveLength(3)
+    expect(list.map((d) => [d.attempt, d.status])).toEqual([
+      [1, 500],
+      [2, 500],
+      [3, 200],
+    ])
+    expect(all[0]).toMatchObject({checkoutId: 'chk_1', event: 'CHECKOUT_SUCCESS', url: hook.url})
+    expect(hook.bodies).toHaveLength(3)
+    expect(hook.bodies[2]).toEqual({id: 'chk_1', status: 'COMPLETED'})
+  })
+
+  it('gives up after 4 attempts at a receiver that always fails', async () => {
+    const hook = await receiver([503])
+    cleanup.push(() => new Promise((r) => hook.server.close(r)))
+    const sb = await sandboxWithHook(hook.url)
+    await request(`${sb.origin}/checkout/v1/checkouts/chk_2/pay`, {method: 'POST'}).then((r) => r.body.dump())
+    await deliveries(sb, 4)
+    await new Promise((r) => setTimeout(r, 1500))
+    const all = await deliveries(sb, 4)
+    expect(all.map((d) => d.status)).toEqual([503, 503, 503, 503])
+    expect(hook.bodies).toHaveLength(4)
+  })
+
+  it('records a receiver that is not there, and never holds up the answer to the buyer', async () => {
+    const hook = await receiver([200], 1500)
+    cleanup.push(() => new Promise((r) => hook.server.close(r)))
+    const sb = await sandboxWithHook(hook.url)
+    const started = performance.now()
+    const res = await request(`${sb.origin}/checkout/v1/checkouts/chk_3/pay`, {method: 'POST'})
+    await res.body.dump()
+    expect(res.statusCode).toBe(200)
+    expect(performance.now() - started).toBeLessThan(1000)
+
+    const gone = await sandboxWithHook('http://127.0.0.1:9/nothing')
+    await request(`${gone.origin}/checkout/v1/checkouts/chk_4/pay`, {method: 'POST'}).then((r) => r.body.dump())
+    const failed = await deliveries(gone, 1)
+    expect(failed[0]).toMatchObject({error: 'ECONNREFUSED', status: null})
+  })
+})
