@@ -3,6 +3,7 @@
  * page (declined card, cancel, expiry), webhooks, customization, and input refused before
  * anything is sent. Run `npm run build` first.
  */
+import {createServer} from 'node:http'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {type Cli, cliFor, type Sandbox, startSandbox} from './harness.js'
@@ -120,6 +121,31 @@ describe('webhooks and customization', {timeout: 60_000}, () => {
     expect((await cli.run(['webhook', 'delete', success.id, '--yes'])).code).toBe(4)
     const after = await cli.json(['webhook', 'list'])
     expect(after.webhooks.map((w: any) => w.id)).toEqual([dropout.id])
+  })
+
+  it('a payment is delivered to the CHECKOUT_SUCCESS webhook as the checkout record', async () => {
+    const received: any[] = []
+    const server = createServer((req, res) => {
+      let body = ''
+      req.on('data', (d) => (body += d))
+      req.on('end', () => {
+        received.push(JSON.parse(body))
+        res.end('ok')
+      })
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    try {
+      const {port} = server.address() as {port: number}
+      await cli.json(['webhook', 'register', '--name', 'CHECKOUT_SUCCESS', '--url', `http://127.0.0.1:${port}/hook`])
+      const id = await create()
+      await cli.json(['checkout', 'pay', id])
+      for (let i = 0; i < 50 && received.length === 0; i++) await new Promise((r) => setTimeout(r, 100))
+      expect(received).toHaveLength(1)
+      expect(received[0]).toMatchObject({id, paymentStatus: 'PAYMENT_SUCCESS', totalAmount: {value: '42.00', currency: 'PHP'}})
+      expect(JSON.stringify(received[0])).not.toContain('5123456789012346')
+    } finally {
+      server.close()
+    }
   })
 
   it('customize get / remove', async () => {

@@ -347,6 +347,15 @@ describe('webhooks: one per event name', () => {
   })
 })
 
+describe('webhook targets (what the core delivers events to)', () => {
+  it('names the callback URL registered for the event, and nothing when none is', async () => {
+    await call('registerWebhook', {body: {name: 'CHECKOUT_SUCCESS', callbackUrl: 'https://shop.example/paid'}})
+    const event = (type: SandboxEvent['type']) => ({type, checkoutId: 'chk_1', payload: {}})
+    expect(checkoutModule.webhookTarget!(event('CHECKOUT_SUCCESS'), fake.ctx)).toBe('https://shop.example/paid')
+    expect(checkoutModule.webhookTarget!(event('CHECKOUT_FAILURE'), fake.ctx)).toBeUndefined()
+  })
+})
+
 describe('customization', () => {
   const custom = {
     logoUrl: 'https://cdn.example/logo.png',

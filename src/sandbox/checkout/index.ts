@@ -1,11 +1,11 @@
 import type {FastifyInstance, FastifyReply} from 'fastify'
 
-import type {SandboxContext, SandboxModule} from '../types.js'
+import type {SandboxContext, SandboxEvent, SandboxModule} from '../types.js'
 import type {StoredCheckout} from './state.js'
 
 import {checkoutOperations} from '../../lib/checkout/operations.js'
 import {lastFour} from '../../lib/checkout/test-cards.js'
-import {CHECKOUT_PREFIX, checkoutHandlers, checkoutState, createCheckout} from './handlers.js'
+import {CHECKOUT_PREFIX, checkoutHandlers, checkoutState, createCheckout, webhookFor} from './handlers.js'
 import {type PageReply, showPaymentPage, submitPaymentForm} from './page.js'
 import {emptyCheckoutState} from './state.js'
 
@@ -86,6 +86,11 @@ export const checkoutModule: SandboxModule = {
       ctx.changed()
       return {refundOutcomes: state.refundOutcomes}
     })
+  },
+
+  /** The core delivers each checkout event to the one webhook registered for its name. */
+  webhookTarget(event: SandboxEvent, ctx: SandboxContext) {
+    return webhookFor(ctx, event.type)?.callbackUrl
   },
 
   seed(ctx: SandboxContext) {
