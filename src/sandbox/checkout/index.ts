@@ -1,12 +1,102 @@
-import type {SandboxModule} from '../types.js'
+import type {FastifyInstance, FastifyReply} from 'fastify'
 
+import type {SandboxContext, SandboxEvent, SandboxModule} from '../types.js'
+import type {StoredCheckout} from './state.js'
+
+import {checkoutOperations} from '../../lib/checkout/operations.js'
+import {lastFour} from '../../lib/checkout/test-cards.js'
+import {CHECKOUT_PREFIX, checkoutHandlers, checkoutState, createCheckout, webhookFor} from './handlers.js'
+import {type PageReply, showPaymentPage, submitPaymentForm} from './page.js'
 import {emptyCheckoutState} from './state.js'
 
-/** Placeholder until the checkout operations land: no routes yet. */
+function sendPage(reply: FastifyReply, ctx: SandboxContext, page: PageReply): FastifyReply {
+  reply.header('date', ctx.clock.now().toUTCString()).header('cache-control', 'no-store')
+  if (page.location) return reply.code(page.status).header('location', page.location).send()
+  return reply
+    .code(page.status)
+    .type('text/html; charset=utf-8')
+    .send(page.html ?? '')
+}
+
+/** A paid checkout (as if paid by the Mastercard test card), for `--seed`. */
+function seedPaidCheckout(ctx: SandboxContext, ref: string, paidAt: Date): StoredCheckout {
+  const checkout = createCheckout(ctx, {
+    totalAmount: {value: '1500.00', currency: 'PHP'},
+    items: [
+      {name: 'Tea', quantity: '2', amount: {value: '500.00'}, totalAmount: {value: '1000.00'}},
+      {name: 'Cake', quantity: '1', amount: {value: '500.00'}, totalAmount: {value: '500.00'}},
+    ],
+    requestReferenceNumber: ref,
+    buyer: {firstName: 'Ana', lastName: 'Reyes', contact: {email: 'ana@example.com'}},
+  })
+  Object.assign(checkout, {
+    status: 'COMPLETED',
+    paymentStatus: 'PAYMENT_SUCCESS',
+    paymentType: 'CREDIT_CARD',
+    paymentScheme: 'MASTERCARD',
+    receiptNumber: ctx.hex(12),
+    createdAt: paidAt.toISOString(),
+    updatedAt: paidAt.toISOString(),
+    expiredAt: new Date(paidAt.getTime() + 60 * 60 * 1000).toISOString(),
+    paymentDetails: {paymentAt: paidAt.toISOString(), scheme: 'MASTERCARD', last4: lastFour('5123456789012346')},
+  })
+  return checkout
+}
+
+/**
+ * The checkout service in the sandbox: the 13 operations of the table (handlers.ts), the hosted
+ * payment page (page.ts) under `/checkout/pay/<id>`, a control route to make the next refunds
+ * fail, and demo data.
+ */
 export const checkoutModule: SandboxModule = {
   service: 'checkout',
-  prefix: '/checkout',
-  operations: [],
-  handlers: {},
+  prefix: CHECKOUT_PREFIX,
+  operations: checkoutOperations,
+  handlers: checkoutHandlers,
   emptyState: emptyCheckoutState,
+
+  routes(app: FastifyInstance, ctx: SandboxContext) {
+    // The page's form posts application/x-www-form-urlencoded; the core may already parse it.
+    if (!app.hasContentTypeParser('application/x-www-form-urlencoded')) {
+      app.addContentTypeParser('application/x-www-form-urlencoded', {parseAs: 'string'}, (_req, body, done) => {
+        done(null, Object.fromEntries(new URLSearchParams(body as string)))
+      })
+    }
+
+    app.get<{Params: {checkoutId: string}}>(`${CHECKOUT_PREFIX}/pay/:checkoutId`, async (req, reply) =>
+      sendPage(reply, ctx, showPaymentPage(ctx, req.params.checkoutId)),
+    )
+    app.post<{Params: {checkoutId: string}}>(`${CHECKOUT_PREFIX}/pay/:checkoutId`, async (req, reply) => {
+      const form = req.body && typeof req.body === 'object' ? (req.body as Record<string, unknown>) : {}
+      return sendPage(reply, ctx, submitPaymentForm(ctx, req.params.checkoutId, form))
+    })
+  },
+
+  control(app: FastifyInstance, ctx: SandboxContext) {
+    /** `{"status": "FAILED", "count": 1}`: the next refund(s) get that status (kept in the list, not counted). */
+    app.post<{Body: {status?: string; count?: number}}>('/__sandbox/checkout/next-refund', async (req, reply) => {
+      const status = req.body?.status ?? 'FAILED'
+      const count = req.body?.count ?? 1
+      if ((status !== 'FAILED' && status !== 'SUCCESS') || !Number.isInteger(count) || count < 1 || count > 100) {
+        return reply.code(400).send({error: 'expected {"status": "FAILED"|"SUCCESS", "count": 1..100}'})
+      }
+
+      const state = checkoutState(ctx)
+      for (let i = 0; i < count; i++) state.refundOutcomes.push(status)
+      ctx.changed()
+      return {refundOutcomes: state.refundOutcomes}
+    })
+  },
+
+  /** The core delivers each checkout event to the one webhook registered for its name. */
+  webhookTarget(event: SandboxEvent, ctx: SandboxContext) {
+    return webhookFor(ctx, event.type)?.callbackUrl
+  },
+
+  seed(ctx: SandboxContext) {
+    const now = ctx.clock.now()
+    // One paid today (it can be voided) and one paid two days ago (only a refund).
+    seedPaidCheckout(ctx, 'SEED-PAID-TODAY', now)
+    seedPaidCheckout(ctx, 'SEED-PAID-EARLIER', new Date(now.getTime() - 2 * 24 * 60 * 60 * 1000))
+  },
 }

@@ -1,0 +1,99 @@
+import {Flags} from '@oclif/core'
+
+import {BaseCommand} from '../../lib/base-command.js'
+import {initiateCheckout} from '../../lib/checkout/operations.js'
+import {buildCheckoutRequest, checkRequestTotals, completeRequest} from '../../lib/checkout/request.js'
+import {parsePairs, readJsonData} from '../../lib/input/data.js'
+
+const BUILDING_FLAGS = [
+  'amount',
+  'item',
+  'ref',
+  'success-url',
+  'failure-url',
+  'cancel-url',
+  'buyer-first-name',
+  'buyer-last-name',
+  'buyer-email',
+  'buyer-phone',
+  'metadata',
+]
+
+export default class CheckoutCreate extends BaseCommand<typeof CheckoutCreate> {
+  static override description = `Create a checkout and print its id and the address of its hosted payment page.
+
+The request is built from flags, or read whole from --data. Amounts are decimal with at most two
+decimals (3 decimals are refused). When both --amount and --item are given, the items must add up
+to the amount; with items only, the amount is their total; with --amount only, one item
+"Order <ref>" is sent. A reference number is generated when --ref is not given.
+Uses the profile's public key.`
+  static override examples = [
+    '<%= config.bin %> checkout create --amount 150.00 --item "Tea:2:50.00:TEA-01" --item "Cake:1:50.00"',
+    '<%= config.bin %> checkout create --item "Tea:2:75.50" --success-url https://shop.example/ok --failure-url https://shop.example/failed --cancel-url https://shop.example/cart --open',
+    '<%= config.bin %> checkout create --amount 99.99 --ref ORDER-1001 --buyer-email ana@example.com --json',
+    '<%= config.bin %> checkout create --data @checkout.json',
+  ]
+  static override flags = {
+    amount: Flags.string({description: 'total amount, e.g. 1500.00 (at most two decimals)'}),
+    currency: Flags.string({default: 'PHP', description: 'currency code of the total'}),
+    item: Flags.string({description: 'an item "name:quantity:unit-price[:code]" (repeatable)', multiple: true}),
+    ref: Flags.string({description: "merchant's request reference number (generated when absent)"}),
+    'success-url': Flags.string({description: 'where the page sends the buyer after a successful payment'}),
+    'failure-url': Flags.string({description: 'where the page sends the buyer after a failed payment'}),
+    'cancel-url': Flags.string({description: 'where the page sends the buyer who cancels'}),
+    'buyer-first-name': Flags.string({description: "buyer's first name"}),
+    'buyer-last-name': Flags.string({description: "buyer's last name"}),
+    'buyer-email': Flags.string({description: "buyer's email"}),
+    'buyer-phone': Flags.string({description: "buyer's phone"}),
+    metadata: Flags.string({description: 'metadata key=value (repeatable)', multiple: true}),
+    data: Flags.string({
+      char: 'd',
+      description: 'the whole checkout request as JSON: @file.json or - for stdin',
+      exclusive: BUILDING_FLAGS,
+    }),
+    open: Flags.boolean({description: 'open the payment page in the browser'}),
+  }
+
+  async run(): Promise<Record<string, unknown>> {
+    const {flags} = this
+    const body = flags.data
+      ? completeRequest(await readJsonData(flags.data))
+      : buildCheckoutRequest({
+          amount: flags.amount,
+          currency: flags.currency,
+          items: flags.item,
+          ref: flags.ref,
+          successUrl: flags['success-url'],
+          failureUrl: flags['failure-url'],
+          cancelUrl: flags['cancel-url'],
+          buyer: {
+            firstName: flags['buyer-first-name'],
+            lastName: flags['buyer-last-name'],
+            email: flags['buyer-email'],
+            phone: flags['buyer-phone'],
+          },
+          metadata: parsePairs(flags.metadata, '--metadata'),
+        })
+    checkRequestTotals(body)
+    const client = await this.checkoutClient()
+    await this.announceChange('checkout')
+    const {data, requestId} = await client.call(initiateCheckout, {body})
+    const total = body.totalAmount as {currency?: string; value?: string} | undefined
+    const result = {
+      checkoutId: data.checkoutId,
+      redirectUrl: data.redirectUrl,
+      requestReferenceNumber: body.requestReferenceNumber,
+      amount: total?.value,
+      currency: total?.currency,
+      requestId,
+    }
+    if (flags.open) {
+      const {default: open} = await import('open')
+      await open(data.redirectUrl)
+      this.note(`Opened ${data.redirectUrl}`)
+    }
+
+    await this.print(result, ['checkoutId', 'redirectUrl', 'requestReferenceNumber', 'amount', 'currency'])
+    return result
+  }
+}

@@ -1,0 +1,38 @@
+import {Args} from '@oclif/core'
+
+import {BaseCommand} from '../../lib/base-command.js'
+import {getCheckout} from '../../lib/checkout/operations.js'
+
+export const CHECKOUT_COLUMNS = [
+  'id',
+  'status',
+  'paymentStatus',
+  'totalAmount.value',
+  'totalAmount.currency',
+  'requestReferenceNumber',
+  'paymentType',
+  'paymentScheme',
+  'receiptNumber',
+  'refundedAmount',
+  'createdAt',
+  'updatedAt',
+  'expiredAt',
+]
+
+export default class CheckoutGet extends BaseCommand<typeof CheckoutGet> {
+  static override args = {checkoutId: Args.string({description: 'checkout id', required: true})}
+  static override description = `Show a checkout: its status, payment status, amount and times.
+
+The table shows the main fields; -o json (or --json) shows the whole record, items and buyer included.`
+  static override examples = [
+    '<%= config.bin %> checkout get 5f1a2b3c-...',
+    '<%= config.bin %> checkout get 5f1a2b3c-... --json | jq .paymentStatus',
+  ]
+
+  async run(): Promise<Record<string, unknown>> {
+    const client = await this.checkoutClient()
+    const {data} = await client.call(getCheckout, {params: {checkoutId: this.args.checkoutId}})
+    await this.print(data, CHECKOUT_COLUMNS)
+    return data
+  }
+}

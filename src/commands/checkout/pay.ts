@@ -1,0 +1,55 @@
+import {Args, Flags} from '@oclif/core'
+
+import {BaseCommand} from '../../lib/base-command.js'
+import {actAsBuyer} from '../../lib/checkout/buyer.js'
+import {TEST_CARDS} from '../../lib/checkout/test-cards.js'
+import {UsageError} from '../../lib/errors.js'
+
+export default class CheckoutPay extends BaseCommand<typeof CheckoutPay> {
+  static override args = {checkoutId: Args.string({description: 'checkout id', required: true})}
+  static override description = `Act as the buyer on the sandbox's hosted payment page (sandbox profiles only).
+
+Fills in the page's card form over HTTP, as a browser would, and reports where the page sent the
+buyer and the checkout's resulting status. Test cards decide the outcome:
+  ${TEST_CARDS.mastercardSuccess} (Mastercard) and ${TEST_CARDS.visaSuccess} (VISA) succeed;
+  ${TEST_CARDS.mastercardDeclined} (and any other number) is declined.
+Without --card a succeeding test card is used; --fail uses the declined card; --cancel leaves the
+page as a buyer who gives up. Only the card's scheme and last four digits are ever shown.`
+  static override examples = [
+    '<%= config.bin %> checkout pay 5f1a2b3c-...',
+    `<%= config.bin %> checkout pay 5f1a2b3c-... --card ${TEST_CARDS.visaSuccess} --expiry 12/30 --cvc 123`,
+    '<%= config.bin %> checkout pay 5f1a2b3c-... --fail',
+    '<%= config.bin %> checkout pay 5f1a2b3c-... --cancel',
+  ]
+  static override flags = {
+    card: Flags.string({description: 'card number (a sandbox test card)', exclusive: ['fail', 'cancel']}),
+    expiry: Flags.string({description: 'card expiry MM/YY (default: December, three years ahead)', exclusive: ['cancel']}),
+    cvc: Flags.string({description: 'card security code (default 123)', exclusive: ['cancel']}),
+    fail: Flags.boolean({description: 'pay with the declined test card', exclusive: ['card', 'cancel']}),
+    cancel: Flags.boolean({description: 'cancel on the page instead of paying (a dropout)', exclusive: ['card', 'fail']}),
+  }
+
+  async run(): Promise<Record<string, unknown>> {
+    const {flags} = this
+    const {name, profile} = await this.profile()
+    if (profile.env !== 'sandbox') {
+      throw new UsageError(
+        `checkout pay acts as a buyer on the sandbox's payment page; profile ${name} is ${profile.env}. Pay a real checkout in a browser at its redirectUrl`,
+        ['opsctl checkout pay <id> --profile sandbox'],
+      )
+    }
+
+    const client = await this.checkoutClient()
+    const result = await actAsBuyer(client, {
+      checkoutId: this.args.checkoutId,
+      action: flags.cancel ? 'cancel' : 'pay',
+      card: flags.fail ? TEST_CARDS.mastercardDeclined : flags.card,
+      expiry: flags.expiry,
+      cvc: flags.cvc,
+      timeoutMs: flags.timeout * 1000,
+      dryRun: flags['dry-run'],
+    })
+    await this.print(result, ['checkoutId', 'action', 'card.scheme', 'card.last4', 'status', 'paymentStatus', 'redirectedTo'])
+    return {...result}
+  }
+}

@@ -1,0 +1,41 @@
+import {Args, Flags} from '@oclif/core'
+
+import {BaseCommand} from '../../lib/base-command.js'
+import {voidCheckoutChecked} from '../../lib/checkout/actions.js'
+
+export default class CheckoutVoid extends BaseCommand<typeof CheckoutVoid> {
+  static override args = {checkoutId: Args.string({description: 'checkout id', required: true})}
+  static override description = `Void a successful payment, on the day of the transaction only.
+
+A void is allowed until 23:59:59 PH Standard Time (UTC+8) of the transaction date; from 00:00:00 of
+the next day only a refund is possible (opsctl refund create). The checkout is read first: when it
+cannot be voided, the command says why and what to do instead, and exits 5 without sending.
+Asks for confirmation (--yes without a terminal). Never retried.`
+  static override examples = [
+    '<%= config.bin %> checkout void 5f1a2b3c-... --reason "customer cancelled the order"',
+    '<%= config.bin %> checkout void 5f1a2b3c-... --reason "duplicate order" --yes --json',
+  ]
+  static override flags = {
+    reason: Flags.string({description: 'why the payment is voided (required)', required: true}),
+  }
+
+  async run(): Promise<Record<string, unknown>> {
+    const {checkoutId} = this.args
+    const client = await this.checkoutClient()
+    const outcome = await voidCheckoutChecked(client, {
+      checkoutId,
+      reason: this.flags.reason,
+      check: !this.flags['dry-run'],
+      confirm: (action) => this.confirmDestructive('checkout', action, checkoutId),
+    })
+    const result = {
+      checkoutId: outcome.checkoutId,
+      voidStatus: outcome.voidStatus,
+      amount: outcome.amount,
+      currency: outcome.currency,
+      requestId: outcome.requestId,
+    }
+    await this.print(result)
+    return result
+  }
+}

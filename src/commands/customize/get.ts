@@ -1,0 +1,15 @@
+import {BaseCommand} from '../../lib/base-command.js'
+import {getCustomization} from '../../lib/checkout/operations.js'
+import {CUSTOMIZATION_COLUMNS} from './set.js'
+
+export default class CustomizeGet extends BaseCommand<typeof CustomizeGet> {
+  static override description = `Show the customization of the hosted payment page (exit 4 when there is none).`
+  static override examples = ['<%= config.bin %> customize get', '<%= config.bin %> customize get --json']
+
+  async run(): Promise<Record<string, unknown>> {
+    const client = await this.checkoutClient()
+    const {data} = await client.call(getCustomization)
+    await this.print(data, CUSTOMIZATION_COLUMNS)
+    return data
+  }
+}

@@ -1,0 +1,18 @@
+import {BaseCommand} from '../../lib/base-command.js'
+import {removeCustomization} from '../../lib/checkout/operations.js'
+
+export default class CustomizeRemove extends BaseCommand<typeof CustomizeRemove> {
+  static override description = `Remove the customization: the payment page goes back to the default look.
+
+Asks for confirmation (--yes without a terminal).`
+  static override examples = ['<%= config.bin %> customize remove', '<%= config.bin %> customize remove --yes']
+
+  async run(): Promise<Record<string, unknown>> {
+    const client = await this.checkoutClient()
+    await this.confirmDestructive('checkout', 'Remove the payment page customization', 'customization')
+    const {data} = await client.call(removeCustomization)
+    const result = {removed: true, message: data?.message ?? null}
+    await this.print(result)
+    return result
+  }
+}

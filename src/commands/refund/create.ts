@@ -1,0 +1,55 @@
+import {Args, Flags} from '@oclif/core'
+
+import {BaseCommand} from '../../lib/base-command.js'
+import {refundCheckoutChecked} from '../../lib/checkout/actions.js'
+import {amountFlag} from '../../lib/checkout/request.js'
+import {UsageError} from '../../lib/errors.js'
+
+export default class RefundCreate extends BaseCommand<typeof RefundCreate> {
+  static override args = {checkoutId: Args.string({description: 'checkout id', required: true})}
+  static override description = `Refund a payment, completely or partly, from the day after the transaction.
+
+A checkout gets one refund: complete, or one partial refund; never more than was paid. A FAILED
+refund does not count. The checkout and its refunds are read first: a second refund, an amount over
+what is left, or a refund on the transaction day (void it instead) is refused with exit 5 and
+nothing is sent. --full refunds what is left. Asks for confirmation (--yes without a terminal).
+Never retried.`
+  static override examples = [
+    '<%= config.bin %> refund create 5f1a2b3c-... --reason "damaged item" --amount 50.00',
+    '<%= config.bin %> refund create 5f1a2b3c-... --reason "order cancelled" --full --yes',
+  ]
+  static override flags = {
+    reason: Flags.string({description: 'why the payment is refunded (required)', required: true}),
+    amount: Flags.string({description: 'amount to refund, e.g. 50.00 (at most two decimals)', exclusive: ['full']}),
+    currency: Flags.string({description: "currency of --amount (default: the checkout's)", exclusive: ['full']}),
+    full: Flags.boolean({description: 'refund everything that is left', exclusive: ['amount', 'currency']}),
+  }
+
+  async run(): Promise<Record<string, unknown>> {
+    const {flags} = this
+    const {checkoutId} = this.args
+    if (flags.amount === undefined && !flags.full) throw new UsageError('Say how much: pass --amount <value> or --full')
+    const amount = flags.amount === undefined ? undefined : amountFlag(flags.amount, '--amount')
+    const client = await this.checkoutClient()
+    const outcome = await refundCheckoutChecked(client, {
+      checkoutId,
+      reason: flags.reason,
+      amount,
+      currency: flags.currency?.toUpperCase(),
+      check: !flags['dry-run'],
+      confirm: (action) => this.confirmDestructive('checkout', action, checkoutId),
+    })
+    const result = {
+      checkoutId: outcome.checkoutId,
+      refundId: outcome.refundId,
+      status: outcome.status,
+      amount: outcome.amount,
+      currency: outcome.currency,
+      kind: outcome.kind,
+      reason: outcome.reason,
+      requestId: outcome.requestId,
+    }
+    await this.print(result)
+    return result
+  }
+}

@@ -1,0 +1,20 @@
+import {Args} from '@oclif/core'
+
+import {BaseCommand} from '../../lib/base-command.js'
+import {listRefunds} from '../../lib/checkout/operations.js'
+
+export const REFUND_COLUMNS = ['id', 'status', 'amount.value', 'amount.currency', 'reason', 'createdAt']
+
+export default class RefundList extends BaseCommand<typeof RefundList> {
+  static override args = {checkoutId: Args.string({description: 'checkout id', required: true})}
+  static override description = `List the refunds of a checkout, FAILED attempts included.`
+  static override examples = ['<%= config.bin %> refund list 5f1a2b3c-...', '<%= config.bin %> refund list 5f1a2b3c-... -o csv']
+
+  async run(): Promise<{refunds: unknown[]}> {
+    const client = await this.checkoutClient()
+    const {data} = await client.call(listRefunds, {params: {checkoutId: this.args.checkoutId}})
+    const refunds = Array.isArray(data) ? data : []
+    await this.print(refunds, REFUND_COLUMNS)
+    return {refunds}
+  }
+}

@@ -1,0 +1,22 @@
+import {Args} from '@oclif/core'
+
+import {BaseCommand} from '../../lib/base-command.js'
+import {deleteWebhook} from '../../lib/checkout/operations.js'
+
+export default class WebhookDelete extends BaseCommand<typeof WebhookDelete> {
+  static override args = {webhookId: Args.string({description: 'webhook id', required: true})}
+  static override description = `Delete a webhook. This cannot be undone: its event is no longer delivered.
+
+Asks for confirmation (--yes without a terminal).`
+  static override examples = ['<%= config.bin %> webhook delete 3c9d...', '<%= config.bin %> webhook delete 3c9d... --yes']
+
+  async run(): Promise<Record<string, unknown>> {
+    const {webhookId} = this.args
+    const client = await this.checkoutClient()
+    await this.confirmDestructive('checkout', `Delete webhook ${webhookId} (cannot be undone)`, webhookId)
+    const {data} = await client.call(deleteWebhook, {params: {webhookId}})
+    const result = {deleted: data?.id ?? webhookId}
+    await this.print(result)
+    return result
+  }
+}

@@ -1,0 +1,26 @@
+import {Flags} from '@oclif/core'
+
+import {BaseCommand} from '../../lib/base-command.js'
+import {registerWebhook, WEBHOOK_EVENTS} from '../../lib/checkout/operations.js'
+
+export const WEBHOOK_COLUMNS = ['id', 'name', 'callbackUrl', 'createdAt', 'updatedAt']
+
+export default class WebhookRegister extends BaseCommand<typeof WebhookRegister> {
+  static override description = `Register the callback URL of a checkout event (one webhook per event name).`
+  static override examples = [
+    '<%= config.bin %> webhook register --name CHECKOUT_SUCCESS --url https://shop.example/hooks/paid',
+    '<%= config.bin %> webhook register --name CHECKOUT_DROPOUT --url https://shop.example/hooks/dropout --json',
+  ]
+  static override flags = {
+    name: Flags.option({description: 'event name', options: WEBHOOK_EVENTS, required: true})(),
+    url: Flags.string({description: 'callback URL (http or https) that receives the event', required: true}),
+  }
+
+  async run(): Promise<Record<string, unknown>> {
+    const client = await this.checkoutClient()
+    await this.announceChange('checkout')
+    const {data} = await client.call(registerWebhook, {body: {name: this.flags.name, callbackUrl: this.flags.url}})
+    await this.print(data, WEBHOOK_COLUMNS)
+    return data
+  }
+}

@@ -1,0 +1,32 @@
+import {Args, Flags} from '@oclif/core'
+
+import {BaseCommand} from '../../lib/base-command.js'
+import {updateWebhookMerged} from '../../lib/checkout/actions.js'
+import {WEBHOOK_EVENTS} from '../../lib/checkout/operations.js'
+import {WEBHOOK_COLUMNS} from './register.js'
+
+export default class WebhookUpdate extends BaseCommand<typeof WebhookUpdate> {
+  static override args = {webhookId: Args.string({description: 'webhook id', required: true})}
+  static override description = `Change a webhook's event name or callback URL.
+
+The service replaces both fields; the one not given is kept from the current webhook.`
+  static override examples = [
+    '<%= config.bin %> webhook update 3c9d... --url https://shop.example/hooks/v2/paid',
+    '<%= config.bin %> webhook update 3c9d... --name CHECKOUT_FAILURE --url https://shop.example/hooks/failed',
+  ]
+  static override flags = {
+    name: Flags.option({description: 'event name', options: WEBHOOK_EVENTS})(),
+    url: Flags.string({description: 'callback URL (http or https)'}),
+  }
+
+  async run(): Promise<Record<string, unknown>> {
+    const client = await this.checkoutClient()
+    await this.announceChange('checkout')
+    const data = await updateWebhookMerged(client, this.args.webhookId, {
+      ...(this.flags.name ? {name: this.flags.name} : {}),
+      ...(this.flags.url ? {callbackUrl: this.flags.url} : {}),
+    })
+    await this.print(data, WEBHOOK_COLUMNS)
+    return data
+  }
+}

@@ -1,0 +1,248 @@
+/**
+ * What the money commands do, step by step, over the operations table: read the checkout (and
+ * its refunds), apply the rules to refuse early, ask for consent, then send once (void and
+ * refund are never retried). Commands stay thin: flags in, one call here, data out.
+ *
+ * The returned objects carry what was read before sending (`before`), so a later reconciliation
+ * (a timed-out void or refund: did it happen?) can compare it with a fresh read.
+ */
+import type {ServiceClient} from '../http/client.js'
+
+import {ApiError, RuleError, UsageError} from '../errors.js'
+import {type Cents, formatCents} from './money.js'
+import {
+  type CheckoutRecord,
+  getCheckout,
+  listRefunds,
+  listWebhooks,
+  refundCheckout,
+  type RefundRecord,
+  updateWebhook,
+  voidCheckout,
+  type WebhookRecord,
+  type WebhookRequest,
+} from './operations.js'
+import {checkRefund, checkVoid, CODES, formatPhTime, type RefundPlan, RuleViolation, type VoidWindow} from './rules.js'
+
+/** Asks for consent (BaseCommand.confirmDestructive); throws to stop. */
+export type Confirm = (action: string) => Promise<void>
+
+/** A rule refusal as the CLI shows it: exit 5, what applies now, and a command to try. */
+export function ruleError(violation: RuleViolation): RuleError {
+  return new RuleError(violation.cliMessage, violation.next ? [violation.next.example] : [], violation.code)
+}
+
+/**
+ * The service's own time, from its `Date` header: the void window closes by the service's clock,
+ * not the laptop's (and the sandbox's clock may have been moved). Falls back to the local clock.
+ */
+export function serviceNow(headers: Record<string, string | string[] | undefined>, fallback: () => Date = () => new Date()): Date {
+  const raw = headers.date
+  const text = Array.isArray(raw) ? raw[0] : raw
+  const parsed = text ? new Date(text) : undefined
+  return parsed && !Number.isNaN(parsed.getTime()) ? parsed : fallback()
+}
+
+/** Adds the "what to do instead" to the service's own rule refusals (it keeps status and request id). */
+function withNextStep(error: unknown, checkoutId: string): unknown {
+  if (!(error instanceof ApiError)) return error
+  const next: Record<string, string> = {
+    [CODES.voidAfterCutoff]: `opsctl refund create ${checkoutId} --reason "<reason>" --full`,
+    [CODES.refundBeforeCutoff]: `opsctl checkout void ${checkoutId} --reason "<reason>"`,
+    [CODES.refundExists]: `opsctl refund list ${checkoutId}`,
+    [CODES.amountOver]: `opsctl refund list ${checkoutId}`,
+  }
+  const suggestion = error.code ? next[error.code] : undefined
+  if (!suggestion) return error
+  return new ApiError({
+    status: error.status,
+    code: error.code,
+    message: error.serverMessage,
+    fieldErrors: error.fieldErrors,
+    requestId: error.requestId,
+    service: error.service,
+    operationId: error.operationId,
+    exitCode: error.exitCode,
+    suggestions: [suggestion],
+  })
+}
+
+export async function readCheckout(client: ServiceClient, checkoutId: string): Promise<{checkout: CheckoutRecord; now: Date}> {
+  const res = await client.call(getCheckout, {params: {checkoutId}})
+  return {checkout: res.data, now: serviceNow(res.headers)}
+}
+
+// ---------------------------------------------------------------------------------------------
+// Void
+// ---------------------------------------------------------------------------------------------
+
+export interface VoidOutcome {
+  checkoutId: string
+  voidStatus: string
+  amount?: string
+  currency?: string
+  requestId?: string
+  /** The checkout as read before the void (undefined under --dry-run). */
+  before?: CheckoutRecord
+  window?: {closesAt: string}
+}
+
+/**
+ * Voids a checkout: reads it first and refuses (exit 5) when it cannot be voided or the void
+ * window has closed, then asks for consent, then sends the DELETE once. With `check: false`
+ * (dry runs) nothing is read.
+ */
+export async function voidCheckoutChecked(
+  client: ServiceClient,
+  input: {checkoutId: string; reason: string; confirm: Confirm; check?: boolean},
+): Promise<VoidOutcome> {
+  const {checkoutId} = input
+  const reason = input.reason.trim()
+  if (!reason) throw new UsageError('--reason must not be empty')
+  let before: CheckoutRecord | undefined
+  let window: undefined | VoidWindow
+  if (input.check !== false) {
+    const read = await readCheckout(client, checkoutId)
+    before = read.checkout
+    try {
+      window = checkVoid(before, read.now)
+    } catch (error) {
+      if (error instanceof RuleViolation) throw ruleError(error)
+      throw error
+    }
+  }
+
+  const amount = before?.totalAmount ? `${before.totalAmount.value} ${before.totalAmount.currency ?? ''}`.trim() : undefined
+  await input.confirm(`Void checkout ${checkoutId}${amount ? ` (${amount})` : ''}`)
+  let res
+  try {
+    res = await client.call(voidCheckout, {
+      params: {checkoutId},
+      body: {reason},
+      ...(before?.totalAmount
+        ? {auditNote: {amount: {value: String(before.totalAmount.value), currency: before.totalAmount.currency}}}
+        : {}),
+    })
+  } catch (error) {
+    throw withNextStep(error, checkoutId)
+  }
+
+  return {
+    checkoutId: res.data.checkoutId ?? checkoutId,
+    voidStatus: res.data.voidStatus,
+    ...(before?.totalAmount ? {amount: String(before.totalAmount.value), currency: before.totalAmount.currency} : {}),
+    requestId: res.requestId,
+    before,
+    ...(window ? {window: {closesAt: formatPhTime(window.lastVoidSecond)}} : {}),
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Refund
+// ---------------------------------------------------------------------------------------------
+
+export interface RefundOutcome {
+  checkoutId: string
+  refundId: string
+  status: string
+  amount: string
+  currency: string
+  kind?: RefundPlan['kind']
+  reason: string
+  requestId?: string
+  /** What was read before sending (undefined under --dry-run). */
+  before?: {checkout: CheckoutRecord; refunds: RefundRecord[]}
+}
+
+/**
+ * Refunds a checkout: reads it and its refunds, refuses (exit 5) a second refund, a refund
+ * before the void window closed, or an amount over what is left; `amount` undefined refunds what
+ * is left (`--full`). Then asks for consent and sends the POST once. A refund the service
+ * answers FAILED is reported as a refusal (exit 5): nothing moved, and it does not use up the
+ * one refund.
+ */
+export async function refundCheckoutChecked(
+  client: ServiceClient,
+  input: {checkoutId: string; reason: string; amount?: Cents; currency?: string; confirm: Confirm; check?: boolean},
+): Promise<RefundOutcome> {
+  const {checkoutId} = input
+  const reason = input.reason.trim()
+  if (!reason) throw new UsageError('--reason must not be empty')
+  let before: RefundOutcome['before']
+  let plan: RefundPlan | undefined
+  if (input.check === false) {
+    if (input.amount === undefined) throw new UsageError('--full needs to read the checkout; with --dry-run pass --amount instead')
+  } else {
+    const read = await readCheckout(client, checkoutId)
+    const refunds = (await client.call(listRefunds, {params: {checkoutId}})).data
+    before = {checkout: read.checkout, refunds: Array.isArray(refunds) ? refunds : []}
+    try {
+      plan = checkRefund(before.checkout, before.refunds, {amount: input.amount, currency: input.currency}, read.now)
+    } catch (error) {
+      if (error instanceof RuleViolation) throw ruleError(error)
+      throw error
+    }
+  }
+
+  const value = formatCents(plan?.amount ?? input.amount!)
+  const currency = plan?.currency || input.currency || 'PHP'
+  const kind = plan ? ` (${plan.kind}${plan.kind === 'partial' ? ` of ${formatCents(plan.paid)}` : ''})` : ''
+  await input.confirm(`Refund ${value} ${currency} of checkout ${checkoutId}${kind}`)
+  let res
+  try {
+    res = await client.call(refundCheckout, {params: {checkoutId}, body: {reason, amount: {value, currency}}})
+  } catch (error) {
+    throw withNextStep(error, checkoutId)
+  }
+
+  const outcome: RefundOutcome = {
+    checkoutId,
+    refundId: res.data.refundId,
+    status: res.data.status,
+    amount: value,
+    currency,
+    ...(plan ? {kind: plan.kind} : {}),
+    reason,
+    requestId: res.requestId,
+    before,
+  }
+  if (outcome.status === 'FAILED') {
+    throw new RuleError(
+      `refund ${outcome.refundId} of ${value} ${currency} FAILED: nothing was refunded (a failed refund does not use up the one refund)`,
+      [`opsctl refund get ${checkoutId} ${outcome.refundId}`],
+    )
+  }
+
+  return outcome
+}
+
+// ---------------------------------------------------------------------------------------------
+// Webhooks
+// ---------------------------------------------------------------------------------------------
+
+/** PUT needs both fields: the one not given is taken from the current webhook. */
+export async function updateWebhookMerged(
+  client: ServiceClient,
+  webhookId: string,
+  change: Partial<WebhookRequest>,
+): Promise<WebhookRecord> {
+  if (change.name === undefined && change.callbackUrl === undefined) throw new UsageError('Nothing to change: pass --name and/or --url')
+  let body = change
+  if (change.name === undefined || change.callbackUrl === undefined) {
+    const current = (await client.call(listWebhooks)).data.find((w) => w.id === webhookId)
+    if (!current) {
+      throw new ApiError({
+        status: 404,
+        code: CODES.webhookNotFound,
+        message: `webhook ${webhookId} not found`,
+        service: 'checkout',
+        operationId: updateWebhook.id,
+        suggestions: ['opsctl webhook list'],
+      })
+    }
+
+    body = {name: change.name ?? (current.name as WebhookRequest['name']), callbackUrl: change.callbackUrl ?? current.callbackUrl}
+  }
+
+  return (await client.call(updateWebhook, {params: {webhookId}, body})).data
+}

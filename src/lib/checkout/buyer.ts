@@ -1,0 +1,154 @@
+/**
+ * `opsctl checkout pay`: act as the buyer on the sandbox's hosted payment page, over plain HTTP
+ * (the page is public: no API key), the way a browser would: GET the page, POST its card form
+ * (application/x-www-form-urlencoded), and read where the page sends the buyer (303 Location).
+ * Then the checkout is read back with the secret key to report its state.
+ *
+ * The card number is sent only to the page; it is never printed, traced or returned: only its
+ * scheme and last four digits are.
+ */
+import type {ServiceClient} from '../http/client.js'
+
+import {ApiError, NetworkError, RuleError, UsageError} from '../errors.js'
+import {DryRunRequest} from '../http/client.js'
+import {getDispatcher} from '../http/dispatcher.js'
+import {buildUrl} from '../http/url.js'
+import {getCheckout} from './operations.js'
+import {cardScheme, CVC_PATTERN, lastFour, normalizeCardNumber, parseExpiry, TEST_CARDS} from './test-cards.js'
+
+export interface BuyerInput {
+  checkoutId: string
+  action: 'cancel' | 'pay'
+  card?: string
+  expiry?: string
+  cvc?: string
+  timeoutMs?: number
+  dryRun?: boolean
+  /** for the default expiry date */
+  now?: Date
+}
+
+export interface BuyerOutcome {
+  checkoutId: string
+  action: 'cancel' | 'pay'
+  card?: {scheme: string; last4: string}
+  /** Where the page sent the buyer (the merchant's success/failure/cancel URL), if anywhere. */
+  redirectedTo?: string
+  status?: string
+  paymentStatus?: string
+}
+
+/** The hosted page of a checkout on the sandbox: `<checkout base URL>/pay/<id>`. */
+export function paymentPageUrl(checkoutBaseUrl: string, checkoutId: string): URL {
+  return buildUrl(checkoutBaseUrl, `/pay/${encodeURIComponent(checkoutId)}`)
+}
+
+function pageMessage(html: string): string | undefined {
+  const m = /<p[^>]*class="message"[^>]*>([\s\S]*?)<\/p>/i.exec(html)
+  return m ? decodeEntities(m[1].replaceAll(/<[^>]*>/g, '').trim()) : undefined
+}
+
+function decodeEntities(text: string): string {
+  return text.replaceAll('&quot;', '"').replaceAll('&#39;', "'").replaceAll('&lt;', '<').replaceAll('&gt;', '>').replaceAll('&amp;', '&')
+}
+
+function formFields(input: BuyerInput): {fields: Record<string, string>; card?: BuyerOutcome['card']} {
+  if (input.action === 'cancel') return {fields: {action: 'cancel'}}
+  const number = normalizeCardNumber(input.card ?? TEST_CARDS.mastercardSuccess)
+  if (!number) throw new UsageError('--card must be a card number of 13 to 19 digits')
+  const now = input.now ?? new Date()
+  const expiry = input.expiry ?? `12/${String((now.getUTCFullYear() + 3) % 100).padStart(2, '0')}`
+  if (!parseExpiry(expiry)) throw new UsageError(`--expiry must be MM/YY, got "${expiry}"`)
+  const cvc = input.cvc ?? '123'
+  if (!CVC_PATTERN.test(cvc)) throw new UsageError('--cvc must be 3 or 4 digits')
+  return {
+    fields: {action: 'pay', cardNumber: number, expiry, cvc},
+    card: {scheme: cardScheme(number), last4: lastFour(number)},
+  }
+}
+
+export async function actAsBuyer(client: ServiceClient, input: BuyerInput): Promise<BuyerOutcome> {
+  const {checkoutId} = input
+  const {fields, card} = formFields(input)
+  const pageUrl = paymentPageUrl(client.target.baseUrl, checkoutId)
+  if (input.dryRun) {
+    const shown = Object.entries(fields)
+      .map(([k, v]) => `--data-urlencode '${k}=${k === 'action' ? v : '[REDACTED]'}'`)
+      .join(' ')
+    throw new DryRunRequest(`curl -X POST '${pageUrl.href}' ${shown}`, {
+      method: 'POST',
+      url: pageUrl.href,
+      headers: {'content-type': 'application/x-www-form-urlencoded'},
+      body: Object.fromEntries(Object.keys(fields).map((k) => [k, k === 'action' ? fields[k] : '[REDACTED]'])),
+    })
+  }
+
+  const page = await fetchPage(pageUrl, 'GET', input.timeoutMs)
+  if (page.status === 404) {
+    throw new ApiError({
+      status: 404,
+      code: 'PY0009',
+      message: `checkout ${checkoutId} not found`,
+      service: 'checkout',
+      operationId: 'payment page',
+    })
+  }
+
+  if (page.status !== 200) {
+    throw new RuleError(
+      `checkout ${checkoutId} cannot be paid: ${pageMessage(page.body) ?? `the payment page answered HTTP ${page.status}`}`,
+      [`opsctl checkout get ${checkoutId}`],
+    )
+  }
+
+  const action = /<form[^>]*\baction="([^"]*)"/i.exec(page.body)?.[1]
+  const formUrl = action ? new URL(decodeEntities(action), pageUrl) : pageUrl
+  const answer = await fetchPage(formUrl, 'POST', input.timeoutMs, new URLSearchParams(fields).toString())
+  if (answer.status >= 400) {
+    throw new RuleError(
+      `the payment page refused the ${input.action === 'pay' ? 'payment' : 'cancel'}: ${pageMessage(answer.body) ?? `HTTP ${answer.status}`}`,
+      [`opsctl checkout get ${checkoutId}`],
+    )
+  }
+
+  const record = (await client.call(getCheckout, {params: {checkoutId}})).data
+  return {
+    checkoutId,
+    action: input.action,
+    ...(card ? {card} : {}),
+    ...(answer.location ? {redirectedTo: answer.location} : {}),
+    status: record.status,
+    paymentStatus: record.paymentStatus,
+  }
+}
+
+async function fetchPage(
+  url: URL,
+  method: 'GET' | 'POST',
+  timeoutMs = 30_000,
+  form?: string,
+): Promise<{status: number; body: string; location?: string}> {
+  const dispatcher = await getDispatcher()
+  try {
+    const res = await dispatcher.request({
+      origin: url.origin,
+      path: url.pathname + url.search,
+      method,
+      headers: {
+        accept: 'text/html',
+        'user-agent': 'opsctl',
+        ...(form === undefined ? {} : {'content-type': 'application/x-www-form-urlencoded'}),
+      },
+      body: form,
+      signal: AbortSignal.timeout(timeoutMs),
+    })
+    const body = await res.body.text()
+    const location = res.headers.location
+    return {status: res.statusCode, body, location: Array.isArray(location) ? location[0] : location}
+  } catch (error) {
+    const code = (error as {code?: string}).code
+    throw new NetworkError(`payment page ${url.origin}: ${code ?? (error as Error).message}`, error, method === 'POST', [
+      `Check that ${url.origin} is reachable (opsctl sandbox start)`,
+    ])
+  }
+}

@@ -1,0 +1,287 @@
+/**
+ * The checkout service's behaviour in the sandbox: one plain function per operation over
+ * `ctx.state.checkout`, enforcing the rules of src/lib/checkout/rules.ts (the same functions the
+ * CLI uses to refuse early). All time comes from `ctx.clock.now()`; every reply carries it in
+ * its `Date` header, as a real server's clock would, so the CLI judges the void window by the
+ * sandbox's (movable) clock.
+ */
+import type {Handler, SandboxContext, SandboxReply} from '../types.js'
+import type {CheckoutState, StoredCheckout, StoredRefund, StoredWebhook} from './state.js'
+
+import {type Cents, formatCents, parseAmount} from '../../lib/checkout/money.js'
+import {CHECKOUT_TTL_MS, checkRefund, checkVoid, CODES, isExpired, refundedCents, RuleViolation} from '../../lib/checkout/rules.js'
+import {SandboxError} from '../types.js'
+import {emptyCheckoutState} from './state.js'
+
+/** The checkout prefix on the sandbox origin; the hosted page lives under it. */
+export const CHECKOUT_PREFIX = '/checkout'
+
+/** The module's state, completed with defaults (a state file from an older sandbox may lack fields). */
+export function checkoutState(ctx: SandboxContext): CheckoutState {
+  const state = ctx.state.checkout as Partial<CheckoutState>
+  const empty = emptyCheckoutState()
+  for (const key of Object.keys(empty) as (keyof CheckoutState)[]) {
+    if (state[key] === undefined) (state as Record<string, unknown>)[key] = empty[key]
+  }
+
+  return state as CheckoutState
+}
+
+function reply(ctx: SandboxContext, body: unknown, status = 200): SandboxReply {
+  return {status, body, headers: {date: ctx.clock.now().toUTCString()}}
+}
+
+function refuse(violation: RuleViolation): SandboxError {
+  return new SandboxError(violation.status, violation.code, violation.serviceMessage)
+}
+
+const iso = (ctx: SandboxContext) => ctx.clock.now().toISOString()
+/** A deep copy: what leaves the sandbox never aliases its state. */
+const copy = <T>(value: T): T => structuredClone(value)
+
+export function hostedPageUrl(ctx: SandboxContext, checkoutId: string): string {
+  return `${ctx.origin()}${CHECKOUT_PREFIX}/pay/${encodeURIComponent(checkoutId)}`
+}
+
+export function findCheckout(ctx: SandboxContext, checkoutId: string): StoredCheckout {
+  const checkout = checkoutState(ctx).checkouts[checkoutId]
+  if (!checkout) throw new SandboxError(404, CODES.notFound, `Checkout ${checkoutId} not found`)
+  refreshExpiry(ctx, checkout)
+  return checkout
+}
+
+/** Expiry is evaluated lazily, on read: an unpaid checkout past its hour becomes a dropout. */
+export function refreshExpiry(ctx: SandboxContext, checkout: StoredCheckout): void {
+  if (!isExpired(checkout, ctx.clock.now())) return
+  checkout.status = 'EXPIRED'
+  checkout.paymentStatus = 'PAYMENT_EXPIRED'
+  checkout.updatedAt = checkout.expiredAt
+  ctx.changed()
+  ctx.emit({type: 'CHECKOUT_DROPOUT', checkoutId: checkout.id, payload: copy(checkout)})
+}
+
+// ---------------------------------------------------------------------------------------------
+// Checkouts
+// ---------------------------------------------------------------------------------------------
+
+interface CheckoutBody {
+  totalAmount: {value: string; currency: string; details?: Record<string, unknown>}
+  items: Record<string, unknown>[]
+  requestReferenceNumber: string
+  [extra: string]: unknown
+}
+
+/** Creates a checkout record (also used by seed). The body has passed the operation's schema. */
+export function createCheckout(ctx: SandboxContext, body: CheckoutBody): StoredCheckout {
+  const total = parseAmount(body.totalAmount.value, 'totalAmount.value')
+  if (total <= 0n) {
+    throw new SandboxError(400, 'PY0001', 'totalAmount.value must be greater than 0.00', [
+      {field: 'totalAmount.value', description: 'must be greater than 0.00'},
+    ])
+  }
+
+  const now = ctx.clock.now()
+  const id = ctx.id('chk')
+  const checkout: StoredCheckout = {
+    ...copy(body),
+    id,
+    status: 'CREATED',
+    paymentStatus: 'PENDING_PAYMENT',
+    isAutoRedirect: true,
+    refundedAmount: '0.00',
+    createdAt: now.toISOString(),
+    updatedAt: now.toISOString(),
+    expiredAt: new Date(now.getTime() + CHECKOUT_TTL_MS).toISOString(),
+  }
+  checkoutState(ctx).checkouts[id] = checkout
+  ctx.changed()
+  return checkout
+}
+
+const initiateCheckout: Handler = (req, ctx) => {
+  const checkout = createCheckout(ctx, req.body as CheckoutBody)
+  return reply(ctx, {checkoutId: checkout.id, redirectUrl: hostedPageUrl(ctx, checkout.id)})
+}
+
+const getCheckout: Handler = (req, ctx) => reply(ctx, copy(findCheckout(ctx, req.params.checkoutId)))
+
+const voidCheckout: Handler = (req, ctx) => {
+  const checkout = findCheckout(ctx, req.params.checkoutId)
+  try {
+    checkVoid(checkout, ctx.clock.now())
+  } catch (error) {
+    if (error instanceof RuleViolation) throw refuse(error)
+    throw error
+  }
+
+  checkout.paymentStatus = 'VOIDED'
+  checkout.updatedAt = iso(ctx)
+  ctx.changed()
+  return reply(ctx, {checkoutId: checkout.id, voidStatus: 'SUCCESS'})
+}
+
+// ---------------------------------------------------------------------------------------------
+// Refunds
+// ---------------------------------------------------------------------------------------------
+
+function refundsOf(ctx: SandboxContext, checkoutId: string): StoredRefund[] {
+  const all = checkoutState(ctx).refunds
+  all[checkoutId] ??= []
+  return all[checkoutId]
+}
+
+const refundCheckout: Handler = (req, ctx) => {
+  const checkout = findCheckout(ctx, req.params.checkoutId)
+  const body = req.body as {reason: string; amount: {value: string; currency: string}}
+  const refunds = refundsOf(ctx, checkout.id)
+  let amount: Cents
+  try {
+    amount = checkRefund(
+      checkout,
+      refunds,
+      {amount: parseAmount(body.amount.value), currency: body.amount.currency},
+      ctx.clock.now(),
+    ).amount
+  } catch (error) {
+    if (error instanceof RuleViolation) throw refuse(error)
+    throw error
+  }
+
+  const status = checkoutState(ctx).refundOutcomes.shift() ?? 'SUCCESS'
+  const refund: StoredRefund = {
+    id: ctx.id('rfd'),
+    checkout: checkout.id,
+    reason: body.reason,
+    amount: {value: formatCents(amount), currency: body.amount.currency},
+    status,
+    createdAt: iso(ctx),
+  }
+  refunds.push(refund)
+  if (status === 'SUCCESS') {
+    const refunded = refundedCents(checkout, refunds)
+    checkout.refundedAmount = formatCents(refunded)
+    if (refunded >= parseAmount(checkout.totalAmount.value)) checkout.paymentStatus = 'REFUNDED'
+    checkout.updatedAt = refund.createdAt
+  }
+
+  ctx.changed()
+  return reply(ctx, {refundId: refund.id, status: refund.status})
+}
+
+const listRefunds: Handler = (req, ctx) => {
+  const checkout = findCheckout(ctx, req.params.checkoutId)
+  return reply(ctx, copy(refundsOf(ctx, checkout.id)))
+}
+
+const getRefund: Handler = (req, ctx) => {
+  const checkout = findCheckout(ctx, req.params.checkoutId)
+  const refund = (checkoutState(ctx).refunds[checkout.id] ?? []).find((r) => r.id === req.params.refundId)
+  if (!refund) throw new SandboxError(404, CODES.notFound, `Refund ${req.params.refundId} of checkout ${checkout.id} not found`)
+  return reply(ctx, copy(refund))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Webhooks: one per event name
+// ---------------------------------------------------------------------------------------------
+
+function findWebhook(ctx: SandboxContext, webhookId: string): StoredWebhook {
+  const webhook = checkoutState(ctx).webhooks[webhookId]
+  if (!webhook) throw new SandboxError(404, CODES.webhookNotFound, `Webhook ${webhookId} not found`)
+  return webhook
+}
+
+function assertNameFree(ctx: SandboxContext, name: string, exceptId?: string): void {
+  const taken = Object.values(checkoutState(ctx).webhooks).find((w) => w.name === name && w.id !== exceptId)
+  if (taken) {
+    throw new SandboxError(400, CODES.webhookExists, `A webhook for ${name} already exists (${taken.id}); update or delete it instead`)
+  }
+}
+
+const registerWebhook: Handler = (req, ctx) => {
+  const body = req.body as {name: string; callbackUrl: string}
+  assertNameFree(ctx, body.name)
+  const now = iso(ctx)
+  const webhook: StoredWebhook = {id: ctx.id('wh'), name: body.name, callbackUrl: body.callbackUrl, createdAt: now, updatedAt: now}
+  checkoutState(ctx).webhooks[webhook.id] = webhook
+  ctx.changed()
+  return reply(ctx, copy(webhook))
+}
+
+const listWebhooks: Handler = (_req, ctx) =>
+  reply(
+    ctx,
+    Object.values(checkoutState(ctx).webhooks)
+      .sort((a, b) => a.createdAt.localeCompare(b.createdAt))
+      .map((w) => copy(w)),
+  )
+
+const updateWebhook: Handler = (req, ctx) => {
+  const webhook = findWebhook(ctx, req.params.webhookId)
+  const body = req.body as {name: string; callbackUrl: string}
+  assertNameFree(ctx, body.name, webhook.id)
+  webhook.name = body.name
+  webhook.callbackUrl = body.callbackUrl
+  webhook.updatedAt = iso(ctx)
+  ctx.changed()
+  return reply(ctx, copy(webhook))
+}
+
+const deleteWebhook: Handler = (req, ctx) => {
+  const webhook = findWebhook(ctx, req.params.webhookId)
+  delete checkoutState(ctx).webhooks[webhook.id]
+  ctx.changed()
+  return reply(ctx, {id: webhook.id})
+}
+
+/** The callback URL registered for an event, if any (for webhook delivery). */
+export function webhookFor(ctx: SandboxContext, name: string): StoredWebhook | undefined {
+  return Object.values(checkoutState(ctx).webhooks).find((w) => w.name === name)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Customization
+// ---------------------------------------------------------------------------------------------
+
+const setCustomization: Handler = (req, ctx) => {
+  const b = req.body as Record<string, string>
+  const customization = {
+    logoUrl: b.logoUrl,
+    iconUrl: b.iconUrl,
+    appleTouchIconUrl: b.appleTouchIconUrl,
+    customTitle: b.customTitle,
+    colorScheme: b.colorScheme,
+  }
+  checkoutState(ctx).customization = customization
+  ctx.changed()
+  return reply(ctx, copy(customization))
+}
+
+const getCustomization: Handler = (_req, ctx) => {
+  const {customization} = checkoutState(ctx)
+  if (!customization) throw new SandboxError(404, CODES.noCustomization, 'No customization is set')
+  return reply(ctx, copy(customization))
+}
+
+const removeCustomization: Handler = (_req, ctx) => {
+  const state = checkoutState(ctx)
+  if (!state.customization) throw new SandboxError(404, CODES.noCustomization, 'No customization is set')
+  state.customization = null
+  ctx.changed()
+  return reply(ctx, {message: 'Customization removed'})
+}
+
+export const checkoutHandlers: Record<string, Handler> = {
+  initiateCheckout,
+  getCheckout,
+  voidCheckout,
+  refundCheckout,
+  listRefunds,
+  getRefund,
+  registerWebhook,
+  listWebhooks,
+  updateWebhook,
+  deleteWebhook,
+  setCustomization,
+  getCustomization,
+  removeCustomization,
+}
