@@ -66,7 +66,7 @@ export async function renderReport(results: readonly StepResult[], reporter: Rep
       for (const r of results) {
         const detail =
           r.outcome === 'passed' ? (r.requestId ?? '') : [r.message, r.requestId && `request id ${r.requestId}`].filter(Boolean).join(' | ')
-        table.push([r.suite, r.name, r.operation ?? '', r.outcome, r.durationMs, detail.slice(0, 120)])
+        table.push([r.suite, r.name, r.operation ?? '', r.outcome, r.durationMs, detail.length > 90 ? `${detail.slice(0, 89)}…` : detail])
       }
 
       return `${table.toString()}\n${summaryLine(summary)}`

@@ -1,0 +1,131 @@
+import {XMLParser, XMLValidator} from 'fast-xml-parser'
+import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+import {cliFor, runCli, type Sandbox, startSandbox} from './harness.js'
+
+describe('opsctl smoke', () => {
+  it('--sandbox passes every step and writes JUnit XML with one testcase per step', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'opsctl-smoke-'))
+    try {
+      const junit = join(dir, 'out.xml')
+      const result = await runCli(['smoke', '--sandbox', '--reporter', 'json', '--junit-file', junit], {
+        env: {OPSCTL_CONFIG_DIR: dir},
+        timeoutMs: 60_000,
+      })
+      expect(result.code, result.stderr).toBe(0)
+      const report = JSON.parse(result.stdout)
+      const operations = new Set(report.results.map((r: {operation: string}) => r.operation))
+      // 16 health operations (with sign-in) and 13 checkout operations: all of both specs
+      expect([...operations].filter((o) => /^[a-z]+[A-Z]\w+$/.test(o as string))).toHaveLength(29)
+      expect(report.summary).toEqual({failed: 0, passed: report.results.length, skipped: 0})
+      expect(result.stderr.trim().split('\n').at(-1)).toBe(`${report.results.length} passed, 0 failed, 0 skipped`)
+
+      const xml = readFileSync(junit, 'utf8')
+      expect(XMLValidator.validate(xml)).toBe(true)
+      const doc = new XMLParser({attributeNamePrefix: '', ignoreAttributes: false}).parse(xml)
+      const suites = [doc.testsuites.testsuite].flat()
+      expect(suites.map((s: {name: string}) => s.name)).toEqual(['health', 'checkout'])
+      const cases = suites.flatMap((s: {testcase: unknown}) => [s.testcase].flat())
+      expect(cases).toHaveLength(report.results.length)
+    } finally {
+      rmSync(dir, {force: true, recursive: true})
+    }
+  })
+
+  describe('against a running sandbox', () => {
+    let sandbox: Sandbox
+    beforeAll(async () => {
+      sandbox = await startSandbox()
+    })
+    afterAll(() => sandbox.stop())
+
+    it('reports exactly the step the sandbox broke, with its request id, and exits non-zero', async () => {
+      const cli = cliFor(sandbox)
+      try {
+        await sandbox.control('faults', {next: [{kind: '500', op: 'getRefund'}]})
+        const result = await cli.run(['smoke', '--reporter', 'json'], {timeoutMs: 60_000})
+        expect(result.code).toBe(1)
+        const report = JSON.parse(result.stdout)
+        const failed = report.results.filter((r: {outcome: string}) => r.outcome === 'failed')
+        expect(failed).toHaveLength(1)
+        expect(failed[0]).toMatchObject({operation: 'getRefund', requestId: expect.stringMatching(/^[\da-f-]{36}$/)})
+        expect(failed[0].message).toContain('HTTP 500')
+        expect(result.stderr).toContain(`request id ${failed[0].requestId}`)
+        expect(result.stderr.trim().split('\n').at(-1)).toBe(`${report.results.length - 1} passed, 1 failed, 0 skipped`)
+      } finally {
+        cli.cleanup()
+      }
+    })
+
+    it('on a non-sandbox profile, skips what needs a buyer or the clock and puts back what it changed', async () => {
+      const cli = cliFor(sandbox)
+      const env = {OPSCTL_CHECKOUT_URL: undefined, OPSCTL_HEALTH_URL: undefined}
+      try {
+        const add = await cli.run(
+          [
+            'profile',
+            'add',
+            'staging',
+            '--env',
+            'production',
+            '--health-url',
+            sandbox.healthUrl,
+            '--checkout-url',
+            sandbox.checkoutUrl,
+            '--public-key',
+            sandbox.publicKey,
+            '--secret-key-stdin',
+            '--use',
+          ],
+          {env, input: sandbox.secretKey},
+        )
+        expect(add.code, add.stderr).toBe(0)
+        const custom = [
+          '--logo-url',
+          'https://shop.example/logo.png',
+          '--icon-url',
+          'https://shop.example/i.ico',
+          '--apple-touch-icon-url',
+          'https://shop.example/t.png',
+          '--title',
+          'Real Shop',
+          '--color',
+          '#112233',
+        ]
+        expect((await cli.run(['customize', 'set', ...custom], {env})).code).toBe(0)
+        const hook = await cli.json(['webhook', 'register', '--name', 'CHECKOUT_SUCCESS', '--url', 'https://shop.example/hooks/success'], {
+          env,
+        })
+
+        const result = await cli.run(['smoke', '--service', 'checkout', '--reporter', 'json'], {env, timeoutMs: 60_000})
+        expect(result.code, result.stderr).toBe(0)
+        const report = JSON.parse(result.stdout)
+        const skipped = report.results
+          .filter((r: {outcome: string}) => r.outcome === 'skipped')
+          .map((r: {operation: string}) => r.operation)
+        expect(skipped).toEqual([
+          'hosted payment page',
+          'CHECKOUT_SUCCESS webhook',
+          'voidCheckout',
+          'refundCheckout',
+          'listRefunds',
+          'getRefund',
+        ])
+        expect(report.summary.failed).toBe(0)
+
+        const after = await cli.json(['customize', 'get'], {env})
+        expect(after).toMatchObject({colorScheme: '#112233', customTitle: 'Real Shop'})
+        const hooks = await cli.json(['webhook', 'list'], {env})
+        const list = Array.isArray(hooks) ? hooks : hooks.webhooks
+        expect(list.map((w: {callbackUrl: string; id: string; name: string}) => [w.id, w.name, w.callbackUrl])).toEqual([
+          [hook.id, 'CHECKOUT_SUCCESS', 'https://shop.example/hooks/success'],
+        ])
+      } finally {
+        cli.cleanup()
+      }
+    })
+  })
+})
