@@ -125,7 +125,7 @@ describe('users', () => {
     expect(tz.stderr).toContain('Error: Invalid request: timeZone: expected an IANA time zone such as Asia/Manila')
     const lang = await h.run(UsersCreate, [...base, '--language', 'not a tag!'])
     expect(lang.code).toBe(2)
-    expect(lang.stderr.split('\n')[0]).toBe('Error: Parsing --language "not a tag!" is not a BCP 47 language tag such as en-US')
+    expect(lang.stderr.split('\n')[0]).toBe('Error: --language: "not a tag!" is not a BCP 47 language tag such as en-US')
     expect(h.calls()).toHaveLength(0)
   })
 
