@@ -3,11 +3,16 @@ import {pathParams} from './operation.js'
 
 export type QueryValue = boolean | number | string | undefined | (boolean | number | string)[]
 
-/** Fills `{param}` placeholders, each value URI-encoded. A missing value is a usage error. */
+/**
+ * Fills `{param}` placeholders, each value URI-encoded. A missing value is a usage error, and so
+ * is `.` or `..`: encoding leaves them as they are and URL parsing would resolve them as dot
+ * segments, so `refund get <id> ..` would fetch the checkout instead of a refund.
+ */
 export function expandPath(template: string, params: Record<string, string | undefined> = {}): string {
   for (const name of pathParams(template)) {
     const value = params[name]
     if (value === undefined || value === '') throw new UsageError(`Missing value for path parameter ${name}`)
+    if (value === '.' || value === '..') throw new UsageError(`Invalid value "${value}" for path parameter ${name}`)
   }
 
   return template.replaceAll(/{(\w+)}/g, (_, name: string) => encodeURIComponent(params[name] as string))
