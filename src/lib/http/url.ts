@@ -31,8 +31,14 @@ export function buildUrl(baseUrl: string, path: string, query: Record<string, Qu
     throw new UsageError(`Invalid base URL: ${baseUrl}`, ['Fix it with: opsctl profile add <name> --health-url/--checkout-url'])
   }
 
+  // A raw path (`opsctl api checkout GET '/v1/x?a=b'`) may carry its own query; setting it as
+  // the pathname would send the `?` encoded as part of the path. Operation paths never contain
+  // one: expandPath encodes it.
+  const q = path.indexOf('?')
+  const pathOnly = q === -1 ? path : path.slice(0, q)
   const url = new URL(base.origin)
-  url.pathname = base.pathname.replace(/\/+$/, '') + (path.startsWith('/') ? path : `/${path}`)
+  url.pathname = base.pathname.replace(/\/+$/, '') + (pathOnly.startsWith('/') ? pathOnly : `/${pathOnly}`)
+  if (q !== -1) url.search = path.slice(q + 1)
   for (const [key, value] of Object.entries(query)) {
     if (value === undefined) continue
     for (const v of Array.isArray(value) ? value : [value]) url.searchParams.append(key, String(v))
