@@ -6,7 +6,7 @@ import {ApiError, ExitCode, NetworkError, UsageError} from '../errors.js'
 import {toCurl} from './curl.js'
 import {getDispatcher} from './dispatcher.js'
 import {parseErrorBody} from './error-body.js'
-import {redactBody, redactHeaders, scrubSecrets} from './redact.js'
+import {redactBody, redactHeaders, redactUrl, scrubSecrets} from './redact.js'
 import {authFor, REFUSAL_CODES, requestIdFrom, type ServiceTarget} from './services.js'
 import {assertSafeTransport, buildUrl, expandPath, type QueryValue} from './url.js'
 
@@ -144,7 +144,7 @@ export class ServiceClient {
     }
 
     const allHeaders = {...headers, ...auth.headers}
-    this.trace(`> ${req.method} ${url.href}`, allHeaders, req.body)
+    this.trace(`> ${req.method} ${redactUrl(url)}`, allHeaders, req.body)
 
     const started = performance.now()
     let res: Dispatcher.ResponseData
@@ -173,7 +173,7 @@ export class ServiceClient {
     const data = parseJson(text)
     const requestId = requestIdFrom(res.headers, data)
     this.trace(
-      `< ${res.statusCode} ${req.method} ${url.href} (${durationMs} ms${requestId ? `, request id ${requestId}` : ''})`,
+      `< ${res.statusCode} ${req.method} ${redactUrl(url)} (${durationMs} ms${requestId ? `, request id ${requestId}` : ''})`,
       res.headers,
       data ?? (text || undefined),
     )
@@ -236,7 +236,9 @@ export class ServiceClient {
     const lines = [title]
     for (const [k, v] of Object.entries(redactHeaders(headers))) lines.push(`  ${k}: ${v}`)
     if (body !== undefined) lines.push(`  ${typeof body === 'string' ? body.slice(0, 2000) : JSON.stringify(redactBody(body))}`)
-    this.options.trace(lines.join('\n'))
+    // Last line of defence: a server that echoes a credential in a text body or an odd header.
+    const {publicKey, secretKey, session} = this.options.target
+    this.options.trace(scrubSecrets(lines.join('\n'), [publicKey, secretKey, session]))
   }
 }
 
