@@ -7,8 +7,11 @@ import {toCurl} from './curl.js'
 import {getDispatcher} from './dispatcher.js'
 import {parseErrorBody} from './error-body.js'
 import {redactBody, redactHeaders, redactUrl, scrubSecrets} from './redact.js'
+import {type RetryPolicy, retryWithin} from './retry.js'
 import {authFor, REFUSAL_CODES, requestIdFrom, type ServiceTarget} from './services.js'
 import {assertSafeTransport, buildUrl, expandPath, type QueryValue} from './url.js'
+
+export type {RetryPolicy} from './retry.js'
 
 export interface CallInput {
   params?: Record<string, string | undefined>
@@ -23,12 +26,6 @@ export interface ApiResponse<T> {
   headers: Record<string, string | string[] | undefined>
   requestId?: string
   durationMs: number
-}
-
-export interface RetryPolicy {
-  maxRetries: number
-  minTimeoutMs: number
-  maxTimeoutMs: number
 }
 
 export interface ClientOptions {
@@ -147,16 +144,17 @@ export class ServiceClient {
     this.trace(`> ${req.method} ${redactUrl(url)}`, allHeaders, req.body)
 
     const started = performance.now()
+    const timeoutMs = this.options.timeoutMs ?? 30_000
     let res: Dispatcher.ResponseData
     try {
-      const dispatcher = await this.dispatcherFor(req.idempotent, req.method)
+      const dispatcher = await this.dispatcherFor(req.idempotent, req.method, Date.now() + timeoutMs)
       res = await dispatcher.request({
         origin: url.origin,
         path: url.pathname + url.search,
         method: req.method,
         headers: allHeaders,
         body: payload,
-        signal: AbortSignal.timeout(this.options.timeoutMs ?? 30_000),
+        signal: AbortSignal.timeout(timeoutMs),
       })
     } catch (error) {
       throw this.networkError(error, req, url, auth.secrets)
@@ -196,7 +194,7 @@ export class ServiceClient {
     return {data: text === '' ? undefined : (data ?? text), status: res.statusCode, headers: res.headers, requestId, durationMs}
   }
 
-  private async dispatcherFor(idempotent: boolean, method: HttpMethod): Promise<Dispatcher> {
+  private async dispatcherFor(idempotent: boolean, method: HttpMethod, deadline: number): Promise<Dispatcher> {
     const base = await getDispatcher()
     if (!idempotent) return base
     const {interceptors} = await import('undici')
@@ -212,6 +210,7 @@ export class ServiceClient {
         methods: [method],
         statusCodes: RETRY_STATUS,
         errorCodes: RETRY_ERRORS,
+        retry: retryWithin(deadline, policy, RETRY_STATUS, RETRY_ERRORS),
       }),
     )
   }
