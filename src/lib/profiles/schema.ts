@@ -5,8 +5,11 @@ import {SANDBOX_KEYS, SANDBOX_ORIGIN, sandboxBaseUrls} from '../sandbox-defaults
 
 export const PROFILE_NAME = /^[A-Za-z0-9][\w.-]{0,63}$/
 
+/** Base URLs are http(s) only (z.url() alone accepts javascript: or mailto:). */
+const BaseUrl = z.url({protocol: /^https?$/, error: 'must be an http(s) URL'})
+
 export const HealthSettings = z.object({
-  baseUrl: z.url(),
+  baseUrl: BaseUrl,
   session: z.string().min(1).optional(),
   /** id of the signed-in user, so `me` can stand for it in paths */
   userId: z.string().optional(),
@@ -15,7 +18,7 @@ export const HealthSettings = z.object({
 })
 
 export const CheckoutSettings = z.object({
-  baseUrl: z.url(),
+  baseUrl: BaseUrl,
   publicKey: z.string().min(1).optional(),
   secretKey: z.string().min(1).optional(),
 })
