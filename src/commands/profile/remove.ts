@@ -10,7 +10,7 @@ export default class ProfileRemove extends BaseCommand<typeof ProfileRemove> {
   static override description = 'Remove a profile and the credentials it holds'
   static override examples = ['<%= config.bin %> profile remove old --yes']
 
-  async run(): Promise<{removed: string; active: string}> {
+  async run(): Promise<{removed: string; active: null | string}> {
     const {store} = await this.profile()
     store.require(this.args.name)
     if (!this.flags.yes) {
@@ -21,6 +21,7 @@ export default class ProfileRemove extends BaseCommand<typeof ProfileRemove> {
 
     store.remove(this.args.name)
     this.note(`Removed profile ${this.args.name}`)
-    return {active: store.activeName, removed: this.args.name}
+    if (!store.activeName) this.note('No profile is active now; choose one: opsctl profile use <name>')
+    return {active: store.activeName || null, removed: this.args.name}
   }
 }

@@ -67,10 +67,14 @@ export class ProfileStore {
   }
 
   get(name: string): Profile | undefined {
-    return this.data.profiles[name]
+    return Object.hasOwn(this.data.profiles, name) ? this.data.profiles[name] : undefined
   }
 
   require(name: string): Profile {
+    if (!name) {
+      throw new UsageError('No active profile', ['Choose one: opsctl profile use <name>', 'See the profiles: opsctl profile list'])
+    }
+
     const profile = this.get(name)
     if (!profile) {
       throw new UsageError(`No profile named "${name}"`, [`See the profiles: opsctl profile list`, `Create it: opsctl profile add ${name}`])
@@ -90,11 +94,15 @@ export class ProfileStore {
     return next
   }
 
+  /**
+   * Removes a profile. Removing the active one leaves no profile active: silently making another
+   * one active could send the next command to production.
+   */
   remove(name: string): void {
     this.require(name)
     const profiles = {...this.data.profiles}
     delete profiles[name]
-    const active = this.data.active === name ? (Object.keys(profiles)[0] ?? '') : this.data.active
+    const active = this.data.active === name ? '' : this.data.active
     this.write({...this.data, active, profiles})
   }
 
