@@ -6,7 +6,7 @@ import {closeDispatcher} from './http/dispatcher.js'
 import {scrubSecrets} from './http/redact.js'
 import {type Format, FORMATS, render, RowWriter} from './output/index.js'
 import {checkoutTarget, healthTarget, type ResolvedProfile, resolveProfile} from './profiles/resolve.js'
-import {defaultConfigDir} from './profiles/store.js'
+import {defaultConfigDir, ProfileStore} from './profiles/store.js'
 import {askConfirm, askTypeBack, isInteractive} from './prompt/index.js'
 
 export type InferFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
@@ -48,6 +48,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   protected args!: InferArgs<T>
   protected flags!: InferFlags<T>
   private resolved?: Promise<ResolvedProfile>
+  private store?: Promise<ProfileStore>
   private knownSecrets: string[] = []
 
   override async init(): Promise<void> {
@@ -71,8 +72,18 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     return defaultConfigDir(this.config.configDir)
   }
 
+  /**
+   * The profiles file, without choosing a profile: for commands that manage profiles, which must
+   * work even when the active profile or OPSCTL_PROFILE names one that does not exist.
+   * Unsaved changes are written when the command ends (see `finally`).
+   */
+  protected async profileStore(): Promise<ProfileStore> {
+    this.store ??= ProfileStore.open(this.configDir)
+    return this.store
+  }
+
   protected async profile(): Promise<ResolvedProfile> {
-    this.resolved ??= resolveProfile(this.configDir, this.flags.profile).then((r) => {
+    this.resolved ??= resolveProfile(await this.profileStore(), this.flags.profile).then((r) => {
       const {health, checkout} = r.profile
       this.knownSecrets = [health.session, checkout.publicKey, checkout.secretKey].filter((s) => s !== undefined)
       return r
@@ -169,8 +180,25 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   }
 
   override async finally(error: Error | undefined): Promise<void> {
-    await closeDispatcher()
+    try {
+      await this.saveProfiles()
+    } finally {
+      await closeDispatcher()
+    }
+
     return super.finally(error)
+  }
+
+  /** A change a command made to the profiles and did not save itself is written now, never lost. */
+  private async saveProfiles(): Promise<void> {
+    const store = await this.store?.catch(() => undefined)
+    if (!store?.unsaved) return
+    try {
+      await store.save()
+    } catch (error) {
+      process.exitCode = ExitCode.Unexpected
+      process.stderr.write(`Error: could not save ${store.path}: ${(error as Error).message.split('\n')[0]}\n`)
+    }
   }
 
   private toOpsError(error: Error & {oclif?: {exit?: number}}): OpsError {

@@ -31,7 +31,7 @@ elsewhere pass them as flags (the secret key only through --secret-key-stdin, ne
 
   async run(): Promise<Record<string, unknown>> {
     const {flags} = this
-    const {store} = await this.profile()
+    const store = await this.profileStore()
     const {name} = this.args
     if (store.get(name) && !flags.force) throw new UsageError(`Profile ${name} exists; pass --force to replace it`)
 
@@ -69,6 +69,7 @@ elsewhere pass them as flags (the secret key only through --secret-key-stdin, ne
     }
 
     if (flags.use) store.use(name)
+    await store.save()
     if (!secretKey) this.note('No secret key stored: checkout commands other than "checkout create" will need OPSCTL_CHECKOUT_SECRET_KEY')
     const view = profileView(name, profile, store.activeName === name)
     await this.print(view)
