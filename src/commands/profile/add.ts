@@ -40,20 +40,30 @@ elsewhere pass them as flags (the secret key only through --secret-key-stdin, ne
         ? sandboxProfile()
         : {env: 'production', health: {baseUrl: '', apiVersion: HEALTH_API_VERSION}, checkout: {baseUrl: ''}}
 
-    const missing = (flag: string) => `--${flag}`
+    // Without a terminal, every missing value is named at once rather than one per attempt.
+    if (flags.env === 'production' && !isInteractive()) {
+      const missing = (['health-url', 'checkout-url', 'public-key'] as const).filter((f) => !flags[f]).map((f) => `--${f}`)
+      if (missing.length > 0) {
+        throw new UsageError(`Missing ${missing.join(', ')} (required for a production profile); no terminal to ask in`, [
+          `Pass them: opsctl profile add ${name} --env production ${missing.map((m) => `${m} <value>`).join(' ')}`,
+        ])
+      }
+    }
+
     const healthUrl =
-      flags['health-url'] ??
-      (flags.env === 'sandbox' ? base.health.baseUrl : await this.ask('Health service base URL', missing('health-url')))
+      flags['health-url'] ?? (flags.env === 'sandbox' ? base.health.baseUrl : await this.ask('Health service base URL', '--health-url'))
     const checkoutUrl =
       flags['checkout-url'] ??
-      (flags.env === 'sandbox' ? base.checkout.baseUrl : await this.ask('Checkout service base URL', missing('checkout-url')))
+      (flags.env === 'sandbox' ? base.checkout.baseUrl : await this.ask('Checkout service base URL', '--checkout-url'))
     const publicKey =
-      flags['public-key'] ??
-      (flags.env === 'sandbox' ? base.checkout.publicKey : await this.ask('Checkout public key', missing('public-key')))
+      flags['public-key'] ?? (flags.env === 'sandbox' ? base.checkout.publicKey : await this.ask('Checkout public key', '--public-key'))
     let secretKey = base.checkout.secretKey
-    if (flags['secret-key-stdin']) secretKey = (await readStdin()).trim()
-    else if (flags.env === 'production')
+    if (flags['secret-key-stdin']) {
+      secretKey = (await readStdin()).trim()
+      if (!secretKey) throw new UsageError('--secret-key-stdin read nothing from stdin; nothing was changed')
+    } else if (flags.env === 'production') {
       secretKey = isInteractive() ? await askSecret('Checkout secret key', '--secret-key-stdin') : undefined
+    }
 
     const profile: Profile = {
       env: flags.env,
@@ -63,8 +73,13 @@ elsewhere pass them as flags (the secret key only through --secret-key-stdin, ne
     try {
       store.set(name, profile)
     } catch (error) {
-      if (error instanceof Error && error.name === 'ZodError')
-        throw new UsageError(`Invalid profile: check the base URLs (${healthUrl}, ${checkoutUrl})`)
+      if (error instanceof Error && error.name === 'ZodError') {
+        const issue = (error as Error & {issues: {path: PropertyKey[]; message: string}[]}).issues[0]
+        throw new UsageError(
+          `Invalid profile: ${issue.path.map(String).join('.')} ${issue.message} (health ${healthUrl}, checkout ${checkoutUrl})`,
+        )
+      }
+
       throw error
     }
 
