@@ -222,8 +222,11 @@ export class ServiceClient {
     const seconds = Math.round((this.options.timeoutMs ?? 30_000) / 100) / 10
     const what = timedOut ? `timed out after ${seconds} s` : describeNetworkCode(code, err?.message)
     const outcomeUnknown = !req.idempotent && !NOT_SENT_ERRORS.has(code ?? '')
-    const message = scrubSecrets(`${req.operationId}: ${url.origin} ${what}`, secrets)
+    // A change that may have reached the server is never retried; the user must know to look before repeating it.
+    const unknown = outcomeUnknown ? '; the request may have been applied' : ''
+    const message = scrubSecrets(`${req.operationId}: ${url.origin} ${what}${unknown}`, secrets)
     return new NetworkError(message, error, outcomeUnknown, [
+      ...(outcomeUnknown ? ['Check whether it took effect before sending it again (it was not retried)'] : []),
       timedOut
         ? 'Raise the limit with --timeout <seconds>'
         : `Check that ${url.origin} is reachable (opsctl sandbox start for the sandbox)`,
