@@ -31,7 +31,6 @@ export default [
       'perfectionist/sort-array-includes': 'off',
       'perfectionist/sort-intersection-types': 'off',
       'perfectionist/sort-heritage-clauses': 'off',
-      'perfectionist/sort-object-types': 'off',
       'no-await-in-loop': 'off',
       'max-params': 'off',
       complexity: 'off',
