@@ -14,6 +14,19 @@ export type InferArgs<T extends typeof Command> = Interfaces.InferredArgs<T['arg
 
 const GLOBAL = 'GLOBAL'
 
+let epipeWatched = false
+/**
+ * `opsctl ... | head` closes stdout early: end quietly instead of crashing on EPIPE. Once per
+ * process: commands run in-process one after another (tests, runners) must not add a listener each.
+ */
+function watchStdoutEpipe(): void {
+  if (epipeWatched) return
+  epipeWatched = true
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0)
+  })
+}
+
 /**
  * Owns everything commands share: global flags, the resolved profile, lazy service clients,
  * output, confirmation of destructive changes, and the mapping of every error to an exit code.
@@ -53,9 +66,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   override async init(): Promise<void> {
     await super.init()
-    process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-      if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0)
-    })
+    watchStdoutEpipe()
     const {args, flags} = await this.parse({
       args: this.ctor.args,
       baseFlags: (super.ctor as typeof BaseCommand).baseFlags,
