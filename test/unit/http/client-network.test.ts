@@ -97,20 +97,20 @@ async function failure(promise: Promise<unknown>): Promise<any> {
 
 describe('Retry-After', () => {
   it('an idempotent GET waits as long as Retry-After says before the next attempt', async () => {
-    const {url, hits} = await serve(json(503, {message: 'busy'}, {'retry-after': '1'}), json(200, [{id: 'w-1'}]))
+    const {url, hits} = await serve(json(503, {message: 'busy'}, {'retry-after': '2'}), json(200, [{id: 'w-1'}]))
     const res = await client(url).call(getWebhooks)
     expect(res.data).toEqual([{id: 'w-1'}])
     expect(hits).toHaveLength(2)
     const waited = hits[1].at - hits[0].at
-    expect(waited).toBeGreaterThanOrEqual(950)
-    expect(waited).toBeLessThan(2500)
+    expect(waited).toBeGreaterThanOrEqual(1950)
+    expect(waited).toBeLessThan(4000)
   })
 
   it('without Retry-After the first retry comes after the short backoff', async () => {
     const {url, hits} = await serve(json(503, {message: 'busy'}), json(200, []))
     await client(url).call(getWebhooks)
     expect(hits).toHaveLength(2)
-    expect(hits[1].at - hits[0].at).toBeLessThan(900)
+    expect(hits[1].at - hits[0].at).toBeLessThan(1500)
   })
 
   it('a non-idempotent POST that gets 503 with Retry-After is not retried', async () => {
@@ -152,12 +152,18 @@ describe('timeout', () => {
   it('backoff retries stop before the deadline instead of waiting past it', async () => {
     const {url, hits} = await serve(json(503, {message: 'busy'}))
     const started = performance.now()
-    // 250 ms, then 500 ms, then 1 s: the third wait would end after the 1.2 s budget.
-    const error = await failure(client(url, 1200).call(getWebhooks))
+    // Waits of 200, 400, 800 ms (1.4 s in all), then 1.6 s, which would end after the 2.5 s budget.
+    const patient = new ServiceClient({
+      target: {service: 'checkout', baseUrl: url, secretKey: 'sk-test-Ee55Ff66Gg77Hh88'},
+      timeoutMs: 2500,
+      retry: {maxRetries: 10, minTimeoutMs: 200, maxTimeoutMs: 10_000},
+    })
+    const error = await failure(patient.call(getWebhooks))
     const elapsed = performance.now() - started
+    expect(error).toBeInstanceOf(ApiError)
     expect(error.exitCode).toBe(ExitCode.Server)
-    expect(hits).toHaveLength(3)
-    expect(elapsed).toBeLessThan(1200)
+    expect(hits).toHaveLength(4)
+    expect(elapsed).toBeLessThan(2500)
   })
 
   it('a non-idempotent request that times out has an unknown outcome', async () => {
