@@ -123,16 +123,20 @@ export class ServiceClient {
     assertSafeTransport(url, auth.secrets.length > 0)
 
     const payload = req.body === undefined ? undefined : JSON.stringify(req.body)
+    // Header names in lower case, so that the auth headers replace a caller's `Authorization`
+    // instead of travelling next to it.
     const headers: Record<string, string> = {
       accept: 'application/json',
       'user-agent': 'opsctl',
       ...(payload === undefined ? {} : {'content-type': 'application/json'}),
-      ...req.headers,
+      ...Object.fromEntries(Object.entries(req.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v])),
     }
 
     if (this.options.dryRun) {
       const shown = payload === undefined ? undefined : JSON.stringify(redactBody(req.body))
-      throw new DryRunRequest(toCurl(req.method, url.href, headers, auth.curlArgs, shown), {
+      // The curl shows what would be sent: no header the auth replaces, and no secret header value.
+      const curlHeaders = redactHeaders(Object.fromEntries(Object.entries(headers).filter(([k]) => !(k in auth.headers))))
+      throw new DryRunRequest(toCurl(req.method, url.href, curlHeaders, auth.curlArgs, shown), {
         method: req.method,
         url: url.href,
         headers: redactHeaders({...headers, ...auth.headers}),
