@@ -566,6 +566,28 @@ describe('--dry-run', () => {
     expect(calls()).toHaveLength(0)
   })
 
+  it('shows the headers that would be sent: the auth replaces a caller Authorization, secret header values are masked', async () => {
+    const dry = (await failure(
+      client(CHECKOUT, {dryRun: true}).raw('GET', '/v1/webhooks', {
+        auth: 'secret',
+        headers: {Authorization: 'Bearer tok-Uu12Ii34', Cookie: 'sid=ck-Oo56Pp78', 'X-Trace': 'abc'},
+      }),
+    )) as DryRunRequest
+    expect(dry.curl).toContain('-u "$OPSCTL_CHECKOUT_SECRET_KEY:"')
+    expect(dry.curl).not.toMatch(/authorization/i)
+    expect(dry.curl).toContain(`-H 'cookie: sid=[REDACTED]'`)
+    expect(dry.curl).toContain(`-H 'x-trace: abc'`)
+    expect(dry.curl + JSON.stringify(dry.request)).not.toMatch(/tok-Uu12Ii34|ck-Oo56Pp78/)
+  })
+
+  it('sends one Authorization header, the profile key, whatever case the caller used', async () => {
+    agent.get('https://pay.example.com').intercept({path: '/checkout/v1/webhooks', method: 'GET'}).reply(200, [], {headers: JSON_HEADERS})
+    await client().raw('GET', '/v1/webhooks', {auth: 'secret', headers: {Authorization: 'Bearer tok-Uu12Ii34'}})
+    const sent = calls()[0].headers as Record<string, string>
+    expect(Object.keys(sent).filter((k) => k.toLowerCase() === 'authorization')).toEqual(['authorization'])
+    expect(sent.authorization).toBe(basic(SECRET_KEY))
+  })
+
   it('still validates the body and the transport first (exit 2)', async () => {
     const invalid = await failure(client(CHECKOUT, {dryRun: true}).call(createCheckout, {body: {}}))
     expect(invalid).toBeInstanceOf(UsageError)
