@@ -4,6 +4,8 @@
  */
 import {Args} from '@oclif/core'
 import {MockAgent} from 'undici'
+import {readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {BaseCommand} from '../../src/lib/base-command.js'
@@ -43,6 +45,21 @@ class Explode extends BaseCommand<typeof Explode> {
   async run(): Promise<unknown> {
     const {profile} = await this.profile()
     throw new TypeError(`cannot read ${profile.checkout.secretKey}`)
+  }
+}
+
+class StoreSession extends BaseCommand<typeof StoreSession> {
+  static override description = 'test: changes the profile like users login does, without saving'
+
+  async run(): Promise<unknown> {
+    const {name, store} = await this.profile()
+    store.update(name, (p) => ({...p, health: {...p.health, session: 'sess-Kk11Ll22Mm33', userId: 'u-7'}}))
+    if (process.env.TEST_BREAK_CONFIG_DIR) {
+      rmSync(env.dir, {force: true, recursive: true})
+      writeFileSync(env.dir, 'not a folder')
+    }
+
+    return {userId: 'u-7'}
   }
 }
 
@@ -151,5 +168,22 @@ describe('unexpected errors', () => {
     const verbose = await runCommand(Explode, ['--verbose'])
     expect(verbose.stderr).toMatch(/\n\s+at /)
     expect(verbose.stderr).not.toContain('sk-sandbox-')
+  })
+})
+
+describe('profile changes', () => {
+  it('a change a command did not save is written when it ends', async () => {
+    const r = await runCommand(StoreSession, ['--json'])
+    expect(r.code, r.stderr).toBe(0)
+    const saved = JSON.parse(readFileSync(join(env.dir, 'profiles.json'), 'utf8'))
+    expect(saved.profiles.sandbox.health).toMatchObject({session: 'sess-Kk11Ll22Mm33', userId: 'u-7'})
+  })
+
+  it('a write that fails is reported (exit 1), not silently dropped', async () => {
+    process.env.TEST_BREAK_CONFIG_DIR = '1'
+    const r = await runCommand(StoreSession, [])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toContain(`Error: could not save ${join(env.dir, 'profiles.json')}`)
+    expect(r.stderr).not.toContain('sess-Kk11Ll22Mm33')
   })
 })
