@@ -3,9 +3,9 @@
  * for destructive changes, the production announcement, output formats, and errors.
  */
 import {Args} from '@oclif/core'
-import {MockAgent} from 'undici'
 import {readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
+import {MockAgent} from 'undici'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {BaseCommand} from '../../src/lib/base-command.js'
