@@ -70,19 +70,7 @@ elsewhere pass them as flags (the secret key only through --secret-key-stdin, ne
       health: {...base.health, baseUrl: healthUrl, ...(flags.language ? {language: flags.language} : {})},
       checkout: {baseUrl: checkoutUrl, ...(publicKey ? {publicKey} : {}), ...(secretKey ? {secretKey} : {})},
     }
-    try {
-      store.set(name, profile)
-    } catch (error) {
-      if (error instanceof Error && error.name === 'ZodError') {
-        const issue = (error as Error & {issues: {path: PropertyKey[]; message: string}[]}).issues[0]
-        throw new UsageError(
-          `Invalid profile: ${issue.path.map(String).join('.')} ${issue.message} (health ${healthUrl}, checkout ${checkoutUrl})`,
-        )
-      }
-
-      throw error
-    }
-
+    store.set(name, profile)
     if (flags.use) store.use(name)
     await store.save()
     if (!secretKey) this.note('No secret key stored: checkout commands other than "checkout create" will need OPSCTL_CHECKOUT_SECRET_KEY')

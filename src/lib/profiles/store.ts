@@ -2,7 +2,7 @@ import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {ExitCode, OpsError, UsageError} from '../errors.js'
-import {initialFile, Profile, PROFILE_NAME, ProfileFile} from './schema.js'
+import {checkProfileFile, initialFile, type Profile, PROFILE_NAME, type ProfileFile, profileProblem} from './schema.js'
 
 const FILE_NAME = 'profiles'
 
@@ -20,8 +20,9 @@ export function defaultConfigDir(fallback: string): string {
 /**
  * Named profiles in `<config dir>/profiles.json` (mode 0600).
  *
- * Reading is a plain read, validated with zod: every command reads the file, and importing `conf`
- * costs ~65 ms of start-up (it loads ajv and ajv-formats for a JSON-schema feature we do not use).
+ * Reading is a plain read, checked against the shape in schema.ts: every command reads the file,
+ * and importing `conf` costs ~65 ms of start-up (it loads ajv and ajv-formats for a JSON-schema
+ * feature we do not use).
  * Writing goes through `conf` (atomic write, file mode 0600, folder created), imported only when
  * something changes. A file that fails validation is reported, never replaced.
  *
@@ -74,13 +75,9 @@ export class ProfileStore {
       throw new ConfigFileError(path, `not JSON: ${(error as Error).message.split('\n')[0]}`)
     }
 
-    const parsed = ProfileFile.safeParse(json)
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]
-      throw new ConfigFileError(path, `${issue.path.join('.') || 'root'}: ${issue.message}`)
-    }
-
-    return new ProfileStore(configDir, parsed.data)
+    const checked = checkProfileFile(json)
+    if (checked.problem !== undefined) throw new ConfigFileError(path, checked.problem)
+    return new ProfileStore(configDir, checked.data)
   }
 
   names(): string[] {
@@ -106,7 +103,9 @@ export class ProfileStore {
 
   set(name: string, profile: Profile): void {
     if (!PROFILE_NAME.test(name)) throw new UsageError(`Invalid profile name "${name}": use letters, digits, ".", "_" or "-"`)
-    this.change({...this.data, profiles: {...this.data.profiles, [name]: Profile.parse(profile)}})
+    const problem = profileProblem(profile)
+    if (problem) throw new UsageError(`Invalid profile ${name}: ${problem}`)
+    this.change({...this.data, profiles: {...this.data.profiles, [name]: structuredClone(profile)}})
   }
 
   update(name: string, change: (p: Profile) => Profile): Profile {
