@@ -178,7 +178,7 @@ describe('profile add', () => {
       'pk',
     ])
     expect(bad.code).toBe(2)
-    expect(bad.stderr).toMatch(/health\.baseUrl must be an http\(s\) URL/)
+    expect(bad.stderr).toMatch(/Invalid profile x: health\.baseUrl: must be an http\(s\) URL/)
     const name = await runCommand(ProfileAdd, ['../x', '--env', 'sandbox'])
     expect(name.code).toBe(2)
     expect(name.stderr).toContain('Invalid profile name')

@@ -5,7 +5,7 @@ import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {ExitCode} from '../../../src/lib/errors.js'
 import {checkoutTarget, healthTarget, resolveProfile} from '../../../src/lib/profiles/resolve.js'
-import {type Profile} from '../../../src/lib/profiles/schema.js'
+import {checkProfileFile, type Profile, profileProblem} from '../../../src/lib/profiles/schema.js'
 import {ConfigFileError, ProfileStore} from '../../../src/lib/profiles/store.js'
 import {SANDBOX_KEYS} from '../../../src/lib/sandbox-defaults.js'
 
@@ -175,5 +175,37 @@ describe('resolveProfile', () => {
     await storeWithProd()
     const r = await resolveProfile(dir, 'prod', {})
     expect(r.profile.checkout.baseUrl).toBe('https://pay.example.com/checkout')
+  })
+})
+
+describe('the profiles.json shape', () => {
+  const file = (profiles: Record<string, unknown>) => ({version: 1, active: 'p', profiles})
+
+  it('accepts a valid file and keeps fields it does not know (a newer opsctl may have written them)', () => {
+    const checked = checkProfileFile(file({p: {...prod, note: 'kept', checkout: {...prod.checkout, extra: 1}}}))
+    expect(checked.problem).toBeUndefined()
+    expect(checked.data?.profiles.p).toMatchObject({note: 'kept', checkout: {extra: 1}})
+  })
+
+  it('names the first field it rejects', () => {
+    const cases: [unknown, string][] = [
+      [null, 'root: expected an object'],
+      [{...file({}), active: 3}, 'active: expected a string'],
+      [{...file({}), profiles: []}, 'profiles: expected an object'],
+      [file({'bad name': prod}), 'profiles.bad name: invalid profile name'],
+      [file({p: 'x'}), 'profiles.p: expected an object'],
+      [file({p: {...prod, health: null}}), 'profiles.p.health: expected an object'],
+      [file({p: {...prod, health: {baseUrl: 'mailto:a@b.c'}}}), 'profiles.p.health.baseUrl: must be an http(s) URL'],
+      [file({p: {...prod, health: {baseUrl: 42}}}), 'profiles.p.health.baseUrl: must be an http(s) URL'],
+      [file({p: {...prod, health: {...prod.health, session: ''}}}), 'profiles.p.health.session: must not be empty'],
+      [file({p: {...prod, health: {...prod.health, language: 5}}}), 'profiles.p.health.language: expected a string'],
+      [file({p: {...prod, checkout: {...prod.checkout, secretKey: ''}}}), 'profiles.p.checkout.secretKey: must not be empty'],
+    ]
+    for (const [value, problem] of cases) expect(checkProfileFile(value).problem, problem).toBe(problem)
+  })
+
+  it('profileProblem checks one profile', () => {
+    expect(profileProblem(prod)).toBeUndefined()
+    expect(profileProblem({...prod, checkout: {baseUrl: 'ftp://x'}})).toBe('checkout.baseUrl: must be an http(s) URL')
   })
 })
