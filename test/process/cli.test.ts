@@ -8,6 +8,7 @@ import {createServer, type Server} from 'node:http'
 import {type AddressInfo} from 'node:net'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
+import {pathToFileURL} from 'node:url'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {ROOT, runCli} from '../e2e/harness.js'
@@ -217,5 +218,41 @@ describe('network', () => {
       server.closeAllConnections()
       server.close()
     }
+  })
+})
+
+describe('start-up: what cheap commands load', () => {
+  // A module load hook (off the main thread) reports every file the process imports.
+  async function loaded(argv: string[]): Promise<string[]> {
+    const hooks = join(configDir, 'hooks.mjs')
+    const register = join(configDir, 'register.mjs')
+    writeFileSync(
+      hooks,
+      `export async function load(url, context, next) { if (url.startsWith('file:')) process.stderr.write('LOADED ' + url + '\\n'); return next(url, context) }\n`,
+    )
+    writeFileSync(register, `import {register} from 'node:module'\nregister(${JSON.stringify(pathToFileURL(hooks).href)})\n`)
+    const r = await run(argv, {NODE_OPTIONS: `--import ${pathToFileURL(register).href}`})
+    expect(r.code, r.stderr).toBe(0)
+    return r.stderr
+      .split('\n')
+      .filter((l) => l.startsWith('LOADED '))
+      .map((l) => l.slice(7))
+  }
+
+  const heavy = /node_modules\/(zod|conf|ajv|undici|cli-table3|@inquirer|fastify|asciichart)\//
+
+  it('profile list and api --dry-run load neither zod, conf, undici, prompts nor the sandbox', async () => {
+    await run(['profile', 'list'])
+    const list = await loaded(['profile', 'list', '--json'])
+    expect(list.some((u) => u.includes('/dist/commands/profile/list.js'))).toBe(true)
+    expect(list.filter((u) => heavy.test(u) || u.includes('/dist/sandbox/'))).toEqual([])
+    const dry = await loaded(['api', 'checkout', 'GET', '/v1/x', '--dry-run'])
+    expect(dry.some((u) => u.includes('/dist/commands/api.js'))).toBe(true)
+    expect(dry.filter((u) => heavy.test(u) || u.includes('/dist/sandbox/'))).toEqual([])
+  })
+
+  it('--version loads no command at all', async () => {
+    const version = await loaded(['--version'])
+    expect(version.filter((u) => u.includes('/dist/'))).toEqual([])
   })
 })
