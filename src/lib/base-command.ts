@@ -7,13 +7,26 @@ import {closeDispatcher} from './http/dispatcher.js'
 import {scrubSecrets} from './http/redact.js'
 import {type Format, FORMATS, render, RowWriter} from './output/index.js'
 import {checkoutTarget, healthTarget, type ResolvedProfile, resolveProfile} from './profiles/resolve.js'
-import {defaultConfigDir} from './profiles/store.js'
+import {defaultConfigDir, ProfileStore} from './profiles/store.js'
 import {askConfirm, askTypeBack, isInteractive} from './prompt/index.js'
 
 export type InferFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
 export type InferArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
 
 const GLOBAL = 'GLOBAL'
+
+let epipeWatched = false
+/**
+ * `opsctl ... | head` closes stdout early: end quietly instead of crashing on EPIPE. Once per
+ * process: commands run in-process one after another (tests, runners) must not add a listener each.
+ */
+function watchStdoutEpipe(): void {
+  if (epipeWatched) return
+  epipeWatched = true
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0)
+  })
+}
 
 /**
  * Owns everything commands share: global flags, the resolved profile, lazy service clients,
@@ -49,13 +62,12 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   protected args!: InferArgs<T>
   protected flags!: InferFlags<T>
   private resolved?: Promise<ResolvedProfile>
+  private store?: Promise<ProfileStore>
   private knownSecrets: string[] = []
 
   override async init(): Promise<void> {
     await super.init()
-    process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-      if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0)
-    })
+    watchStdoutEpipe()
     let parsed
     try {
       parsed = await this.parse({
@@ -81,8 +93,18 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     return defaultConfigDir(this.config.configDir)
   }
 
+  /**
+   * The profiles file, without choosing a profile: for commands that manage profiles, which must
+   * work even when the active profile or OPSCTL_PROFILE names one that does not exist.
+   * Unsaved changes are written when the command ends (see `finally`).
+   */
+  protected async profileStore(): Promise<ProfileStore> {
+    this.store ??= ProfileStore.open(this.configDir)
+    return this.store
+  }
+
   protected async profile(): Promise<ResolvedProfile> {
-    this.resolved ??= resolveProfile(this.configDir, this.flags.profile).then((r) => {
+    this.resolved ??= resolveProfile(await this.profileStore(), this.flags.profile).then((r) => {
       const {health, checkout} = r.profile
       this.knownSecrets = [health.session, checkout.publicKey, checkout.secretKey].filter((s) => s !== undefined)
       return r
@@ -183,7 +205,12 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   }
 
   override async finally(error: Error | undefined): Promise<void> {
-    await closeDispatcher()
+    try {
+      await this.saveProfiles()
+    } finally {
+      await closeDispatcher()
+    }
+
     return super.finally(error)
   }
 
@@ -198,6 +225,18 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       .replace(/^Parsing (--[\w-]+) /, '$1: ')
       .trim()
     return new UsageError(line, [`See: opsctl ${this.id?.replaceAll(':', ' ') ?? ''} --help`.trim()])
+  }
+
+  /** A change a command made to the profiles and did not save itself is written now, never lost. */
+  private async saveProfiles(): Promise<void> {
+    const store = await this.store?.catch(() => undefined)
+    if (!store?.unsaved) return
+    try {
+      await store.save()
+    } catch (error) {
+      process.exitCode = ExitCode.Unexpected
+      process.stderr.write(`Error: could not save ${store.path}: ${(error as Error).message.split('\n')[0]}\n`)
+    }
   }
 
   private toOpsError(error: Error & {oclif?: {exit?: number}}): OpsError {

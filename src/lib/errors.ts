@@ -72,6 +72,10 @@ export class NetworkError extends OpsError {
   ) {
     super(message, ExitCode.Network, suggestions)
   }
+
+  override toJSON(): Record<string, unknown> {
+    return {...super.toJSON(), outcomeUnknown: this.outcomeUnknown}
+  }
 }
 
 export interface ApiErrorInit {

@@ -31,7 +31,7 @@ elsewhere pass them as flags (the secret key only through --secret-key-stdin, ne
 
   async run(): Promise<Record<string, unknown>> {
     const {flags} = this
-    const {store} = await this.profile()
+    const store = await this.profileStore()
     const {name} = this.args
     if (store.get(name) && !flags.force) throw new UsageError(`Profile ${name} exists; pass --force to replace it`)
 
@@ -40,35 +40,39 @@ elsewhere pass them as flags (the secret key only through --secret-key-stdin, ne
         ? sandboxProfile()
         : {env: 'production', health: {baseUrl: '', apiVersion: HEALTH_API_VERSION}, checkout: {baseUrl: ''}}
 
-    const missing = (flag: string) => `--${flag}`
+    // Without a terminal, every missing value is named at once rather than one per attempt.
+    if (flags.env === 'production' && !isInteractive()) {
+      const missing = (['health-url', 'checkout-url', 'public-key'] as const).filter((f) => !flags[f]).map((f) => `--${f}`)
+      if (missing.length > 0) {
+        throw new UsageError(`Missing ${missing.join(', ')} (required for a production profile); no terminal to ask in`, [
+          `Pass them: opsctl profile add ${name} --env production ${missing.map((m) => `${m} <value>`).join(' ')}`,
+        ])
+      }
+    }
+
     const healthUrl =
-      flags['health-url'] ??
-      (flags.env === 'sandbox' ? base.health.baseUrl : await this.ask('Health service base URL', missing('health-url')))
+      flags['health-url'] ?? (flags.env === 'sandbox' ? base.health.baseUrl : await this.ask('Health service base URL', '--health-url'))
     const checkoutUrl =
       flags['checkout-url'] ??
-      (flags.env === 'sandbox' ? base.checkout.baseUrl : await this.ask('Checkout service base URL', missing('checkout-url')))
+      (flags.env === 'sandbox' ? base.checkout.baseUrl : await this.ask('Checkout service base URL', '--checkout-url'))
     const publicKey =
-      flags['public-key'] ??
-      (flags.env === 'sandbox' ? base.checkout.publicKey : await this.ask('Checkout public key', missing('public-key')))
+      flags['public-key'] ?? (flags.env === 'sandbox' ? base.checkout.publicKey : await this.ask('Checkout public key', '--public-key'))
     let secretKey = base.checkout.secretKey
-    if (flags['secret-key-stdin']) secretKey = (await readStdin()).trim()
-    else if (flags.env === 'production')
+    if (flags['secret-key-stdin']) {
+      secretKey = (await readStdin()).trim()
+      if (!secretKey) throw new UsageError('--secret-key-stdin read nothing from stdin; nothing was changed')
+    } else if (flags.env === 'production') {
       secretKey = isInteractive() ? await askSecret('Checkout secret key', '--secret-key-stdin') : undefined
+    }
 
     const profile: Profile = {
       env: flags.env,
       health: {...base.health, baseUrl: healthUrl, ...(flags.language ? {language: flags.language} : {})},
       checkout: {baseUrl: checkoutUrl, ...(publicKey ? {publicKey} : {}), ...(secretKey ? {secretKey} : {})},
     }
-    try {
-      store.set(name, profile)
-    } catch (error) {
-      if (error instanceof Error && error.name === 'ZodError')
-        throw new UsageError(`Invalid profile: check the base URLs (${healthUrl}, ${checkoutUrl})`)
-      throw error
-    }
-
+    store.set(name, profile)
     if (flags.use) store.use(name)
+    await store.save()
     if (!secretKey) this.note('No secret key stored: checkout commands other than "checkout create" will need OPSCTL_CHECKOUT_SECRET_KEY')
     const view = profileView(name, profile, store.activeName === name)
     await this.print(view)

@@ -6,10 +6,13 @@ export default class ProfileList extends BaseCommand<typeof ProfileList> {
   static override examples = ['<%= config.bin %> profile list', '<%= config.bin %> profile list --json']
 
   async run(): Promise<{profiles: Record<string, unknown>[]; path: string}> {
-    const resolved = await this.profile()
-    const {store} = resolved
+    const store = await this.profileStore()
     const profiles = store.names().map((n) => profileView(n, store.require(n), n === store.activeName))
-    if (resolved.fromEnv.length > 0) {
+    // The listing works even when the profile in use does not resolve (none active, OPSCTL_PROFILE misspelt).
+    const resolved = await this.profile().catch((error: Error) => {
+      this.note(`Note: ${error.message}`)
+    })
+    if (resolved && resolved.fromEnv.length > 0) {
       profiles.push(profileView(`${resolved.name} (+env)`, resolved.profile, false, resolved.fromEnv.join(',')))
     }
 

@@ -10,8 +10,8 @@ export default class ProfileRemove extends BaseCommand<typeof ProfileRemove> {
   static override description = 'Remove a profile and the credentials it holds'
   static override examples = ['<%= config.bin %> profile remove old --yes']
 
-  async run(): Promise<{removed: string; active: string}> {
-    const {store} = await this.profile()
+  async run(): Promise<{removed: string; active: null | string}> {
+    const store = await this.profileStore()
     store.require(this.args.name)
     if (!this.flags.yes) {
       if (!isInteractive()) throw new UsageError(`Removing profile ${this.args.name} needs confirmation; pass --yes`)
@@ -20,7 +20,9 @@ export default class ProfileRemove extends BaseCommand<typeof ProfileRemove> {
     }
 
     store.remove(this.args.name)
+    await store.save()
     this.note(`Removed profile ${this.args.name}`)
-    return {active: store.activeName, removed: this.args.name}
+    if (!store.activeName) this.note('No profile is active now; choose one: opsctl profile use <name>')
+    return {active: store.activeName || null, removed: this.args.name}
   }
 }

@@ -8,8 +8,9 @@ export default class ProfileUse extends BaseCommand<typeof ProfileUse> {
   static override examples = ['<%= config.bin %> profile use prod']
 
   async run(): Promise<{active: string}> {
-    const {store} = await this.profile()
+    const store = await this.profileStore()
     store.use(this.args.name)
+    await store.save()
     this.note(`Active profile: ${this.args.name}`)
     return {active: this.args.name}
   }

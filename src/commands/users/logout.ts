@@ -11,6 +11,7 @@ The service has no sign-out operation: the session stays valid on the server unt
     const r = await this.profile()
     const had = Boolean(r.store.get(r.name)?.health.session)
     r.store.update(r.name, (p) => ({...p, health: {...p.health, session: undefined, userId: undefined}}))
+    await r.store.save()
     if (r.fromEnv.includes(ENV.healthSession)) this.note(`Note: ${ENV.healthSession} is still set and still supplies a session`)
     const result = {loggedOut: true, hadSession: had, profile: r.name}
     this.note(had ? `Session removed from profile ${r.name}` : `Profile ${r.name} had no stored session`)

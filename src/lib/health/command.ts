@@ -80,6 +80,7 @@ export abstract class HealthCommand<T extends typeof Command> extends BaseComman
     if (!session) throw new UsageError('The service answered without a connect.sid session cookie; nothing was stored')
     const r = await this.profile()
     r.store.update(r.name, (p) => ({...p, health: {...p.health, session, userId: user.id}}))
+    await r.store.save()
     this.note(`Signed in as ${user.email} (${user.id}); session stored in profile ${r.name}`)
     if (r.fromEnv.includes(ENV.healthSession)) this.note(`Note: ${ENV.healthSession} is set and overrides the stored session`)
   }

@@ -6,9 +6,12 @@ import {ApiError, ExitCode, NetworkError, UsageError} from '../errors.js'
 import {toCurl} from './curl.js'
 import {getDispatcher} from './dispatcher.js'
 import {parseErrorBody} from './error-body.js'
-import {redactBody, redactHeaders, scrubSecrets} from './redact.js'
+import {redactBody, redactHeaders, redactUrl, scrubSecrets} from './redact.js'
+import {type RetryPolicy, retryWithin} from './retry.js'
 import {authFor, REFUSAL_CODES, requestIdFrom, type ServiceTarget} from './services.js'
 import {assertSafeTransport, buildUrl, expandPath, type QueryValue} from './url.js'
+
+export type {RetryPolicy} from './retry.js'
 
 export interface CallInput {
   params?: Record<string, string | undefined>
@@ -25,12 +28,6 @@ export interface ApiResponse<T> {
   headers: Record<string, string | string[] | undefined>
   requestId?: string
   durationMs: number
-}
-
-export interface RetryPolicy {
-  maxRetries: number
-  minTimeoutMs: number
-  maxTimeoutMs: number
 }
 
 /** What the client reports about an attempt at an audited operation (never a credential). */
@@ -157,16 +154,20 @@ export class ServiceClient {
     assertSafeTransport(url, auth.secrets.length > 0)
 
     const payload = req.body === undefined ? undefined : JSON.stringify(req.body)
+    // Header names in lower case, so that the auth headers replace a caller's `Authorization`
+    // instead of travelling next to it.
     const headers: Record<string, string> = {
       accept: 'application/json',
       'user-agent': 'opsctl',
       ...(payload === undefined ? {} : {'content-type': 'application/json'}),
-      ...req.headers,
+      ...Object.fromEntries(Object.entries(req.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v])),
     }
 
     if (this.options.dryRun) {
       const shown = payload === undefined ? undefined : JSON.stringify(redactBody(req.body))
-      throw new DryRunRequest(toCurl(req.method, url.href, headers, auth.curlArgs, shown), {
+      // The curl shows what would be sent: no header the auth replaces, and no secret header value.
+      const curlHeaders = redactHeaders(Object.fromEntries(Object.entries(headers).filter(([k]) => !(k in auth.headers))))
+      throw new DryRunRequest(toCurl(req.method, url.href, curlHeaders, auth.curlArgs, shown), {
         method: req.method,
         url: url.href,
         headers: redactHeaders({...headers, ...auth.headers}),
@@ -175,19 +176,20 @@ export class ServiceClient {
     }
 
     const allHeaders = {...headers, ...auth.headers}
-    this.trace(`> ${req.method} ${url.href}`, allHeaders, req.body)
+    this.trace(`> ${req.method} ${redactUrl(url)}`, allHeaders, req.body)
 
     const started = performance.now()
+    const timeoutMs = this.options.timeoutMs ?? 30_000
     let res: Dispatcher.ResponseData
     try {
-      const dispatcher = await this.dispatcherFor(req.idempotent, req.method)
+      const dispatcher = await this.dispatcherFor(req.idempotent, req.method, Date.now() + timeoutMs)
       res = await dispatcher.request({
         origin: url.origin,
         path: url.pathname + url.search,
         method: req.method,
         headers: allHeaders,
         body: payload,
-        signal: AbortSignal.timeout(this.options.timeoutMs ?? 30_000),
+        signal: AbortSignal.timeout(timeoutMs),
       })
     } catch (error) {
       throw this.networkError(error, req, url, auth.secrets)
@@ -204,7 +206,7 @@ export class ServiceClient {
     const data = parseJson(text)
     const requestId = requestIdFrom(res.headers, data)
     this.trace(
-      `< ${res.statusCode} ${req.method} ${url.href} (${durationMs} ms${requestId ? `, request id ${requestId}` : ''})`,
+      `< ${res.statusCode} ${req.method} ${redactUrl(url)} (${durationMs} ms${requestId ? `, request id ${requestId}` : ''})`,
       res.headers,
       data ?? (text || undefined),
     )
@@ -227,7 +229,7 @@ export class ServiceClient {
     return {data: text === '' ? undefined : (data ?? text), status: res.statusCode, headers: res.headers, requestId, durationMs}
   }
 
-  private async dispatcherFor(idempotent: boolean, method: HttpMethod): Promise<Dispatcher> {
+  private async dispatcherFor(idempotent: boolean, method: HttpMethod, deadline: number): Promise<Dispatcher> {
     const base = await getDispatcher()
     if (!idempotent) return base
     const {interceptors} = await import('undici')
@@ -243,6 +245,7 @@ export class ServiceClient {
         methods: [method],
         statusCodes: RETRY_STATUS,
         errorCodes: RETRY_ERRORS,
+        retry: retryWithin(deadline, policy, RETRY_STATUS, RETRY_ERRORS),
       }),
     )
   }
@@ -254,8 +257,11 @@ export class ServiceClient {
     const seconds = Math.round((this.options.timeoutMs ?? 30_000) / 100) / 10
     const what = timedOut ? `timed out after ${seconds} s` : describeNetworkCode(code, err?.message)
     const outcomeUnknown = !req.idempotent && !NOT_SENT_ERRORS.has(code ?? '')
-    const message = scrubSecrets(`${req.operationId}: ${url.origin} ${what}`, secrets)
+    // A change that may have reached the server is never retried; the user must know to look before repeating it.
+    const unknown = outcomeUnknown ? '; the request may have been applied' : ''
+    const message = scrubSecrets(`${req.operationId}: ${url.origin} ${what}${unknown}`, secrets)
     return new NetworkError(message, error, outcomeUnknown, [
+      ...(outcomeUnknown ? ['Check whether it took effect before sending it again (it was not retried)'] : []),
       timedOut
         ? 'Raise the limit with --timeout <seconds>'
         : `Check that ${url.origin} is reachable (opsctl sandbox start for the sandbox)`,
@@ -267,7 +273,9 @@ export class ServiceClient {
     const lines = [title]
     for (const [k, v] of Object.entries(redactHeaders(headers))) lines.push(`  ${k}: ${v}`)
     if (body !== undefined) lines.push(`  ${typeof body === 'string' ? body.slice(0, 2000) : JSON.stringify(redactBody(body))}`)
-    this.options.trace(lines.join('\n'))
+    // Last line of defence: a server that echoes a credential in a text body or an odd header.
+    const {publicKey, secretKey, session} = this.options.target
+    this.options.trace(scrubSecrets(lines.join('\n'), [publicKey, secretKey, session]))
   }
 }
 

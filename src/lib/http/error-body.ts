@@ -39,11 +39,26 @@ export function parseErrorBody(body: unknown, rawText: string): ParsedErrorBody 
     }
   }
 
-  const text = rawText
-    .replaceAll(/<[^>]*>/g, ' ')
-    .replaceAll(/\s+/g, ' ')
-    .trim()
-  return {message: text ? text.slice(0, 200) : undefined, fieldErrors: []}
+  return {message: firstLineOf(rawText), fieldErrors: []}
+}
+
+/** The message of a non-JSON body: an HTML page's title (else its text), or a text body's first line. */
+function firstLineOf(rawText: string): string | undefined {
+  let text = rawText
+  if (/<[a-z!][^>]*>/i.test(text)) {
+    const title = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(text)?.[1]
+    text = (title && title.trim() ? title : text.replaceAll(/<(script|style|head)[^>]*>[\s\S]*?<\/\1>/gi, ' '))
+      .replaceAll(/<[^>]*>/g, '\n')
+      .replaceAll('&amp;', '&')
+      .replaceAll('&lt;', '<')
+      .replaceAll('&gt;', '>')
+  }
+
+  const line = text
+    .split(/\r?\n/)
+    .map((l) => l.replaceAll(/\s+/g, ' ').trim())
+    .find(Boolean)
+  return line ? line.slice(0, 200) : undefined
 }
 
 function firstString(...values: unknown[]): string | undefined {

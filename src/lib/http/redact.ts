@@ -44,6 +44,22 @@ export function redactBody(value: unknown): unknown {
   return value
 }
 
+/** A URL for a trace: the values of secret-looking query parameters and any user:password masked. */
+export function redactUrl(url: URL): string {
+  const copy = new URL(url.href)
+  if (copy.password) copy.password = 'REDACTED'
+  if (copy.username) copy.username = 'REDACTED'
+  for (const key of new Set(copy.searchParams.keys())) {
+    if (SECRET_KEY.test(key)) {
+      const count = copy.searchParams.getAll(key).length
+      copy.searchParams.delete(key)
+      for (let i = 0; i < count; i++) copy.searchParams.append(key, '[REDACTED]')
+    }
+  }
+
+  return copy.href
+}
+
 /** Removes every occurrence of the given secrets from free text (error messages from servers, for one). */
 export function scrubSecrets(text: string, secrets: (string | undefined)[]): string {
   let out = text

@@ -22,8 +22,12 @@ export interface ResolvedProfile {
 }
 
 /** Resolution order: --profile flag > OPSCTL_PROFILE > the active profile; then OPSCTL_* values override. */
-export async function resolveProfile(configDir: string, flagProfile: string | undefined, env = process.env): Promise<ResolvedProfile> {
-  const store = await ProfileStore.open(configDir)
+export async function resolveProfile(
+  from: ProfileStore | string,
+  flagProfile: string | undefined,
+  env = process.env,
+): Promise<ResolvedProfile> {
+  const store = typeof from === 'string' ? await ProfileStore.open(from) : from
   const name = flagProfile || env[ENV.profile] || store.activeName
   const profile = structuredClone(store.require(name))
   const fromEnv: string[] = []

@@ -1,8 +1,8 @@
-import {existsSync} from 'node:fs'
+import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {ExitCode, OpsError, UsageError} from '../errors.js'
-import {initialFile, Profile, PROFILE_NAME, ProfileFile} from './schema.js'
+import {checkProfileFile, initialFile, type Profile, PROFILE_NAME, type ProfileFile, profileProblem} from './schema.js'
 
 const FILE_NAME = 'profiles'
 
@@ -17,49 +17,67 @@ export function defaultConfigDir(fallback: string): string {
   return process.env.OPSCTL_CONFIG_DIR || fallback
 }
 
-type ConfInstance = {path: string; store: Record<string, unknown>}
-
 /**
- * Named profiles in `<config dir>/profiles.json` (mode 0600), on `conf` for atomic writes.
- * Every read is validated with zod; a file that fails is reported, never replaced.
+ * Named profiles in `<config dir>/profiles.json` (mode 0600).
+ *
+ * Reading is a plain read, checked against the shape in schema.ts: every command reads the file,
+ * and importing `conf` costs ~65 ms of start-up (it loads ajv and ajv-formats for a JSON-schema
+ * feature we do not use).
+ * Writing goes through `conf` (atomic write, file mode 0600, folder created), imported only when
+ * something changes. A file that fails validation is reported, never replaced.
+ *
+ * Changes (`set`, `update`, `remove`, `use`) apply at once in memory; `await save()` writes them.
+ * BaseCommand also saves any unsaved change when a command ends, so a change is never lost, but a
+ * command should save before it reports success so that a write error is reported instead.
  */
 export class ProfileStore {
+  private dirty = false
+
   private constructor(
-    private readonly conf: ConfInstance,
+    private readonly configDir: string,
     private data: ProfileFile,
   ) {}
 
   get path(): string {
-    return this.conf.path
+    return join(this.configDir, `${FILE_NAME}.json`)
   }
 
   get activeName(): string {
     return this.data.active
   }
 
+  /** True when there are changes that `save()` has not written yet. */
+  get unsaved(): boolean {
+    return this.dirty
+  }
+
   static async open(configDir: string): Promise<ProfileStore> {
-    const {default: Conf} = await import('conf')
     const path = join(configDir, `${FILE_NAME}.json`)
-    const fresh = !existsSync(path)
-    let conf: ConfInstance
+    let text: string | undefined
     try {
-      conf = new Conf({cwd: configDir, configName: FILE_NAME, configFileMode: 0o600, projectName: 'opsctl'})
+      text = readFileSync(path, 'utf8')
     } catch (error) {
-      throw new ConfigFileError(path, (error as Error).message.split('\n')[0])
+      const {code, message} = error as NodeJS.ErrnoException
+      if (code !== 'ENOENT') throw new ConfigFileError(path, code ?? message.split('\n')[0])
     }
 
-    if (fresh) {
-      conf.store = initialFile()
-      return new ProfileStore(conf, initialFile())
+    if (text === undefined) {
+      const store = new ProfileStore(configDir, initialFile())
+      store.dirty = true
+      await store.save()
+      return store
     }
 
-    const parsed = ProfileFile.safeParse(conf.store)
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]
-      throw new ConfigFileError(path, `${issue.path.join('.') || 'root'}: ${issue.message}`)
+    let json: unknown
+    try {
+      json = JSON.parse(text)
+    } catch (error) {
+      throw new ConfigFileError(path, `not JSON: ${(error as Error).message.split('\n')[0]}`)
     }
 
-    return new ProfileStore(conf, parsed.data)
+    const checked = checkProfileFile(json)
+    if (checked.problem !== undefined) throw new ConfigFileError(path, checked.problem)
+    return new ProfileStore(configDir, checked.data)
   }
 
   names(): string[] {
@@ -67,10 +85,14 @@ export class ProfileStore {
   }
 
   get(name: string): Profile | undefined {
-    return this.data.profiles[name]
+    return Object.hasOwn(this.data.profiles, name) ? this.data.profiles[name] : undefined
   }
 
   require(name: string): Profile {
+    if (!name) {
+      throw new UsageError('No active profile', ['Choose one: opsctl profile use <name>', 'See the profiles: opsctl profile list'])
+    }
+
     const profile = this.get(name)
     if (!profile) {
       throw new UsageError(`No profile named "${name}"`, [`See the profiles: opsctl profile list`, `Create it: opsctl profile add ${name}`])
@@ -81,7 +103,9 @@ export class ProfileStore {
 
   set(name: string, profile: Profile): void {
     if (!PROFILE_NAME.test(name)) throw new UsageError(`Invalid profile name "${name}": use letters, digits, ".", "_" or "-"`)
-    this.write({...this.data, profiles: {...this.data.profiles, [name]: Profile.parse(profile)}})
+    const problem = profileProblem(profile)
+    if (problem) throw new UsageError(`Invalid profile ${name}: ${problem}`)
+    this.change({...this.data, profiles: {...this.data.profiles, [name]: structuredClone(profile)}})
   }
 
   update(name: string, change: (p: Profile) => Profile): Profile {
@@ -90,21 +114,39 @@ export class ProfileStore {
     return next
   }
 
+  /**
+   * Removes a profile. Removing the active one leaves no profile active: silently making another
+   * one active could send the next command to production.
+   */
   remove(name: string): void {
     this.require(name)
     const profiles = {...this.data.profiles}
     delete profiles[name]
-    const active = this.data.active === name ? (Object.keys(profiles)[0] ?? '') : this.data.active
-    this.write({...this.data, active, profiles})
+    const active = this.data.active === name ? '' : this.data.active
+    this.change({...this.data, active, profiles})
   }
 
   use(name: string): void {
     this.require(name)
-    this.write({...this.data, active: name})
+    this.change({...this.data, active: name})
   }
 
-  private write(next: ProfileFile): void {
-    this.conf.store = next
+  /** Writes unsaved changes (atomically, mode 0600). */
+  async save(): Promise<void> {
+    if (!this.dirty) return
+    const {default: Conf} = await import('conf')
+    const conf = new Conf<ProfileFile>({
+      configFileMode: 0o600,
+      configName: FILE_NAME,
+      cwd: this.configDir,
+      projectName: 'opsctl',
+    })
+    conf.store = this.data
+    this.dirty = false
+  }
+
+  private change(next: ProfileFile): void {
     this.data = next
+    this.dirty = true
   }
 }

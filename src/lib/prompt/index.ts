@@ -39,7 +39,9 @@ export async function askTypeBack(message: string, expected: string): Promise<bo
 /** Reads all of stdin (for --password-stdin, --secret-key-stdin, --data -). */
 export async function readStdin(): Promise<string> {
   if (process.stdin.isTTY) throw new UsageError('Expected input on stdin, but stdin is a terminal; pipe it in')
+  // Chunks are Buffers, or strings once something has called setEncoding() on stdin; Buffer.concat
+  // would reject those with an error message that quotes the input, a secret for --secret-key-stdin.
   const chunks: Buffer[] = []
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
+  for await (const chunk of process.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : (chunk as Buffer))
   return Buffer.concat(chunks).toString('utf8')
 }

@@ -1,0 +1,128 @@
+#!/usr/bin/env node
+/**
+ * Start-up budget: whole-process wall time of a few everyday invocations, as medians over
+ * several runs after a warm-up, each compared with `node -e 0` (the floor no CLI can beat).
+ *
+ *   node bench/startup.mjs [--runs 15] [--json] [--bin other/bin/run.js ...]
+ *
+ * `--bin` (repeatable) measures other builds too, interleaved with this one, e.g. a checkout of an
+ * older commit, for a before/after comparison on a machine whose load changes from minute to minute.
+ *
+ * Needs `npm run build` first (it runs bin/run.js over dist/). Children run with
+ * NODE_EXTRA_CA_CERTS and NODE_OPTIONS removed (a CA bundle adds ~110 ms to every Node start on
+ * these machines and would hide what opsctl itself costs), no proxies, CI=true, and a temporary
+ * OPSCTL_CONFIG_DIR that is deleted at the end. Nothing is sent anywhere: the api case is a dry run.
+ */
+import {spawnSync} from 'node:child_process'
+import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {availableParallelism, loadavg, tmpdir} from 'node:os'
+import {dirname, join, relative, resolve} from 'node:path'
+import {fileURLToPath} from 'node:url'
+import {parseArgs} from 'node:util'
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
+
+const {values} = parseArgs({
+  options: {
+    bin: {multiple: true, type: 'string'},
+    json: {default: false, type: 'boolean'},
+    runs: {default: '15', type: 'string'},
+    warmup: {default: '2', type: 'string'},
+  },
+})
+const bins = [join(ROOT, 'bin', 'run.js'), ...(values.bin ?? []).map((b) => resolve(b))]
+const runs = Math.max(10, Number.parseInt(values.runs, 10) || 15)
+const warmup = Math.max(1, Number.parseInt(values.warmup, 10) || 2)
+
+const configDir = mkdtempSync(join(tmpdir(), 'opsctl-bench-'))
+const env = {}
+for (const [k, v] of Object.entries(process.env)) {
+  if (v === undefined || k.startsWith('OPSCTL_') || /^(https?_proxy|no_proxy|NODE_EXTRA_CA_CERTS|NODE_OPTIONS)$/i.test(k)) continue
+  env[k] = v
+}
+
+Object.assign(env, {CI: 'true', NO_COLOR: '1', OPSCTL_CONFIG_DIR: configDir})
+
+const cases = [{argv: ['-e', '0'], name: 'node -e 0'}]
+for (const [i, bin] of bins.entries()) {
+  const label = i === 0 ? 'opsctl' : `opsctl[${relative(process.cwd(), bin) || bin}]`
+  cases.push(
+    {argv: [bin, '--version'], name: `${label} --version`},
+    {argv: [bin, 'profile', 'list'], name: `${label} profile list`},
+    {argv: [bin, 'api', 'checkout', 'GET', '/v1/x', '--dry-run'], name: `${label} api checkout GET /v1/x --dry-run`},
+  )
+}
+
+// Each child also reports the CPU time (user + system, all threads) it used from its own start,
+// through a tiny --require hook. On a loaded machine wall time swings; CPU time much less.
+const cpuHook = join(configDir, 'cpu-hook.cjs')
+const cpuFile = join(configDir, 'cpu.txt')
+writeFileSync(
+  cpuHook,
+  `process.on('exit', () => { const u = process.cpuUsage(); require('node:fs').writeFileSync(${JSON.stringify(cpuFile)}, String((u.user + u.system) / 1000)) })\n`,
+)
+
+function once(argv) {
+  const started = performance.now()
+  const child = spawnSync(process.execPath, ['--require', cpuHook, ...argv], {cwd: ROOT, encoding: 'utf8', env})
+  const ms = performance.now() - started
+  if (child.status !== 0) {
+    throw new Error(`${argv.join(' ')} exited ${child.status}: ${child.stderr}`)
+  }
+
+  return {cpu: Number(readFileSync(cpuFile, 'utf8')), wall: ms}
+}
+
+function median(list) {
+  const sorted = [...list].sort((a, b) => a - b)
+  const mid = Math.floor(sorted.length / 2)
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
+}
+
+const results = []
+try {
+  // The first run also creates profiles.json, so every measured run reads an existing file.
+  for (const c of cases) for (let i = 0; i < warmup; i++) once(c.argv)
+  // Interleave the cases so that a slow moment of the machine spreads over all of them.
+  const samples = cases.map(() => [])
+  for (let r = 0; r < runs; r++) cases.forEach((c, i) => samples[i].push(once(c.argv)))
+  const wall = (i) => samples[i].map((x) => x.wall)
+  const cpu = (i) => samples[i].map((x) => x.cpu)
+  const floor = median(wall(0))
+  const cpuFloor = median(cpu(0))
+  cases.forEach((c, i) => {
+    const ms = median(wall(i))
+    const cpuMs = median(cpu(i))
+    results.push({
+      case: c.name,
+      medianMs: Math.round(ms),
+      minMs: Math.round(Math.min(...wall(i))),
+      maxMs: Math.round(Math.max(...wall(i))),
+      ratio: Math.round((ms / floor) * 100) / 100,
+      cpuMedianMs: Math.round(cpuMs),
+      cpuRatio: Math.round((cpuMs / cpuFloor) * 100) / 100,
+    })
+  })
+} finally {
+  rmSync(configDir, {force: true, recursive: true})
+}
+
+const facts = `node ${process.version}, ${runs} runs after ${warmup} warm-up, NODE_EXTRA_CA_CERTS and NODE_OPTIONS unset in the children, temporary OPSCTL_CONFIG_DIR`
+if (values.json) {
+  process.stdout.write(JSON.stringify({facts, results}, null, 2) + '\n')
+} else {
+  const {default: Table} = await import('cli-table3')
+  const table = new Table({
+    colAligns: ['left', 'right', 'right', 'right', 'right', 'right', 'right'],
+    head: ['case', 'median ms', 'min ms', 'max ms', 'x node -e 0', 'cpu ms', 'cpu x node -e 0'],
+    style: {border: [], head: []},
+  })
+  for (const r of results) {
+    table.push([r.case, r.medianMs, r.minMs, r.maxMs, r.ratio.toFixed(2), r.cpuMedianMs, r.cpuRatio.toFixed(2)])
+  }
+
+  const load = loadavg()[0].toFixed(1)
+  process.stdout.write(
+    `opsctl start-up (${facts})\nwall: whole-process wall time, median; cpu: user + system time of the child, median; 1-minute load average ${load} on ${availableParallelism()} cores\n${table.toString()}\n`,
+  )
+}

@@ -1,0 +1,239 @@
+import {mkdtempSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {MockAgent} from 'undici'
+import {afterEach, beforeEach, describe, expect, it} from 'vitest'
+
+import Api from '../../src/commands/api.js'
+import {setDispatcher} from '../../src/lib/http/dispatcher.js'
+import {SANDBOX_KEYS} from '../../src/lib/sandbox-defaults.js'
+import {isolate, runCommand} from './run-command.js'
+
+const ORIGIN = 'http://127.0.0.1:4010'
+const basic = (key: string) => `Basic ${Buffer.from(`${key}:`).toString('base64')}`
+const JSON_HEADERS = {'content-type': 'application/json'}
+
+let env: ReturnType<typeof isolate>
+let agent: MockAgent
+
+beforeEach(() => {
+  env = isolate()
+  agent = new MockAgent({enableCallHistory: true})
+  agent.disableNetConnect()
+  setDispatcher(agent)
+})
+
+afterEach(async () => {
+  setDispatcher(undefined)
+  await agent.close()
+  env.cleanup()
+})
+
+const calls = () => agent.getCallHistory()?.calls() ?? []
+const pool = () => agent.get(ORIGIN)
+
+function noSecrets(text: string) {
+  for (const s of [
+    SANDBOX_KEYS.secretKey,
+    SANDBOX_KEYS.publicKey,
+    basic(SANDBOX_KEYS.secretKey).slice(6),
+    basic(SANDBOX_KEYS.publicKey).slice(6),
+  ]) {
+    expect(text).not.toContain(s)
+  }
+}
+
+describe('api checkout', () => {
+  it('GET with --query sends repeated keys with the secret key and prints the JSON body', async () => {
+    pool()
+      .intercept({path: '/checkout/v1/webhooks?name=CHECKOUT_SUCCESS&name=CHECKOUT_FAILURE&limit=5', method: 'GET'})
+      .reply(200, [{id: 'w-1', name: 'CHECKOUT_SUCCESS'}], {headers: JSON_HEADERS})
+    const r = await runCommand(Api, [
+      'checkout',
+      'GET',
+      '/v1/webhooks',
+      '-q',
+      'name=CHECKOUT_SUCCESS',
+      '--query',
+      'name=CHECKOUT_FAILURE',
+      '--query',
+      'limit=5',
+    ])
+    expect(r.code, r.stderr).toBe(0)
+    expect(JSON.parse(r.stdout)).toEqual([{id: 'w-1', name: 'CHECKOUT_SUCCESS'}])
+    expect(calls()[0].headers?.authorization).toBe(basic(SANDBOX_KEYS.secretKey))
+    noSecrets(r.stdout + r.stderr)
+  })
+
+  it('POST /v1/checkouts uses the public key by default; --key secret overrides it', async () => {
+    pool()
+      .intercept({path: '/checkout/v1/checkouts', method: 'POST'})
+      .reply(200, {checkoutId: 'c-1', redirectUrl: 'x'}, {headers: JSON_HEADERS})
+      .times(2)
+    const body = '{"requestReferenceNumber":"r-1","totalAmount":{"value":"1.00","currency":"PHP"}}'
+    expect((await runCommand(Api, ['checkout', 'POST', '/v1/checkouts', '--data', body])).code).toBe(0)
+    expect(calls()[0].headers?.authorization).toBe(basic(SANDBOX_KEYS.publicKey))
+    expect(calls()[0].headers?.['content-type']).toBe('application/json')
+    expect(JSON.parse(calls()[0].body as string)).toEqual(JSON.parse(body))
+    expect((await runCommand(Api, ['checkout', 'post', '/v1/checkouts', '--data', body, '--key', 'secret'])).code).toBe(0)
+    expect(calls()[1].headers?.authorization).toBe(basic(SANDBOX_KEYS.secretKey))
+  })
+
+  it('--data @file and --data - (stdin)', async () => {
+    pool().intercept({path: '/checkout/v1/webhooks', method: 'POST'}).reply(200, {id: 'w-9'}, {headers: JSON_HEADERS}).times(2)
+    const dir = mkdtempSync(join(tmpdir(), 'opsctl-data-'))
+    const path = join(dir, 'hook.json')
+    writeFileSync(path, '{"name":"CHECKOUT_SUCCESS","callbackUrl":"https://m.example.com/h"}')
+    const fromFile = await runCommand(Api, ['checkout', 'POST', '/v1/webhooks', '--data', `@${path}`, '--json'])
+    expect(fromFile.code, fromFile.stderr).toBe(0)
+    expect(JSON.parse(fromFile.stdout)).toEqual({id: 'w-9'})
+    const fromStdin = await runCommand(Api, ['checkout', 'POST', '/v1/webhooks', '--data', '-'], {
+      stdin: '{"name":"CHECKOUT_DROPOUT","callbackUrl":"https://m.example.com/d"}',
+    })
+    expect(fromStdin.code, fromStdin.stderr).toBe(0)
+    expect(calls().map((c) => JSON.parse(c.body as string).name)).toEqual(['CHECKOUT_SUCCESS', 'CHECKOUT_DROPOUT'])
+  })
+
+  it('--header adds headers; a 2xx without a body prints the status', async () => {
+    pool().intercept({path: '/checkout/v1/customizations', method: 'DELETE'}).reply(204, '')
+    const r = await runCommand(Api, ['checkout', 'DELETE', '/v1/customizations', '-H', 'X-Trace: abc', '--header', 'idempotency-key: k1'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(JSON.parse(r.stdout)).toEqual({status: 204})
+    expect(calls()[0].headers).toMatchObject({'x-trace': 'abc', 'idempotency-key': 'k1'})
+  })
+
+  it('API errors: one line with the server message and request id, and the exit code of the status', async () => {
+    const cases: [number, object, number, string][] = [
+      [
+        400,
+        {code: 'PY0001', message: 'Bad amount', parameters: [{field: 'totalAmount.value', description: 'invalid'}]},
+        2,
+        'Bad amount (totalAmount.value: invalid)',
+      ],
+      [401, {error: 'Invalid key', code: 'K001', reference: 'ref-1'}, 3, 'Invalid key [HTTP 401, code K001, request id req-9]'],
+      [404, {code: 'PY0044', message: 'No such checkout'}, 4, 'No such checkout'],
+      [400, {code: 'PY0048', message: 'Void window closed'}, 5, 'Void window closed'],
+      [500, {message: 'boom'}, 6, 'boom'],
+    ]
+    for (const [status, body, exit, text] of cases) {
+      pool()
+        .intercept({path: '/checkout/v1/checkouts/c-1', method: 'DELETE'})
+        .reply(status, body, {headers: {...JSON_HEADERS, 'x-request-id': 'req-9'}})
+      const r = await runCommand(Api, ['checkout', 'DELETE', '/v1/checkouts/c-1', '--data', '{"reason":"x"}'])
+      expect(r.code, JSON.stringify(body)).toBe(exit)
+      expect(r.stdout).toBe('')
+      expect(r.stderr).toContain(`Error: ${text}`)
+      noSecrets(r.stderr)
+    }
+
+    expect(calls()).toHaveLength(5)
+  })
+
+  it('--json failure: {"error": ...} on stderr with status, code, request id and exit code; nothing on stdout', async () => {
+    pool()
+      .intercept({path: '/checkout/v1/checkouts/c-1', method: 'GET'})
+      .reply(404, {code: 'PY0044', message: 'No such checkout'}, {headers: {...JSON_HEADERS, 'x-request-id': 'req-404'}})
+    const r = await runCommand(Api, ['checkout', 'GET', '/v1/checkouts/c-1', '--json'])
+    expect(r.code).toBe(4)
+    expect(r.stdout).toBe('')
+    expect(JSON.parse(r.stderr)).toEqual({
+      error: expect.objectContaining({
+        name: 'ApiError',
+        status: 404,
+        code: 'PY0044',
+        serverMessage: 'No such checkout',
+        requestId: 'req-404',
+        exitCode: 4,
+      }),
+    })
+  })
+
+  it('--dry-run prints curl with $OPSCTL_CHECKOUT_SECRET_KEY, no secret, and sends nothing', async () => {
+    const r = await runCommand(Api, [
+      'checkout',
+      'POST',
+      '/v1/checkouts/c-1/refunds',
+      '--data',
+      '{"reason":"dup","amount":{"value":"1.00","currency":"PHP"}}',
+      '--dry-run',
+    ])
+    expect(r.code).toBe(0)
+    expect(r.stdout).toContain(`curl -sS -X POST '${ORIGIN}/checkout/v1/checkouts/c-1/refunds'`)
+    expect(r.stdout).toContain('-u "$OPSCTL_CHECKOUT_SECRET_KEY:"')
+    expect(r.stdout).toContain(`--data '{"reason":"dup","amount":{"value":"1.00","currency":"PHP"}}'`)
+    noSecrets(r.stdout + r.stderr)
+    const json = await runCommand(Api, ['checkout', 'GET', '/v1/x', '--dry-run', '--json'])
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      dryRun: true,
+      request: {method: 'GET', url: `${ORIGIN}/checkout/v1/x`, headers: {authorization: 'Basic [REDACTED]'}},
+    })
+    noSecrets(json.stdout + json.stderr)
+    expect(calls()).toHaveLength(0)
+  })
+
+  it('--verbose traces on stderr with the key masked; stdout stays pure JSON', async () => {
+    pool()
+      .intercept({path: '/checkout/v1/webhooks', method: 'GET'})
+      .reply(200, [], {headers: {...JSON_HEADERS, 'x-request-id': 'req-v'}})
+    const r = await runCommand(Api, ['checkout', 'GET', '/v1/webhooks', '--verbose'])
+    expect(r.code).toBe(0)
+    expect(JSON.parse(r.stdout)).toEqual([])
+    expect(r.stderr).toContain(`> GET ${ORIGIN}/checkout/v1/webhooks`)
+    expect(r.stderr).toContain('authorization: Basic [REDACTED]')
+    expect(r.stderr).toMatch(/< 200 GET .* request id req-v/)
+    noSecrets(r.stderr)
+  })
+})
+
+describe('api health', () => {
+  it('sends x-ph-api-version, and the session cookie only when the profile has one', async () => {
+    pool().intercept({path: '/api/groups/clinic/config', method: 'GET'}).reply(200, {name: 'clinic'}, {headers: JSON_HEADERS})
+    pool().intercept({path: '/api/users/me', method: 'GET'}).reply(200, {id: 'u-1'}, {headers: JSON_HEADERS})
+    expect((await runCommand(Api, ['health', 'GET', '/api/groups/clinic/config'])).code).toBe(0)
+    expect(calls()[0].headers?.['x-ph-api-version']).toBe('3.14.0')
+    expect(calls()[0].headers?.cookie).toBeUndefined()
+    process.env.OPSCTL_HEALTH_SESSION = 's%3Asess-Mm12Nn34'
+    const r = await runCommand(Api, ['health', 'GET', '/api/users/me', '--verbose'])
+    expect(r.code).toBe(0)
+    expect(calls()[1].headers?.cookie).toBe('connect.sid=s%3Asess-Mm12Nn34')
+    expect(r.stderr).not.toContain('sess-Mm12Nn34')
+  })
+
+  it('health --dry-run refers to $OPSCTL_HEALTH_SESSION', async () => {
+    process.env.OPSCTL_HEALTH_SESSION = 's%3Asess-Mm12Nn34'
+    const r = await runCommand(Api, ['health', 'GET', '/api/users/me', '--dry-run'])
+    expect(r.stdout).toContain('-H "cookie: connect.sid=$OPSCTL_HEALTH_SESSION"')
+    expect(r.stdout).not.toContain('sess-Mm12Nn34')
+  })
+})
+
+describe('api: bad input is exit 2 and nothing is sent', () => {
+  const cases: [string, string[], RegExp][] = [
+    ['an unknown method', ['checkout', 'FETCH', '/v1/x'], /Unsupported method FETCH/],
+    ['a path without /', ['checkout', 'GET', 'v1/x'], /must start with "\/"/],
+    ['invalid JSON', ['checkout', 'POST', '/v1/x', '--data', '{nope'], /--data is not valid JSON/],
+    ['a missing @file', ['checkout', 'POST', '/v1/x', '--data', '@/nonexistent/x.json'], /Cannot read \/nonexistent\/x\.json: ENOENT/],
+    ['a bad --query', ['checkout', 'GET', '/v1/x', '--query', 'novalue'], /--query expects key=value/],
+    ['a bad --header', ['checkout', 'GET', '/v1/x', '--header', 'nocolon'], /--header expects key:value/],
+    ['an unknown service', ['billing', 'GET', '/v1/x'], /Expected billing to be one of: health, checkout/],
+    ['an unknown flag', ['checkout', 'GET', '/v1/x', '--nope'], /Nonexistent flag: --nope/],
+  ]
+  for (const [what, argv, message] of cases) {
+    it(what, async () => {
+      const r = await runCommand(Api, argv)
+      expect(r.code).toBe(2)
+      expect(r.stdout).toBe('')
+      expect(r.stderr).toMatch(message)
+      expect(r.stderr).not.toMatch(/\n\s+at /)
+      expect(calls()).toHaveLength(0)
+    })
+  }
+
+  it('a credential over plain http to a remote host', async () => {
+    process.env.OPSCTL_CHECKOUT_URL = 'http://pay.example.com/checkout'
+    const r = await runCommand(Api, ['checkout', 'GET', '/v1/webhooks'])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toMatch(/Refusing to send credentials over plain HTTP to pay\.example\.com/)
+    expect(calls()).toHaveLength(0)
+  })
+})

@@ -1,0 +1,189 @@
+/**
+ * What every command inherits from BaseCommand, through two small commands defined here: consent
+ * for destructive changes, the production announcement, output formats, and errors.
+ */
+import {Args} from '@oclif/core'
+import {readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {MockAgent} from 'undici'
+import {afterEach, beforeEach, describe, expect, it} from 'vitest'
+
+import {BaseCommand} from '../../src/lib/base-command.js'
+import {setDispatcher} from '../../src/lib/http/dispatcher.js'
+import {ProfileStore} from '../../src/lib/profiles/store.js'
+import {isolate, runCommand} from './run-command.js'
+
+class DeleteWebhook extends BaseCommand<typeof DeleteWebhook> {
+  static override args = {id: Args.string({required: true})}
+  static override description = 'test: a destructive change'
+
+  async run(): Promise<unknown> {
+    await this.confirmDestructive('checkout', `Delete webhook ${this.args.id}`, this.args.id)
+    const client = await this.checkoutClient()
+    await client.raw('DELETE', `/v1/webhooks/${this.args.id}`, {auth: 'secret'})
+    return {deleted: this.args.id}
+  }
+}
+
+class ListThings extends BaseCommand<typeof ListThings> {
+  static override description = 'test: a listing'
+
+  async run(): Promise<unknown> {
+    const rows = [
+      {id: 'a', name: 'Alpha, Inc.', nested: {n: 1}},
+      {id: 'b', name: 'Beta', nested: {n: 2}},
+    ]
+    await this.print(rows, ['id', 'name'])
+    this.note('listed 2')
+    return rows
+  }
+}
+
+class Explode extends BaseCommand<typeof Explode> {
+  static override description = 'test: a bug'
+
+  async run(): Promise<unknown> {
+    const {profile} = await this.profile()
+    throw new TypeError(`cannot read ${profile.checkout.secretKey}`)
+  }
+}
+
+class StoreSession extends BaseCommand<typeof StoreSession> {
+  static override description = 'test: changes the profile like users login does, without saving'
+
+  async run(): Promise<unknown> {
+    const {name, store} = await this.profile()
+    store.update(name, (p) => ({...p, health: {...p.health, session: 'sess-Kk11Ll22Mm33', userId: 'u-7'}}))
+    if (process.env.TEST_BREAK_CONFIG_DIR) {
+      rmSync(env.dir, {force: true, recursive: true})
+      writeFileSync(env.dir, 'not a folder')
+    }
+
+    return {userId: 'u-7'}
+  }
+}
+
+let env: ReturnType<typeof isolate>
+let agent: MockAgent
+const calls = () => agent.getCallHistory()?.calls() ?? []
+
+beforeEach(() => {
+  env = isolate()
+  agent = new MockAgent({enableCallHistory: true})
+  agent.disableNetConnect()
+  setDispatcher(agent)
+})
+
+afterEach(async () => {
+  setDispatcher(undefined)
+  await agent.close()
+  env.cleanup()
+})
+
+async function useProduction() {
+  const store = await ProfileStore.open(env.dir)
+  store.set('prod', {
+    env: 'production',
+    health: {baseUrl: 'https://health.example.com'},
+    checkout: {baseUrl: 'https://pay.example.com/checkout', secretKey: 'sk-live-Rr12Tt34Yy56'},
+  })
+  store.use('prod')
+  await store.save()
+}
+
+describe('destructive changes', () => {
+  it('without a terminal and without --yes: exit 2, nothing sent', async () => {
+    const r = await runCommand(DeleteWebhook, ['w-1'])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain('Delete webhook w-1 is destructive and needs confirmation; pass --yes')
+    expect(calls()).toHaveLength(0)
+  })
+
+  it('with --yes: sent once, and the result printed under --json', async () => {
+    agent.get('http://127.0.0.1:4010').intercept({path: '/checkout/v1/webhooks/w-1', method: 'DELETE'}).reply(200, {id: 'w-1'})
+    const r = await runCommand(DeleteWebhook, ['w-1', '--yes', '--json'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(JSON.parse(r.stdout)).toEqual({deleted: 'w-1'})
+    expect(calls()).toHaveLength(1)
+  })
+
+  it('on a production profile, the profile, env and base URL are announced on stderr first', async () => {
+    await useProduction()
+    agent.get('https://pay.example.com').intercept({path: '/checkout/v1/webhooks/w-1', method: 'DELETE'}).reply(200, {id: 'w-1'})
+    const r = await runCommand(DeleteWebhook, ['w-1', '-y'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stderr).toContain('Profile prod (production) -> https://pay.example.com/checkout')
+    expect(r.stdout).not.toContain('production')
+    const refused = await runCommand(DeleteWebhook, ['w-2'])
+    expect(refused.code).toBe(2)
+    expect(calls()).toHaveLength(1)
+  })
+
+  it('--dry-run needs no consent and sends nothing', async () => {
+    const r = await runCommand(DeleteWebhook, ['w-1', '--dry-run'])
+    expect(r.code).toBe(0)
+    expect(r.stdout).toContain("curl -sS -X DELETE 'http://127.0.0.1:4010/checkout/v1/webhooks/w-1'")
+    expect(calls()).toHaveLength(0)
+  })
+})
+
+describe('output', () => {
+  it('table by default with the default columns; chatter on stderr', async () => {
+    const r = await runCommand(ListThings, [])
+    expect(r.stdout).toMatch(/│ id │ name\s+│/)
+    expect(r.stdout).not.toContain('nested')
+    expect(r.stderr).toBe('listed 2\n')
+  })
+
+  it('--output csv|ndjson|json and --columns', async () => {
+    expect((await runCommand(ListThings, ['-o', 'csv'])).stdout).toBe('id,name\na,"Alpha, Inc."\nb,Beta\n')
+    expect((await runCommand(ListThings, ['-o', 'csv', '--columns', 'id,nested.n'])).stdout).toBe('id,nested.n\na,1\nb,2\n')
+    expect((await runCommand(ListThings, ['--output', 'ndjson'])).stdout.trim().split('\n')).toHaveLength(2)
+    expect(JSON.parse((await runCommand(ListThings, ['-o', 'json'])).stdout)).toHaveLength(2)
+  })
+
+  it('--json prints the returned value only: no table, no chatter', async () => {
+    const r = await runCommand(ListThings, ['--json'])
+    expect(JSON.parse(r.stdout)).toEqual([
+      {id: 'a', name: 'Alpha, Inc.', nested: {n: 1}},
+      {id: 'b', name: 'Beta', nested: {n: 2}},
+    ])
+    expect(r.stderr).toBe('')
+  })
+
+  it('an invalid --output value is a usage error', async () => {
+    const r = await runCommand(ListThings, ['-o', 'xml'])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toMatch(/^Error: Expected --output=xml to be one of: table, json, ndjson, csv/)
+  })
+})
+
+describe('unexpected errors', () => {
+  it('exit 1, one line, secrets of the profile scrubbed; the stack only with --verbose', async () => {
+    const r = await runCommand(Explode, [])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toContain('Error: Unexpected error: cannot read [REDACTED]')
+    expect(r.stderr).not.toContain('sk-sandbox-')
+    expect(r.stderr).not.toMatch(/\n\s+at /)
+    const verbose = await runCommand(Explode, ['--verbose'])
+    expect(verbose.stderr).toMatch(/\n\s+at /)
+    expect(verbose.stderr).not.toContain('sk-sandbox-')
+  })
+})
+
+describe('profile changes', () => {
+  it('a change a command did not save is written when it ends', async () => {
+    const r = await runCommand(StoreSession, ['--json'])
+    expect(r.code, r.stderr).toBe(0)
+    const saved = JSON.parse(readFileSync(join(env.dir, 'profiles.json'), 'utf8'))
+    expect(saved.profiles.sandbox.health).toMatchObject({session: 'sess-Kk11Ll22Mm33', userId: 'u-7'})
+  })
+
+  it('a write that fails is reported (exit 1), not silently dropped', async () => {
+    process.env.TEST_BREAK_CONFIG_DIR = '1'
+    const r = await runCommand(StoreSession, [])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toContain(`Error: could not save ${join(env.dir, 'profiles.json')}`)
+    expect(r.stderr).not.toContain('sess-Kk11Ll22Mm33')
+  })
+})

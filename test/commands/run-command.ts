@@ -1,0 +1,75 @@
+/**
+ * Runs a command class in this process the way oclif would (`Cmd.run(argv, config)`), with its own
+ * temporary config folder, stdout/stderr captured, stdin replaced, and the exit code it set.
+ */
+import {Config} from '@oclif/core'
+import {mkdtempSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join, resolve} from 'node:path'
+import {Readable} from 'node:stream'
+import {vi} from 'vitest'
+
+export const ROOT = resolve(import.meta.dirname, '../..')
+
+let config: Config | undefined
+
+export async function loadConfig(): Promise<Config> {
+  config ??= await Config.load({root: ROOT})
+  return config
+}
+
+export interface CommandResult {
+  code: number
+  stdout: string
+  stderr: string
+  result: unknown
+}
+
+interface Runnable {
+  run(argv: string[], config: Config): Promise<unknown>
+}
+
+/** A temporary OPSCTL_CONFIG_DIR, and no OPSCTL_* setting inherited from the outside. */
+export function isolate(): {dir: string; cleanup(): void} {
+  const saved = {...process.env}
+  for (const k of Object.keys(process.env)) if (k.startsWith('OPSCTL_')) delete process.env[k]
+  const dir = mkdtempSync(join(tmpdir(), 'opsctl-cmd-'))
+  process.env.OPSCTL_CONFIG_DIR = dir
+  process.env.CI = 'true'
+  return {
+    dir,
+    cleanup() {
+      process.env = saved
+      rmSync(dir, {force: true, recursive: true})
+    },
+  }
+}
+
+export async function runCommand(Cmd: Runnable, argv: string[], options: {stdin?: string} = {}): Promise<CommandResult> {
+  const cfg = await loadConfig()
+  let stdout = ''
+  let stderr = ''
+  const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    stdout += String(chunk)
+    return true
+  })
+  const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    stderr += String(chunk)
+    return true
+  })
+  const stdin =
+    options.stdin === undefined ? undefined : vi.spyOn(process, 'stdin', 'get').mockReturnValue(Readable.from([options.stdin]) as any)
+  process.exitCode = undefined
+  let result: unknown
+  try {
+    result = await Cmd.run(argv, cfg)
+  } finally {
+    out.mockRestore()
+    err.mockRestore()
+    stdin?.mockRestore()
+  }
+
+  const code = Number(process.exitCode ?? 0)
+  process.exitCode = undefined
+  return {code, result, stderr, stdout}
+}

@@ -1,0 +1,258 @@
+/**
+ * The built CLI (`bin/run.js` over dist/, with its manifest) as real processes: what only a real
+ * process shows — help and topics from the manifest, the version, the not-found hook, exit codes,
+ * stdout/stderr separation, file modes. Needs `npm run build` first (npm test does it).
+ */
+import {mkdtempSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
+import {createServer, type Server} from 'node:http'
+import {type AddressInfo} from 'node:net'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {pathToFileURL} from 'node:url'
+import {afterEach, beforeEach, describe, expect, it} from 'vitest'
+
+import {ROOT, runCli} from '../e2e/harness.js'
+
+let configDir: string
+const run = (argv: string[], env: Record<string, string> = {}, input?: string) =>
+  runCli(argv, {env: {OPSCTL_CONFIG_DIR: configDir, ...env}, input})
+
+beforeEach(() => {
+  configDir = mkdtempSync(join(tmpdir(), 'opsctl-proc-'))
+})
+
+afterEach(() => {
+  rmSync(configDir, {force: true, recursive: true})
+})
+
+async function closedPort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+  const {port} = server.address() as AddressInfo
+  await new Promise((r) => server.close(r))
+  return port
+}
+
+async function listen(server: Server): Promise<number> {
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+  return (server.address() as AddressInfo).port
+}
+
+describe('help, version, unknown commands', () => {
+  it('--help lists the topics and commands', async () => {
+    const r = await run(['--help'])
+    expect(r.code).toBe(0)
+    expect(r.stdout).toMatch(/TOPICS[\s\S]*profile\s+Named profiles: base URLs and credentials/)
+    expect(r.stdout).toMatch(/COMMANDS[\s\S]*api\s+Send a raw request/)
+  })
+
+  it('help of a topic and of a command shows the global flags and examples', async () => {
+    const topic = await run(['profile', '--help'])
+    expect(topic.code).toBe(0)
+    for (const c of ['add', 'list', 'remove', 'show', 'use']) expect(topic.stdout).toContain(`profile ${c}`)
+    const cmd = await run(['api', '--help'])
+    expect(cmd.stdout).toMatch(/GLOBAL FLAGS[\s\S]*--dry-run/)
+    expect(cmd.stdout).toContain('EXAMPLES')
+  })
+
+  it('--version prints name/version', async () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
+    const r = await run(['--version'])
+    expect(r.code).toBe(0)
+    expect(r.stdout).toMatch(new RegExp(`^opsctl/${pkg.version.replaceAll('.', String.raw`\.`)} `))
+  })
+
+  it('a typo suggests the nearest command and exits 2', async () => {
+    const r = await run(['profil', 'list'])
+    expect(r.code).toBe(2)
+    expect(r.stdout).toBe('')
+    expect(r.stderr).toContain('"profil list" is not an opsctl command')
+    expect(r.stderr).toContain('Did you mean "profile list"?')
+  })
+
+  it('an unknown flag is one line of usage error, exit 2, no stack trace', async () => {
+    const r = await run(['profile', 'list', '--bogus'])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toMatch(/^Error: Nonexistent flag: --bogus/)
+    expect(r.stderr).not.toMatch(/\n\s+at /)
+  })
+})
+
+describe('profiles', () => {
+  it('profile list --json shows the sandbox profile with masked keys; the file is mode 0600', async () => {
+    const r = await run(['profile', 'list', '--json'])
+    expect(r.code).toBe(0)
+    const out = JSON.parse(r.stdout)
+    expect(out.path).toBe(join(configDir, 'profiles.json'))
+    expect(out.profiles[0]).toMatchObject({name: 'sandbox', active: true, publicKey: 'pk-s…Ks6', secretKey: 'sk-s…Ui4'})
+    expect(r.stdout + r.stderr).not.toMatch(/pk-sandbox-|sk-sandbox-/)
+    expect(statSync(out.path).mode & 0o777).toBe(0o600)
+  })
+
+  it('profile add reads the secret key from a real stdin pipe and never prints it', async () => {
+    const secret = 'sk-live-Pipe-Kk12Ll34Mm56'
+    const r = await run(
+      [
+        'profile',
+        'add',
+        'prod',
+        '--env',
+        'production',
+        '--health-url',
+        'https://h.example.com',
+        '--checkout-url',
+        'https://p.example.com/checkout',
+        '--public-key',
+        'pk-live-1234567890',
+        '--secret-key-stdin',
+        '--json',
+      ],
+      {},
+      `${secret}\n`,
+    )
+    expect(r.code, r.stderr).toBe(0)
+    expect(JSON.parse(r.stdout)).toMatchObject({name: 'prod', secretKey: 'sk-l…m56'})
+    expect(r.stdout + r.stderr).not.toContain(secret)
+    expect(JSON.parse(readFileSync(join(configDir, 'profiles.json'), 'utf8')).profiles.prod.checkout.secretKey).toBe(secret)
+  })
+
+  it('a hand-broken profiles.json: one line naming the file, exit 2, file untouched', async () => {
+    const path = join(configDir, 'profiles.json')
+    writeFileSync(path, '{"version": 1, "active": "sandbox", "profiles": {"sandbox": {"env": "staging"}}}')
+    const r = await run(['api', 'checkout', 'GET', '/v1/webhooks'])
+    expect(r.code).toBe(2)
+    expect(r.stderr.trim().split('\n')).toHaveLength(1)
+    expect(r.stderr).toContain(`The profiles file ${path} is invalid`)
+    expect(readFileSync(path, 'utf8')).toContain('"staging"')
+  })
+})
+
+describe('--json failures', () => {
+  it('write {"error": ...} to stderr and nothing to stdout', async () => {
+    const r = await run(['profile', 'show', 'nope', '--json'])
+    expect(r.code).toBe(2)
+    expect(r.stdout).toBe('')
+    expect(JSON.parse(r.stderr)).toEqual({
+      error: expect.objectContaining({name: 'UsageError', exitCode: 2, message: 'No profile named "nope"'}),
+    })
+  })
+})
+
+describe('network', () => {
+  it('exit 7 against a closed loopback port, for a retried GET and a single POST', async () => {
+    const port = await closedPort()
+    const env = {OPSCTL_CHECKOUT_URL: `http://127.0.0.1:${port}/checkout`}
+    const get = await run(['api', 'checkout', 'GET', '/v1/webhooks'], env)
+    expect(get.code).toBe(7)
+    expect(get.stdout).toBe('')
+    expect(get.stderr).toContain(`http://127.0.0.1:${port} refused the connection`)
+    const post = await run(
+      ['api', 'checkout', 'POST', '/v1/webhooks', '--data', '{"name":"CHECKOUT_SUCCESS","callbackUrl":"https://m.example.com"}', '--json'],
+      env,
+    )
+    expect(post.code).toBe(7)
+    expect(post.stdout).toBe('')
+    expect(JSON.parse(post.stderr).error).toMatchObject({name: 'NetworkError', exitCode: 7, outcomeUnknown: false})
+  })
+
+  it('a POST whose connection drops: exit 7, says it may have been applied, sent once', async () => {
+    let hits = 0
+    const server = createServer((req) => {
+      hits++
+      req.resume()
+      req.on('end', () => req.socket.destroy())
+    })
+    const port = await listen(server)
+    try {
+      const env = {OPSCTL_CHECKOUT_URL: `http://127.0.0.1:${port}/checkout`}
+      const data = '{"reason":"dup","amount":{"value":"1.00","currency":"PHP"}}'
+      const human = await run(['api', 'checkout', 'POST', '/v1/checkouts/c-1/refunds', '--data', data], env)
+      expect(human.code).toBe(7)
+      expect(human.stderr).toContain('the request may have been applied')
+      expect(human.stderr).toContain('Try this: Check whether it took effect before sending it again (it was not retried)')
+      const json = await run(['api', 'checkout', 'POST', '/v1/checkouts/c-1/refunds', '--data', data, '--json'], env)
+      expect(json.stdout).toBe('')
+      expect(JSON.parse(json.stderr).error).toMatchObject({name: 'NetworkError', exitCode: 7, outcomeUnknown: true})
+      expect(hits).toBe(2)
+    } finally {
+      server.closeAllConnections()
+      server.close()
+    }
+  })
+
+  it('--timeout: a server that never answers is exit 7 and the process ends at once', async () => {
+    const server = createServer(() => {})
+    const port = await listen(server)
+    try {
+      const started = performance.now()
+      const r = await run(['api', 'checkout', 'GET', '/v1/webhooks', '--timeout', '1'], {
+        OPSCTL_CHECKOUT_URL: `http://127.0.0.1:${port}/checkout`,
+      })
+      expect(r.code).toBe(7)
+      expect(r.stderr).toContain('timed out after 1 s')
+      expect(performance.now() - started).toBeLessThan(6000)
+    } finally {
+      server.closeAllConnections()
+      server.close()
+    }
+  })
+
+  it('a Retry-After longer than --timeout does not keep the process alive', async () => {
+    let hits = 0
+    const server = createServer((_req, res) => {
+      hits++
+      res.writeHead(503, {'content-type': 'application/json', 'retry-after': '20'})
+      res.end('{"message":"maintenance"}')
+    })
+    const port = await listen(server)
+    try {
+      const started = performance.now()
+      const r = await run(['api', 'checkout', 'GET', '/v1/webhooks', '--timeout', '2'], {
+        OPSCTL_CHECKOUT_URL: `http://127.0.0.1:${port}/checkout`,
+      })
+      expect(r.code).toBe(6)
+      expect(r.stderr).toContain('maintenance')
+      expect(hits).toBe(1)
+      expect(performance.now() - started).toBeLessThan(6000)
+    } finally {
+      server.closeAllConnections()
+      server.close()
+    }
+  })
+})
+
+describe('start-up: what cheap commands load', () => {
+  // A module load hook (off the main thread) reports every file the process imports.
+  async function loaded(argv: string[]): Promise<string[]> {
+    const hooks = join(configDir, 'hooks.mjs')
+    const register = join(configDir, 'register.mjs')
+    writeFileSync(
+      hooks,
+      `export async function load(url, context, next) { if (url.startsWith('file:')) process.stderr.write('LOADED ' + url + '\\n'); return next(url, context) }\n`,
+    )
+    writeFileSync(register, `import {register} from 'node:module'\nregister(${JSON.stringify(pathToFileURL(hooks).href)})\n`)
+    const r = await run(argv, {NODE_OPTIONS: `--import ${pathToFileURL(register).href}`})
+    expect(r.code, r.stderr).toBe(0)
+    return r.stderr
+      .split('\n')
+      .filter((l) => l.startsWith('LOADED '))
+      .map((l) => l.slice(7))
+  }
+
+  const heavy = /node_modules\/(zod|conf|ajv|undici|cli-table3|@inquirer|fastify|asciichart)\//
+
+  it('profile list and api --dry-run load neither zod, conf, undici, prompts nor the sandbox', async () => {
+    await run(['profile', 'list'])
+    const list = await loaded(['profile', 'list', '--json'])
+    expect(list.some((u) => u.includes('/dist/commands/profile/list.js'))).toBe(true)
+    expect(list.filter((u) => heavy.test(u) || u.includes('/dist/sandbox/'))).toEqual([])
+    const dry = await loaded(['api', 'checkout', 'GET', '/v1/x', '--dry-run'])
+    expect(dry.some((u) => u.includes('/dist/commands/api.js'))).toBe(true)
+    expect(dry.filter((u) => heavy.test(u) || u.includes('/dist/sandbox/'))).toEqual([])
+  })
+
+  it('--version loads no command at all', async () => {
+    const version = await loaded(['--version'])
+    expect(version.filter((u) => u.includes('/dist/'))).toEqual([])
+  })
+})

@@ -1,0 +1,153 @@
+import {describe, expect, it} from 'vitest'
+
+import {ExitCode, exitCodeForStatus} from '../../../src/lib/errors.js'
+import {parseErrorBody} from '../../../src/lib/http/error-body.js'
+import {maskSecret, redactBody, redactHeaders, redactUrl, scrubSecrets} from '../../../src/lib/http/redact.js'
+import {retryWithin} from '../../../src/lib/http/retry.js'
+import {buildUrl, expandPath, isLoopback} from '../../../src/lib/http/url.js'
+
+describe('buildUrl / expandPath', () => {
+  it('joins base path and path, with or without slashes', () => {
+    expect(buildUrl('https://host/checkout', '/v1/checkouts').href).toBe('https://host/checkout/v1/checkouts')
+    expect(buildUrl('https://host/checkout/', '/v1/checkouts').href).toBe('https://host/checkout/v1/checkouts')
+    expect(buildUrl('https://host', 'api/users/me').href).toBe('https://host/api/users/me')
+    expect(buildUrl('https://host:8443/a/b', '/c').href).toBe('https://host:8443/a/b/c')
+  })
+
+  it('an invalid base URL is a usage error that says how to fix the profile', () => {
+    expect(() => buildUrl('not a url', '/x')).toThrow(/Invalid base URL: not a url/)
+  })
+
+  it('encodes each path parameter as one segment', () => {
+    expect(expandPath('/api/users/{userId}/events/{eventId}', {userId: 'me', eventId: 'a b/c'})).toBe('/api/users/me/events/a%20b%2Fc')
+    expect(expandPath('/api/groups/{idOrName}/config', {idOrName: 'Clinic ü'})).toBe('/api/groups/Clinic%20%C3%BC/config')
+  })
+})
+
+describe('isLoopback', () => {
+  it('knows loopback hosts', () => {
+    for (const h of ['127.0.0.1', '127.1.2.3', 'localhost', '[::1]']) expect(isLoopback(h), h).toBe(true)
+    for (const h of ['10.0.0.1', 'example.com', '127.0.0.1.nip.io', 'localhost.example.com', '0.0.0.0'])
+      expect(isLoopback(h), h).toBe(false)
+  })
+})
+
+describe('redaction', () => {
+  it('masks a secret enough to tell keys apart, never enough to use one', () => {
+    expect(maskSecret('sk-sandbox-Hd5Fg2Jk8Lp3Qw7Er1Ty6Ui4')).toBe('sk-s…Ui4')
+    expect(maskSecret('short')).toBe('****')
+    expect(maskSecret(undefined)).toBe('')
+  })
+
+  it('redacts Authorization, Cookie and Set-Cookie values but keeps names and cookie attributes', () => {
+    const out = redactHeaders({
+      Authorization: 'Basic c2stdGVzdDo=',
+      cookie: 'connect.sid=s%3Aabc.def; theme=dark',
+      'set-cookie': ['connect.sid=s%3Anew; Path=/; HttpOnly', 'other=1; Max-Age=60'],
+      'x-request-id': 'r-1',
+    })
+    expect(out.Authorization).toBe('Basic [REDACTED]')
+    expect(out.cookie).toBe('connect.sid=[REDACTED]; theme=[REDACTED]')
+    expect(out['set-cookie']).toBe('connect.sid=[REDACTED]; Path=/; HttpOnly, other=[REDACTED]; Max-Age=60')
+    expect(out['x-request-id']).toBe('r-1')
+  })
+
+  it('redacts secret-looking body fields at any depth', () => {
+    expect(
+      redactBody({email: 'a@b.c', password: 'p', nested: [{secretKey: 's', cardNumber: '4111111111111111', cvc: '123', name: 'n'}]}),
+    ).toEqual({
+      email: 'a@b.c',
+      password: '[REDACTED]',
+      nested: [{secretKey: '[REDACTED]', cardNumber: '[REDACTED]', cvc: '[REDACTED]', name: 'n'}],
+    })
+  })
+
+  it('redacts secret-looking query parameters and user info in URLs', () => {
+    const out = redactUrl(new URL('https://u:pw@host/x?apiKey=k1&apiKey=k2&limit=5&token=t'))
+    expect(out).toBe('https://REDACTED:REDACTED@host/x?limit=5&apiKey=%5BREDACTED%5D&apiKey=%5BREDACTED%5D&token=%5BREDACTED%5D')
+    for (const s of ['k1', 'k2', 'pw', 'token=t']) expect(out).not.toContain(s)
+  })
+
+  it('scrubs known secrets from free text and ignores too-short ones', () => {
+    expect(scrubSecrets('key sk-abc123 and sk-abc123', ['sk-abc123', 'ab', undefined])).toBe('key [REDACTED] and [REDACTED]')
+  })
+})
+
+describe('parseErrorBody', () => {
+  it('an HTML page without a title gives its first line of text', () => {
+    const html =
+      '<!doctype html><html><head><script>var x = 1</script></head><body>\n<h1>Service Unavailable</h1><p>Try later</p></body></html>'
+    expect(parseErrorBody(undefined, html).message).toBe('Service Unavailable')
+  })
+
+  it('health errors may carry a code too; elements without a field are kept', () => {
+    const parsed = parseErrorBody({code: 'E42', message: 'Bad', elements: [{id: 'required', field: 'email'}, {id: 'x'}]}, '')
+    expect(parsed).toEqual({
+      code: 'E42',
+      message: 'Bad',
+      fieldErrors: [
+        {field: 'email', description: 'required'},
+        {field: '?', description: 'x'},
+      ],
+      reference: undefined,
+    })
+  })
+
+  it('a JSON body with no message gives no message (the caller says HTTP <status>)', () => {
+    expect(parseErrorBody({}, '{}').message).toBeUndefined()
+    expect(parseErrorBody(undefined, '   ').message).toBeUndefined()
+  })
+})
+
+describe('exit codes by status', () => {
+  it('follows the table of DESIGN.md', () => {
+    expect(exitCodeForStatus(400)).toBe(ExitCode.Usage)
+    expect(exitCodeForStatus(401)).toBe(ExitCode.Auth)
+    expect(exitCodeForStatus(403)).toBe(ExitCode.Auth)
+    expect(exitCodeForStatus(404)).toBe(ExitCode.NotFound)
+    expect(exitCodeForStatus(409)).toBe(ExitCode.Refused)
+    expect(exitCodeForStatus(422)).toBe(ExitCode.Refused)
+    expect(exitCodeForStatus(429)).toBe(ExitCode.Server)
+    expect(exitCodeForStatus(500)).toBe(ExitCode.Server)
+    expect(exitCodeForStatus(503)).toBe(ExitCode.Server)
+  })
+})
+
+describe('retryWithin', () => {
+  const policy = {maxRetries: 3, minTimeoutMs: 10, maxTimeoutMs: 1000}
+  const decide = (deadline: number, err: object, counter = 1) =>
+    new Promise<string>((resolve) => {
+      const started = Date.now()
+      retryWithin(
+        deadline,
+        policy,
+        [503],
+        ['ECONNRESET'],
+      )(Object.assign(new Error('x'), err), {state: {counter}, opts: {} as any}, (e) =>
+        resolve(e ? 'gave up' : `retry after ${Date.now() - started} ms`),
+      )
+    })
+
+  it('retries a listed status or error code, gives up on others and when attempts run out', async () => {
+    const far = Date.now() + 60_000
+    expect(await decide(far, {statusCode: 503, code: 'UND_ERR_REQ_RETRY'})).toMatch(/^retry/)
+    expect(await decide(far, {code: 'ECONNRESET'})).toMatch(/^retry/)
+    expect(await decide(far, {statusCode: 500, code: 'UND_ERR_REQ_RETRY'})).toBe('gave up')
+    expect(await decide(far, {code: 'UND_ERR_HEADERS_TIMEOUT'})).toBe('gave up')
+    expect(await decide(far, {statusCode: 503, code: 'UND_ERR_REQ_RETRY'}, 4)).toBe('gave up')
+  })
+
+  it('waits for Retry-After (seconds or HTTP date), capped by the policy', async () => {
+    const far = Date.now() + 60_000
+    const s = await decide(far, {statusCode: 503, headers: {'retry-after': '0.2'}})
+    expect(Number(/(\d+) ms/.exec(s)![1])).toBeGreaterThanOrEqual(190)
+    const d = await decide(far, {statusCode: 503, headers: {'retry-after': new Date(Date.now() + 3_600_000).toUTCString()}})
+    expect(Number(/(\d+) ms/.exec(d)![1])).toBeLessThan(2000)
+  })
+
+  it('does not start a wait that would end after the deadline', async () => {
+    const started = Date.now()
+    expect(await decide(Date.now() + 500, {statusCode: 503, headers: {'retry-after': '1'}})).toBe('gave up')
+    expect(Date.now() - started).toBeLessThan(500)
+  })
+})
