@@ -3,23 +3,16 @@
  * undici's MockAgent (no network at all), with a temporary config folder and the built-in
  * sandbox profile pointed at a fake loopback origin.
  */
-import {Config} from '@oclif/core'
-import {mkdtempSync, rmSync} from 'node:fs'
-import {tmpdir} from 'node:os'
-import {join, resolve} from 'node:path'
-import {MockAgent} from 'undici'
-import {vi} from 'vitest'
+import type {MockAgent} from 'undici'
 
-import {setDispatcher} from '../../src/lib/http/dispatcher.js'
 import {SANDBOX_KEYS} from '../../src/lib/sandbox-defaults.js'
+import {isolate, mockServices, type RecordedCall,  runCommand} from './run-command.js'
 
-export const ROOT = resolve(import.meta.dirname, '../..')
+
 export const ORIGIN = 'http://127.0.0.1:4010'
 export const BASE = '/checkout/v1'
 export const JSON_HEADERS = {'content-type': 'application/json', 'x-request-id': 'req-123'}
 export const SECRETS = [SANDBOX_KEYS.publicKey, SANDBOX_KEYS.secretKey]
-
-let config: Config | undefined
 
 export interface RunOutput {
   code: number
@@ -31,73 +24,25 @@ export interface CommandHarness {
   agent: MockAgent
   /** the mock pool of the fake service origin */
   pool: ReturnType<MockAgent['get']>
-  run(cmd: {run(argv: string[], config: Config): Promise<unknown>}, argv: string[]): Promise<RunOutput>
+  run(cmd: Parameters<typeof runCommand>[0], argv: string[]): Promise<RunOutput>
   /** every request that reached the mock: method, path, parsed JSON body, headers */
-  calls(): {method: string; path: string; body: any; headers: Record<string, unknown>}[]
+  calls(): RecordedCall[]
   close(): Promise<void>
 }
 
 export async function commandHarness(env: Record<string, string> = {}): Promise<CommandHarness> {
-  config ??= await Config.load({root: ROOT})
-  const configDir = mkdtempSync(join(tmpdir(), 'opsctl-cmd-'))
-  const saved = {...process.env}
-  for (const key of Object.keys(process.env)) if (key.startsWith('OPSCTL_')) delete process.env[key]
-  Object.assign(process.env, {OPSCTL_CONFIG_DIR: configDir, CI: 'true'}, env)
-
-  const agent = new MockAgent({enableCallHistory: true})
-  agent.disableNetConnect()
-  setDispatcher(agent)
-
+  const isolated = isolate()
+  Object.assign(process.env, env)
+  const services = mockServices()
   return {
-    agent,
-    pool: agent.get(ORIGIN),
-    async run(cmd, argv) {
-      let stdout = ''
-      let stderr = ''
-      const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: any) => {
-        stdout += String(chunk)
-        return true
-      })
-      const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: any) => {
-        stderr += String(chunk)
-        return true
-      })
-      process.exitCode = undefined
-      try {
-        await cmd.run(argv, config!)
-      } finally {
-        out.mockRestore()
-        err.mockRestore()
-      }
-
-      const code = Number(process.exitCode ?? 0)
-      process.exitCode = undefined
-      return {code, stdout, stderr}
-    },
-    calls() {
-      return (agent.getCallHistory()?.calls() ?? []).map((c) => ({
-        method: c.method,
-        path: c.path,
-        body: parseBody(c.body),
-        headers: c.headers as Record<string, unknown>,
-      }))
-    },
+    agent: services.agent,
+    calls: services.calls,
     async close() {
-      setDispatcher(undefined)
-      await agent.close()
-      for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key]
-      Object.assign(process.env, saved)
-      rmSync(configDir, {force: true, recursive: true})
+      await services.close()
+      isolated.cleanup()
     },
-  }
-}
-
-function parseBody(body: unknown): unknown {
-  if (body === null || body === undefined || body === '') return undefined
-  try {
-    return JSON.parse(String(body))
-  } catch {
-    return String(body)
+    pool: services.agent.get(ORIGIN),
+    run: (cmd, argv) => runCommand(cmd, argv),
   }
 }
 
@@ -126,3 +71,5 @@ export function checkoutRecord(overrides: Record<string, unknown> = {}): Record<
 export function dateHeader(iso: string): Record<string, string> {
   return {...JSON_HEADERS, date: new Date(iso).toUTCString()}
 }
+
+export {ROOT} from './run-command.js'

@@ -7,7 +7,10 @@ import {mkdtempSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
 import {Readable} from 'node:stream'
+import {MockAgent} from 'undici'
 import {vi} from 'vitest'
+
+import {setDispatcher} from '../../src/lib/http/dispatcher.js'
 
 export const ROOT = resolve(import.meta.dirname, '../..')
 
@@ -69,7 +72,54 @@ export async function runCommand(Cmd: Runnable, argv: string[], options: {stdin?
     stdin?.mockRestore()
   }
 
+  // oclif warns about unparsed commands only under NODE_ENV=test (vitest); a real run never prints it
+  stderr = stderr.replaceAll(/^\(node:\d+\) \[UnparsedCommand\].*\n?/gm, '').replaceAll(/^\(Use `node --trace-warnings.*\n?/gm, '')
   const code = Number(process.exitCode ?? 0)
   process.exitCode = undefined
   return {code, result, stderr, stdout}
+}
+
+export interface RecordedCall {
+  method: string
+  /** path and query, as sent */
+  path: string
+  /** the JSON body, parsed (the raw text when it is not JSON) */
+  body: any
+  headers: Record<string, any>
+}
+
+export interface MockedServices {
+  agent: MockAgent
+  /** every request that reached the mock, in order */
+  calls(): RecordedCall[]
+  close(): Promise<void>
+}
+
+/** undici's MockAgent as the CLI's one dispatcher: no real network, every request recorded. */
+export function mockServices(): MockedServices {
+  const agent = new MockAgent({enableCallHistory: true})
+  agent.disableNetConnect()
+  setDispatcher(agent)
+  return {
+    agent,
+    calls() {
+      return (agent.getCallHistory()?.calls() ?? []).map((c) => {
+        const url = new URL(c.fullUrl)
+        return {body: parseBody(c.body), headers: c.headers as Record<string, any>, method: c.method, path: url.pathname + url.search}
+      })
+    },
+    async close() {
+      setDispatcher(undefined)
+      await agent.close()
+    },
+  }
+}
+
+function parseBody(body: unknown): unknown {
+  if (body === null || body === undefined || body === '') return undefined
+  try {
+    return JSON.parse(String(body))
+  } catch {
+    return String(body)
+  }
 }
