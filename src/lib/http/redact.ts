@@ -2,6 +2,9 @@
 
 const SECRET_HEADERS = new Set(['authorization', 'cookie', 'proxy-authorization', 'set-cookie'])
 const SECRET_KEY = /pass(word)?|secret|token|session|api.?key|publickey|authorization|cookie|^card$|cardnumber|^pan$|cvc|cvv|^key$/i
+/** Names that match the pattern above but carry no credential: paging cursors are what a trace is read for. */
+const NOT_SECRET = /^paging_?token$/i
+const isSecretName = (name: string) => SECRET_KEY.test(name) && !NOT_SECRET.test(name)
 
 /** `sk-X8qolYjy...` -> `sk-X…Sl`: enough to tell keys apart, never enough to use one. */
 export function maskSecret(value: string | undefined | null): string {
@@ -35,7 +38,7 @@ export function redactBody(value: unknown): unknown {
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {}
     for (const [k, v] of Object.entries(value)) {
-      out[k] = SECRET_KEY.test(k) && (typeof v === 'string' || typeof v === 'number') ? '[REDACTED]' : redactBody(v)
+      out[k] = isSecretName(k) && (typeof v === 'string' || typeof v === 'number') ? '[REDACTED]' : redactBody(v)
     }
 
     return out
@@ -50,7 +53,7 @@ export function redactUrl(url: URL): string {
   if (copy.password) copy.password = 'REDACTED'
   if (copy.username) copy.username = 'REDACTED'
   for (const key of new Set(copy.searchParams.keys())) {
-    if (SECRET_KEY.test(key)) {
+    if (isSecretName(key)) {
       const count = copy.searchParams.getAll(key).length
       copy.searchParams.delete(key)
       for (let i = 0; i < count; i++) copy.searchParams.append(key, '[REDACTED]')

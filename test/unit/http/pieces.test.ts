@@ -151,3 +151,13 @@ describe('retryWithin', () => {
     expect(Date.now() - started).toBeLessThan(500)
   })
 })
+
+describe('redaction keeps what a trace is read for', () => {
+  it('masks credentials but not paging cursors', () => {
+    expect(redactBody({pagingToken: 'page-2', sessionToken: 'abc123', paging: {next: 'n-1'}})).toEqual({
+      paging: {next: 'n-1'},
+      pagingToken: 'page-2',
+      sessionToken: '[REDACTED]',
+    })
+  })
+})
