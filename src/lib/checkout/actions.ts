@@ -96,6 +96,11 @@ function answerLost(error: unknown): error is NetworkError {
   return error instanceof NetworkError && error.outcomeUnknown
 }
 
+/** What happened to the connection, without the client's generic "may have been applied": the read says which. */
+function whatHappened(lost: NetworkError): string {
+  return lost.message.replace(/; the request may have been applied$/, '')
+}
+
 function shellQuote(text: string): string {
   return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`
 }
@@ -142,7 +147,7 @@ async function reconcileVoid(
     readRequestId = read.requestId
   } catch (error) {
     throw new LostAnswerError(
-      `${lost.message} (the answer to the void was lost), and reading checkout ${checkoutId} failed too (${(error as Error).message}). ` +
+      `${whatHappened(lost)} (the answer to the void was lost), and reading checkout ${checkoutId} failed too (${(error as Error).message}). ` +
         'The outcome is unknown: check the payment status before voiding again',
       'unknown',
       lost,
@@ -158,11 +163,11 @@ async function reconcileVoid(
     note: amount ? {amount} : undefined,
     outcome: applied ? 'applied' : 'not applied',
     reconciled: true,
-    message: `answer lost (${lost.message}); read checkout: paymentStatus ${after.paymentStatus ?? 'not shown'}${readRequestId ? ` (read request id ${readRequestId})` : ''}`,
+    message: `answer lost (${whatHappened(lost)}); read checkout: paymentStatus ${after.paymentStatus ?? 'not shown'}${readRequestId ? ` (read request id ${readRequestId})` : ''}`,
   })
   if (!applied) {
     throw new LostAnswerError(
-      `${lost.message} (the answer to the void was lost). Reconciled: the void was not applied ` +
+      `${whatHappened(lost)} (the answer to the void was lost). Reconciled: the void was not applied ` +
         `(checkout ${checkoutId} is still ${after.paymentStatus ?? 'not voided'}). It is safe to run the same command again: ` +
         'a void that went through in the meantime makes it refuse (already voided), never void twice',
       'not applied',
@@ -273,7 +278,7 @@ async function reconcileRefund(
   if (!before) {
     // Nothing was read before sending, so a new refund cannot be told from an old one.
     throw new LostAnswerError(
-      `${lost.message} (the answer to the refund was lost); the outcome is unknown: check before trying again`,
+      `${whatHappened(lost)} (the answer to the refund was lost); the outcome is unknown: check before trying again`,
       'unknown',
       lost,
       [check],
@@ -288,7 +293,7 @@ async function reconcileRefund(
     readRequestId = read.requestId
   } catch (error) {
     throw new LostAnswerError(
-      `${lost.message} (the answer to the refund was lost), and reading the refunds of checkout ${checkoutId} failed too ` +
+      `${whatHappened(lost)} (the answer to the refund was lost), and reading the refunds of checkout ${checkoutId} failed too ` +
         `(${(error as Error).message}). The outcome is unknown: check before refunding again`,
       'unknown',
       lost,
@@ -311,14 +316,14 @@ async function reconcileRefund(
     outcome: applied ? 'applied' : 'not applied',
     reconciled: true,
     message:
-      `answer lost (${lost.message}); read refunds: ` +
+      `answer lost (${whatHappened(lost)}); read refunds: ` +
       (found ? `new refund ${found.id} (${found.status ?? 'status not shown'})` : `no new refund of ${value} ${currency}`) +
       (readRequestId ? ` (read request id ${readRequestId})` : ''),
   })
   if (found?.status === 'FAILED') throw refundFailed(checkoutId, found.id, value, currency)
   if (!found) {
     throw new LostAnswerError(
-      `${lost.message} (the answer to the refund was lost). Reconciled: the refund was not applied ` +
+      `${whatHappened(lost)} (the answer to the refund was lost). Reconciled: the refund was not applied ` +
         `(checkout ${checkoutId} has no new refund of ${value} ${currency}). It is safe to run the same command again: ` +
         'a checkout takes one refund, so a refund that went through in the meantime makes it refuse, never refund twice',
       'not applied',
