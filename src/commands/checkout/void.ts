@@ -10,7 +10,10 @@ export default class CheckoutVoid extends BaseCommand<typeof CheckoutVoid> {
 A void is allowed until 23:59:59 PH Standard Time (UTC+8) of the transaction date; from 00:00:00 of
 the next day only a refund is possible (opsctl refund create). The checkout is read first: when it
 cannot be voided, the command says why and what to do instead, and exits 5 without sending.
-Asks for confirmation (--yes without a terminal). Never retried.`
+Asks for confirmation (--yes without a terminal). Never retried. If the answer is lost (timeout,
+dropped connection), the command reads the checkout back and says whether the void happened: exit 0
+if it did (with a note on stderr), exit 7 with "not applied" if it did not (running it again is
+then safe).`
   static override examples = [
     '<%= config.bin %> checkout void 5f1a2b3c-... --reason "customer cancelled the order"',
     '<%= config.bin %> checkout void 5f1a2b3c-... --reason "duplicate order" --yes --json',
@@ -34,7 +37,10 @@ Asks for confirmation (--yes without a terminal). Never retried.`
       amount: outcome.amount,
       currency: outcome.currency,
       requestId: outcome.requestId,
+      ...(outcome.reconciled ? {reconciled: true} : {}),
     }
+    // Said even under --json: it is about money, and stdout stays pure data.
+    if (outcome.reconciled) process.stderr.write(`Note: the answer was lost; reconciled: applied (read back from the service)\n`)
     await this.print(result)
     return result
   }

@@ -13,7 +13,9 @@ A checkout gets one refund: complete, or one partial refund; never more than was
 refund does not count. The checkout and its refunds are read first: a second refund, an amount over
 what is left, or a refund on the transaction day (void it instead) is refused with exit 5 and
 nothing is sent. --full refunds what is left. Asks for confirmation (--yes without a terminal).
-Never retried.`
+Never retried. If the answer is lost (timeout, dropped connection), the command reads the
+refunds back and says whether the refund happened: exit 0 if it did (with a note on stderr), exit
+7 with "not applied" if it did not (running it again is then safe).`
   static override examples = [
     '<%= config.bin %> refund create 5f1a2b3c-... --reason "damaged item" --amount 50.00',
     '<%= config.bin %> refund create 5f1a2b3c-... --reason "order cancelled" --full --yes',
@@ -48,7 +50,10 @@ Never retried.`
       kind: outcome.kind,
       reason: outcome.reason,
       requestId: outcome.requestId,
+      ...(outcome.reconciled ? {reconciled: true} : {}),
     }
+    // Said even under --json: it is about money, and stdout stays pure data.
+    if (outcome.reconciled) process.stderr.write(`Note: the answer was lost; reconciled: applied (read back from the service)\n`)
     await this.print(result)
     return result
   }

@@ -93,5 +93,6 @@ export function entryFromAttempt(record: AttemptRecord, profile: string, env: st
     status: record.status,
     requestId: record.requestId,
     message: record.message,
+    ...(record.reconciled ? {reconciled: true} : {}),
   }
 }

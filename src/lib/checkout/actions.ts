@@ -3,13 +3,18 @@
  * its refunds), apply the rules to refuse early, ask for consent, then send once (void and
  * refund are never retried). Commands stay thin: flags in, one call here, data out.
  *
- * The returned objects carry what was read before sending (`before`), so a later reconciliation
- * (a timed-out void or refund: did it happen?) can compare it with a fresh read.
+ * The returned objects carry what was read before sending (`before`), so that when the answer to
+ * a void or refund is lost (a timeout or a dropped connection after sending: `NetworkError` with
+ * `outcomeUnknown`) a fresh read tells whether it happened. That reconciliation is reported,
+ * never retried: applied -> the result as usual with `reconciled: true` (exit 0); not applied ->
+ * `LostAnswerError` (exit 7, "not applied", safe to run again); the read failing too ->
+ * `LostAnswerError` with the outcome unknown and how to check (exit 7). Each reconciliation that
+ * reached a conclusion adds a line to the audit log (`reconciled: true`).
  */
 import type {ServiceClient} from '../http/client.js'
 
-import {ApiError, RuleError, UsageError} from '../errors.js'
-import {type Cents, formatCents} from './money.js'
+import {ApiError, NetworkError, RuleError, UsageError} from '../errors.js'
+import {type Cents, centsOf, formatCents} from './money.js'
 import {
   type CheckoutRecord,
   getCheckout,
@@ -67,6 +72,39 @@ function withNextStep(error: unknown, checkoutId: string): unknown {
   })
 }
 
+/**
+ * The answer to a void or refund was lost and it did not happen (`not applied`), or whether it
+ * happened could not be read (`unknown`). Exit 7 either way: nothing more is sent.
+ */
+export class LostAnswerError extends NetworkError {
+  constructor(
+    message: string,
+    readonly reconciled: 'not applied' | 'unknown',
+    cause: unknown,
+    suggestions: string[],
+  ) {
+    super(message, cause, reconciled === 'unknown', suggestions)
+  }
+
+  override toJSON(): Record<string, unknown> {
+    return {...super.toJSON(), reconciled: this.reconciled}
+  }
+}
+
+/** True for the one error that calls for a reconciliation: sent, then no answer. */
+function answerLost(error: unknown): error is NetworkError {
+  return error instanceof NetworkError && error.outcomeUnknown
+}
+
+/** What happened to the connection, without the client's generic "may have been applied": the read says which. */
+function whatHappened(lost: NetworkError): string {
+  return lost.message.replace(/; the request may have been applied$/, '')
+}
+
+function shellQuote(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`
+}
+
 export async function readCheckout(client: ServiceClient, checkoutId: string): Promise<{checkout: CheckoutRecord; now: Date}> {
   const res = await client.call(getCheckout, {params: {checkoutId}})
   return {checkout: res.data, now: serviceNow(res.headers)}
@@ -85,6 +123,67 @@ export interface VoidOutcome {
   /** The checkout as read before the void (undefined under --dry-run). */
   before?: CheckoutRecord
   window?: {closesAt: string}
+  /** Set when the answer was lost and a read showed the void happened. */
+  reconciled?: true
+}
+
+/**
+ * The answer to the DELETE was lost: reads the checkout once. VOIDED -> applied. Anything else
+ * -> not applied, and running the command again is safe (a void that lands late makes a rerun
+ * refuse with "already voided", exit 5; it can never void twice).
+ */
+async function reconcileVoid(
+  client: ServiceClient,
+  input: {checkoutId: string; reason: string; lost: NetworkError; before?: CheckoutRecord; window?: VoidWindow},
+): Promise<VoidOutcome> {
+  const {checkoutId, reason, lost, before} = input
+  const amount = before?.totalAmount ? {value: String(before.totalAmount.value), currency: before.totalAmount.currency} : undefined
+  const rerun = `opsctl checkout void ${checkoutId} --reason ${shellQuote(reason)} --yes`
+  let after: CheckoutRecord
+  let readRequestId: string | undefined
+  try {
+    const read = await client.call(getCheckout, {params: {checkoutId}})
+    after = read.data
+    readRequestId = read.requestId
+  } catch (error) {
+    throw new LostAnswerError(
+      `${whatHappened(lost)} (the answer to the void was lost), and reading checkout ${checkoutId} failed too (${(error as Error).message}). ` +
+        'The outcome is unknown: check the payment status before voiding again',
+      'unknown',
+      lost,
+      [`opsctl checkout get ${checkoutId}`],
+    )
+  }
+
+  const applied = after.paymentStatus === 'VOIDED'
+  await client.recordAudit({
+    operation: voidCheckout,
+    params: {checkoutId},
+    body: {reason},
+    note: amount ? {amount} : undefined,
+    outcome: applied ? 'applied' : 'not applied',
+    reconciled: true,
+    message: `answer lost (${whatHappened(lost)}); read checkout: paymentStatus ${after.paymentStatus ?? 'not shown'}${readRequestId ? ` (read request id ${readRequestId})` : ''}`,
+  })
+  if (!applied) {
+    throw new LostAnswerError(
+      `${whatHappened(lost)} (the answer to the void was lost). Reconciled: the void was not applied ` +
+        `(checkout ${checkoutId} is still ${after.paymentStatus ?? 'not voided'}). It is safe to run the same command again: ` +
+        'a void that went through in the meantime makes it refuse (already voided), never void twice',
+      'not applied',
+      lost,
+      [rerun],
+    )
+  }
+
+  return {
+    checkoutId,
+    voidStatus: 'SUCCESS',
+    ...(amount ? {amount: amount.value, currency: amount.currency} : {}),
+    before,
+    ...(input.window ? {window: {closesAt: formatPhTime(input.window.lastVoidSecond)}} : {}),
+    reconciled: true,
+  }
 }
 
 /**
@@ -124,6 +223,7 @@ export async function voidCheckoutChecked(
         : {}),
     })
   } catch (error) {
+    if (answerLost(error)) return reconcileVoid(client, {checkoutId, reason, lost: error, before, window})
     throw withNextStep(error, checkoutId)
   }
 
@@ -152,6 +252,96 @@ export interface RefundOutcome {
   requestId?: string
   /** What was read before sending (undefined under --dry-run). */
   before?: {checkout: CheckoutRecord; refunds: RefundRecord[]}
+  /** Set when the answer was lost and a read showed the refund happened. */
+  reconciled?: true
+}
+
+function refundFailed(checkoutId: string, refundId: string, value: string, currency: string): RuleError {
+  return new RuleError(
+    `refund ${refundId} of ${value} ${currency} FAILED: nothing was refunded (a failed refund does not use up the one refund)`,
+    [`opsctl refund get ${checkoutId} ${refundId}`],
+  )
+}
+
+/**
+ * The answer to the POST was lost: lists the checkout's refunds once. A refund that was not there
+ * before, of the amount sent, is this one: applied (or FAILED, reported as such). None -> not
+ * applied, and running the command again is safe (one refund per checkout: a refund that lands
+ * late makes a rerun refuse, exit 5; it can never refund twice).
+ */
+async function reconcileRefund(
+  client: ServiceClient,
+  input: {checkoutId: string; reason: string; value: string; currency: string; lost: NetworkError; before?: RefundOutcome['before']},
+): Promise<RefundOutcome> {
+  const {checkoutId, reason, value, currency, lost, before} = input
+  const check = `opsctl refund list ${checkoutId}`
+  if (!before) {
+    // Nothing was read before sending, so a new refund cannot be told from an old one.
+    throw new LostAnswerError(
+      `${whatHappened(lost)} (the answer to the refund was lost); the outcome is unknown: check before trying again`,
+      'unknown',
+      lost,
+      [check],
+    )
+  }
+
+  let after: RefundRecord[]
+  let readRequestId: string | undefined
+  try {
+    const read = await client.call(listRefunds, {params: {checkoutId}})
+    after = Array.isArray(read.data) ? read.data : []
+    readRequestId = read.requestId
+  } catch (error) {
+    throw new LostAnswerError(
+      `${whatHappened(lost)} (the answer to the refund was lost), and reading the refunds of checkout ${checkoutId} failed too ` +
+        `(${(error as Error).message}). The outcome is unknown: check before refunding again`,
+      'unknown',
+      lost,
+      [check],
+    )
+  }
+
+  const known = new Set(before.refunds.map((r) => r.id))
+  const cents = centsOf(value)
+  const fresh = after.filter(
+    (r) => !known.has(r.id) && centsOf(r.amount?.value) === cents && (!r.amount?.currency || r.amount.currency === currency),
+  )
+  const found = fresh.find((r) => r.status !== 'FAILED') ?? fresh[0]
+  const applied = found !== undefined && found.status !== 'FAILED'
+  await client.recordAudit({
+    operation: refundCheckout,
+    params: {checkoutId},
+    body: {reason, amount: {value, currency}},
+    data: found ? {refundId: found.id, status: found.status} : undefined,
+    outcome: applied ? 'applied' : 'not applied',
+    reconciled: true,
+    message:
+      `answer lost (${whatHappened(lost)}); read refunds: ` +
+      (found ? `new refund ${found.id} (${found.status ?? 'status not shown'})` : `no new refund of ${value} ${currency}`) +
+      (readRequestId ? ` (read request id ${readRequestId})` : ''),
+  })
+  if (found?.status === 'FAILED') throw refundFailed(checkoutId, found.id, value, currency)
+  if (!found) {
+    throw new LostAnswerError(
+      `${whatHappened(lost)} (the answer to the refund was lost). Reconciled: the refund was not applied ` +
+        `(checkout ${checkoutId} has no new refund of ${value} ${currency}). It is safe to run the same command again: ` +
+        'a checkout takes one refund, so a refund that went through in the meantime makes it refuse, never refund twice',
+      'not applied',
+      lost,
+      [`opsctl refund create ${checkoutId} --reason ${shellQuote(reason)} --amount ${value} --currency ${currency} --yes`],
+    )
+  }
+
+  return {
+    checkoutId,
+    refundId: found.id,
+    status: found.status ?? 'SUCCESS',
+    amount: value,
+    currency,
+    reason,
+    before,
+    reconciled: true,
+  }
 }
 
 /**
@@ -192,6 +382,11 @@ export async function refundCheckoutChecked(
   try {
     res = await client.call(refundCheckout, {params: {checkoutId}, body: {reason, amount: {value, currency}}})
   } catch (error) {
+    if (answerLost(error)) {
+      const outcome = await reconcileRefund(client, {checkoutId, reason, value, currency, lost: error, before})
+      return plan ? {...outcome, kind: plan.kind} : outcome
+    }
+
     throw withNextStep(error, checkoutId)
   }
 
@@ -206,12 +401,7 @@ export async function refundCheckoutChecked(
     requestId: res.requestId,
     before,
   }
-  if (outcome.status === 'FAILED') {
-    throw new RuleError(
-      `refund ${outcome.refundId} of ${value} ${currency} FAILED: nothing was refunded (a failed refund does not use up the one refund)`,
-      [`opsctl refund get ${checkoutId} ${outcome.refundId}`],
-    )
-  }
+  if (outcome.status === 'FAILED') throw refundFailed(checkoutId, outcome.refundId, value, currency)
 
   return outcome
 }

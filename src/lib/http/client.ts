@@ -35,7 +35,10 @@ export interface AttemptRecord {
   operation: Operation
   params: Record<string, string | undefined>
   body: unknown
-  outcome: 'applied' | 'refused' | 'failed' | 'unknown' | 'not sent'
+  /** `not applied`: only on a reconciliation line (the answer was lost; a read showed nothing changed). */
+  outcome: 'applied' | 'refused' | 'failed' | 'unknown' | 'not sent' | 'not applied'
+  /** The line reports a reconciliation (what a read found after the answer was lost), not a request. */
+  reconciled?: boolean
   status?: number
   requestId?: string
   message?: string
@@ -112,6 +115,15 @@ export class ServiceClient {
       await this.options.onAudited({...record, ...attemptOutcome(error)})
       throw error
     }
+  }
+
+  /**
+   * Reports a fact about an audited operation that no request carries: what a reconciliation
+   * found after the answer to a void or refund was lost. Goes to the same `onAudited` hook.
+   */
+  async recordAudit(record: AttemptRecord): Promise<void> {
+    if (!record.operation.audited || !this.options.onAudited || this.options.dryRun) return
+    await this.options.onAudited(record)
   }
 
   /** A request outside the table (`opsctl api`). Retried only when the method is safe. */

@@ -1,0 +1,158 @@
+import {Flags} from '@oclif/core'
+
+import type {ChangedWebhook, ReceivedEvent} from '../../lib/checkout/listener.js'
+
+import {BaseCommand} from '../../lib/base-command.js'
+import {OpsError, UsageError} from '../../lib/errors.js'
+
+const CSV_COLUMNS = ['time', 'event', 'checkoutId', 'amount', 'currency', 'status', 'paymentStatus', 'answered', 'forward.status']
+
+export default class WebhookListen extends BaseCommand<typeof WebhookListen> {
+  static override description = `Receive checkout webhooks on this machine and print each event as it arrives.
+
+Listens on 127.0.0.1 (a free port unless --port) and prints one line per delivery: time, event,
+checkout id, amount and status (one JSON object per line with --json or -o ndjson). The event name
+comes from the x-checkout-event header, else from the payload's paymentStatus. Chatter, such as
+"Listening on http://127.0.0.1:PORT/webhooks", goes to stderr.
+
+--forward-to URL posts each event on (same body and content-type) and prints the forward's status.
+The sender is answered with the forward's own status and body, and with 502 when the forward gets no
+answer, so the sender's retries work as if it called the app directly; the listener never retries.
+Without --forward-to every JSON delivery is answered 200.
+
+--register points the CHECKOUT_SUCCESS, CHECKOUT_FAILURE and CHECKOUT_DROPOUT webhooks at the
+listener (updating the ones that exist, registering the others) and on Ctrl-C (SIGINT) or SIGTERM
+puts back exactly what was there: the previous URLs, and no webhook where there was none. Refused
+on a production profile: a real service cannot reach a loopback address.`
+  static override examples = [
+    '<%= config.bin %> webhook listen --register',
+    '<%= config.bin %> webhook listen --register --forward-to http://localhost:3000/hooks/checkout',
+    '<%= config.bin %> webhook listen --port 8787 --json | jq .checkoutId',
+  ]
+  static override flags = {
+    port: Flags.integer({default: 0, description: 'port to listen on (127.0.0.1); 0 picks a free one', max: 65_535, min: 0}),
+    'forward-to': Flags.string({description: 'also POST each event to this http(s) URL and print its status'}),
+    register: Flags.boolean({description: 'point the three webhooks at the listener; restore the previous ones on exit'}),
+  }
+
+  /** Runs until SIGINT/SIGTERM; returns nothing (under --json the events were the output). */
+  async run(): Promise<void> {
+    const {flags} = this
+    const forwardTo = flags['forward-to'] ? checkForwardUrl(flags['forward-to']) : undefined
+    const stderr = (line: string) => process.stderr.write(line + '\n')
+
+    if (flags.register && flags['dry-run']) {
+      throw new UsageError('--dry-run cannot show --register: the changes depend on the webhooks read at start; run opsctl webhook list')
+    }
+
+    let client
+    if (flags.register) {
+      const {name, profile} = await this.profile()
+      if (profile.env === 'production') {
+        throw new UsageError(
+          `--register points webhooks at 127.0.0.1, which the service behind profile ${name} (production) cannot reach; nothing was changed`,
+          [
+            'Expose a public URL and run: opsctl webhook update <webhookId> --url https://...',
+            'opsctl webhook listen --register --profile sandbox',
+          ],
+        )
+      }
+
+      client = await this.checkoutClient()
+      await this.announceChange('checkout')
+    }
+
+    const {describeProblems, formatEventLine, pointWebhooksAt, restoreWebhooks, startListener} =
+      await import('../../lib/checkout/listener.js')
+    const ndjson = this.jsonEnabled() || this.format === 'ndjson' || this.format === 'json'
+    const csv = this.format === 'csv' && !this.jsonEnabled() ? this.rowWriter(CSV_COLUMNS) : undefined
+    const onEvent = async (event: ReceivedEvent) => {
+      if (ndjson) process.stdout.write(JSON.stringify(event) + '\n')
+      else if (csv) await csv.push(event as unknown as Record<string, unknown>)
+      else process.stdout.write(formatEventLine(event) + '\n')
+    }
+
+    let listener
+    try {
+      listener = await startListener({port: flags.port, forwardTo, forwardTimeoutMs: flags.timeout * 1000, onEvent})
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+        throw new UsageError(`Port ${flags.port} is in use; choose another with --port, or --port 0 for a free one`)
+      }
+
+      throw error
+    }
+
+    // Signal handlers go in before anything is changed or announced: whoever reads "Listening on"
+    // may stop us at once, and a stop during --register must still put the webhooks back.
+    // A second signal does not cut the restore short. (conf's atomic writer re-raises the first
+    // signal once, at once: that echo is not worth a message.)
+    let signalled: string | undefined
+    let signalledAt = 0
+    let onSignal: (signal: NodeJS.Signals) => void = () => {}
+    const stopped = new Promise<string>((resolve) => {
+      onSignal = (signal) => {
+        if (signalled) {
+          if (performance.now() - signalledAt > 500) stderr(`Still stopping (${signalled}); please wait while the webhooks are put back`)
+          return
+        }
+
+        signalled = signal
+        signalledAt = performance.now()
+        resolve(signal)
+      }
+    })
+    process.on('SIGINT', onSignal)
+    process.on('SIGTERM', onSignal)
+
+    try {
+      let changes: ChangedWebhook[] = []
+      if (client) {
+        changes = await pointWebhooksAt(client, listener.url, (c) =>
+          stderr(
+            c.action === 'updated'
+              ? `${c.name}: webhook ${c.id} now points here (was ${c.previousUrl})`
+              : `${c.name}: registered webhook ${c.id} pointing here`,
+          ),
+        )
+      }
+
+      if (!signalled) {
+        stderr(`Listening on ${listener.url}${forwardTo ? ` (forwarding to ${forwardTo})` : ''}`)
+        stderr(changes.length > 0 ? 'Stop with Ctrl-C: the previous webhooks are then put back.' : 'Stop with Ctrl-C.')
+      }
+
+      const signal = await stopped
+      stderr(`Stopping (${signal})`)
+      if (client && changes.length > 0) {
+        const problems = await restoreWebhooks(client, changes)
+        if (problems.length > 0) {
+          throw new OpsError(
+            describeProblems(problems),
+            problems[0].error.exitCode,
+            problems.map((p) => p.fix),
+          )
+        }
+
+        stderr(`Put back ${changes.length} webhook(s) as they were`)
+      }
+    } finally {
+      await listener.close()
+      await csv?.end()
+      process.off('SIGINT', onSignal)
+      process.off('SIGTERM', onSignal)
+    }
+  }
+}
+
+function checkForwardUrl(value: string): string {
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    throw new UsageError(`--forward-to must be an http(s) URL, got ${value}`)
+  }
+
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--forward-to must be an http(s) URL, got ${value}`)
+  return url.href
+}

@@ -1,0 +1,132 @@
+/**
+ * No double money movement, end to end: the sandbox's scripted faults cut the connection of a void
+ * or refund before or after the service acted, and the built CLI must say what really happened,
+ * never send it twice, and leave a rerun safe. Run `npm run build` first.
+ */
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+import {type Cli, cliFor, type Sandbox, startSandbox} from './harness.js'
+
+// 10:00 in Manila (UTC+8): the whole transaction day is ahead for the voids.
+const START = '2026-11-21T02:00:00Z'
+
+let sandbox: Sandbox
+let cli: Cli
+
+beforeAll(async () => {
+  sandbox = await startSandbox(['--clock', START])
+  cli = cliFor(sandbox)
+})
+
+afterAll(async () => {
+  await sandbox?.stop()
+  cli?.cleanup()
+})
+
+async function paidCheckout(amount: string): Promise<string> {
+  const {checkoutId} = await cli.json(['checkout', 'create', '--amount', amount, '--success-url', 'https://shop.example/ok'])
+  expect((await cli.json(['checkout', 'pay', checkoutId])).paymentStatus).toBe('PAYMENT_SUCCESS')
+  return checkoutId
+}
+
+async function fault(op: string, kind: string, ms?: number): Promise<void> {
+  await sandbox.control('faults', {next: [{op, kind, ...(ms === undefined ? {} : {ms})}]})
+}
+
+const paymentStatus = async (id: string) => (await cli.json(['checkout', 'get', id])).paymentStatus
+const refundsOf = async (id: string) => (await cli.json(['refund', 'list', id])).refunds
+
+describe('void with a lost answer', {timeout: 60_000}, () => {
+  it('drop-after-commit: the void happened -> reported applied, exit 0, the checkout is VOIDED', async () => {
+    const id = await paidCheckout('120.00')
+    await fault('voidCheckout', 'drop-after-commit')
+    const result = await cli.run(['checkout', 'void', id, '--reason', 'duplicate order', '--yes', '--json', '--timeout', '5'])
+    expect(result.code).toBe(0)
+    expect(JSON.parse(result.stdout)).toMatchObject({checkoutId: id, voidStatus: 'SUCCESS', amount: '120.00', reconciled: true})
+    expect(result.stderr).toContain('the answer was lost; reconciled: applied')
+    expect((await sandbox.control('faults')).pending).toEqual([])
+    expect(await paymentStatus(id)).toBe('VOIDED')
+  })
+
+  it('drop: the void did not happen -> "not applied", exit 7, still PAYMENT_SUCCESS; running it again voids it once', async () => {
+    const id = await paidCheckout('80.00')
+    await fault('voidCheckout', 'drop')
+    const result = await cli.run(['checkout', 'void', id, '--reason', 'duplicate order', '--yes', '--timeout', '5'])
+    expect(result.code).toBe(7)
+    expect(result.stderr).toContain('not applied')
+    expect(result.stderr).toContain('safe to run the same command again')
+    expect(result.stdout).toBe('')
+    expect(await paymentStatus(id)).toBe('PAYMENT_SUCCESS')
+
+    const again = await cli.json(['checkout', 'void', id, '--reason', 'duplicate order', '--yes'])
+    expect(again).toMatchObject({voidStatus: 'SUCCESS'})
+    expect(again.reconciled).toBeUndefined()
+    expect(await paymentStatus(id)).toBe('VOIDED')
+  })
+})
+
+describe('refund with a lost answer', {timeout: 90_000}, () => {
+  const ids: string[] = []
+
+  // Three paid checkouts, then the next day: refunds are open (and voids closed).
+  beforeAll(async () => {
+    for (const amount of ['300.00', '300.00', '300.00']) ids.push(await paidCheckout(amount))
+    expect((await cli.run(['sandbox', 'clock', '--advance', '24h'])).code).toBe(0)
+  }, 60_000)
+
+  it('drop-after-commit: the refund happened -> reported applied, exit 0, exactly one refund exists', async () => {
+    const id = ids[0]
+    await fault('refundCheckout', 'drop-after-commit')
+    const result = await cli.run([
+      'refund',
+      'create',
+      id,
+      '--reason',
+      'one cup broke',
+      '--amount',
+      '120.50',
+      '--yes',
+      '--json',
+      '--timeout',
+      '5',
+    ])
+    expect(result.code).toBe(0)
+    const out = JSON.parse(result.stdout)
+    expect(out).toMatchObject({checkoutId: id, status: 'SUCCESS', amount: '120.50', currency: 'PHP', kind: 'partial', reconciled: true})
+    expect(result.stderr).toContain('the answer was lost; reconciled: applied')
+
+    const refunds = await refundsOf(id)
+    expect(refunds).toHaveLength(1)
+    expect(refunds[0]).toMatchObject({id: out.refundId, status: 'SUCCESS', amount: {value: '120.50', currency: 'PHP'}})
+    expect((await cli.json(['checkout', 'get', id])).refundedAmount).toBe('120.50')
+  })
+
+  it('drop: the refund did not happen -> "not applied", exit 7, zero refunds; running it again refunds once', async () => {
+    const id = ids[1]
+    await fault('refundCheckout', 'drop')
+    const result = await cli.run(['refund', 'create', id, '--reason', 'order cancelled', '--full', '--yes', '--timeout', '5'])
+    expect(result.code).toBe(7)
+    expect(result.stderr).toContain('not applied')
+    expect(result.stderr).toContain('safe to run the same command again')
+    expect(await refundsOf(id)).toEqual([])
+
+    const again = await cli.json(['refund', 'create', id, '--reason', 'order cancelled', '--full', '--yes'])
+    expect(again).toMatchObject({status: 'SUCCESS', amount: '300.00', kind: 'complete'})
+    expect(await refundsOf(id)).toHaveLength(1)
+  })
+
+  it('a timeout while the service is slow: reported, and a rerun after it landed is refused, never a second refund', async () => {
+    const id = ids[2]
+    await fault('refundCheckout', 'delay', 2500)
+    const result = await cli.run(['refund', 'create', id, '--reason', 'late', '--full', '--yes', '--timeout', '1'])
+    expect(result.code).toBe(7)
+    expect(result.stderr).toContain('timed out after 1 s')
+    // The slow request lands after the CLI gave up.
+    await expect.poll(async () => (await refundsOf(id)).length, {interval: 250, timeout: 10_000}).toBe(1)
+
+    const rerun = await cli.run(['refund', 'create', id, '--reason', 'late', '--full', '--yes'])
+    expect(rerun.code).toBe(5)
+    expect(rerun.stderr).toContain('only one refund')
+    expect(await refundsOf(id)).toHaveLength(1)
+  })
+})
