@@ -7,9 +7,9 @@
  */
 import {readFileSync, statSync} from 'node:fs'
 import {join} from 'node:path'
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 
-import {type Cli, cliFor, type Sandbox, startSandbox} from './harness.js'
+import {type Cli, paidCheckout, type Sandbox, sandboxForFile} from './harness.js'
 
 const START = '2026-11-21T02:00:00Z'
 const PASSWORD = 'correct-horse-battery-9'
@@ -18,21 +18,10 @@ const CARD = '5123456789012346'
 let sandbox: Sandbox
 let cli: Cli
 
-beforeAll(async () => {
-  sandbox = await startSandbox(['--clock', START])
-  cli = cliFor(sandbox)
+sandboxForFile(['--clock', START], (s, c) => {
+  sandbox = s
+  cli = c
 })
-
-afterAll(async () => {
-  await sandbox?.stop()
-  cli?.cleanup()
-})
-
-async function paidCheckout(amount: string): Promise<string> {
-  const {checkoutId} = await cli.json(['checkout', 'create', '--amount', amount, '--success-url', 'https://shop.example/ok'])
-  await cli.json(['checkout', 'pay', checkoutId, '--card', CARD])
-  return checkoutId
-}
 
 async function expectExit(argv: string[], code: number): Promise<void> {
   const result = await cli.run(argv)
@@ -87,16 +76,16 @@ describe('audit log', {timeout: 180_000}, () => {
     await expectExit(['customize', 'remove', '--yes'], 0)
 
     // Money: a void, a void whose answer is lost after it happened, a void refused before sending.
-    const voided = await paidCheckout('25.00')
+    const voided = await paidCheckout(cli, '25.00')
     await expectExit(['checkout', 'void', voided, '--reason', 'duplicate', '--yes'], 0)
-    const lostVoid = await paidCheckout('26.00')
+    const lostVoid = await paidCheckout(cli, '26.00')
     await sandbox.control('faults', {next: [{op: 'voidCheckout', kind: 'drop-after-commit'}]})
     await expectExit(['checkout', 'void', lostVoid, '--reason', 'duplicate', '--yes'], 0)
     await expectExit(['checkout', 'void', voided, '--reason', 'again', '--yes'], 5)
 
     // The next day: a refund, and a refund whose connection drops before it happens.
-    const refunded = await paidCheckout('30.00')
-    const lostRefund = await paidCheckout('31.00')
+    const refunded = await paidCheckout(cli, '30.00')
+    const lostRefund = await paidCheckout(cli, '31.00')
     await expectExit(['sandbox', 'clock', '--advance', '24h'], 0)
     const refund = await cli.json(['refund', 'create', refunded, '--reason', 'broken cup', '--amount', '10.00', '--yes'])
     await sandbox.control('faults', {next: [{op: 'refundCheckout', kind: 'drop'}]})

@@ -3,9 +3,9 @@
  * customization, a same-day void, and after the clock moves a day, the void refused and one
  * partial refund. Run `npm run build` first.
  */
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 
-import {type Cli, cliFor, type RunResult, type Sandbox, startSandbox} from './harness.js'
+import {type Cli, type RunResult, type Sandbox, sandboxForFile} from './harness.js'
 
 // 10:00 in Manila (UTC+8): the whole transaction day is ahead.
 const START = '2026-11-21T02:00:00Z'
@@ -40,14 +40,9 @@ async function paidCheckout(amount: string): Promise<string> {
   return checkoutId
 }
 
-beforeAll(async () => {
-  sandbox = await startSandbox(['--clock', START])
-  cli = cliFor(sandbox)
-})
-
-afterAll(async () => {
-  await sandbox?.stop()
-  cli?.cleanup()
+sandboxForFile(['--clock', START], (s, c) => {
+  sandbox = s
+  cli = c
 })
 
 describe('checkout e2e: page, pay, void the same day', {timeout: 60_000}, () => {

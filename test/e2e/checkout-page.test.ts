@@ -4,23 +4,18 @@
  * anything is sent. Run `npm run build` first.
  */
 import {createServer} from 'node:http'
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 
-import {type Cli, cliFor, type Sandbox, startSandbox} from './harness.js'
+import {type Cli, type Sandbox, sandboxForFile} from './harness.js'
 
 const START = '2026-11-21T02:00:00Z'
 
 let sandbox: Sandbox
 let cli: Cli
 
-beforeAll(async () => {
-  sandbox = await startSandbox(['--clock', START])
-  cli = cliFor(sandbox)
-})
-
-afterAll(async () => {
-  await sandbox?.stop()
-  cli?.cleanup()
+sandboxForFile(['--clock', START], (s, c) => {
+  sandbox = s
+  cli = c
 })
 
 async function create(): Promise<string> {

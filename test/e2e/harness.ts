@@ -8,6 +8,7 @@ import {mkdtempSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
 import {createInterface} from 'node:readline'
+import {afterAll, beforeAll} from 'vitest'
 
 export const ROOT = resolve(import.meta.dirname, '../..')
 export const BIN = join(ROOT, 'bin/run.js')
@@ -143,4 +144,30 @@ export function cliFor(sandbox: Pick<Sandbox, 'checkoutUrl' | 'healthUrl'>): Cli
       rmSync(configDir, {force: true, recursive: true})
     },
   }
+}
+
+/**
+ * One sandbox, and one CLI user of it, for a whole test file: started before the first test,
+ * stopped after the last. `use` receives both once they are up.
+ */
+export function sandboxForFile(extraArgs: string[], use: (sandbox: Sandbox, cli: Cli) => void): void {
+  let started: Sandbox | undefined
+  let user: Cli | undefined
+  beforeAll(async () => {
+    started = await startSandbox(extraArgs)
+    user = cliFor(started)
+    use(started, user)
+  })
+  afterAll(async () => {
+    await started?.stop()
+    user?.cleanup()
+  })
+}
+
+/** A checkout created and paid (a successful payment) through the CLI; its id. */
+export async function paidCheckout(cli: Cli, amount: string, card = '5123456789012346'): Promise<string> {
+  const {checkoutId} = await cli.json(['checkout', 'create', '--amount', amount, '--success-url', 'https://shop.example/ok'])
+  const paid = await cli.json(['checkout', 'pay', checkoutId, '--card', card])
+  if (paid.paymentStatus !== 'PAYMENT_SUCCESS') throw new Error(`checkout ${checkoutId} was not paid: ${paid.paymentStatus}`)
+  return checkoutId
 }

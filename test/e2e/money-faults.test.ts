@@ -3,9 +3,9 @@
  * or refund before or after the service acted, and the built CLI must say what really happened,
  * never send it twice, and leave a rerun safe. Run `npm run build` first.
  */
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {beforeAll, describe, expect, it} from 'vitest'
 
-import {type Cli, cliFor, type Sandbox, startSandbox} from './harness.js'
+import {type Cli, paidCheckout, type Sandbox, sandboxForFile} from './harness.js'
 
 // 10:00 in Manila (UTC+8): the whole transaction day is ahead for the voids.
 const START = '2026-11-21T02:00:00Z'
@@ -13,21 +13,10 @@ const START = '2026-11-21T02:00:00Z'
 let sandbox: Sandbox
 let cli: Cli
 
-beforeAll(async () => {
-  sandbox = await startSandbox(['--clock', START])
-  cli = cliFor(sandbox)
+sandboxForFile(['--clock', START], (s, c) => {
+  sandbox = s
+  cli = c
 })
-
-afterAll(async () => {
-  await sandbox?.stop()
-  cli?.cleanup()
-})
-
-async function paidCheckout(amount: string): Promise<string> {
-  const {checkoutId} = await cli.json(['checkout', 'create', '--amount', amount, '--success-url', 'https://shop.example/ok'])
-  expect((await cli.json(['checkout', 'pay', checkoutId])).paymentStatus).toBe('PAYMENT_SUCCESS')
-  return checkoutId
-}
 
 async function fault(op: string, kind: string, ms?: number): Promise<void> {
   await sandbox.control('faults', {next: [{op, kind, ...(ms === undefined ? {} : {ms})}]})
@@ -38,7 +27,7 @@ const refundsOf = async (id: string) => (await cli.json(['refund', 'list', id]))
 
 describe('void with a lost answer', {timeout: 60_000}, () => {
   it('drop-after-commit: the void happened -> reported applied, exit 0, the checkout is VOIDED', async () => {
-    const id = await paidCheckout('120.00')
+    const id = await paidCheckout(cli, '120.00')
     await fault('voidCheckout', 'drop-after-commit')
     const result = await cli.run(['checkout', 'void', id, '--reason', 'duplicate order', '--yes', '--json', '--timeout', '5'])
     expect(result.code).toBe(0)
@@ -49,7 +38,7 @@ describe('void with a lost answer', {timeout: 60_000}, () => {
   })
 
   it('drop: the void did not happen -> "not applied", exit 7, still PAYMENT_SUCCESS; running it again voids it once', async () => {
-    const id = await paidCheckout('80.00')
+    const id = await paidCheckout(cli, '80.00')
     await fault('voidCheckout', 'drop')
     const result = await cli.run(['checkout', 'void', id, '--reason', 'duplicate order', '--yes', '--timeout', '5'])
     expect(result.code).toBe(7)
@@ -70,7 +59,7 @@ describe('refund with a lost answer', {timeout: 90_000}, () => {
 
   // Three paid checkouts, then the next day: refunds are open (and voids closed).
   beforeAll(async () => {
-    for (const amount of ['300.00', '300.00', '300.00']) ids.push(await paidCheckout(amount))
+    for (const amount of ['300.00', '300.00', '300.00']) ids.push(await paidCheckout(cli, amount))
     expect((await cli.run(['sandbox', 'clock', '--advance', '24h'])).code).toBe(0)
   }, 60_000)
 
