@@ -11,7 +11,12 @@ export class EventReceiver {
   }
 
   async start(): Promise<void> {
-    this.listener = await startListener({onEvent: (event) => void this.events.push(event), port: 0})
+    this.listener = await startListener({
+      onEvent: (event) => {
+        this.events.push(event)
+      },
+      port: 0,
+    })
   }
 
   /** Waits until an event about `checkoutId` has arrived, or the time is up. */
