@@ -1,36 +1,31 @@
 import {mkdtempSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import {MockAgent} from 'undici'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import Api from '../../src/commands/api.js'
-import {setDispatcher} from '../../src/lib/http/dispatcher.js'
 import {SANDBOX_KEYS} from '../../src/lib/sandbox-defaults.js'
-import {isolate, runCommand} from './run-command.js'
+import {isolate, mockServices, runCommand} from './run-command.js'
 
 const ORIGIN = 'http://127.0.0.1:4010'
 const basic = (key: string) => `Basic ${Buffer.from(`${key}:`).toString('base64')}`
 const JSON_HEADERS = {'content-type': 'application/json'}
 
 let env: ReturnType<typeof isolate>
-let agent: MockAgent
+let services: ReturnType<typeof mockServices>
 
 beforeEach(() => {
   env = isolate()
-  agent = new MockAgent({enableCallHistory: true})
-  agent.disableNetConnect()
-  setDispatcher(agent)
+  services = mockServices()
 })
 
 afterEach(async () => {
-  setDispatcher(undefined)
-  await agent.close()
+  await services.close()
   env.cleanup()
 })
 
-const calls = () => agent.getCallHistory()?.calls() ?? []
-const pool = () => agent.get(ORIGIN)
+const calls = () => services.agent.getCallHistory()?.calls() ?? []
+const pool = () => services.agent.get(ORIGIN)
 
 function noSecrets(text: string) {
   for (const s of [

@@ -5,13 +5,11 @@
 import {Args} from '@oclif/core'
 import {readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
-import {MockAgent} from 'undici'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {BaseCommand} from '../../src/lib/base-command.js'
-import {setDispatcher} from '../../src/lib/http/dispatcher.js'
 import {ProfileStore} from '../../src/lib/profiles/store.js'
-import {isolate, runCommand} from './run-command.js'
+import {isolate, mockServices, runCommand} from './run-command.js'
 
 class DeleteWebhook extends BaseCommand<typeof DeleteWebhook> {
   static override args = {id: Args.string({required: true})}
@@ -64,19 +62,16 @@ class StoreSession extends BaseCommand<typeof StoreSession> {
 }
 
 let env: ReturnType<typeof isolate>
-let agent: MockAgent
-const calls = () => agent.getCallHistory()?.calls() ?? []
+let services: ReturnType<typeof mockServices>
+const calls = () => services.agent.getCallHistory()?.calls() ?? []
 
 beforeEach(() => {
   env = isolate()
-  agent = new MockAgent({enableCallHistory: true})
-  agent.disableNetConnect()
-  setDispatcher(agent)
+  services = mockServices()
 })
 
 afterEach(async () => {
-  setDispatcher(undefined)
-  await agent.close()
+  await services.close()
   env.cleanup()
 })
 
@@ -100,7 +95,7 @@ describe('destructive changes', () => {
   })
 
   it('with --yes: sent once, and the result printed under --json', async () => {
-    agent.get('http://127.0.0.1:4010').intercept({path: '/checkout/v1/webhooks/w-1', method: 'DELETE'}).reply(200, {id: 'w-1'})
+    services.agent.get('http://127.0.0.1:4010').intercept({path: '/checkout/v1/webhooks/w-1', method: 'DELETE'}).reply(200, {id: 'w-1'})
     const r = await runCommand(DeleteWebhook, ['w-1', '--yes', '--json'])
     expect(r.code, r.stderr).toBe(0)
     expect(JSON.parse(r.stdout)).toEqual({deleted: 'w-1'})
@@ -109,7 +104,7 @@ describe('destructive changes', () => {
 
   it('on a production profile, the profile, env and base URL are announced on stderr first', async () => {
     await useProduction()
-    agent.get('https://pay.example.com').intercept({path: '/checkout/v1/webhooks/w-1', method: 'DELETE'}).reply(200, {id: 'w-1'})
+    services.agent.get('https://pay.example.com').intercept({path: '/checkout/v1/webhooks/w-1', method: 'DELETE'}).reply(200, {id: 'w-1'})
     const r = await runCommand(DeleteWebhook, ['w-1', '-y'])
     expect(r.code, r.stderr).toBe(0)
     expect(r.stderr).toContain('Profile prod (production) -> https://pay.example.com/checkout')

@@ -4,8 +4,7 @@ import type {MockAgent} from 'undici'
 import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 
-import {isolate, mockServices, type RecordedCall,  runCommand} from './run-command.js'
-
+import {isolate, mockServices, type RecordedCall, runCommand} from './run-command.js'
 
 export const ORIGIN = 'http://127.0.0.1:4010'
 export const JSON_HEADERS = {'content-type': 'application/json', 'x-ph-api-request-id': 'req-1', 'content-language': 'en-PH'}
