@@ -5,9 +5,13 @@
  */
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
+import Api from '../../src/commands/api.js'
+import CheckoutCreate from '../../src/commands/checkout/create.js'
 import CheckoutGet from '../../src/commands/checkout/get.js'
+import EventsUpdate from '../../src/commands/events/update.js'
 import WebhookRegister from '../../src/commands/webhook/register.js'
 import {readAudit} from '../../src/lib/audit/log.js'
+import {MAX_DATA_DEPTH} from '../../src/lib/input/data.js'
 import {BASE, type CommandHarness, commandHarness, JSON_HEADERS} from './checkout-harness.js'
 
 let h: CommandHarness
@@ -19,6 +23,41 @@ beforeEach(async () => {
 })
 afterEach(async () => {
   await h.close()
+})
+
+type Cmd = Parameters<CommandHarness['run']>[0]
+
+async function expectRefusedBeforeSending(cmd: Cmd, argv: string[], message: RegExp | string): Promise<void> {
+  const out = await h.run(cmd, argv)
+  const what = argv.join(' ').slice(0, 120)
+  expect(out.code, `${what}\n${out.stderr}`).toBe(2)
+  expect(out.stdout, what).toBe('')
+  const lines = out.stderr.trim().split('\n')
+  expect(lines[0], what).toMatch(/^Error: /)
+  expect(lines[0], what).toMatch(message)
+  expect(out.stderr, what).not.toMatch(/\n\s+at /)
+  expect(h.calls(), what).toEqual([])
+}
+
+const order = {totalAmount: {value: '10.00', currency: 'PHP'}, items: [{name: 'Tea'}], requestReferenceNumber: 'ORDER-1'}
+
+describe(`--data nested deeper than ${MAX_DATA_DEPTH} levels`, () => {
+  const deep = (n: number) => '['.repeat(n) + ']'.repeat(n)
+
+  it('a 10,000-deep array is exit 2 with a clear message, not a stack overflow (exit 1)', async () => {
+    const data = JSON.stringify({...order, metadata: {a: 'PLACEHOLDER'}}).replace('"PLACEHOLDER"', deep(10_000))
+    await expectRefusedBeforeSending(CheckoutCreate, ['--data', data], `--data is nested 10002 levels deep; at most ${MAX_DATA_DEPTH}`)
+    await expectRefusedBeforeSending(Api, ['checkout', 'POST', '/v1/webhooks', '--data', deep(10_000)], 'nested 10000 levels deep')
+    await expectRefusedBeforeSending(EventsUpdate, ['me', 'e1', '--data', `{"symptoms":${deep(100)}}`], 'nested 101 levels deep')
+  })
+
+  it('brackets inside strings do not count, and the limit itself is accepted', async () => {
+    h.pool.intercept({path: `${BASE}/webhooks`, method: 'POST'}).reply(200, {id: 'wh_1'}, {headers: JSON_HEADERS})
+    const data = JSON.stringify({name: '['.repeat(500), note: 'PLACEHOLDER'}).replace('"PLACEHOLDER"', deep(MAX_DATA_DEPTH - 1))
+    const out = await h.run(Api, ['checkout', 'POST', '/v1/webhooks', '--data', data])
+    expect(out.code, out.stderr).toBe(0)
+    expect(h.calls()).toHaveLength(1)
+  })
 })
 
 describe('an answer from the server is never exit 2 (2 means nothing was sent)', () => {
