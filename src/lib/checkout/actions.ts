@@ -14,6 +14,7 @@
 import type {ServiceClient} from '../http/client.js'
 
 import {ApiError, NetworkError, RuleError, UsageError} from '../errors.js'
+import {describeIssues} from '../http/client.js'
 import {type Cents, centsOf, formatCents} from './money.js'
 import {
   type CheckoutRecord,
@@ -25,7 +26,7 @@ import {
   updateWebhook,
   voidCheckout,
   type WebhookRecord,
-  type WebhookRequest,
+  WebhookRequest,
 } from './operations.js'
 import {checkRefund, checkVoid, CODES, formatPhTime, type RefundPlan, RuleViolation, type VoidWindow} from './rules.js'
 
@@ -417,6 +418,9 @@ export async function updateWebhookMerged(
   change: Partial<WebhookRequest>,
 ): Promise<WebhookRecord> {
   if (change.name === undefined && change.callbackUrl === undefined) throw new UsageError('Nothing to change: pass --name and/or --url')
+  // Checked before the current webhook is read: a URL the PUT would refuse sends nothing at all.
+  const partial = WebhookRequest.partial().safeParse(change)
+  if (!partial.success) throw new UsageError(`Invalid request: ${describeIssues(partial.error.issues)}`)
   let body = change
   if (change.name === undefined || change.callbackUrl === undefined) {
     const current = (await client.call(listWebhooks)).data.find((w) => w.id === webhookId)
