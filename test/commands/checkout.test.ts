@@ -203,12 +203,12 @@ describe('checkout void', () => {
     expect(h.calls().map((c) => c.method)).toEqual(['GET'])
   })
 
-  it('needs --yes without a terminal (exit 2), and sends no DELETE', async () => {
+  it('needs --yes without a terminal (exit 2), and sends nothing, not even the read', async () => {
     getPaid('2026-11-21T05:00:00Z')
     const out = await h.run(CheckoutVoid, ['chk_1', '--reason', 'x'])
     expect(out.code).toBe(2)
     expect(out.stderr).toContain('pass --yes')
-    expect(h.calls().map((c) => c.method)).toEqual(['GET'])
+    expect(h.calls()).toEqual([])
   })
 
   it("turns the service's own PY0073 into exit 5 with the refund command to try", async () => {

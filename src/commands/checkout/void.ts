@@ -24,6 +24,7 @@ then safe).`
 
   async run(): Promise<Record<string, unknown>> {
     const {checkoutId} = this.args
+    this.requireConsentPossible(`Void checkout ${checkoutId}`)
     const client = await this.checkoutClient()
     const outcome = await voidCheckoutChecked(client, {
       checkoutId,

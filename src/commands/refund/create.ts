@@ -32,6 +32,7 @@ refunds back and says whether the refund happened: exit 0 if it did (with a note
     const {checkoutId} = this.args
     if (flags.amount === undefined && !flags.full) throw new UsageError('Say how much: pass --amount <value> or --full')
     const amount = flags.amount === undefined ? undefined : amountFlag(flags.amount, '--amount')
+    this.requireConsentPossible(`Refund of checkout ${checkoutId}`)
     const client = await this.checkoutClient()
     const outcome = await refundCheckoutChecked(client, {
       checkoutId,
