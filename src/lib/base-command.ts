@@ -173,9 +173,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     if (this.flags['dry-run']) return
     await this.announceChange(service)
     if (this.flags.yes) return
-    if (!isInteractive()) {
-      throw new UsageError(`${action} is destructive and needs confirmation; pass --yes to confirm without a terminal`)
-    }
+    this.requireConsentPossible(action)
 
     const r = await this.profile()
     const ok =
@@ -183,6 +181,15 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
         ? await askTypeBack(`${action} on PRODUCTION (${r.name}). Type ${resourceId} to confirm:`, resourceId)
         : await askConfirm(`${action}?`)
     if (!ok) throw new UsageError('Not confirmed; nothing was sent')
+  }
+
+  /**
+   * For commands that read before they ask (void, refund): without --yes and without a terminal
+   * consent cannot be given, so say so before the first request (exit 2 means nothing was sent).
+   */
+  protected requireConsentPossible(action: string): void {
+    if (this.flags['dry-run'] || this.flags.yes || isInteractive()) return
+    throw new UsageError(`${action} is destructive and needs confirmation; pass --yes to confirm without a terminal`)
   }
 
   override async catch(error: Error & {oclif?: {exit?: number}}): Promise<void> {

@@ -2,6 +2,9 @@
  * The error classes every command throws, and the exit-code table of DESIGN.md.
  * BaseCommand.catch() turns any of them into one line on stderr (or `{"error": ...}` under --json)
  * and the exit code below. Anything else is exit 1.
+ *
+ * 2 (Usage) means "nothing was sent": only errors raised before a request left use it, never an
+ * answer from a server (see exitCodeForStatus).
  */
 export const ExitCode = {
   Ok: 0,
@@ -51,7 +54,10 @@ export class CredentialsError extends OpsError {
   }
 }
 
-/** A business rule refuses the action: void window closed, refund over the amount, unsupported metric (exit 5). */
+/**
+ * A business rule refuses the action: void window closed, refund over the amount, unsupported
+ * metric (exit 5). A server's 4xx answer other than 401/403/404/408/410/429 is exit 5 too.
+ */
 export class RuleError extends OpsError {
   constructor(
     message: string,
@@ -125,12 +131,18 @@ export class ApiError extends OpsError {
   }
 }
 
+/**
+ * The exit code of a server's answer. Exit 2 ("usage: nothing was sent") is never one of them: a
+ * server that answered was sent something. Any 4xx the table does not name (400, 405, 413, 431,
+ * ...) is the service refusing the request as sent: exit 5, like a business rule, since in both
+ * cases the service said no and nothing was applied.
+ */
 export function exitCodeForStatus(status: number): ExitCode {
   if (status === 401 || status === 403) return ExitCode.Auth
   if (status === 404 || status === 410) return ExitCode.NotFound
-  if (status === 409 || status === 422) return ExitCode.Refused
-  if (status >= 400 && status < 500 && status !== 408 && status !== 429) return ExitCode.Usage
   if (status === 408) return ExitCode.Network
+  if (status === 429) return ExitCode.Server
+  if (status >= 400 && status < 500) return ExitCode.Refused
   return ExitCode.Server
 }
 

@@ -102,9 +102,10 @@ describe('api checkout', () => {
       [
         400,
         {code: 'PY0001', message: 'Bad amount', parameters: [{field: 'totalAmount.value', description: 'invalid'}]},
-        2,
+        5,
         'Bad amount (totalAmount.value: invalid)',
       ],
+      [431, {message: 'Request header fields too large'}, 5, 'Request header fields too large [HTTP 431'],
       [401, {error: 'Invalid key', code: 'K001', reference: 'ref-1'}, 3, 'Invalid key [HTTP 401, code K001, request id req-9]'],
       [404, {code: 'PY0044', message: 'No such checkout'}, 4, 'No such checkout'],
       [400, {code: 'PY0048', message: 'Void window closed'}, 5, 'Void window closed'],
@@ -121,7 +122,7 @@ describe('api checkout', () => {
       noSecrets(r.stderr)
     }
 
-    expect(calls()).toHaveLength(5)
+    expect(calls()).toHaveLength(6)
   })
 
   it('--json failure: {"error": ...} on stderr with status, code, request id and exit code; nothing on stdout', async () => {

@@ -203,12 +203,12 @@ describe('checkout void', () => {
     expect(h.calls().map((c) => c.method)).toEqual(['GET'])
   })
 
-  it('needs --yes without a terminal (exit 2), and sends no DELETE', async () => {
+  it('needs --yes without a terminal (exit 2), and sends nothing, not even the read', async () => {
     getPaid('2026-11-21T05:00:00Z')
     const out = await h.run(CheckoutVoid, ['chk_1', '--reason', 'x'])
     expect(out.code).toBe(2)
     expect(out.stderr).toContain('pass --yes')
-    expect(h.calls().map((c) => c.method)).toEqual(['GET'])
+    expect(h.calls()).toEqual([])
   })
 
   it("turns the service's own PY0073 into exit 5 with the refund command to try", async () => {
@@ -259,11 +259,51 @@ describe('checkout pay', () => {
       checkoutId: 'chk_1',
       action: 'pay',
       card: {scheme: 'VISA', last4: '1381'},
+      sent: {method: 'POST', url: 'http://127.0.0.1:4010/checkout/pay/chk_1', card: '************1381'},
       redirectedTo: 'https://shop.example/ok',
       status: 'COMPLETED',
       paymentStatus: 'PAYMENT_SUCCESS',
     })
     expect(out.stdout + out.stderr).not.toContain('4123450131001381')
+  })
+
+  it('says what it posted, where, with the card masked, in the table too', async () => {
+    h.pool.intercept({path: '/checkout/pay/chk_1', method: 'GET'}).reply(200, page)
+    h.pool.intercept({path: '/checkout/pay/chk_1', method: 'POST'}).reply(303, '', {headers: {location: 'https://shop.example/ok'}})
+    h.pool.intercept({path: `${BASE}/checkouts/chk_1`, method: 'GET'}).reply(200, checkoutRecord(), {headers: JSON_HEADERS})
+    const out = await h.run(CheckoutPay, ['chk_1', '--output', 'json'])
+    expect(out.code).toBe(0)
+    expect(JSON.parse(out.stdout)).toMatchObject({sent: {method: 'POST', url: 'http://127.0.0.1:4010/checkout/pay/chk_1', card: '************2346'}})
+    expect(out.stdout).not.toContain('5123456789012346')
+  })
+
+  const otherOrigins: [string, string][] = [
+    ['another host', 'https://collector.example/steal'],
+    ['another port on loopback', 'http://127.0.0.1:9999/checkout/pay/chk_1'],
+    ['a protocol-relative address', '//collector.example/pay'],
+    // eslint-disable-next-line no-script-url -- the hostile form action the command must refuse
+    ['a javascript: action', 'javascript:alert(1)'],
+  ]
+  for (const [what, action] of otherOrigins) {
+    it(`refuses a form that posts to ${what} (exit 5): the card goes nowhere, only the page was read`, async () => {
+      const foreign = `<html><body><form method="post" action="${action}"><input name="cardNumber"></form></body></html>`
+      h.pool.intercept({path: '/checkout/pay/chk_1', method: 'GET'}).reply(200, foreign, {headers: {'content-type': 'text/html'}})
+      const out = await h.run(CheckoutPay, ['chk_1'])
+      expect(out.code).toBe(5)
+      expect(out.stderr).toContain('not to the sandbox (http://127.0.0.1:4010); refusing to send card data there. Nothing was posted')
+      expect(h.calls().map((c) => `${c.method} ${c.path}`)).toEqual(['GET /checkout/pay/chk_1'])
+      expect(out.stdout + out.stderr).not.toContain('5123456789012346')
+    })
+  }
+
+  it("refuses ids that are not one path segment ('', '.', '..'): exit 2, nothing sent", async () => {
+    for (const id of ['', '.', '..', ' ']) {
+      const out = await h.run(CheckoutPay, [id])
+      expect(out.code, JSON.stringify(id)).toBe(2)
+      expect(out.stderr).toContain('is not a checkout id')
+    }
+
+    expect(h.calls()).toEqual([])
   })
 
   it('--cancel posts the cancel action without any card data', async () => {

@@ -25,8 +25,10 @@ const NEXT_DAY = '2026-11-22T06:00:00Z'
 const CHECKOUT = `${BASE}/checkouts/chk_1`
 const REFUNDS = `${CHECKOUT}/refunds`
 
-/** The socket closed after the request was written: the service may or may not have acted. */
-const lostAnswer = () => new Error('other side closed')
+/** The server closed the socket after the request was written, as undici reports it: it may or may not have acted. */
+const lostAnswer = () => Object.assign(new Error('other side closed'), {code: 'UND_ERR_SOCKET'})
+/** The client's --timeout ran out first (undici rejects with the AbortSignal's reason): the service may still act. */
+const timedOut = () => new DOMException('The operation was aborted due to timeout', 'TimeoutError')
 const refused = () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:4010'), {code: 'ECONNREFUSED'})
 
 function readCheckoutAs(now: string, record = checkoutRecord()) {
@@ -77,6 +79,40 @@ describe('checkout void: the answer is lost', () => {
     expect(out.stdout).toBe('')
     expect(sent('DELETE', CHECKOUT)).toHaveLength(1)
     expect((await audit()).map((l) => l.outcome)).toEqual(['unknown', 'not applied'])
+  })
+
+  it('the client timed out and the checkout still reads PAYMENT_SUCCESS -> unknown, never "not applied": exit 7, how to check', async () => {
+    readCheckoutAs(SAME_DAY)
+    h.pool.intercept({path: CHECKOUT, method: 'DELETE'}).replyWithError(timedOut())
+    readCheckoutAs(SAME_DAY)
+
+    const out = await h.run(CheckoutVoid, ['chk_1', '--reason', 'duplicate order', '--yes', '--timeout', '1', '--json'])
+    expect(out.code).toBe(7)
+    expect(out.stdout).toBe('')
+    const {error} = JSON.parse(out.stderr)
+    expect(error).toMatchObject({exitCode: 7, reconciled: 'unknown', outcomeUnknown: true})
+    expect(error.message).toContain('timed out after 1 s')
+    expect(error.message).toContain('The outcome is unknown: the service may still be working on it')
+    expect(error.message).not.toContain('not applied')
+    expect(error.suggestions[0]).toBe('opsctl checkout get chk_1')
+    expect(sent('DELETE', CHECKOUT)).toHaveLength(1)
+    const lines = await audit()
+    expect(lines.map((l) => [l.outcome, l.reconciled ?? false])).toEqual([
+      ['unknown', false],
+      ['unknown', true],
+    ])
+    expect(lines[1].message).toContain('read checkout: paymentStatus PAYMENT_SUCCESS; the void may still be in progress')
+  })
+
+  it('the client timed out and the checkout already reads VOIDED -> applied, exit 0', async () => {
+    readCheckoutAs(SAME_DAY)
+    h.pool.intercept({path: CHECKOUT, method: 'DELETE'}).replyWithError(timedOut())
+    readCheckoutAs(SAME_DAY, checkoutRecord({paymentStatus: 'VOIDED'}))
+
+    const out = await h.run(CheckoutVoid, ['chk_1', '--reason', 'duplicate order', '--yes', '--timeout', '1', '--json'])
+    expect(out.code).toBe(0)
+    expect(JSON.parse(out.stdout)).toMatchObject({voidStatus: 'SUCCESS', reconciled: true})
+    expect((await audit()).map((l) => l.outcome)).toEqual(['unknown', 'applied'])
   })
 
   it('the reading back fails too -> the outcome is unknown, exit 7, with how to check; no reconciliation line', async () => {
@@ -172,6 +208,25 @@ describe('refund create: the answer is lost', () => {
     expect(out.code).toBe(5)
     expect(out.stderr).toContain('refund rfd_3 of 1500.00 PHP FAILED: nothing was refunded')
     expect((await audit()).at(-1)).toMatchObject({outcome: 'not applied', refundId: 'rfd_3', reconciled: true})
+  })
+
+  it('the client timed out and no new refund is listed yet -> unknown, never "not applied": exit 7, check with refund list', async () => {
+    readCheckoutAs(NEXT_DAY)
+    readRefundsAs([])
+    h.pool.intercept({path: REFUNDS, method: 'POST'}).replyWithError(timedOut())
+    readRefundsAs([])
+
+    const out = await h.run(RefundCreate, ['chk_1', '--reason', 'damaged', '--amount', '50.00', '--yes', '--timeout', '1'])
+    expect(out.code).toBe(7)
+    expect(out.stderr).toContain('timed out after 1 s')
+    expect(out.stderr).toContain('The outcome is unknown')
+    expect(out.stderr).not.toContain('not applied')
+    expect(out.stderr).toContain('Try this: opsctl refund list chk_1')
+    expect(sent('POST', REFUNDS)).toHaveLength(1)
+    expect((await audit()).map((l) => [l.outcome, l.reconciled ?? false])).toEqual([
+      ['unknown', false],
+      ['unknown', true],
+    ])
   })
 
   it('the refunds cannot be read back -> the outcome is unknown, exit 7, check with refund list', async () => {

@@ -102,11 +102,11 @@ describe('refund create', () => {
     expect(h.calls()).toEqual([])
   })
 
-  it('needs --yes without a terminal (exit 2): nothing is posted', async () => {
+  it('needs --yes without a terminal (exit 2): nothing is sent, not even the reads', async () => {
     given(NEXT_DAY)
     const out = await h.run(RefundCreate, ['chk_1', '--reason', 'x', '--amount', '1.00'])
     expect(out.code).toBe(2)
-    expect(posts()).toEqual([])
+    expect(h.calls()).toEqual([])
   })
 
   it('reports a FAILED refund as a refusal (exit 5) naming the refund', async () => {

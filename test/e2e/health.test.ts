@@ -374,9 +374,9 @@ describe('health service through the CLI and the sandbox', {timeout: 120_000}, (
       ],
     })
 
-    // the same MAC on a second medication: refused by the service (400 -> exit 2), naming the field
+    // the same MAC on a second medication: refused by the service (400 -> exit 5), naming the field
     const taken = await cli.run(['plan', 'sensor', 'add', 'me', 'med-fluticasone', '--mac', 'AA:BB:CC:DD:EE:01'])
-    expect(taken.code).toBe(2)
+    expect(taken.code).toBe(5)
     expect(errorLines(taken.stderr)).toEqual([
       expect.stringMatching(/^Error: Sensor AA:BB:CC:DD:EE:01 is already attached to another medication \(mac: already attached/),
     ])

@@ -3,6 +3,8 @@
  * or refund before or after the service acted, and the built CLI must say what really happened,
  * never send it twice, and leave a rerun safe. Run `npm run build` first.
  */
+import {readFileSync} from 'node:fs'
+import {join} from 'node:path'
 import {beforeAll, describe, expect, it} from 'vitest'
 
 import {type Cli, paidCheckout, type Sandbox, sandboxForFile} from './harness.js'
@@ -24,6 +26,33 @@ async function fault(op: string, kind: string, ms?: number): Promise<void> {
 
 const paymentStatus = async (id: string) => (await cli.json(['checkout', 'get', id])).paymentStatus
 const refundsOf = async (id: string) => (await cli.json(['refund', 'list', id])).refunds
+
+/** Reads the sandbox's state as the service, without a CLI process: cheap enough to poll. */
+async function asService(path: string): Promise<any> {
+  const res = await fetch(`${sandbox.checkoutUrl}/v1${path}`, {
+    headers: {authorization: `Basic ${Buffer.from(`${sandbox.secretKey}:`).toString('base64')}`},
+  })
+  if (!res.ok) throw new Error(`GET ${path}: ${res.status}`)
+  return res.json()
+}
+
+/** Waits, bounded, until the sandbox shows what a request still in flight finally did. */
+async function until<T>(read: () => Promise<T>, expected: T): Promise<void> {
+  await expect.poll(read, {interval: 100, timeout: 15_000}).toEqual(expected)
+}
+
+/** The audit lines of one operation on one checkout, oldest first. */
+function auditOf(operation: string, checkoutId: string): {outcome: string; reconciled?: boolean}[] {
+  return readFileSync(join(cli.configDir, 'audit.jsonl'), 'utf8')
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l))
+    .filter((l) => l.operation === operation && l.checkoutId === checkoutId)
+}
+
+// The service answers after the CLI's --timeout ran out: the change is still on its way when the
+// CLI reads the checkout back, and lands afterwards.
+const SLOW_MS = 4000
 
 describe('void with a lost answer', {timeout: 60_000}, () => {
   it('drop-after-commit: the void happened -> reported applied, exit 0, the checkout is VOIDED', async () => {
@@ -50,6 +79,32 @@ describe('void with a lost answer', {timeout: 60_000}, () => {
     const again = await cli.json(['checkout', 'void', id, '--reason', 'duplicate order', '--yes'])
     expect(again).toMatchObject({voidStatus: 'SUCCESS'})
     expect(again.reconciled).toBeUndefined()
+    expect(await paymentStatus(id)).toBe('VOIDED')
+  })
+})
+
+describe('void still in flight when the CLI gives up', {timeout: 60_000}, () => {
+  it('never says "not applied" for a void the service then applies: exit 7, unknown, the command to check', async () => {
+    const id = await paidCheckout(cli, '140.00')
+    await fault('voidCheckout', 'delay', SLOW_MS)
+    const result = await cli.run(['checkout', 'void', id, '--reason', 'late', '--yes', '--timeout', '1'])
+    expect(result.code).toBe(7)
+    expect(result.stdout).toBe('')
+    expect(result.stderr).toContain('timed out after 1 s')
+    expect(result.stderr).toContain('The outcome is unknown')
+    expect(result.stderr).not.toContain('not applied')
+    expect(result.stderr).toContain(`Try this: opsctl checkout get ${id}`)
+
+    // The delayed void lands after the CLI gave up; what the CLI wrote stays true.
+    await until(async () => (await asService(`/checkouts/${id}`)).paymentStatus, 'VOIDED')
+    const lines = auditOf('voidCheckout', id)
+    expect(lines.map((l) => [l.outcome, l.reconciled === true])).toEqual([
+      ['unknown', false],
+      ['unknown', true],
+    ])
+
+    const rerun = await cli.run(['checkout', 'void', id, '--reason', 'late', '--yes'])
+    expect(rerun.code).toBe(5)
     expect(await paymentStatus(id)).toBe('VOIDED')
   })
 })
@@ -104,14 +159,22 @@ describe('refund with a lost answer', {timeout: 90_000}, () => {
     expect(await refundsOf(id)).toHaveLength(1)
   })
 
-  it('a timeout while the service is slow: reported, and a rerun after it landed is refused, never a second refund', async () => {
+  it('never says "not applied" for a refund the service then applies: exit 7, unknown, the command to check; a rerun is refused', async () => {
     const id = ids[2]
-    await fault('refundCheckout', 'delay', 2500)
+    await fault('refundCheckout', 'delay', SLOW_MS)
     const result = await cli.run(['refund', 'create', id, '--reason', 'late', '--full', '--yes', '--timeout', '1'])
     expect(result.code).toBe(7)
     expect(result.stderr).toContain('timed out after 1 s')
+    expect(result.stderr).toContain('The outcome is unknown')
+    expect(result.stderr).not.toContain('not applied')
+    expect(result.stderr).toContain(`Try this: opsctl refund list ${id}`)
+
     // The slow request lands after the CLI gave up.
-    await expect.poll(async () => (await refundsOf(id)).length, {interval: 250, timeout: 10_000}).toBe(1)
+    await until(async () => (await asService(`/checkouts/${id}/refunds`)).map((r: any) => r.status), ['SUCCESS'])
+    expect(auditOf('refundCheckout', id).map((l) => [l.outcome, l.reconciled === true])).toEqual([
+      ['unknown', false],
+      ['unknown', true],
+    ])
 
     const rerun = await cli.run(['refund', 'create', id, '--reason', 'late', '--full', '--yes'])
     expect(rerun.code).toBe(5)

@@ -14,7 +14,10 @@ buyer and the checkout's resulting status. Test cards decide the outcome:
   ${TEST_CARDS.mastercardSuccess} (Mastercard) and ${TEST_CARDS.visaSuccess} (VISA) succeed;
   ${TEST_CARDS.mastercardDeclined} (and any other number) is declined.
 Without --card a succeeding test card is used; --fail uses the declined card; --cancel leaves the
-page as a buyer who gives up. Only the card's scheme and last four digits are ever shown.`
+page as a buyer who gives up. Only the card's scheme and last four digits are ever shown.
+The card data is posted only to the profile's checkout origin (the sandbox): a page whose form
+points anywhere else is refused (exit 5) before anything is posted. The output says what was
+posted: method, URL and the masked card.`
   static override examples = [
     '<%= config.bin %> checkout pay 5f1a2b3c-...',
     `<%= config.bin %> checkout pay 5f1a2b3c-... --card ${TEST_CARDS.visaSuccess} --expiry 12/30 --cvc 123`,
@@ -49,7 +52,7 @@ page as a buyer who gives up. Only the card's scheme and last four digits are ev
       timeoutMs: flags.timeout * 1000,
       dryRun: flags['dry-run'],
     })
-    await this.print(result, ['checkoutId', 'action', 'card.scheme', 'card.last4', 'status', 'paymentStatus', 'redirectedTo'])
+    await this.print(result, ['checkoutId', 'action', 'sent.method', 'sent.url', 'sent.card', 'status', 'paymentStatus', 'redirectedTo'])
     return {...result}
   }
 }

@@ -10,10 +10,11 @@ export default class CheckoutVoid extends BaseCommand<typeof CheckoutVoid> {
 A void is allowed until 23:59:59 PH Standard Time (UTC+8) of the transaction date; from 00:00:00 of
 the next day only a refund is possible (opsctl refund create). The checkout is read first: when it
 cannot be voided, the command says why and what to do instead, and exits 5 without sending.
-Asks for confirmation (--yes without a terminal). Never retried. If the answer is lost (timeout,
-dropped connection), the command reads the checkout back and says whether the void happened: exit 0
-if it did (with a note on stderr), exit 7 with "not applied" if it did not (running it again is
-then safe).`
+Asks for confirmation (--yes without a terminal). Never retried. If the answer is lost, the
+command reads the checkout back: exit 0 if the void shows (with a note on stderr); if it does not,
+exit 7 with "not applied" when the service closed the connection, or with the outcome unknown when
+the CLI gave up waiting (--timeout), since the service may still apply it: check with
+"opsctl checkout get <id>". Running it again is safe either way: a second void is refused.`
   static override examples = [
     '<%= config.bin %> checkout void 5f1a2b3c-... --reason "customer cancelled the order"',
     '<%= config.bin %> checkout void 5f1a2b3c-... --reason "duplicate order" --yes --json',
@@ -24,6 +25,7 @@ then safe).`
 
   async run(): Promise<Record<string, unknown>> {
     const {checkoutId} = this.args
+    this.requireConsentPossible(`Void checkout ${checkoutId}`)
     const client = await this.checkoutClient()
     const outcome = await voidCheckoutChecked(client, {
       checkoutId,

@@ -1,6 +1,7 @@
 import {HealthCommand, healthFlags, userIdArg} from '../../lib/health/command.js'
 import {EVENT_COLUMNS, eventBodyFromFlags, eventFlags} from '../../lib/health/events.js'
 import {addEvent, type Event} from '../../lib/health/operations.js'
+import {checkRequestBody} from '../../lib/input/request-body.js'
 
 export default class EventsAdd extends HealthCommand<typeof EventsAdd> {
   static override args = {userId: userIdArg}
@@ -18,6 +19,7 @@ defaults to now; the service derives nightEvent (22:00-06:00 in the user's time 
 
   async run(): Promise<Event> {
     const body = await eventBodyFromFlags(this.flags, {defaultDate: new Date().toISOString()})
+    checkRequestBody(addEvent, body)
     const client = await this.health()
     const userId = await this.resolveUserId(this.args.userId, client)
     await this.announceChange('health')

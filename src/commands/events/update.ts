@@ -4,6 +4,7 @@ import {UsageError} from '../../lib/errors.js'
 import {HealthCommand, healthFlags, userIdArg} from '../../lib/health/command.js'
 import {eventBodyFromFlags, eventFlags} from '../../lib/health/events.js'
 import {updateEvent} from '../../lib/health/operations.js'
+import {checkRequestBody} from '../../lib/input/request-body.js'
 
 export default class EventsUpdate extends HealthCommand<typeof EventsUpdate> {
   static override args = {userId: userIdArg, eventId: Args.string({description: 'event id', required: true})}
@@ -21,6 +22,7 @@ leaves the same event.`
   async run(): Promise<{eventId: string; updated: Record<string, unknown>}> {
     const body = await eventBodyFromFlags(this.flags)
     if (Object.keys(body).length === 0) throw new UsageError('Nothing to update: give at least one field flag or --data')
+    checkRequestBody(updateEvent, body)
     const client = await this.health()
     const userId = await this.resolveUserId(this.args.userId, client)
     await this.announceChange('health')

@@ -13,9 +13,11 @@ A checkout gets one refund: complete, or one partial refund; never more than was
 refund does not count. The checkout and its refunds are read first: a second refund, an amount over
 what is left, or a refund on the transaction day (void it instead) is refused with exit 5 and
 nothing is sent. --full refunds what is left. Asks for confirmation (--yes without a terminal).
-Never retried. If the answer is lost (timeout, dropped connection), the command reads the
-refunds back and says whether the refund happened: exit 0 if it did (with a note on stderr), exit
-7 with "not applied" if it did not (running it again is then safe).`
+Never retried. If the answer is lost, the command reads the refunds back: exit 0 if the refund
+shows (with a note on stderr); if it does not, exit 7 with "not applied" when the service closed
+the connection, or with the outcome unknown when the CLI gave up waiting (--timeout), since the
+service may still apply it: check with "opsctl refund list <id>". Running it again is safe either
+way: a checkout takes one refund.`
   static override examples = [
     '<%= config.bin %> refund create 5f1a2b3c-... --reason "damaged item" --amount 50.00',
     '<%= config.bin %> refund create 5f1a2b3c-... --reason "order cancelled" --full --yes',
@@ -32,6 +34,7 @@ refunds back and says whether the refund happened: exit 0 if it did (with a note
     const {checkoutId} = this.args
     if (flags.amount === undefined && !flags.full) throw new UsageError('Say how much: pass --amount <value> or --full')
     const amount = flags.amount === undefined ? undefined : amountFlag(flags.amount, '--amount')
+    this.requireConsentPossible(`Refund of checkout ${checkoutId}`)
     const client = await this.checkoutClient()
     const outcome = await refundCheckoutChecked(client, {
       checkoutId,

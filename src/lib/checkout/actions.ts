@@ -5,15 +5,20 @@
  *
  * The returned objects carry what was read before sending (`before`), so that when the answer to
  * a void or refund is lost (a timeout or a dropped connection after sending: `NetworkError` with
- * `outcomeUnknown`) a fresh read tells whether it happened. That reconciliation is reported,
- * never retried: applied -> the result as usual with `reconciled: true` (exit 0); not applied ->
- * `LostAnswerError` (exit 7, "not applied", safe to run again); the read failing too ->
- * `LostAnswerError` with the outcome unknown and how to check (exit 7). Each reconciliation that
- * reached a conclusion adds a line to the audit log (`reconciled: true`).
+ * `outcomeUnknown`) a fresh read tells what it can. That reconciliation is reported, never
+ * retried, and never claims more than the read shows:
+ * - the read shows the change -> applied: the result as usual with `reconciled: true` (exit 0);
+ * - the read does not show it, and the server closed the connection -> `LostAnswerError`
+ *   "not applied" (exit 7, safe to run again);
+ * - the read does not show it, and the CLI gave up waiting (timeout, abort) -> `LostAnswerError`
+ *   with the outcome unknown (exit 7): the service may still be working on it;
+ * - the read fails too -> `LostAnswerError` with the outcome unknown (exit 7).
+ * Every reconciliation adds a line to the audit log (`reconciled: true`) with what it found.
  */
 import type {ServiceClient} from '../http/client.js'
 
 import {ApiError, NetworkError, RuleError, UsageError} from '../errors.js'
+import {describeIssues} from '../http/client.js'
 import {type Cents, centsOf, formatCents} from './money.js'
 import {
   type CheckoutRecord,
@@ -25,7 +30,7 @@ import {
   updateWebhook,
   voidCheckout,
   type WebhookRecord,
-  type WebhookRequest,
+  WebhookRequest,
 } from './operations.js'
 import {checkRefund, checkVoid, CODES, formatPhTime, type RefundPlan, RuleViolation, type VoidWindow} from './rules.js'
 
@@ -96,6 +101,28 @@ function answerLost(error: unknown): error is NetworkError {
   return error instanceof NetworkError && error.outcomeUnknown
 }
 
+/** The server (or the network in front of it) ended the exchange without an answer. */
+const SERVER_CLOSED = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET'])
+
+/**
+ * Whether a read that does not show the change may be taken as "not applied". Only when the
+ * server's side closed the connection: the request's handling ended there, so a checkout that
+ * does not show the change right after did not get it. That is not a proof (a proxy may cut a
+ * connection its backend still serves), and it does not have to be one: a rerun stays safe, since
+ * the service takes one void and one refund per checkout, so a change that landed late makes the
+ * rerun refuse (exit 5), never move money twice.
+ *
+ * When the CLI gave up (its timeout, an abort, anything else), the request may still be queued or
+ * running at the service, and the spec names no deadline after which it would be dropped: the
+ * sandbox applied a 3 s-late void after a 1 s timeout every time. A read that does not show the
+ * change proves nothing then, so the outcome is reported unknown, with the command to check.
+ */
+function serverClosedConnection(lost: NetworkError): boolean {
+  const cause = lost.cause as {code?: string; cause?: {code?: string}} | undefined
+  const code = cause?.code ?? cause?.cause?.code
+  return code !== undefined && SERVER_CLOSED.has(code)
+}
+
 /** What happened to the connection, without the client's generic "may have been applied": the read says which. */
 function whatHappened(lost: NetworkError): string {
   return lost.message.replace(/; the request may have been applied$/, '')
@@ -128,9 +155,10 @@ export interface VoidOutcome {
 }
 
 /**
- * The answer to the DELETE was lost: reads the checkout once. VOIDED -> applied. Anything else
- * -> not applied, and running the command again is safe (a void that lands late makes a rerun
- * refuse with "already voided", exit 5; it can never void twice).
+ * The answer to the DELETE was lost: reads the checkout once. VOIDED -> applied. Anything else ->
+ * not applied when the server closed the connection, unknown when the CLI gave up waiting (see
+ * serverClosedConnection). Either way running the command again is safe: a void that lands late
+ * makes a rerun refuse with "already voided", exit 5; it can never void twice.
  */
 async function reconcileVoid(
   client: ServiceClient,
@@ -138,6 +166,7 @@ async function reconcileVoid(
 ): Promise<VoidOutcome> {
   const {checkoutId, reason, lost, before} = input
   const amount = before?.totalAmount ? {value: String(before.totalAmount.value), currency: before.totalAmount.currency} : undefined
+  const check = `opsctl checkout get ${checkoutId}`
   const rerun = `opsctl checkout void ${checkoutId} --reason ${shellQuote(reason)} --yes`
   let after: CheckoutRecord
   let readRequestId: string | undefined
@@ -151,21 +180,37 @@ async function reconcileVoid(
         'The outcome is unknown: check the payment status before voiding again',
       'unknown',
       lost,
-      [`opsctl checkout get ${checkoutId}`],
+      [check],
     )
   }
 
   const applied = after.paymentStatus === 'VOIDED'
+  const outcome = applied ? 'applied' : serverClosedConnection(lost) ? 'not applied' : 'unknown'
+  const status = after.paymentStatus ?? 'not shown'
   await client.recordAudit({
     operation: voidCheckout,
     params: {checkoutId},
     body: {reason},
     note: amount ? {amount} : undefined,
-    outcome: applied ? 'applied' : 'not applied',
+    outcome,
     reconciled: true,
-    message: `answer lost (${whatHappened(lost)}); read checkout: paymentStatus ${after.paymentStatus ?? 'not shown'}${readRequestId ? ` (read request id ${readRequestId})` : ''}`,
+    message:
+      `answer lost (${whatHappened(lost)}); read checkout: paymentStatus ${status}` +
+      (outcome === 'unknown' ? '; the void may still be in progress at the service' : '') +
+      (readRequestId ? ` (read request id ${readRequestId})` : ''),
   })
-  if (!applied) {
+  if (outcome === 'unknown') {
+    throw new LostAnswerError(
+      `${whatHappened(lost)} (the answer to the void was lost). The outcome is unknown: the service may still be working on it ` +
+        `(checkout ${checkoutId} read ${status} just after). Check the payment status before anything else; ` +
+        'running the same void again is safe (a void that went through makes it refuse, never void twice)',
+      'unknown',
+      lost,
+      [check, rerun],
+    )
+  }
+
+  if (outcome === 'not applied') {
     throw new LostAnswerError(
       `${whatHappened(lost)} (the answer to the void was lost). Reconciled: the void was not applied ` +
         `(checkout ${checkoutId} is still ${after.paymentStatus ?? 'not voided'}). It is safe to run the same command again: ` +
@@ -266,8 +311,9 @@ function refundFailed(checkoutId: string, refundId: string, value: string, curre
 /**
  * The answer to the POST was lost: lists the checkout's refunds once. A refund that was not there
  * before, of the amount sent, is this one: applied (or FAILED, reported as such). None -> not
- * applied, and running the command again is safe (one refund per checkout: a refund that lands
- * late makes a rerun refuse, exit 5; it can never refund twice).
+ * applied when the server closed the connection, unknown when the CLI gave up waiting (see
+ * serverClosedConnection). Either way running the command again is safe: one refund per
+ * checkout, so a refund that lands late makes a rerun refuse, exit 5; it can never refund twice.
  */
 async function reconcileRefund(
   client: ServiceClient,
@@ -275,6 +321,7 @@ async function reconcileRefund(
 ): Promise<RefundOutcome> {
   const {checkoutId, reason, value, currency, lost, before} = input
   const check = `opsctl refund list ${checkoutId}`
+  const rerun = `opsctl refund create ${checkoutId} --reason ${shellQuote(reason)} --amount ${value} --currency ${currency} --yes`
   if (!before) {
     // Nothing was read before sending, so a new refund cannot be told from an old one.
     throw new LostAnswerError(
@@ -307,20 +354,32 @@ async function reconcileRefund(
     (r) => !known.has(r.id) && centsOf(r.amount?.value) === cents && (!r.amount?.currency || r.amount.currency === currency),
   )
   const found = fresh.find((r) => r.status !== 'FAILED') ?? fresh[0]
-  const applied = found !== undefined && found.status !== 'FAILED'
+  const outcome = found ? (found.status === 'FAILED' ? 'not applied' : 'applied') : serverClosedConnection(lost) ? 'not applied' : 'unknown'
   await client.recordAudit({
     operation: refundCheckout,
     params: {checkoutId},
     body: {reason, amount: {value, currency}},
     data: found ? {refundId: found.id, status: found.status} : undefined,
-    outcome: applied ? 'applied' : 'not applied',
+    outcome,
     reconciled: true,
     message:
       `answer lost (${whatHappened(lost)}); read refunds: ` +
       (found ? `new refund ${found.id} (${found.status ?? 'status not shown'})` : `no new refund of ${value} ${currency}`) +
+      (outcome === 'unknown' ? '; the refund may still be in progress at the service' : '') +
       (readRequestId ? ` (read request id ${readRequestId})` : ''),
   })
   if (found?.status === 'FAILED') throw refundFailed(checkoutId, found.id, value, currency)
+  if (outcome === 'unknown') {
+    throw new LostAnswerError(
+      `${whatHappened(lost)} (the answer to the refund was lost). The outcome is unknown: the service may still be working on it ` +
+        `(checkout ${checkoutId} listed no new refund of ${value} ${currency} just after). Check its refunds before anything else; ` +
+        'running the same refund again is safe (a checkout takes one refund, so it would refuse, never refund twice)',
+      'unknown',
+      lost,
+      [check, rerun],
+    )
+  }
+
   if (!found) {
     throw new LostAnswerError(
       `${whatHappened(lost)} (the answer to the refund was lost). Reconciled: the refund was not applied ` +
@@ -328,7 +387,7 @@ async function reconcileRefund(
         'a checkout takes one refund, so a refund that went through in the meantime makes it refuse, never refund twice',
       'not applied',
       lost,
-      [`opsctl refund create ${checkoutId} --reason ${shellQuote(reason)} --amount ${value} --currency ${currency} --yes`],
+      [rerun],
     )
   }
 
@@ -417,6 +476,9 @@ export async function updateWebhookMerged(
   change: Partial<WebhookRequest>,
 ): Promise<WebhookRecord> {
   if (change.name === undefined && change.callbackUrl === undefined) throw new UsageError('Nothing to change: pass --name and/or --url')
+  // Checked before the current webhook is read: a URL the PUT would refuse sends nothing at all.
+  const partial = WebhookRequest.partial().safeParse(change)
+  if (!partial.success) throw new UsageError(`Invalid request: ${describeIssues(partial.error.issues)}`)
   let body = change
   if (change.name === undefined || change.callbackUrl === undefined) {
     const current = (await client.call(listWebhooks)).data.find((w) => w.id === webhookId)

@@ -5,7 +5,8 @@
  * Then the checkout is read back with the secret key to report its state.
  *
  * The card number is sent only to the page; it is never printed, traced or returned: only its
- * scheme and last four digits are.
+ * scheme and last four digits are. It is posted only to the origin of the profile's checkout base
+ * URL (the sandbox): a form that names any other origin is refused before anything is posted.
  */
 import type {ServiceClient} from '../http/client.js'
 
@@ -32,15 +33,55 @@ export interface BuyerOutcome {
   checkoutId: string
   action: 'cancel' | 'pay'
   card?: {scheme: string; last4: string}
+  /** What was posted, and where: the card masked to its last four digits. */
+  sent: {method: 'POST'; url: string; card?: string}
   /** Where the page sent the buyer (the merchant's success/failure/cancel URL), if anywhere. */
   redirectedTo?: string
   status?: string
   paymentStatus?: string
 }
 
-/** The hosted page of a checkout on the sandbox: `<checkout base URL>/pay/<id>`. */
+/**
+ * The hosted page of a checkout on the sandbox: `<checkout base URL>/pay/<id>`. The id must stay
+ * one path segment: empty, `.` and `..` would make it the address of another page (URL parsing
+ * resolves dot segments even when encoded as they are).
+ */
 export function paymentPageUrl(checkoutBaseUrl: string, checkoutId: string): URL {
+  if (checkoutId.trim() === '' || checkoutId === '.' || checkoutId === '..') {
+    throw new UsageError(`"${checkoutId}" is not a checkout id; pass the checkoutId that checkout create printed`)
+  }
+
   return buildUrl(checkoutBaseUrl, `/pay/${encodeURIComponent(checkoutId)}`)
+}
+
+/** `************2346`: as much of a card number as opsctl ever shows. */
+export function maskCard(number: string): string {
+  return `${'*'.repeat(Math.max(number.length - 4, 0))}${lastFour(number)}`
+}
+
+/**
+ * Where the page's form posts, resolved against the page: only the page's own origin (the
+ * sandbox) may receive card data. Anything else (another host, another port or scheme, a
+ * `javascript:` action) is refused, exit 5, before anything is posted.
+ */
+function formTarget(html: string, pageUrl: URL, checkoutId: string): URL {
+  const action = /<form[^>]*\baction="([^"]*)"/i.exec(html)?.[1]
+  let target: URL
+  try {
+    target = action ? new URL(decodeEntities(action), pageUrl) : pageUrl
+  } catch {
+    target = new URL('about:invalid')
+  }
+
+  if (target.origin !== pageUrl.origin) {
+    throw new RuleError(
+      `the payment page of checkout ${checkoutId} posts its form to ${target.protocol === 'about:' ? 'an invalid address' : target.origin}, ` +
+        `not to the sandbox (${pageUrl.origin}); refusing to send card data there. Nothing was posted`,
+      [`opsctl checkout get ${checkoutId}`],
+    )
+  }
+
+  return target
 }
 
 function pageMessage(html: string): string | undefined {
@@ -101,8 +142,7 @@ export async function actAsBuyer(client: ServiceClient, input: BuyerInput): Prom
     )
   }
 
-  const action = /<form[^>]*\baction="([^"]*)"/i.exec(page.body)?.[1]
-  const formUrl = action ? new URL(decodeEntities(action), pageUrl) : pageUrl
+  const formUrl = formTarget(page.body, pageUrl, checkoutId)
   const answer = await fetchPage(formUrl, 'POST', input.timeoutMs, new URLSearchParams(fields).toString())
   if (answer.status >= 400) {
     throw new RuleError(
@@ -116,6 +156,7 @@ export async function actAsBuyer(client: ServiceClient, input: BuyerInput): Prom
     checkoutId,
     action: input.action,
     ...(card ? {card} : {}),
+    sent: {method: 'POST', url: formUrl.href, ...(fields.cardNumber ? {card: maskCard(fields.cardNumber)} : {})},
     ...(answer.location ? {redirectedTo: answer.location} : {}),
     status: record.status,
     paymentStatus: record.paymentStatus,

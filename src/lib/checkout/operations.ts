@@ -12,7 +12,7 @@
 import {z} from 'zod'
 
 import {operation} from '../http/operation.js'
-import {AMOUNT_PATTERN} from './money.js'
+import {AMOUNT_PATTERN, centsOf} from './money.js'
 
 // ---------------------------------------------------------------------------------------------
 // Shared pieces
@@ -20,6 +20,13 @@ import {AMOUNT_PATTERN} from './money.js'
 
 /** A request amount: a decimal string with exactly two decimals (`"1500.00"`). */
 export const AmountValue = z.string().regex(AMOUNT_PATTERN, 'expected a decimal amount with exactly two decimals, e.g. 1500.00')
+/** An amount that moves money (a checkout's total, a refund): more than 0.00. */
+export const PositiveAmountValue = AmountValue.refine((v) => (centsOf(v) ?? 0n) > 0n, 'must be greater than 0.00')
+/**
+ * A URL the service or a browser will follow: http or https only. `javascript:` or `data:` as a
+ * redirect URL would run in the buyer's browser on the payment page's say-so.
+ */
+export const HttpUrl = z.url({protocol: /^https?$/, message: 'expected an http(s) URL'})
 /** ISO 4217 code. The spec only says "currency code"; the service is Philippine, so PHP is the CLI default. */
 export const Currency = z.string().regex(/^[A-Z]{3}$/, 'expected a three-letter currency code such as PHP')
 /** Anything a server sends as an amount: tolerated as string or number, shown as received. */
@@ -38,10 +45,11 @@ const ItemDetails = z.looseObject({discount: AmountValue.optional(), subtotal: A
 
 /**
  * "Which inner fields are mandatory: not shown." Decision: the top-level totalAmount needs value
- * and currency (an amount without a currency cannot be charged); an item needs a name; an item's
- * amount/totalAmount need a value when present; everything else is optional.
+ * and currency (an amount without a currency cannot be charged) and is more than 0.00 (nothing to
+ * charge otherwise); an item needs a name; an item's amount/totalAmount need a value when present
+ * and may be 0.00 (a free item in an order); everything else is optional.
  */
-export const TotalAmountRequest = z.looseObject({value: AmountValue, currency: Currency, details: TotalDetails.optional()})
+export const TotalAmountRequest = z.looseObject({value: PositiveAmountValue, currency: Currency, details: TotalDetails.optional()})
 const ItemAmountRequest = z.looseObject({value: AmountValue, currency: Currency.optional(), details: ItemDetails.optional()})
 
 export const ItemRequest = z.looseObject({
@@ -77,11 +85,11 @@ export const Buyer = z.looseObject({
   ipAddress: z.string().optional(),
 })
 
-/** Where the hosted page sends the buyer after each outcome. Each one optional (not shown). */
+/** Where the hosted page sends the buyer after each outcome. Each one optional (not shown); http(s) only. */
 export const RedirectUrls = z.looseObject({
-  success: z.url().optional(),
-  failure: z.url().optional(),
-  cancel: z.url().optional(),
+  success: HttpUrl.optional(),
+  failure: HttpUrl.optional(),
+  cancel: HttpUrl.optional(),
 })
 
 // ---------------------------------------------------------------------------------------------
@@ -161,7 +169,7 @@ export const VoidResult = z.looseObject({checkoutId: z.string(), voidStatus: z.s
 
 export const RefundRequest = z.looseObject({
   reason: z.string().trim().min(1, 'a reason is required'),
-  amount: z.looseObject({value: AmountValue, currency: Currency}),
+  amount: z.looseObject({value: PositiveAmountValue, currency: Currency}),
 })
 export type RefundRequest = z.infer<typeof RefundRequest>
 
@@ -190,7 +198,7 @@ export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number]
 /** name and callbackUrl are both required (register and update). The name is one of the three events. */
 export const WebhookRequest = z.looseObject({
   name: z.enum(WEBHOOK_EVENTS),
-  callbackUrl: z.url({protocol: /^https?$/}),
+  callbackUrl: HttpUrl,
 })
 export type WebhookRequest = z.infer<typeof WebhookRequest>
 
@@ -214,9 +222,9 @@ export const HEX_COLOR = /^#(?:[\da-f]{3}|[\da-f]{6})$/i
 
 /** All five fields are required on set. Image URLs must be http(s); the colour a hex colour. */
 export const CustomizationRequest = z.looseObject({
-  logoUrl: z.url({protocol: /^https?$/}),
-  iconUrl: z.url({protocol: /^https?$/}),
-  appleTouchIconUrl: z.url({protocol: /^https?$/}),
+  logoUrl: HttpUrl,
+  iconUrl: HttpUrl,
+  appleTouchIconUrl: HttpUrl,
   customTitle: z.string().trim().min(1),
   colorScheme: z.string().regex(HEX_COLOR, 'expected a hex colour such as #1a2b3c'),
 })

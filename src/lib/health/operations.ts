@@ -127,11 +127,25 @@ export const AddPlanMedicationBody = z.looseObject({
   sensors: z.array(PlanSensorInput).optional(),
 })
 
-/** EditPlanMedicationRequest_1 ("not shown"): what is sent replaces the stored list; nothing else changes. */
-export const EditPlanMedicationBody = z.looseObject({
-  usageList: z.array(Usage).optional(),
-  sensors: z.array(PlanSensorInput).optional(),
-})
+/**
+ * A change needs something to change: a body with none of `fields` (empty, or only fields the
+ * service does not know) is refused, by the CLI before sending and by the sandbox with a 400.
+ */
+function changesSomething(fields: readonly string[]) {
+  return (body: Record<string, unknown>) => fields.some((f) => body[f] !== undefined)
+}
+
+const nothingToChange = (fields: readonly string[]) => ({message: `nothing to change: give at least one of ${fields.join(', ')}`})
+
+const PLAN_MEDICATION_FIELDS = ['usageList', 'sensors'] as const
+
+/** EditPlanMedicationRequest_1 ("not shown"): what is sent replaces the stored list; nothing else changes. At least one list. */
+export const EditPlanMedicationBody = z
+  .looseObject({
+    usageList: z.array(Usage).optional(),
+    sensors: z.array(PlanSensorInput).optional(),
+  })
+  .refine(changesSomething(PLAN_MEDICATION_FIELDS), nothingToChange(PLAN_MEDICATION_FIELDS))
 
 export const PlanMedication = z.looseObject({
   medicationId: z.string(),
@@ -192,11 +206,14 @@ export const AddEventBody = z.looseObject({
   addressConfirmed: z.boolean().optional(),
 })
 
+const EVENT_FIELDS = Object.keys(AddEventBody.shape)
+
 /**
- * Event_1 ("not shown"): the fields of Event_2, all optional. The fields sent replace the stored
- * ones (a PUT sent twice leaves the same event: idempotent). `nightEvent` is derived, never sent.
+ * Event_1 ("not shown"): the fields of Event_2, all optional, at least one of them. The fields sent
+ * replace the stored ones (a PUT sent twice leaves the same event: idempotent). `nightEvent` is
+ * derived, never sent.
  */
-export const UpdateEventBody = AddEventBody.partial()
+export const UpdateEventBody = AddEventBody.partial().refine(changesSomething(EVENT_FIELDS), nothingToChange(EVENT_FIELDS))
 
 /** An event as stored: nightEvent is derived from the date in the user's time zone (22:00-06:00). */
 export const Event = z.looseObject({

@@ -101,7 +101,7 @@ describe('parseErrorBody', () => {
 
 describe('exit codes by status', () => {
   it('follows the table of DESIGN.md', () => {
-    expect(exitCodeForStatus(400)).toBe(ExitCode.Usage)
+    expect(exitCodeForStatus(400)).toBe(ExitCode.Refused)
     expect(exitCodeForStatus(401)).toBe(ExitCode.Auth)
     expect(exitCodeForStatus(403)).toBe(ExitCode.Auth)
     expect(exitCodeForStatus(404)).toBe(ExitCode.NotFound)
@@ -110,6 +110,12 @@ describe('exit codes by status', () => {
     expect(exitCodeForStatus(429)).toBe(ExitCode.Server)
     expect(exitCodeForStatus(500)).toBe(ExitCode.Server)
     expect(exitCodeForStatus(503)).toBe(ExitCode.Server)
+  })
+
+  it('never answers 2 ("nothing was sent") for a status: the server was sent something', () => {
+    for (let status = 400; status < 600; status++) expect(exitCodeForStatus(status), `HTTP ${status}`).not.toBe(ExitCode.Usage)
+    expect([405, 413, 415, 431].map((s) => exitCodeForStatus(s))).toEqual([ExitCode.Refused, ExitCode.Refused, ExitCode.Refused, ExitCode.Refused])
+    expect(exitCodeForStatus(408)).toBe(ExitCode.Network)
   })
 })
 

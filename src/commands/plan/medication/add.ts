@@ -4,6 +4,7 @@ import {UsageError} from '../../../lib/errors.js'
 import {HealthCommand, healthFlags, userIdArg} from '../../../lib/health/command.js'
 import {addPlanMedication} from '../../../lib/health/operations.js'
 import {planMedicationBody, planMedicationFlags} from '../../../lib/health/plan.js'
+import {checkRequestBody} from '../../../lib/input/request-body.js'
 
 export default class PlanMedicationAdd extends HealthCommand<typeof PlanMedicationAdd> {
   static override args = {userId: userIdArg}
@@ -25,6 +26,7 @@ MAC already attached to another medication is refused by the service.`
   async run(): Promise<Record<string, unknown>> {
     const body = await planMedicationBody(this.flags, this.flags['medication-id'])
     if (body.medicationId === undefined) throw new UsageError('Missing --medication-id (or medicationId in --data)')
+    checkRequestBody(addPlanMedication, body)
     const client = await this.health()
     const userId = await this.resolveUserId(this.args.userId, client)
     await this.announceChange('health')

@@ -4,6 +4,7 @@ import {UsageError} from '../../../lib/errors.js'
 import {HealthCommand, healthFlags, userIdArg} from '../../../lib/health/command.js'
 import {patchPlanMedication} from '../../../lib/health/operations.js'
 import {planMedicationBody, planMedicationFlags} from '../../../lib/health/plan.js'
+import {checkRequestBody} from '../../../lib/input/request-body.js'
 
 export default class PlanMedicationUpdate extends HealthCommand<typeof PlanMedicationUpdate> {
   static override args = {userId: userIdArg, medicationId: Args.string({description: 'medication id on the plan', required: true})}
@@ -19,6 +20,7 @@ Give the usage list and sensors as flags or as --data (flags override its fields
   async run(): Promise<Record<string, unknown>> {
     const body = await planMedicationBody(this.flags)
     if (Object.keys(body).length === 0) throw new UsageError('Nothing to change: give --usage, --sensor or --data')
+    checkRequestBody(patchPlanMedication, body)
     const client = await this.health()
     const userId = await this.resolveUserId(this.args.userId, client)
     await this.announceChange('health')

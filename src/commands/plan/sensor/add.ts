@@ -3,6 +3,7 @@ import {Args, Flags} from '@oclif/core'
 import {HealthCommand, healthFlags, userIdArg} from '../../../lib/health/command.js'
 import {addPlanSensor} from '../../../lib/health/operations.js'
 import {normalizeMac, parseIsoDate} from '../../../lib/health/validate.js'
+import {checkRequestBody} from '../../../lib/input/request-body.js'
 
 export default class PlanSensorAdd extends HealthCommand<typeof PlanSensorAdd> {
   static override args = {userId: userIdArg, medicationId: Args.string({description: 'medication id on the plan', required: true})}
@@ -32,6 +33,7 @@ A MAC already on another medication is refused by the service.`
       ...(flags['first-sync-date'] ? {firstSyncDate: parseIsoDate(flags['first-sync-date'], '--first-sync-date')} : {}),
       ...(flags['last-sync-date'] ? {lastSyncDate: parseIsoDate(flags['last-sync-date'], '--last-sync-date')} : {}),
     }
+    checkRequestBody(addPlanSensor, body)
     const client = await this.health()
     const userId = await this.resolveUserId(this.args.userId, client)
     await this.announceChange('health')
