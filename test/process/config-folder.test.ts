@@ -1,9 +1,11 @@
 /**
- * The config folder under real processes: concurrent writers of profiles.json, and a writer killed
- * while holding the lock. Needs `npm run build`.
+ * The config folder under real processes: concurrent writers of profiles.json, a writer killed
+ * while holding the lock, and the modes of what is created under `umask 000`. Needs `npm run build`.
  */
 import {spawn} from 'node:child_process'
 import {existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync} from 'node:fs'
+import {createServer} from 'node:http'
+import {type AddressInfo} from 'node:net'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {createInterface} from 'node:readline'
@@ -15,6 +17,7 @@ import {ROOT, runCli, type RunOptions} from '../e2e/harness.js'
 let configDir: string
 const profilesFile = () => join(configDir, 'profiles.json')
 const profileNames = () => Object.keys(JSON.parse(readFileSync(profilesFile(), 'utf8')).profiles).sort()
+const mode = (path: string) => statSync(path).mode & 0o777
 const run = (argv: string[], options: RunOptions = {}) =>
   runCli(argv, {...options, env: {OPSCTL_CONFIG_DIR: configDir, ...options.env}})
 
@@ -59,5 +62,32 @@ describe('profiles.json with several writers', () => {
     expect(performance.now() - started).toBeLessThan(LOCK_WAIT_MS)
     expect(profileNames()).toEqual(['late', 'sandbox'])
     expect(existsSync(lockDir)).toBe(false)
+  })
+})
+
+describe('modes', () => {
+  it('under umask 000, a new config folder (and its parent) is 0700 and profiles.json and audit.jsonl are 0600', async () => {
+    const server = createServer((_req, res) => {
+      res.writeHead(200, {'content-type': 'application/json'})
+      res.end('{"id":"w-1"}')
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const {port} = server.address() as AddressInfo
+    const dir = join(configDir, 'home', 'opsctl')
+    try {
+      const r = await runCli(['webhook', 'delete', 'w-1', '--yes'], {
+        env: {OPSCTL_CHECKOUT_URL: `http://127.0.0.1:${port}/checkout`, OPSCTL_CONFIG_DIR: dir},
+        umask: '000',
+      })
+      expect(r.code, r.stderr).toBe(0)
+    } finally {
+      server.close()
+    }
+
+    expect(mode(join(configDir, 'home'))).toBe(0o700)
+    expect(mode(dir)).toBe(0o700)
+    expect(readdirSync(dir).sort()).toEqual(['audit.jsonl', 'profiles.json'])
+    expect(mode(join(dir, 'profiles.json'))).toBe(0o600)
+    expect(mode(join(dir, 'audit.jsonl'))).toBe(0o600)
   })
 })
