@@ -291,6 +291,66 @@ describe('a broken profiles.json', () => {
   }
 })
 
+describe('an empty profile name', () => {
+  it('--profile \'\' is a one-line usage error (exit 2) for every command, and nothing is changed', async () => {
+    await addProd()
+    const before = readFileSync(file(), 'utf8')
+    for (const [Cmd, argv] of [
+      [ProfileRemove, ['sandbox', '--profile', '', '--yes']],
+      [ProfileShow, ['--profile', '']],
+      [ProfileShow, ['-p', '']],
+      [ProfileShow, ['--profile=']],
+      [ProfileUse, ['prod', '--profile', '']],
+      [ProfileList, ['--profile', '']],
+    ] as const) {
+      const r = await runCommand(Cmd, [...argv])
+      expect(r.code, argv.join(' ')).toBe(2)
+      expect(r.stdout).toBe('')
+      expect(r.stderr.split('\n')[0]).toBe('Error: --profile must not be empty')
+    }
+
+    expect(readFileSync(file(), 'utf8')).toBe(before)
+  })
+
+  it('webhook delete --profile \'\' --yes sends nothing', async () => {
+    const services = mockServices()
+    try {
+      const r = await runCommand(WebhookDelete, ['w-1', '--profile', '', '--yes', '--json'])
+      expect(r.code).toBe(2)
+      expect(JSON.parse(r.stderr).error).toMatchObject({exitCode: 2, message: '--profile must not be empty'})
+      expect(services.calls()).toEqual([])
+    } finally {
+      await services.close()
+    }
+  })
+
+  it('an empty <name> argument is refused, never read as the active profile', async () => {
+    await addProd()
+    const before = readFileSync(file(), 'utf8')
+    for (const [Cmd, argv] of [
+      [ProfileRemove, ['', '--yes']],
+      [ProfileUse, ['']],
+      [ProfileShow, ['']],
+      [ProfileAdd, ['', '--env', 'sandbox']],
+    ] as const) {
+      const r = await runCommand(Cmd, [...argv])
+      expect(r.code, Cmd.name).toBe(2)
+      expect(r.stdout).toBe('')
+      expect(r.stderr.split('\n')[0]).toBe('Error: The profile name must not be empty')
+    }
+
+    expect(readFileSync(file(), 'utf8')).toBe(before)
+  })
+
+  it('an empty OPSCTL_PROFILE counts as unset (like every empty OPSCTL_* variable): the active profile is used', async () => {
+    await addProd('prod', ['--use'])
+    process.env.OPSCTL_PROFILE = ''
+    const r = await runCommand(ProfileShow, ['--json'])
+    expect(r.code).toBe(0)
+    expect(JSON.parse(r.stdout).name).toBe('prod')
+  })
+})
+
 describe('the config folder', () => {
   it('a command that writes tightens a 0644 profiles.json or audit.jsonl to 0600, and a 0755 folder to 0700', async () => {
     await runCommand(ProfileList, [])

@@ -55,6 +55,13 @@ describe('help, version, unknown commands', () => {
     expect(cmd.stdout).toContain('EXAMPLES')
   })
 
+  it('help says how an empty --profile and an empty OPSCTL_PROFILE are read', async () => {
+    const help = await run(['webhook', 'delete', '--help'])
+    expect(help.stdout.replaceAll(/\s+/g, ' ')).toMatch(
+      /-p, --profile=<value>.*an empty OPSCTL_PROFILE counts as unset, an empty --profile is an error/,
+    )
+  })
+
   it('--version prints name/version', async () => {
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
     const r = await run(['--version'])

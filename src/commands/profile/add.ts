@@ -4,12 +4,13 @@ import {BaseCommand} from '../../lib/base-command.js'
 import {UsageError} from '../../lib/errors.js'
 import {HEALTH_API_VERSION} from '../../lib/http/services.js'
 import {profileView} from '../../lib/profiles/display.js'
+import {parseProfileName} from '../../lib/profiles/name-arg.js'
 import {type Profile, sandboxProfile} from '../../lib/profiles/schema.js'
 import {profileExistsError} from '../../lib/profiles/store.js'
 import {askSecret, askText, isInteractive, readStdin} from '../../lib/prompt/index.js'
 
 export default class ProfileAdd extends BaseCommand<typeof ProfileAdd> {
-  static override args = {name: Args.string({description: 'profile name', required: true})}
+  static override args = {name: Args.string({description: 'profile name', parse: parseProfileName, required: true})}
   static override description = `Create or replace a profile.
 
 A sandbox profile defaults to the embedded sandbox and its test keys. A production profile needs

@@ -216,6 +216,15 @@ describe('resolveProfile', () => {
     await expect(resolveProfile(store, 'missing', {})).rejects.toThrow(/No profile named "missing"/)
   })
 
+  it('an empty OPSCTL_PROFILE counts as unset; an empty name given explicitly is an error, never the active profile', async () => {
+    const store = await storeWithProd()
+    expect((await resolveProfile(store, undefined, {OPSCTL_PROFILE: ''})).name).toBe('sandbox')
+    await expect(resolveProfile(store, '', {OPSCTL_PROFILE: 'prod'})).rejects.toMatchObject({
+      exitCode: ExitCode.Usage,
+      message: 'The profile name must not be empty',
+    })
+  })
+
   it('OPSCTL_* values override the chosen profile and are listed; the file is not changed', async () => {
     const store = await storeWithProd()
     const r = await resolveProfile(store, 'prod', {
