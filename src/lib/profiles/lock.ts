@@ -12,8 +12,8 @@ export const STALE_LOCK_MS = 5000
 export const LOCK_WAIT_MS = 3 * STALE_LOCK_MS
 
 export class LockTimeoutError extends OpsError {
-  constructor(file: string) {
-    super(`${file} is locked by another opsctl (waited ${LOCK_WAIT_MS / 1000} s); nothing was changed`, ExitCode.Unexpected, [
+  constructor(file: string, waitedMs: number) {
+    super(`${file} is locked by another opsctl (waited ${waitedMs / 1000} s); nothing was changed`, ExitCode.Unexpected, [
       `Run the command again; if no opsctl is running, remove ${file}.lock`,
     ])
   }
@@ -25,7 +25,11 @@ export class LockTimeoutError extends OpsError {
  * `stillHeld()` throws if the lock was lost (taken over as stale) so that `work` can stop before it
  * writes over another process's change.
  */
-export async function withFileLock<T>(file: string, work: (stillHeld: () => void) => Promise<T> | T): Promise<T> {
+export async function withFileLock<T>(
+  file: string,
+  work: (stillHeld: () => void) => Promise<T> | T,
+  {waitMs = LOCK_WAIT_MS}: {waitMs?: number} = {},
+): Promise<T> {
   let lost: Error | undefined
   let release: () => Promise<void>
   try {
@@ -34,11 +38,11 @@ export async function withFileLock<T>(file: string, work: (stillHeld: () => void
         lost = error
       },
       realpath: false,
-      retries: {factor: 1.5, forever: true, maxRetryTime: LOCK_WAIT_MS, maxTimeout: 100, minTimeout: 5, randomize: true},
+      retries: {factor: 1.5, forever: true, maxRetryTime: waitMs, maxTimeout: 100, minTimeout: 5, randomize: true},
       stale: STALE_LOCK_MS,
     })
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ELOCKED') throw new LockTimeoutError(file)
+    if ((error as NodeJS.ErrnoException).code === 'ELOCKED') throw new LockTimeoutError(file, waitMs)
     throw error
   }
 
