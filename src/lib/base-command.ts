@@ -36,7 +36,12 @@ function watchStdoutEpipe(): void {
  */
 export abstract class BaseCommand<T extends typeof Command> extends Command {
   static override baseFlags = {
-    profile: Flags.string({char: 'p', description: 'profile to use (default: the active one)', env: 'OPSCTL_PROFILE', helpGroup: GLOBAL}),
+    profile: Flags.string({
+      char: 'p',
+      description: 'profile to use (default: the active one); an empty OPSCTL_PROFILE counts as unset, an empty --profile is an error',
+      env: 'OPSCTL_PROFILE',
+      helpGroup: GLOBAL,
+    }),
     output: Flags.option({char: 'o', description: 'output format', helpGroup: GLOBAL, options: FORMATS})(),
     columns: Flags.string({
       delimiter: ',',
@@ -84,6 +89,9 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     }
 
     const {args, flags} = parsed
+    // Read as "no profile", an empty --profile would quietly act on the active one (oclif itself
+    // ignores an empty OPSCTL_PROFILE, like every other empty OPSCTL_* variable).
+    if (flags.profile === '') throw new UsageError('--profile must not be empty', ['See the profiles: opsctl profile list'])
     this.flags = flags as InferFlags<T>
     this.args = args as InferArgs<T>
   }

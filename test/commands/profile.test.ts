@@ -1,4 +1,4 @@
-import {readFileSync, statSync, writeFileSync} from 'node:fs'
+import {chmodSync, readFileSync, statSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
@@ -7,8 +7,9 @@ import ProfileList from '../../src/commands/profile/list.js'
 import ProfileRemove from '../../src/commands/profile/remove.js'
 import ProfileShow from '../../src/commands/profile/show.js'
 import ProfileUse from '../../src/commands/profile/use.js'
+import WebhookDelete from '../../src/commands/webhook/delete.js'
 import {SANDBOX_KEYS} from '../../src/lib/sandbox-defaults.js'
-import {isolate, runCommand} from './run-command.js'
+import {isolate, mockServices, runCommand} from './run-command.js'
 
 const SECRET = 'sk-live-Secret-Zz99Yy88Xx77'
 const PUBLIC = 'pk-live-Public-Aa11Bb22Cc33'
@@ -288,4 +289,98 @@ describe('a broken profiles.json', () => {
       expect(statSync(file()).mtimeMs).toBe(mtime)
     })
   }
+})
+
+describe('an empty profile name', () => {
+  it('--profile \'\' is a one-line usage error (exit 2) for every command, and nothing is changed', async () => {
+    await addProd()
+    const before = readFileSync(file(), 'utf8')
+    for (const [Cmd, argv] of [
+      [ProfileRemove, ['sandbox', '--profile', '', '--yes']],
+      [ProfileShow, ['--profile', '']],
+      [ProfileShow, ['-p', '']],
+      [ProfileShow, ['--profile=']],
+      [ProfileUse, ['prod', '--profile', '']],
+      [ProfileList, ['--profile', '']],
+    ] as const) {
+      const r = await runCommand(Cmd, [...argv])
+      expect(r.code, argv.join(' ')).toBe(2)
+      expect(r.stdout).toBe('')
+      expect(r.stderr.split('\n')[0]).toBe('Error: --profile must not be empty')
+    }
+
+    expect(readFileSync(file(), 'utf8')).toBe(before)
+  })
+
+  it('webhook delete --profile \'\' --yes sends nothing', async () => {
+    const services = mockServices()
+    try {
+      const r = await runCommand(WebhookDelete, ['w-1', '--profile', '', '--yes', '--json'])
+      expect(r.code).toBe(2)
+      expect(JSON.parse(r.stderr).error).toMatchObject({exitCode: 2, message: '--profile must not be empty'})
+      expect(services.calls()).toEqual([])
+    } finally {
+      await services.close()
+    }
+  })
+
+  it('an empty <name> argument is refused, never read as the active profile', async () => {
+    await addProd()
+    const before = readFileSync(file(), 'utf8')
+    for (const [Cmd, argv] of [
+      [ProfileRemove, ['', '--yes']],
+      [ProfileUse, ['']],
+      [ProfileShow, ['']],
+      [ProfileAdd, ['', '--env', 'sandbox']],
+    ] as const) {
+      const r = await runCommand(Cmd, [...argv])
+      expect(r.code, Cmd.name).toBe(2)
+      expect(r.stdout).toBe('')
+      expect(r.stderr.split('\n')[0]).toBe('Error: The profile name must not be empty')
+    }
+
+    expect(readFileSync(file(), 'utf8')).toBe(before)
+  })
+
+  it('an empty OPSCTL_PROFILE counts as unset (like every empty OPSCTL_* variable): the active profile is used', async () => {
+    await addProd('prod', ['--use'])
+    process.env.OPSCTL_PROFILE = ''
+    const r = await runCommand(ProfileShow, ['--json'])
+    expect(r.code).toBe(0)
+    expect(JSON.parse(r.stdout).name).toBe('prod')
+  })
+})
+
+describe('the config folder', () => {
+  it('a command that writes tightens a 0644 profiles.json or audit.jsonl to 0600, and a 0755 folder to 0700', async () => {
+    await runCommand(ProfileList, [])
+    const audit = join(env.dir, 'audit.jsonl')
+    writeFileSync(audit, '{"operation":"voidCheckout"}\n')
+    for (const path of [file(), audit]) chmodSync(path, 0o644)
+    chmodSync(env.dir, 0o755)
+
+    expect((await runCommand(ProfileList, [])).code).toBe(0)
+    expect(statSync(file()).mode & 0o777).toBe(0o644)
+
+    expect((await runCommand(ProfileUse, ['sandbox'])).code).toBe(0)
+    expect(statSync(file()).mode & 0o777).toBe(0o600)
+    expect(statSync(env.dir).mode & 0o777).toBe(0o700)
+
+    chmodSync(env.dir, 0o755)
+    const services = mockServices()
+    try {
+      services.agent
+        .get('http://127.0.0.1:4010')
+        .intercept({method: 'DELETE', path: '/checkout/v1/webhooks/w-1'})
+        .reply(200, {id: 'w-1'}, {headers: {'content-type': 'application/json'}})
+      const r = await runCommand(WebhookDelete, ['w-1', '--yes'])
+      expect(r.code, r.stderr).toBe(0)
+    } finally {
+      await services.close()
+    }
+
+    expect(statSync(audit).mode & 0o777).toBe(0o600)
+    expect(statSync(env.dir).mode & 0o777).toBe(0o700)
+    expect(readFileSync(audit, 'utf8').trim().split('\n')).toHaveLength(2)
+  })
 })

@@ -25,6 +25,8 @@ export interface RunOptions {
   env?: Record<string, string | undefined>
   cwd?: string
   timeoutMs?: number
+  /** runs the process through `sh -c 'umask <mask> && exec node ...'` */
+  umask?: string
 }
 
 /** The environment every child starts from: no proxies, no colours, no inherited OPSCTL_* settings, no CA bundle. */
@@ -43,7 +45,10 @@ export function runCli(argv: string[], options: RunOptions = {}): Promise<RunRes
   return new Promise((resolvePromise, reject) => {
     const env = {...baseEnv(), ...options.env}
     for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k]
-    const child = spawn(process.execPath, [BIN, ...argv], {cwd: options.cwd ?? ROOT, env: env as NodeJS.ProcessEnv})
+    const [command, args] = options.umask
+      ? ['/bin/sh', ['-c', 'umask "$0" && exec "$@"', options.umask, process.execPath, BIN, ...argv]]
+      : [process.execPath, [BIN, ...argv]]
+    const child = spawn(command, args, {cwd: options.cwd ?? ROOT, env: env as NodeJS.ProcessEnv})
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (d) => (stdout += d))

@@ -55,6 +55,13 @@ describe('help, version, unknown commands', () => {
     expect(cmd.stdout).toContain('EXAMPLES')
   })
 
+  it('help says how an empty --profile and an empty OPSCTL_PROFILE are read', async () => {
+    const help = await run(['webhook', 'delete', '--help'])
+    expect(help.stdout.replaceAll(/\s+/g, ' ')).toMatch(
+      /-p, --profile=<value>.*an empty OPSCTL_PROFILE counts as unset, an empty --profile is an error/,
+    )
+  })
+
   it('--version prints name/version', async () => {
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
     const r = await run(['--version'])
@@ -239,7 +246,7 @@ describe('start-up: what cheap commands load', () => {
       .map((l) => l.slice(7))
   }
 
-  const heavy = /node_modules\/(zod|conf|ajv|undici|cli-table3|@inquirer|fastify|asciichart)\//
+  const heavy = /node_modules\/(zod|conf|ajv|undici|cli-table3|@inquirer|fastify|asciichart|proper-lockfile)\//
 
   it('profile list and api --dry-run load neither zod, conf, undici, prompts nor the sandbox', async () => {
     await run(['profile', 'list'])
@@ -249,6 +256,13 @@ describe('start-up: what cheap commands load', () => {
     const dry = await loaded(['api', 'checkout', 'GET', '/v1/x', '--dry-run'])
     expect(dry.some((u) => u.includes('/dist/commands/api.js'))).toBe(true)
     expect(dry.filter((u) => heavy.test(u) || u.includes('/dist/sandbox/'))).toEqual([])
+  })
+
+  it('a command that changes profiles.json loads the lock and conf only then', async () => {
+    await run(['profile', 'list'])
+    const use = await loaded(['profile', 'use', 'sandbox'])
+    expect(use.some((u) => u.includes('/node_modules/proper-lockfile/'))).toBe(true)
+    expect(use.some((u) => u.includes('/node_modules/conf/'))).toBe(true)
   })
 
   it('--version loads no command at all', async () => {

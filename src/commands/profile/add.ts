@@ -4,11 +4,13 @@ import {BaseCommand} from '../../lib/base-command.js'
 import {UsageError} from '../../lib/errors.js'
 import {HEALTH_API_VERSION} from '../../lib/http/services.js'
 import {profileView} from '../../lib/profiles/display.js'
+import {parseProfileName} from '../../lib/profiles/name-arg.js'
 import {type Profile, sandboxProfile} from '../../lib/profiles/schema.js'
+import {profileExistsError} from '../../lib/profiles/store.js'
 import {askSecret, askText, isInteractive, readStdin} from '../../lib/prompt/index.js'
 
 export default class ProfileAdd extends BaseCommand<typeof ProfileAdd> {
-  static override args = {name: Args.string({description: 'profile name', required: true})}
+  static override args = {name: Args.string({description: 'profile name', parse: parseProfileName, required: true})}
   static override description = `Create or replace a profile.
 
 A sandbox profile defaults to the embedded sandbox and its test keys. A production profile needs
@@ -33,7 +35,7 @@ elsewhere pass them as flags (the secret key only through --secret-key-stdin, ne
     const {flags} = this
     const store = await this.profileStore()
     const {name} = this.args
-    if (store.get(name) && !flags.force) throw new UsageError(`Profile ${name} exists; pass --force to replace it`)
+    if (store.get(name) && !flags.force) throw profileExistsError(name)
 
     const base: Profile =
       flags.env === 'sandbox'
@@ -70,7 +72,8 @@ elsewhere pass them as flags (the secret key only through --secret-key-stdin, ne
       health: {...base.health, baseUrl: healthUrl, ...(flags.language ? {language: flags.language} : {})},
       checkout: {baseUrl: checkoutUrl, ...(publicKey ? {publicKey} : {}), ...(secretKey ? {secretKey} : {})},
     }
-    store.set(name, profile)
+    // Without --force, a profile of that name that another process saved meanwhile is not replaced either.
+    store.set(name, profile, {replace: flags.force})
     if (flags.use) store.use(name)
     await store.save()
     if (!secretKey) this.note('No secret key stored: checkout commands other than "checkout create" will need OPSCTL_CHECKOUT_SECRET_KEY')

@@ -2,11 +2,12 @@ import {Args} from '@oclif/core'
 
 import {BaseCommand} from '../../lib/base-command.js'
 import {UsageError} from '../../lib/errors.js'
+import {parseProfileName} from '../../lib/profiles/name-arg.js'
 import {askConfirm, isInteractive} from '../../lib/prompt/index.js'
 
 export default class ProfileRemove extends BaseCommand<typeof ProfileRemove> {
   static override aliases = ['profile rm']
-  static override args = {name: Args.string({description: 'profile name', required: true})}
+  static override args = {name: Args.string({description: 'profile name', parse: parseProfileName, required: true})}
   static override description = 'Remove a profile and the credentials it holds'
   static override examples = ['<%= config.bin %> profile remove old --yes']
 

@@ -2,17 +2,18 @@ import {Args} from '@oclif/core'
 
 import {BaseCommand} from '../../lib/base-command.js'
 import {profileView} from '../../lib/profiles/display.js'
+import {parseProfileName} from '../../lib/profiles/name-arg.js'
 import {resolveProfile} from '../../lib/profiles/resolve.js'
 
 export default class ProfileShow extends BaseCommand<typeof ProfileShow> {
-  static override args = {name: Args.string({description: 'profile name (default: the one in use)'})}
+  static override args = {name: Args.string({description: 'profile name (default: the one in use)', parse: parseProfileName})}
   static override description = 'Show one profile as it resolves (environment overrides applied), secrets masked'
   static override examples = ['<%= config.bin %> profile show', '<%= config.bin %> profile show prod --json']
 
   async run(): Promise<Record<string, unknown>> {
     const store = await this.profileStore()
     // A named profile resolves as it would with --profile <name>: the OPSCTL_* overrides apply to it too.
-    const resolved = this.args.name ? await resolveProfile(store, this.args.name) : await this.profile()
+    const resolved = this.args.name === undefined ? await this.profile() : await resolveProfile(store, this.args.name)
     const view = profileView(
       resolved.name,
       resolved.profile,

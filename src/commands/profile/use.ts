@@ -1,9 +1,10 @@
 import {Args} from '@oclif/core'
 
 import {BaseCommand} from '../../lib/base-command.js'
+import {parseProfileName} from '../../lib/profiles/name-arg.js'
 
 export default class ProfileUse extends BaseCommand<typeof ProfileUse> {
-  static override args = {name: Args.string({description: 'profile name', required: true})}
+  static override args = {name: Args.string({description: 'profile name', parse: parseProfileName, required: true})}
   static override description = 'Make a profile the active one'
   static override examples = ['<%= config.bin %> profile use prod']
 

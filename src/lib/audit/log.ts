@@ -1,9 +1,10 @@
-import {appendFile, mkdir, readFile} from 'node:fs/promises'
+import {readFile} from 'node:fs/promises'
 import {join} from 'node:path'
 
 import type {AttemptRecord} from '../http/client.js'
 
 import {scrubSecrets} from '../http/redact.js'
+import {ensurePrivateFolder, openPrivateForAppend} from '../profiles/private-files.js'
 
 /**
  * The local audit log: one JSON line per attempt at a money or configuration change
@@ -34,10 +35,19 @@ export function auditPath(configDir: string): string {
   return join(configDir, AUDIT_FILE)
 }
 
+/**
+ * Appends one line. No lock: each line is one write to a file opened for appending (O_APPEND), so
+ * lines of processes writing at once never overwrite each other.
+ */
 export async function appendAudit(configDir: string, entry: AuditEntry, secrets: string[] = []): Promise<void> {
-  await mkdir(configDir, {recursive: true, mode: 0o700})
+  await ensurePrivateFolder(configDir)
   const line = scrubSecrets(JSON.stringify(entry), secrets)
-  await appendFile(auditPath(configDir), line + '\n', {encoding: 'utf8', mode: 0o600})
+  const file = await openPrivateForAppend(auditPath(configDir))
+  try {
+    await file.appendFile(line + '\n', 'utf8')
+  } finally {
+    await file.close()
+  }
 }
 
 /** Entries oldest first; a line that is not JSON (a torn write) is skipped and counted. */

@@ -1,6 +1,7 @@
 import type {ServiceTarget} from '../http/services.js'
 import type {Profile} from './schema.js'
 
+import {UsageError} from '../errors.js'
 import {ProfileStore} from './store.js'
 
 /** Environment overrides for CI, applied over the chosen profile's values. */
@@ -21,14 +22,18 @@ export interface ResolvedProfile {
   store: ProfileStore
 }
 
-/** Resolution order: --profile flag > OPSCTL_PROFILE > the active profile; then OPSCTL_* values override. */
+/**
+ * Resolution order: --profile flag > OPSCTL_PROFILE > the active profile; then OPSCTL_* values override.
+ * An empty OPSCTL_* variable counts as unset; an empty profile name given explicitly is an error, never the active profile.
+ */
 export async function resolveProfile(
   from: ProfileStore | string,
   flagProfile: string | undefined,
   env = process.env,
 ): Promise<ResolvedProfile> {
+  if (flagProfile === '') throw new UsageError('The profile name must not be empty', ['See the profiles: opsctl profile list'])
   const store = typeof from === 'string' ? await ProfileStore.open(from) : from
-  const name = flagProfile || env[ENV.profile] || store.activeName
+  const name = flagProfile ?? (env[ENV.profile] || store.activeName)
   const profile = structuredClone(store.require(name))
   const fromEnv: string[] = []
   const pick = (key: keyof typeof ENV, apply: (v: string) => void) => {

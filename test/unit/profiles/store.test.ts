@@ -1,9 +1,10 @@
-import {chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
+import {chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {ExitCode} from '../../../src/lib/errors.js'
+import {STALE_LOCK_MS} from '../../../src/lib/profiles/lock.js'
 import {checkoutTarget, healthTarget, resolveProfile} from '../../../src/lib/profiles/resolve.js'
 import {checkProfileFile, type Profile, profileProblem} from '../../../src/lib/profiles/schema.js'
 import {ConfigFileError, ProfileStore} from '../../../src/lib/profiles/store.js'
@@ -92,6 +93,76 @@ describe('ProfileStore', () => {
     expect(store.unsaved).toBe(false)
   })
 
+  it('a save keeps what another process saved since this one read the file (it re-reads under the lock)', async () => {
+    await ProfileStore.open(dir)
+    const first = await ProfileStore.open(dir)
+    const second = await ProfileStore.open(dir)
+    first.set('a', prod)
+    second.set('b', prod)
+    second.use('b')
+    await first.save()
+    await second.save()
+    const again = await ProfileStore.open(dir)
+    expect(again.names()).toEqual(['a', 'b', 'sandbox'])
+    expect(again.activeName).toBe('b')
+    expect(second.names()).toEqual(['a', 'b', 'sandbox'])
+  })
+
+  it('update() is applied again at save, so both changes to one profile are kept', async () => {
+    await ProfileStore.open(dir)
+    const login = await ProfileStore.open(dir)
+    const other = await ProfileStore.open(dir)
+    login.update('sandbox', (p) => ({...p, health: {...p.health, session: 'sess-1', userId: 'u-1'}}))
+    other.update('sandbox', (p) => ({...p, health: {...p.health, language: 'fil-PH'}}))
+    await other.save()
+    await login.save()
+    expect((await ProfileStore.open(dir)).require('sandbox').health).toMatchObject({language: 'fil-PH', session: 'sess-1', userId: 'u-1'})
+  })
+
+  it('a change that no longer applies to the file as saved meanwhile fails, and nothing is written', async () => {
+    await ProfileStore.open(dir)
+    const remover = await ProfileStore.open(dir)
+    const login = await ProfileStore.open(dir)
+    const creator = await ProfileStore.open(dir)
+    const racer = await ProfileStore.open(dir)
+    remover.remove('sandbox')
+    login.update('sandbox', (p) => ({...p, health: {...p.health, session: 'sess-1'}}))
+    creator.set('p', prod, {replace: false})
+    racer.set('p', {...prod, env: 'sandbox'}, {replace: false})
+    await remover.save()
+    await creator.save()
+    const before = readFileSync(file(), 'utf8')
+    await expect(login.save()).rejects.toThrow(/No profile named "sandbox"/)
+    await expect(racer.save()).rejects.toThrow(/Profile p exists; pass --force/)
+    expect(readFileSync(file(), 'utf8')).toBe(before)
+    expect(login.unsaved).toBe(false)
+    expect((await ProfileStore.open(dir)).require('p')).toEqual(prod)
+  })
+
+  it('a lock left behind by a process that died is taken over once stale', async () => {
+    await ProfileStore.open(dir)
+    const lockDir = `${file()}.lock`
+    mkdirSync(lockDir)
+    const past = new Date(Date.now() - STALE_LOCK_MS - 1000)
+    utimesSync(lockDir, past, past)
+    const store = await ProfileStore.open(dir)
+    store.set('prod', prod)
+    await store.save()
+    expect((await ProfileStore.open(dir)).names()).toEqual(['prod', 'sandbox'])
+    expect(existsSync(lockDir)).toBe(false)
+  })
+
+  it('a save tightens a looser folder to 0700 and creates a missing one 0700', async () => {
+    chmodSync(dir, 0o755)
+    await ProfileStore.open(dir)
+    expect(statSync(dir).mode & 0o777).toBe(0o700)
+    const nested = join(dir, 'a', 'b')
+    await ProfileStore.open(nested)
+    expect(statSync(join(dir, 'a')).mode & 0o777).toBe(0o700)
+    expect(statSync(nested).mode & 0o777).toBe(0o700)
+    expect(statSync(join(nested, 'profiles.json')).mode & 0o777).toBe(0o600)
+  })
+
   const broken: [string, string, RegExp][] = [
     ['not JSON', '{"version": 1, "active": "sandbox", ', /not JSON/],
     ['an unknown env', JSON.stringify({version: 1, active: 'x', profiles: {x: {...prod, env: 'staging'}}}), /profiles\.x\.env/],
@@ -143,6 +214,15 @@ describe('resolveProfile', () => {
     expect((await resolveProfile(store, undefined, {OPSCTL_PROFILE: 'prod'})).name).toBe('prod')
     expect((await resolveProfile(store, 'other', {OPSCTL_PROFILE: 'prod'})).name).toBe('other')
     await expect(resolveProfile(store, 'missing', {})).rejects.toThrow(/No profile named "missing"/)
+  })
+
+  it('an empty OPSCTL_PROFILE counts as unset; an empty name given explicitly is an error, never the active profile', async () => {
+    const store = await storeWithProd()
+    expect((await resolveProfile(store, undefined, {OPSCTL_PROFILE: ''})).name).toBe('sandbox')
+    await expect(resolveProfile(store, '', {OPSCTL_PROFILE: 'prod'})).rejects.toMatchObject({
+      exitCode: ExitCode.Usage,
+      message: 'The profile name must not be empty',
+    })
   })
 
   it('OPSCTL_* values override the chosen profile and are listed; the file is not changed', async () => {
