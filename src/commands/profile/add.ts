@@ -6,6 +6,7 @@ import {HEALTH_API_VERSION} from '../../lib/http/services.js'
 import {profileView} from '../../lib/profiles/display.js'
 import {type Profile, sandboxProfile} from '../../lib/profiles/schema.js'
 import {askSecret, askText, isInteractive, readStdin} from '../../lib/prompt/index.js'
+import {registerSecret} from '../../lib/secrets/registry.js'
 
 export default class ProfileAdd extends BaseCommand<typeof ProfileAdd> {
   static override args = {name: Args.string({description: 'profile name', required: true})}
@@ -60,6 +61,7 @@ elsewhere pass them as flags (the secret key only through --secret-key-stdin, ne
     let secretKey = base.checkout.secretKey
     if (flags['secret-key-stdin']) {
       secretKey = (await readStdin()).trim()
+      registerSecret(secretKey)
       if (!secretKey) throw new UsageError('--secret-key-stdin read nothing from stdin; nothing was changed')
     } else if (flags.env === 'production') {
       secretKey = isInteractive() ? await askSecret('Checkout secret key', '--secret-key-stdin') : undefined

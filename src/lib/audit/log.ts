@@ -34,6 +34,7 @@ export function auditPath(configDir: string): string {
   return join(configDir, AUDIT_FILE)
 }
 
+/** The line goes through the secret registry's scrubber, with `secrets` added to it: a server's message may echo a credential. */
 export async function appendAudit(configDir: string, entry: AuditEntry, secrets: string[] = []): Promise<void> {
   await mkdir(configDir, {recursive: true, mode: 0o700})
   const line = scrubSecrets(JSON.stringify(entry), secrets)

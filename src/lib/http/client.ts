@@ -3,6 +3,8 @@ import type {Dispatcher} from 'undici'
 import type {AuthKind, HttpMethod, Operation, ResultOf} from './operation.js'
 
 import {ApiError, ExitCode, NetworkError, UsageError} from '../errors.js'
+import {registerSecret} from '../secrets/registry.js'
+import {registerBodySecrets, registerHeaderSecrets} from '../secrets/sources.js'
 import {toCurl} from './curl.js'
 import {getDispatcher} from './dispatcher.js'
 import {parseErrorBody} from './error-body.js'
@@ -76,7 +78,10 @@ const NOT_SENT_ERRORS = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENET
 
 /** One typed HTTP client for one service, as one caller: turns operations into requests and answers into data or ApiError. */
 export class ServiceClient {
-  constructor(private readonly options: ClientOptions) {}
+  constructor(private readonly options: ClientOptions) {
+    const {publicKey, secretKey, session} = options.target
+    for (const secret of [publicKey, secretKey, session]) registerSecret(secret)
+  }
 
   get target(): ServiceTarget {
     return this.options.target
@@ -163,6 +168,8 @@ export class ServiceClient {
     const {target} = this.options
     const url = buildUrl(target.baseUrl, req.path, req.query)
     const auth = authFor(target, req.auth)
+    registerBodySecrets(req.body)
+    registerHeaderSecrets(req.headers ?? {})
     assertSafeTransport(url, auth.secrets.length > 0)
 
     const payload = req.body === undefined ? undefined : JSON.stringify(req.body)
@@ -214,6 +221,8 @@ export class ServiceClient {
       throw this.networkError(error, req, url, auth.secrets)
     }
 
+    // A session the answer sets (sign-in, createUser) is a secret from now on, before anything shows the answer.
+    registerHeaderSecrets({'set-cookie': res.headers['set-cookie']})
     const durationMs = Math.round(performance.now() - started)
     const data = parseJson(text)
     const requestId = requestIdFrom(res.headers, data)
@@ -228,10 +237,10 @@ export class ServiceClient {
       const message = scrubSecrets(parsed.message ?? `HTTP ${res.statusCode}`, auth.secrets)
       throw new ApiError({
         status: res.statusCode,
-        code: parsed.code,
+        code: parsed.code === undefined ? undefined : scrubSecrets(parsed.code),
         message,
-        fieldErrors: parsed.fieldErrors,
-        requestId: requestId ?? parsed.reference,
+        fieldErrors: parsed.fieldErrors.map((f) => ({field: scrubSecrets(f.field), description: scrubSecrets(f.description)})),
+        requestId: scrubSecrets(requestId ?? parsed.reference ?? '') || undefined,
         service: target.service,
         operationId: req.operationId,
         exitCode: parsed.code && REFUSAL_CODES.has(parsed.code) ? ExitCode.Refused : undefined,
@@ -285,9 +294,8 @@ export class ServiceClient {
     const lines = [title]
     for (const [k, v] of Object.entries(redactHeaders(headers))) lines.push(`  ${k}: ${v}`)
     if (body !== undefined) lines.push(`  ${typeof body === 'string' ? body.slice(0, 2000) : JSON.stringify(redactBody(body))}`)
-    // Last line of defence: a server that echoes a credential in a text body or an odd header.
-    const {publicKey, secretKey, session} = this.options.target
-    this.options.trace(scrubSecrets(lines.join('\n'), [publicKey, secretKey, session]))
+    // A server that echoes a credential in a text body or an odd header: every registered secret, in every form.
+    this.options.trace(scrubSecrets(lines.join('\n')))
   }
 }
 

@@ -489,6 +489,48 @@ describe('--verbose trace', () => {
   })
 })
 
+describe('echoes of derived forms of a credential', () => {
+  const forms = {
+    'Basic base64(key:)': Buffer.from(`${SECRET_KEY}:`).toString('base64'),
+    'Basic unpadded': Buffer.from(`${SECRET_KEY}:`).toString('base64').replace(/=+$/, ''),
+    'base64(key)': Buffer.from(SECRET_KEY).toString('base64'),
+    'base64url(key:)': Buffer.from(`${SECRET_KEY}:`).toString('base64url'),
+    'URL-encoded key': encodeURIComponent(`${SECRET_KEY}`),
+  }
+  for (const [name, form] of Object.entries(forms)) {
+    it(`scrubs ${name} from the message, the field errors, the request id and the trace`, async () => {
+      const lines: string[] = []
+      agent
+        .get('https://pay.example.com')
+        .intercept({path: '/checkout/v1/checkouts/c-1', method: 'GET'})
+        .reply(
+          500,
+          {message: `you sent ${form}`, code: 'E1', parameters: [{field: 'authorization', description: form}]},
+          {headers: {...JSON_HEADERS, 'x-request-id': form}},
+        )
+      const error = await failure(client(CHECKOUT, {trace: (t) => lines.push(t)}).call(getCheckout, {params: {checkoutId: 'c-1'}}))
+      expect(error.exitCode).toBe(ExitCode.Server)
+      const shown = JSON.stringify(error.toJSON()) + error.message + lines.join('\n')
+      expect(shown).toContain('you sent [REDACTED]')
+      expect(shown).not.toContain(form)
+    })
+  }
+
+  it('a session a sign-in answer sets is scrubbed from what the server says next', async () => {
+    const session = 's%3Anew-Session-Kk90Ll12.sig'
+    const origin = agent.get('https://health.example.com')
+    origin
+      .intercept({path: '/api/sign-in', method: 'POST'})
+      .reply(200, {id: 'u-1'}, {headers: {...JSON_HEADERS, 'set-cookie': `connect.sid=${session}; Path=/; HttpOnly`}})
+    origin.intercept({path: '/api/users/me', method: 'GET'}).reply(500, `session ${decodeURIComponent(session)} broke`)
+    const health = client(HEALTH)
+    await health.call(signIn, {body: {email: 'a@example.com', password: 'pw-Qq12Ww34'}})
+    const error = await failure(health.call(getUser))
+    expect(error.message).toContain('session [REDACTED] broke')
+    expect(error.message).not.toContain('new-Session')
+  })
+})
+
 describe('--verbose trace of an echoing server', () => {
   it('scrubs the profile credentials from a text body that echoes them', async () => {
     const lines: string[] = []
