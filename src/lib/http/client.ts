@@ -8,7 +8,7 @@ import {registerBodySecrets, registerHeaderSecrets} from '../secrets/sources.js'
 import {toCurl} from './curl.js'
 import {getDispatcher} from './dispatcher.js'
 import {parseErrorBody} from './error-body.js'
-import {redactBody, redactHeaders, redactUrl, scrubSecrets} from './redact.js'
+import {hasSecretField, redactBody, redactHeaders, redactUrl, scrubSecrets, SECRET_HEADERS} from './redact.js'
 import {type RetryPolicy, retryWithin} from './retry.js'
 import {authFor, REFUSAL_CODES, requestIdFrom, type ServiceTarget} from './services.js'
 import {assertSafeTransport, buildUrl, expandPath, type QueryValue} from './url.js'
@@ -170,7 +170,9 @@ export class ServiceClient {
     const auth = authFor(target, req.auth)
     registerBodySecrets(req.body)
     registerHeaderSecrets(req.headers ?? {})
-    assertSafeTransport(url, auth.secrets.length > 0)
+    // A credential is a key or session, a password or card number in the body, or a caller's own auth header.
+    const callerCredential = Object.keys(req.headers ?? {}).some((k) => SECRET_HEADERS.has(k.toLowerCase()))
+    assertSafeTransport(url, auth.secrets.length > 0 || hasSecretField(req.body) || callerCredential)
 
     const payload = req.body === undefined ? undefined : JSON.stringify(req.body)
     // Header names in lower case, so that the auth headers replace a caller's `Authorization`

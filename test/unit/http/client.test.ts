@@ -568,6 +568,32 @@ describe('transport safety', () => {
     expect(calls()).toHaveLength(3)
   })
 
+  it('refuses a password in the body over plain http to a non-loopback host, though the operation needs no key (exit 2, nothing sent)', async () => {
+    const error = await failure(
+      client({service: 'health', baseUrl: 'http://health.example.com'}).call(signIn, {body: {email: 'a@example.com', password: 'pw-Qq12Ww34'}}),
+    )
+    expect(error.exitCode).toBe(ExitCode.Usage)
+    expect(error.message).toMatch(/Refusing to send credentials over plain HTTP to health\.example\.com/)
+    expect(calls()).toHaveLength(0)
+  })
+
+  it('refuses a raw request carrying its own Authorization header over plain http (exit 2, nothing sent)', async () => {
+    const error = await failure(
+      client({service: 'checkout', baseUrl: 'http://pay.example.com'}).raw('GET', '/v1/webhooks', {
+        auth: 'none',
+        headers: {Authorization: 'Bearer tok-Rr56Tt78'},
+      }),
+    )
+    expect(error.exitCode).toBe(ExitCode.Usage)
+    expect(calls()).toHaveLength(0)
+  })
+
+  it('sends a body without a secret-named field over plain http: only credentials are refused', async () => {
+    agent.get('http://health.example.com').intercept({path: '/api/sign-in', method: 'POST'}).reply(200, {}, {headers: JSON_HEADERS})
+    await client({service: 'health', baseUrl: 'http://health.example.com'}).raw('POST', '/api/sign-in', {auth: 'none', body: {email: 'a@example.com'}})
+    expect(calls()).toHaveLength(1)
+  })
+
   it('a host that only starts like loopback is not loopback', async () => {
     const error = await failure(
       client({...CHECKOUT, baseUrl: 'http://127.0.0.1.nip.io/checkout'}).call(getCheckout, {params: {checkoutId: 'c-1'}}),
