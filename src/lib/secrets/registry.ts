@@ -6,11 +6,10 @@
  * do the audit log and report files.
  *
  * A server that echoes a request shows a key as it was sent, not as it was typed: inside a Basic
- * `Authorization` header (`base64(key + ":")`), URL-encoded in a cookie or a form, escaped once or
- * twice inside JSON. Those forms are listed here once, for every secret.
+ * `Authorization` header (`base64(key + ":")`), URL-encoded in a cookie or a form, and escaped by
+ * every JSON layer it passes through (an echoed JSON body inside a JSON error inside a JSON trace).
+ * The encodings are listed once, for every secret; the escaping is matched at any depth.
  */
-import {inspect} from 'node:util'
-
 export type SecretKind = 'card' | 'credential' | 'cvc'
 
 export const REDACTED = '[REDACTED]'
@@ -22,68 +21,61 @@ const SHORT_SECRET_CONTEXT = String.raw`(?<=(?:cvc|cvv|csc|pin|pass(?:word|wd)?|
 /** What may separate the digits of a card number as typed or sent: spaces, dashes, their URL forms. */
 const CARD_SEPARATOR = String.raw`(?:[\s-]|%20|\+)?`
 
-const literals = new Set<string>()
-const patterns = new Set<string>()
+/** Regular expression sources, each with the length of the text it stands for (longest is tried first). */
+const patterns = new Map<string, number>()
 let compiled: RegExp | undefined
 
 export function registerSecret(value: string | number | undefined | null, kind: SecretKind = 'credential'): void {
   if (value === undefined || value === null) return
   const text = String(value)
   if (text.trim() === '') return
-  const before = literals.size + patterns.size
+  const before = patterns.size
   const digits = text.replaceAll(/[\s-]/g, '')
   if (kind === 'card' && /^\d{13,19}$/.test(digits)) {
-    patterns.add([...digits].join(CARD_SEPARATOR))
+    // Before any literal of the same length: it also takes the separators.
+    patterns.set([...digits].join(CARD_SEPARATOR), Number.MAX_SAFE_INTEGER)
   } else if (kind === 'cvc' || text.length < MIN_FREE_TEXT) {
-    patterns.add(SHORT_SECRET_CONTEXT + escapeRegExp(text) + String.raw`(?![\w])`)
+    patterns.set(SHORT_SECRET_CONTEXT + escapeTolerant(text) + String.raw`(?![\w])`, text.length)
   } else {
-    for (const form of encodedForms(text)) if (form.length >= MIN_FREE_TEXT) literals.add(form)
+    for (const form of encodedForms(text)) if (form.length >= MIN_FREE_TEXT) patterns.set(escapeTolerant(form), form.length)
   }
 
-  if (literals.size + patterns.size !== before) compiled = undefined
+  if (patterns.size !== before) compiled = undefined
 }
 
 export function hasSecrets(): boolean {
-  return literals.size > 0 || patterns.size > 0
+  return patterns.size > 0
 }
 
 /** The text with every registered secret, in every form, replaced by [REDACTED]. */
 export function scrub(text: string): string {
-  if (!hasSecrets() || text === '') return text
+  if (patterns.size === 0 || text === '') return text
   compiled ??= compile()
   return text.replace(compiled, REDACTED)
 }
 
 /** For tests that run several commands in one process, as separate users. */
 export function forgetSecrets(): void {
-  literals.clear()
   patterns.clear()
   compiled = undefined
 }
 
-/** Every form a secret can take in an echo of a request that carried it. */
+/** Every encoding a secret can take in an echo of a request that carried it (escaping aside: see escapeTolerant). */
 export function encodedForms(value: string): Set<string> {
   const forms = new Set<string>()
-  const add = (form: string) => {
-    forms.add(form)
-    // Once more through JSON: an echoed JSON body shown inside a JSON error, or a JSON trace of it.
-    forms.add(jsonEscaped(form))
-    forms.add(jsonEscaped(jsonEscaped(form)))
-  }
-
-  add(value)
   // A cookie value is stored URL-encoded (`s%3A...`) and shown decoded by servers that parse it.
-  add(uriDecoded(value))
-  add(inspect(value).slice(1, -1))
-  add(encodeURIComponent(value))
-  add(new URLSearchParams({v: value}).toString().slice(2))
-  // Basic auth: the key as user name with an empty password, and the key alone.
-  for (const plain of [`${value}:`, value]) {
-    const base64 = Buffer.from(plain, 'utf8').toString('base64')
-    add(base64)
-    add(base64.replace(/=+$/, ''))
-    add(Buffer.from(plain, 'utf8').toString('base64url'))
-    add(encodeURIComponent(base64))
+  for (const plain of new Set([value, uriDecoded(value)])) {
+    forms.add(plain)
+    forms.add(encodeURIComponent(plain))
+    forms.add(new URLSearchParams({v: plain}).toString().slice(2))
+    // Basic auth: the key as user name with an empty password, and the key alone.
+    for (const credential of [`${plain}:`, plain]) {
+      const base64 = Buffer.from(credential, 'utf8').toString('base64')
+      forms.add(base64)
+      forms.add(base64.replace(/=+$/, ''))
+      forms.add(Buffer.from(credential, 'utf8').toString('base64url'))
+      forms.add(encodeURIComponent(base64))
+    }
   }
 
   return forms
@@ -97,17 +89,34 @@ function uriDecoded(text: string): string {
   }
 }
 
-function jsonEscaped(text: string): string {
-  return JSON.stringify(text).slice(1, -1)
+/**
+ * A pattern for a text as any number of escaping layers show it: punctuation preceded by
+ * backslashes (`"` as `\"`, `\\\"`...; `'` as `\'`; `/` as `\/`), a backslash as one or more, and
+ * a non-ASCII character as itself or as a `\uXXXX` escape.
+ */
+function escapeTolerant(text: string): string {
+  let out = ''
+  // One UTF-16 code unit at a time (split, not for-of): JSON escapes a character outside the BMP as two \uXXXX.
+  for (const char of text.split('')) {
+    const unit = char.codePointAt(0)!
+    if (char === '\\') out += String.raw`\\+`
+    else if (unit > 0x7e || unit < 0x20) {
+      const hex = unit.toString(16).padStart(4, '0')
+      const anyCase = [...hex].map((h) => (/[a-f]/.test(h) ? `[${h}${h.toUpperCase()}]` : h)).join('')
+      out += String.raw`(?:${escapeRegExp(char)}|\\+[uU]${anyCase})`
+    } else if (/[^\dA-Za-z]/.test(char)) out += String.raw`\\*` + escapeRegExp(char)
+    else out += char
+  }
+
+  return out
 }
 
 function compile(): RegExp {
-  // Card patterns first (they match the digits with or without separators), then the longest
-  // literal first, so that a padded base64 form is removed whole rather than all but its `=`.
-  const sorted = [...literals].sort((a, b) => b.length - a.length).map((l) => escapeRegExp(l))
-  return new RegExp([...patterns, ...sorted].join('|'), 'g')
+  // The longest form first, so that a padded base64 form is removed whole rather than all but its `=`.
+  const sorted = [...patterns].sort((a, b) => b[1] - a[1]).map(([source]) => source)
+  return new RegExp(sorted.join('|'), 'g')
 }
 
 function escapeRegExp(text: string): string {
-  return text.replaceAll(/[$()*+.?[\\\]^{|}]/g, String.raw`\$&`)
+  return text.replaceAll(/[$()*+.?[\\\]^{|}/-]/g, String.raw`\$&`)
 }

@@ -20,7 +20,8 @@ describe('scrub: every form a registered secret takes on the way out', () => {
     'base64url(key:)': Buffer.from(`${KEY}:`).toString('base64url'),
     'URL-encoded': encodeURIComponent(KEY),
     'form-encoded': new URLSearchParams({k: KEY}).toString().slice(2),
-    'JSON inside JSON': JSON.stringify(JSON.stringify({k: `a"${KEY}`})),
+    'JSON inside JSON inside JSON': JSON.stringify(JSON.stringify(JSON.stringify({k: KEY}))),
+    'escaped slashes (\\/)': KEY.replaceAll('/', String.raw`\/`),
   }
   for (const [name, form] of Object.entries(forms)) {
     it(name, () => {
@@ -33,6 +34,18 @@ describe('scrub: every form a registered secret takes on the way out', () => {
       expect(out).toMatch(/^before .*after$/)
     })
   }
+
+  it('a password with quotes, a backslash and non-ASCII, through any number of JSON layers, ASCII-escaped or not', () => {
+    const password = String.raw`pw "Pässw0rd" \ end`
+    registerSecret(password)
+    let text = JSON.stringify({password})
+    for (let depth = 1; depth <= 4; depth++) {
+      expect(scrub(text), `depth ${depth}`).not.toContain('Pässw0rd')
+      const ascii = text.replaceAll(/[^\u0020-\u007E]/g, (c) => `\\u${c.codePointAt(0)!.toString(16).padStart(4, '0')}`)
+      expect(scrub(ascii), `depth ${depth}, ASCII`).not.toMatch(/P(\\+u00e4)ssw0rd/)
+      text = JSON.stringify({message: text})
+    }
+  })
 
   it('a connect.sid session: the cookie value raw, URL-encoded and decoded', () => {
     const session = 's%3AsessCanary-123.sig%2Fx'
