@@ -235,7 +235,10 @@ export class ServiceClient {
     )
 
     if (res.statusCode >= 400) {
-      const parsed = parseErrorBody(data, text)
+      // Scrubbed before it is parsed: the message of a text body is its first line cut at 200
+      // characters, and a cut through a credential would leave a piece no scrubber recognises.
+      const clean = scrubSecrets(text, auth.secrets)
+      const parsed = parseErrorBody(parseJson(clean), clean)
       const message = scrubSecrets(parsed.message ?? `HTTP ${res.statusCode}`, auth.secrets)
       throw new ApiError({
         status: res.statusCode,
@@ -295,7 +298,8 @@ export class ServiceClient {
     if (!this.options.trace) return
     const lines = [title]
     for (const [k, v] of Object.entries(redactHeaders(headers))) lines.push(`  ${k}: ${v}`)
-    if (body !== undefined) lines.push(`  ${typeof body === 'string' ? body.slice(0, 2000) : JSON.stringify(redactBody(body))}`)
+    // Scrubbed before the cut, for the same reason as error messages.
+    if (body !== undefined) lines.push(`  ${typeof body === 'string' ? scrubSecrets(body).slice(0, 2000) : JSON.stringify(redactBody(body))}`)
     // A server that echoes a credential in a text body or an odd header: every registered secret, in every form.
     this.options.trace(scrubSecrets(lines.join('\n')))
   }

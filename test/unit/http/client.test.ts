@@ -516,6 +516,23 @@ describe('echoes of derived forms of a credential', () => {
     })
   }
 
+  it('a key that straddles where a text message or a traced body is cut leaves no piece of itself', async () => {
+    const lines: string[] = []
+    const at = (n: number) => 'x'.repeat(n - 6)
+    agent
+      .get('https://pay.example.com')
+      .intercept({path: '/checkout/v1/checkouts/c-1', method: 'GET'})
+      .reply(500, `${at(200)}${SECRET_KEY} and ${at(2000 - 200 - SECRET_KEY.length - 5)}${SECRET_KEY}`, {
+        headers: {'content-type': 'text/plain'},
+      })
+    const error = await failure(client(CHECKOUT, {trace: (t) => lines.push(t)}).call(getCheckout, {params: {checkoutId: 'c-1'}}))
+    const prefix = SECRET_KEY.slice(0, 6)
+    expect(error.message).not.toContain(prefix)
+    expect(lines.join('\n')).not.toContain(prefix)
+    // The cut now falls inside the marker, where the key was.
+    expect(error.message).toMatch(/^x{194}\[REDAC/)
+  })
+
   it('a session a sign-in answer sets is scrubbed from what the server says next', async () => {
     const session = 's%3Anew-Session-Kk90Ll12.sig'
     const origin = agent.get('https://health.example.com')
