@@ -7,10 +7,11 @@ module.enableCompileCache?.()
 // Before oclif loads: secrets on the command line and in the environment are known, and stdout and
 // stderr are scrubbed, so that nothing printed from here on (oclif's DEBUG output of argv included) shows one.
 const {registerArgv, registerEnv} = await import('../dist/lib/secrets/sources.js')
-const {guardOutputStreams} = await import('../dist/lib/secrets/streams.js')
+const {guardFatalErrors, guardOutputStreams} = await import('../dist/lib/secrets/streams.js')
 registerArgv(process.argv.slice(2))
 registerEnv(process.env)
 guardOutputStreams()
+guardFatalErrors()
 
 const {execute} = await import('@oclif/core')
 await execute({dir: import.meta.url})

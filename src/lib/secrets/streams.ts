@@ -3,6 +3,8 @@
  * (command output, errors, traces, oclif's own DEBUG output, an unexpected crash) goes through the
  * secret registry's scrubber. With nothing registered a write goes straight through.
  */
+import {inspect} from 'node:util'
+
 import {hasSecrets, scrub} from './registry.js'
 
 const GUARDED = Symbol.for('opsctl.secrets.guarded')
@@ -12,6 +14,17 @@ type Write = NodeJS.WriteStream['write'] & {[GUARDED]?: true}
 export function guardOutputStreams(): void {
   guard(process.stdout)
   guard(process.stderr)
+}
+
+/**
+ * Node prints an uncaught exception (or unhandled rejection) itself, straight to file descriptor 2,
+ * past the guard. This prints it through the guard instead, and exits 1 as Node would.
+ */
+export function guardFatalErrors(): void {
+  process.on('uncaughtException', (error) => {
+    process.stderr.write(`${inspect(error)}\n`)
+    process.exit(1)
+  })
 }
 
 /** Idempotent: a write function that is already a guard is left alone (BaseCommand.init calls this for every command). */
