@@ -10,7 +10,7 @@
  * below fails the first test. Plain, --verbose and --json run in-process (test/commands/run-command.ts);
  * DEBUG=* runs as real processes, since oclif reads DEBUG when it loads. Run `npm run build` first.
  */
-import {mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {createServer, type IncomingHttpHeaders, type Server, type ServerResponse} from 'node:http'
 import {type AddressInfo} from 'node:net'
 import {tmpdir} from 'node:os'
@@ -353,6 +353,8 @@ function describeRun(id: string, v: Variant, mode: Mode, output: string): string
 
 /** Runs whose output showed [REDACTED]: the echo reached the output and was scrubbed, rather than never shown. */
 const shownRedacted: string[] = []
+/** Runs that wrote the audit log: the echo reached a file in the config folder too. */
+let auditedRuns = 0
 
 describe('the commands', () => {
   it('the table has exactly the commands of the built manifest', () => {
@@ -384,6 +386,7 @@ describe('in-process: plain, --verbose and --json, against 401 and 500 echoes in
                 problems.push(...leaksOf(r, env.dir).map((l) => `${name}: ${l}`))
                 if (!variant.local && echo.received.length === before) problems.push(`${name}: sent nothing (exit ${r.code}: ${r.stderr.trim()})`)
                 if ((r.stdout + r.stderr).includes('[REDACTED]')) shownRedacted.push(name)
+                if (existsSync(join(env.dir, 'audit.jsonl'))) auditedRuns++
               } finally {
                 env.cleanup()
               }
@@ -452,5 +455,6 @@ describe('the canaries', () => {
     expect(all).toContain(CANARY.flagPassword)
     expect(all).toContain(`cardNumber=${CARD_DIGITS}`)
     expect(shownRedacted.length).toBeGreaterThan(100)
+    expect(auditedRuns).toBeGreaterThan(10)
   })
 })
