@@ -4,5 +4,14 @@ import module from 'node:module'
 // Node 22+ caches compiled code between runs (a faster start); Node 20 has no such API.
 module.enableCompileCache?.()
 
+// Before oclif loads: secrets on the command line and in the environment are known, and stdout and
+// stderr are scrubbed, so that nothing printed from here on (oclif's DEBUG output of argv included) shows one.
+const {registerArgv, registerEnv} = await import('../dist/lib/secrets/sources.js')
+const {guardFatalErrors, guardOutputStreams} = await import('../dist/lib/secrets/streams.js')
+registerArgv(process.argv.slice(2))
+registerEnv(process.env)
+guardOutputStreams()
+guardFatalErrors()
+
 const {execute} = await import('@oclif/core')
 await execute({dir: import.meta.url})

@@ -1,5 +1,4 @@
 import {Flags} from '@oclif/core'
-import {writeFile} from 'node:fs/promises'
 
 import type {ServiceTarget} from '../lib/http/services.js'
 
@@ -85,7 +84,7 @@ Progress goes to stderr as steps finish; the report goes to stdout, ending with
 
   private async report(results: StepResult[]): Promise<{results: StepResult[]; summary: ReturnType<typeof summarize>}> {
     const summary = summarize(results)
-    if (this.flags['junit-file']) await writeFile(this.flags['junit-file'], (await renderReport(results, 'junit', 'opsctl smoke')) + '\n')
+    if (this.flags['junit-file']) await this.writeOutputFile(this.flags['junit-file'], (await renderReport(results, 'junit', 'opsctl smoke')) + '\n')
     if (!this.jsonEnabled()) {
       const reporter = this.flags.reporter ?? (isInteractive() ? 'table' : 'json')
       process.stdout.write((await renderReport(results, reporter, 'opsctl smoke')) + '\n')

@@ -9,6 +9,9 @@ import {type Format, FORMATS, render, RowWriter} from './output/index.js'
 import {checkoutTarget, healthTarget, type ResolvedProfile, resolveProfile} from './profiles/resolve.js'
 import {defaultConfigDir, ProfileStore} from './profiles/store.js'
 import {askConfirm, askTypeBack, isInteractive} from './prompt/index.js'
+import {registerSecret} from './secrets/registry.js'
+import {registerArgv, registerEnv} from './secrets/sources.js'
+import {guardOutputStreams} from './secrets/streams.js'
 
 export type InferFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
 export type InferArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
@@ -68,11 +71,14 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   protected flags!: InferFlags<T>
   private resolved?: Promise<ResolvedProfile>
   private store?: Promise<ProfileStore>
-  private knownSecrets: string[] = []
 
   override async init(): Promise<void> {
     await super.init()
     watchStdoutEpipe()
+    // bin/run.js does this before oclif loads; here again for in-process runs (tests, bin/dev.js).
+    guardOutputStreams()
+    registerEnv()
+    registerArgv(this.argv)
     let parsed
     try {
       parsed = await this.parse({
@@ -114,7 +120,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   protected async profile(): Promise<ResolvedProfile> {
     this.resolved ??= resolveProfile(await this.profileStore(), this.flags.profile).then((r) => {
       const {health, checkout} = r.profile
-      this.knownSecrets = [health.session, checkout.publicKey, checkout.secretKey].filter((s) => s !== undefined)
+      for (const secret of [health.session, checkout.publicKey, checkout.secretKey]) registerSecret(secret)
       return r
     })
     return this.resolved
@@ -125,7 +131,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     return {
       onAudited: async (record) => {
         const {name, profile} = await this.profile()
-        await appendAudit(this.configDir, entryFromAttempt(record, name, profile.env), this.knownSecrets)
+        await appendAudit(this.configDir, entryFromAttempt(record, name, profile.env))
       },
       dryRun: this.flags['dry-run'],
       timeoutMs: this.flags.timeout * 1000,
@@ -157,6 +163,12 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   protected rowWriter(defaultColumns?: string[]): RowWriter {
     const columns = this.flags.columns && this.flags.columns.length > 0 ? this.flags.columns : defaultColumns
     return new RowWriter({columns, format: this.format})
+  }
+
+  /** A file the user asked for (a JUnit report), scrubbed of secrets like stdout. */
+  protected async writeOutputFile(path: string, text: string): Promise<void> {
+    const {writeFile} = await import('node:fs/promises')
+    await writeFile(path, scrubSecrets(text))
   }
 
   /** Chatter for people, on stderr; silent under --json. */
@@ -210,7 +222,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
     const opsError = this.toOpsError(error)
     process.exitCode = opsError.exitCode
-    const scrub = (text: string) => scrubSecrets(text, this.knownSecrets)
+    // The stream guard scrubs these writes too; this also covers a process whose streams it does not guard.
+    const scrub = (text: string) => scrubSecrets(text)
     if (this.jsonEnabled()) {
       process.stderr.write(scrub(JSON.stringify({error: {name: opsError.name, ...opsError.toJSON()}}, null, 2)) + '\n')
     } else {

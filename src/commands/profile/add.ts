@@ -8,6 +8,7 @@ import {parseProfileName} from '../../lib/profiles/name-arg.js'
 import {type Profile, sandboxProfile} from '../../lib/profiles/schema.js'
 import {profileExistsError} from '../../lib/profiles/store.js'
 import {askSecret, askText, isInteractive, readStdin} from '../../lib/prompt/index.js'
+import {registerSecret} from '../../lib/secrets/registry.js'
 
 export default class ProfileAdd extends BaseCommand<typeof ProfileAdd> {
   static override args = {name: Args.string({description: 'profile name', parse: parseProfileName, required: true})}
@@ -62,6 +63,7 @@ elsewhere pass them as flags (the secret key only through --secret-key-stdin, ne
     let secretKey = base.checkout.secretKey
     if (flags['secret-key-stdin']) {
       secretKey = (await readStdin()).trim()
+      registerSecret(secretKey)
       if (!secretKey) throw new UsageError('--secret-key-stdin read nothing from stdin; nothing was changed')
     } else if (flags.env === 'production') {
       secretKey = isInteractive() ? await askSecret('Checkout secret key', '--secret-key-stdin') : undefined

@@ -1,5 +1,4 @@
 import {Args, Flags} from '@oclif/core'
-import {writeFile} from 'node:fs/promises'
 import {join} from 'node:path'
 
 import {BaseCommand} from '../../lib/base-command.js'
@@ -40,7 +39,7 @@ Exits 0 when every step passed, 1 when one failed, 2 when the file is invalid.`
       script: join(this.config.root, 'bin', 'run.js'),
     })
     const summary = summarize(results)
-    if (flags['junit-file']) await writeFile(flags['junit-file'], (await renderReport(results, 'junit', scenario.name)) + '\n')
+    if (flags['junit-file']) await this.writeOutputFile(flags['junit-file'], (await renderReport(results, 'junit', scenario.name)) + '\n')
     if (!this.jsonEnabled()) {
       const reporter = flags.reporter ?? (isInteractive() ? 'table' : 'json')
       process.stdout.write((await renderReport(results, reporter, scenario.name)) + '\n')

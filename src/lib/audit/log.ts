@@ -36,8 +36,9 @@ export function auditPath(configDir: string): string {
 }
 
 /**
- * Appends one line. No lock: each line is one write to a file opened for appending (O_APPEND), so
- * lines of processes writing at once never overwrite each other.
+ * Appends one line, scrubbed by the secret registry (with `secrets` added to it: a server's message
+ * may echo a credential). No lock: each line is one write to a file opened for appending (O_APPEND),
+ * so lines of processes writing at once never overwrite each other.
  */
 export async function appendAudit(configDir: string, entry: AuditEntry, secrets: string[] = []): Promise<void> {
   await ensurePrivateFolder(configDir)

@@ -13,7 +13,8 @@ import type {ServiceClient} from '../http/client.js'
 import {ApiError, NetworkError, RuleError, UsageError} from '../errors.js'
 import {DryRunRequest} from '../http/client.js'
 import {getDispatcher} from '../http/dispatcher.js'
-import {buildUrl} from '../http/url.js'
+import {hasSecretField} from '../http/redact.js'
+import {assertSafeTransport, buildUrl} from '../http/url.js'
 import {getCheckout} from './operations.js'
 import {cardScheme, CVC_PATTERN, lastFour, normalizeCardNumber, parseExpiry, TEST_CARDS} from './test-cards.js'
 
@@ -112,6 +113,8 @@ export async function actAsBuyer(client: ServiceClient, input: BuyerInput): Prom
   const {checkoutId} = input
   const {fields, card} = formFields(input)
   const pageUrl = paymentPageUrl(client.target.baseUrl, checkoutId)
+  // Card data goes to the page and the read-back carries the secret key: refused before the first request.
+  assertSafeTransport(pageUrl, hasSecretField(fields) || Boolean(client.target.secretKey))
   if (input.dryRun) {
     const shown = Object.entries(fields)
       .map(([k, v]) => `--data-urlencode '${k}=${k === 'action' ? v : '[REDACTED]'}'`)
@@ -143,6 +146,7 @@ export async function actAsBuyer(client: ServiceClient, input: BuyerInput): Prom
   }
 
   const formUrl = formTarget(page.body, pageUrl, checkoutId)
+  assertSafeTransport(formUrl, hasSecretField(fields))
   const answer = await fetchPage(formUrl, 'POST', input.timeoutMs, new URLSearchParams(fields).toString())
   if (answer.status >= 400) {
     throw new RuleError(

@@ -10,6 +10,7 @@ import {BaseCommand} from '../base-command.js'
 import {UsageError} from '../errors.js'
 import {ENV} from '../profiles/resolve.js'
 import {askSecret, isInteractive, readStdin} from '../prompt/index.js'
+import {registerSecret} from '../secrets/registry.js'
 import {Bcp47, getUser, type User} from './operations.js'
 
 export const healthFlags = {
@@ -56,8 +57,14 @@ export abstract class HealthCommand<T extends typeof Command> extends BaseComman
     return data.id
   }
 
-  /** The password: --password-stdin, --password (warned), or a hidden prompt in a terminal. */
+  /** The password: --password-stdin, --password (warned), or a hidden prompt in a terminal. Registered as a secret. */
   protected async readPassword(): Promise<string> {
+    const password = await this.readPasswordInput()
+    registerSecret(password)
+    return password
+  }
+
+  private async readPasswordInput(): Promise<string> {
     const flags = this.flags as {password?: string; 'password-stdin'?: boolean}
     if (flags['password-stdin']) {
       const text = (await readStdin()).replace(/\r?\n$/, '')

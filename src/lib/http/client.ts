@@ -3,10 +3,12 @@ import type {Dispatcher} from 'undici'
 import type {AuthKind, HttpMethod, Operation, ResultOf} from './operation.js'
 
 import {ApiError, ExitCode, NetworkError, UsageError} from '../errors.js'
+import {registerSecret} from '../secrets/registry.js'
+import {registerBodySecrets, registerHeaderSecrets} from '../secrets/sources.js'
 import {toCurl} from './curl.js'
 import {getDispatcher} from './dispatcher.js'
 import {parseErrorBody} from './error-body.js'
-import {redactBody, redactHeaders, redactUrl, scrubSecrets} from './redact.js'
+import {hasSecretField, redactBody, redactHeaders, redactUrl, scrubSecrets, SECRET_HEADERS} from './redact.js'
 import {type RetryPolicy, retryWithin} from './retry.js'
 import {authFor, REFUSAL_CODES, requestIdFrom, type ServiceTarget} from './services.js'
 import {assertSafeTransport, buildUrl, expandPath, type QueryValue} from './url.js'
@@ -76,7 +78,10 @@ const NOT_SENT_ERRORS = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENET
 
 /** One typed HTTP client for one service, as one caller: turns operations into requests and answers into data or ApiError. */
 export class ServiceClient {
-  constructor(private readonly options: ClientOptions) {}
+  constructor(private readonly options: ClientOptions) {
+    const {publicKey, secretKey, session} = options.target
+    for (const secret of [publicKey, secretKey, session]) registerSecret(secret)
+  }
 
   get target(): ServiceTarget {
     return this.options.target
@@ -163,7 +168,11 @@ export class ServiceClient {
     const {target} = this.options
     const url = buildUrl(target.baseUrl, req.path, req.query)
     const auth = authFor(target, req.auth)
-    assertSafeTransport(url, auth.secrets.length > 0)
+    registerBodySecrets(req.body)
+    registerHeaderSecrets(req.headers ?? {})
+    // A credential is a key or session, a password or card number in the body, or a caller's own auth header.
+    const callerCredential = Object.keys(req.headers ?? {}).some((k) => SECRET_HEADERS.has(k.toLowerCase()))
+    assertSafeTransport(url, auth.secrets.length > 0 || hasSecretField(req.body) || callerCredential)
 
     const payload = req.body === undefined ? undefined : JSON.stringify(req.body)
     // Header names in lower case, so that the auth headers replace a caller's `Authorization`
@@ -214,6 +223,8 @@ export class ServiceClient {
       throw this.networkError(error, req, url, auth.secrets)
     }
 
+    // A session the answer sets (sign-in, createUser) is a secret from now on, before anything shows the answer.
+    registerHeaderSecrets({'set-cookie': res.headers['set-cookie']})
     const durationMs = Math.round(performance.now() - started)
     const data = parseJson(text)
     const requestId = requestIdFrom(res.headers, data)
@@ -224,14 +235,17 @@ export class ServiceClient {
     )
 
     if (res.statusCode >= 400) {
-      const parsed = parseErrorBody(data, text)
+      // Scrubbed before it is parsed: the message of a text body is its first line cut at 200
+      // characters, and a cut through a credential would leave a piece no scrubber recognises.
+      const clean = scrubSecrets(text, auth.secrets)
+      const parsed = parseErrorBody(parseJson(clean), clean)
       const message = scrubSecrets(parsed.message ?? `HTTP ${res.statusCode}`, auth.secrets)
       throw new ApiError({
         status: res.statusCode,
-        code: parsed.code,
+        code: parsed.code === undefined ? undefined : scrubSecrets(parsed.code),
         message,
-        fieldErrors: parsed.fieldErrors,
-        requestId: requestId ?? parsed.reference,
+        fieldErrors: parsed.fieldErrors.map((f) => ({field: scrubSecrets(f.field), description: scrubSecrets(f.description)})),
+        requestId: scrubSecrets(requestId ?? parsed.reference ?? '') || undefined,
         service: target.service,
         operationId: req.operationId,
         exitCode: parsed.code && REFUSAL_CODES.has(parsed.code) ? ExitCode.Refused : undefined,
@@ -284,10 +298,10 @@ export class ServiceClient {
     if (!this.options.trace) return
     const lines = [title]
     for (const [k, v] of Object.entries(redactHeaders(headers))) lines.push(`  ${k}: ${v}`)
-    if (body !== undefined) lines.push(`  ${typeof body === 'string' ? body.slice(0, 2000) : JSON.stringify(redactBody(body))}`)
-    // Last line of defence: a server that echoes a credential in a text body or an odd header.
-    const {publicKey, secretKey, session} = this.options.target
-    this.options.trace(scrubSecrets(lines.join('\n'), [publicKey, secretKey, session]))
+    // Scrubbed before the cut, for the same reason as error messages.
+    if (body !== undefined) lines.push(`  ${typeof body === 'string' ? scrubSecrets(body).slice(0, 2000) : JSON.stringify(redactBody(body))}`)
+    // A server that echoes a credential in a text body or an odd header: every registered secret, in every form.
+    this.options.trace(scrubSecrets(lines.join('\n')))
   }
 }
 

@@ -9,19 +9,20 @@ export function setDispatcher(dispatcher: Dispatcher | undefined): void {
 }
 
 /**
- * The process-wide dispatcher: undici's EnvHttpProxyAgent, so HTTP(S)_PROXY and NO_PROXY are
- * honoured, with loopback never proxied (the sandbox is always local). undici is imported here,
- * lazily, so commands that send nothing (help, profiles, dry runs) never pay for it.
+ * The process-wide dispatcher. With a proxy variable set, HTTP(S)_PROXY and NO_PROXY are honoured
+ * (undici's EnvHttpProxyAgent) except for loopback targets, which always go direct whatever NO_PROXY
+ * says (the sandbox is always local). undici is imported here, lazily, so commands that send
+ * nothing (help, profiles, dry runs) never pay for it.
  */
 export async function getDispatcher(): Promise<Dispatcher> {
   if (injected) return injected
   if (!shared) {
-    const {Agent, EnvHttpProxyAgent} = await import('undici')
     const proxied = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'].some((k) => process.env[k])
     if (proxied) {
-      const noProxy = [process.env.NO_PROXY ?? process.env.no_proxy, 'localhost', '127.0.0.1', '::1'].filter(Boolean).join(',')
-      shared = new EnvHttpProxyAgent({noProxy})
+      const {LoopbackDirectAgent} = await import('./loopback-direct.js')
+      shared = new LoopbackDirectAgent()
     } else {
+      const {Agent} = await import('undici')
       shared = new Agent()
     }
   }

@@ -1,10 +1,20 @@
 /** Masks secrets for display: traces, dry runs, profile listings, errors. */
+import {registerSecret, scrub} from '../secrets/registry.js'
 
-const SECRET_HEADERS = new Set(['authorization', 'cookie', 'proxy-authorization', 'set-cookie'])
+export const SECRET_HEADERS: ReadonlySet<string> = new Set(['authorization', 'cookie', 'proxy-authorization', 'set-cookie'])
 const SECRET_KEY = /pass(word)?|secret|token|session|api.?key|publickey|authorization|cookie|^card$|cardnumber|^pan$|cvc|cvv|^key$/i
 /** Names that match the pattern above but carry no credential: paging cursors are what a trace is read for. */
 const NOT_SECRET = /^paging_?token$/i
-const isSecretName = (name: string) => SECRET_KEY.test(name) && !NOT_SECRET.test(name)
+export const isSecretName = (name: string) => SECRET_KEY.test(name) && !NOT_SECRET.test(name)
+
+/** True when a JSON value holds a non-empty value under a secret-looking name, at any depth (a password, a card number). */
+export function hasSecretField(value: unknown): boolean {
+  if (Array.isArray(value)) return value.some((v) => hasSecretField(v))
+  if (!value || typeof value !== 'object') return false
+  return Object.entries(value).some(([k, v]) =>
+    isSecretName(k) && (typeof v === 'string' || typeof v === 'number') ? String(v) !== '' : hasSecretField(v),
+  )
+}
 
 /** `sk-X8qolYjy...` -> `sk-X…Sl`: enough to tell keys apart, never enough to use one. */
 export function maskSecret(value: string | undefined | null): string {
@@ -63,9 +73,12 @@ export function redactUrl(url: URL): string {
   return copy.href
 }
 
-/** Removes every occurrence of the given secrets from free text (error messages from servers, for one). */
-export function scrubSecrets(text: string, secrets: (string | undefined)[]): string {
-  let out = text
-  for (const s of secrets) if (s && s.length >= 4) out = out.split(s).join('[REDACTED]')
-  return out
+/**
+ * Removes the given secrets, and every secret the process has registered, in every encoded form,
+ * from free text (error messages from servers, for one). The given ones are registered too: what
+ * must not appear here must not appear anywhere.
+ */
+export function scrubSecrets(text: string, secrets: (string | undefined)[] = []): string {
+  for (const s of secrets) registerSecret(s)
+  return scrub(text)
 }

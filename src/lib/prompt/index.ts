@@ -1,4 +1,5 @@
 import {UsageError} from '../errors.js'
+import {registerSecret} from '../secrets/registry.js'
 
 /** Prompts run only for a person at a terminal: never in CI, never with piped input or output. */
 export function isInteractive(): boolean {
@@ -21,7 +22,9 @@ export async function askText(message: string, missing: string, validate?: (v: s
 export async function askSecret(message: string, missing: string): Promise<string> {
   requireTty(missing)
   const {password} = await import('@inquirer/prompts')
-  return password({message, mask: true, validate: (v) => (v ? true : 'required')}, {output: process.stderr})
+  const answer = await password({message, mask: true, validate: (v) => (v ? true : 'required')}, {output: process.stderr})
+  registerSecret(answer)
+  return answer
 }
 
 export async function askConfirm(message: string): Promise<boolean> {

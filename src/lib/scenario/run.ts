@@ -5,6 +5,7 @@ import type {ParsedScenario, ParsedStep} from './parse.js'
 import type {Matcher} from './schema.js'
 
 import {getPath} from '../output/index.js'
+import {registerArgv} from '../secrets/sources.js'
 import {substitute} from './vars.js'
 
 export interface ScenarioRunOptions {
@@ -26,6 +27,8 @@ export async function runScenario(scenario: ParsedScenario, options: ScenarioRun
   const env = options.env ?? process.env
   const results: StepResult[] = []
   let failed = false
+  // A step's command line may carry a password: it is shown as the step's name, and in what the step prints.
+  for (const step of scenario.steps) registerArgv(step.argv)
   for (const step of scenario.steps) {
     const result = failed ? skipped(scenario, step) : await runStep(scenario, step, vars, options.script, env)
     if (result.outcome === 'failed') failed = true
@@ -52,6 +55,7 @@ async function runStep(
   let argv: string[]
   try {
     argv = step.argv.map((a) => substitute(a, vars, env))
+    registerArgv(argv)
   } catch (error) {
     return {...base, durationMs: 0, message: (error as Error).message, outcome: 'failed'}
   }

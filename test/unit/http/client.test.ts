@@ -489,6 +489,65 @@ describe('--verbose trace', () => {
   })
 })
 
+describe('echoes of derived forms of a credential', () => {
+  const forms = {
+    'Basic base64(key:)': Buffer.from(`${SECRET_KEY}:`).toString('base64'),
+    'Basic unpadded': Buffer.from(`${SECRET_KEY}:`).toString('base64').replace(/=+$/, ''),
+    'base64(key)': Buffer.from(SECRET_KEY).toString('base64'),
+    'base64url(key:)': Buffer.from(`${SECRET_KEY}:`).toString('base64url'),
+    'URL-encoded key': encodeURIComponent(`${SECRET_KEY}`),
+  }
+  for (const [name, form] of Object.entries(forms)) {
+    it(`scrubs ${name} from the message, the field errors, the request id and the trace`, async () => {
+      const lines: string[] = []
+      agent
+        .get('https://pay.example.com')
+        .intercept({path: '/checkout/v1/checkouts/c-1', method: 'GET'})
+        .reply(
+          500,
+          {message: `you sent ${form}`, code: 'E1', parameters: [{field: 'authorization', description: form}]},
+          {headers: {...JSON_HEADERS, 'x-request-id': form}},
+        )
+      const error = await failure(client(CHECKOUT, {trace: (t) => lines.push(t)}).call(getCheckout, {params: {checkoutId: 'c-1'}}))
+      expect(error.exitCode).toBe(ExitCode.Server)
+      const shown = JSON.stringify(error.toJSON()) + error.message + lines.join('\n')
+      expect(shown).toContain('you sent [REDACTED]')
+      expect(shown).not.toContain(form)
+    })
+  }
+
+  it('a key that straddles where a text message or a traced body is cut leaves no piece of itself', async () => {
+    const lines: string[] = []
+    const at = (n: number) => 'x'.repeat(n - 6)
+    agent
+      .get('https://pay.example.com')
+      .intercept({path: '/checkout/v1/checkouts/c-1', method: 'GET'})
+      .reply(500, `${at(200)}${SECRET_KEY} and ${at(2000 - 200 - SECRET_KEY.length - 5)}${SECRET_KEY}`, {
+        headers: {'content-type': 'text/plain'},
+      })
+    const error = await failure(client(CHECKOUT, {trace: (t) => lines.push(t)}).call(getCheckout, {params: {checkoutId: 'c-1'}}))
+    const prefix = SECRET_KEY.slice(0, 6)
+    expect(error.message).not.toContain(prefix)
+    expect(lines.join('\n')).not.toContain(prefix)
+    // The cut now falls inside the marker, where the key was.
+    expect(error.message).toMatch(/^x{194}\[REDAC/)
+  })
+
+  it('a session a sign-in answer sets is scrubbed from what the server says next', async () => {
+    const session = 's%3Anew-Session-Kk90Ll12.sig'
+    const origin = agent.get('https://health.example.com')
+    origin
+      .intercept({path: '/api/sign-in', method: 'POST'})
+      .reply(200, {id: 'u-1'}, {headers: {...JSON_HEADERS, 'set-cookie': `connect.sid=${session}; Path=/; HttpOnly`}})
+    origin.intercept({path: '/api/users/me', method: 'GET'}).reply(500, `session ${decodeURIComponent(session)} broke`)
+    const health = client(HEALTH)
+    await health.call(signIn, {body: {email: 'a@example.com', password: 'pw-Qq12Ww34'}})
+    const error = await failure(health.call(getUser))
+    expect(error.message).toContain('session [REDACTED] broke')
+    expect(error.message).not.toContain('new-Session')
+  })
+})
+
 describe('--verbose trace of an echoing server', () => {
   it('scrubs the profile credentials from a text body that echoes them', async () => {
     const lines: string[] = []
@@ -524,6 +583,32 @@ describe('transport safety', () => {
     }
 
     expect(calls()).toHaveLength(3)
+  })
+
+  it('refuses a password in the body over plain http to a non-loopback host, though the operation needs no key (exit 2, nothing sent)', async () => {
+    const error = await failure(
+      client({service: 'health', baseUrl: 'http://health.example.com'}).call(signIn, {body: {email: 'a@example.com', password: 'pw-Qq12Ww34'}}),
+    )
+    expect(error.exitCode).toBe(ExitCode.Usage)
+    expect(error.message).toMatch(/Refusing to send credentials over plain HTTP to health\.example\.com/)
+    expect(calls()).toHaveLength(0)
+  })
+
+  it('refuses a raw request carrying its own Authorization header over plain http (exit 2, nothing sent)', async () => {
+    const error = await failure(
+      client({service: 'checkout', baseUrl: 'http://pay.example.com'}).raw('GET', '/v1/webhooks', {
+        auth: 'none',
+        headers: {Authorization: 'Bearer tok-Rr56Tt78'},
+      }),
+    )
+    expect(error.exitCode).toBe(ExitCode.Usage)
+    expect(calls()).toHaveLength(0)
+  })
+
+  it('sends a body without a secret-named field over plain http: only credentials are refused', async () => {
+    agent.get('http://health.example.com').intercept({path: '/api/sign-in', method: 'POST'}).reply(200, {}, {headers: JSON_HEADERS})
+    await client({service: 'health', baseUrl: 'http://health.example.com'}).raw('POST', '/api/sign-in', {auth: 'none', body: {email: 'a@example.com'}})
+    expect(calls()).toHaveLength(1)
   })
 
   it('a host that only starts like loopback is not loopback', async () => {

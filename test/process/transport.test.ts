@@ -1,0 +1,102 @@
+/**
+ * Where credentials may travel, as real processes (proxy variables are read by the process):
+ * passwords and card data never go over plain http to a non-loopback host, and a loopback target
+ * is never sent through a proxy. A loopback "proxy" records every connection it receives: a
+ * refusal must come before any.
+ */
+import {mkdtempSync, rmSync} from 'node:fs'
+import {createServer, type Server} from 'node:http'
+import {type AddressInfo} from 'node:net'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {afterEach, beforeEach, describe, expect, it} from 'vitest'
+
+import {runCli} from '../e2e/harness.js'
+
+let configDir: string
+let servers: Server[] = []
+let proxy: {url: string; seen: string[]}
+
+async function listen(server: Server, host = '127.0.0.1'): Promise<string> {
+  servers.push(server)
+  await new Promise<void>((r) => server.listen(0, host, r))
+  return `http://${host}:${(server.address() as AddressInfo).port}`
+}
+
+/** A proxy that forwards nothing: it notes each request or CONNECT and answers 502. */
+async function recordingProxy(): Promise<{url: string; seen: string[]}> {
+  const seen: string[] = []
+  const server = createServer((req, res) => {
+    seen.push(`${req.method} ${req.url}`)
+    res.writeHead(502).end()
+  })
+  server.on('connect', (req, socket) => {
+    seen.push(`CONNECT ${req.url}`)
+    socket.end('HTTP/1.1 502 Bad Gateway\r\n\r\n')
+  })
+  return {seen, url: await listen(server)}
+}
+
+const run = (argv: string[], env: Record<string, string>, input?: string) =>
+  runCli(argv, {env: {OPSCTL_CONFIG_DIR: configDir, HTTP_PROXY: proxy.url, HTTPS_PROXY: proxy.url, ...env}, input})
+
+beforeEach(async () => {
+  configDir = mkdtempSync(join(tmpdir(), 'opsctl-proc-'))
+  proxy = await recordingProxy()
+})
+
+afterEach(async () => {
+  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))))
+  servers = []
+  rmSync(configDir, {force: true, recursive: true})
+})
+
+describe('credentials over plain http to a non-loopback host: refused before any connection (exit 2)', () => {
+  const health = {OPSCTL_HEALTH_URL: 'http://health.example.com'}
+  const cases: [string, string[], Record<string, string>, string | undefined][] = [
+    ['users login --password-stdin', ['users', 'login', '--email', 'ana@example.com', '--password-stdin'], health, 'pw-Plain-Http-1'],
+    [
+      'users create --password-stdin',
+      ['users', 'create', '--type', 'patient', '--email', 'ana@example.com', '--given-name', 'Ana', '--family-name', 'Cruz', '--password-stdin'],
+      health,
+      'pw-Plain-Http-2',
+    ],
+    ['checkout pay --card', ['checkout', 'pay', 'chk-1', '--card', '5123456789012346'], {OPSCTL_CHECKOUT_URL: 'http://pay.example.com/checkout'}, undefined],
+  ]
+  for (const [name, argv, env, input] of cases) {
+    it(name, async () => {
+      const r = await run(argv, env, input)
+      expect(r.stderr).toMatch(/^Error: Refusing to send credentials over plain HTTP to (health|pay)\.example\.com/)
+      expect(r.code).toBe(2)
+      expect(proxy.seen).toEqual([])
+    })
+  }
+
+  it('control: a request without any credential to the same host does go out (through the recording proxy)', async () => {
+    const r = await run(['api', 'health', 'GET', '/api/groups/demo', '--no-auth', '--timeout', '5'], health)
+    expect(r.code).not.toBe(0)
+    expect(proxy.seen.join(' ')).toContain('health.example.com')
+  })
+})
+
+describe('loopback targets are never proxied', () => {
+  it('127.0.0.2 with HTTP_PROXY set and NO_PROXY not naming it: the request goes direct, the proxy sees nothing', async () => {
+    const received: string[] = []
+    const target = await listen(
+      createServer((req, res) => {
+        received.push(`${req.method} ${req.url}`)
+        res.writeHead(200, {'content-type': 'application/json'}).end('[]')
+      }),
+      '127.0.0.2',
+    )
+    const r = await run(['api', 'checkout', 'GET', '/v1/webhooks'], {
+      NO_PROXY: 'internal.example.com',
+      OPSCTL_CHECKOUT_SECRET_KEY: 'sk-loopback-Canary-1',
+      OPSCTL_CHECKOUT_URL: `${target}/checkout`,
+    })
+    expect(r.stderr).toBe('')
+    expect(r.code).toBe(0)
+    expect(received).toEqual(['GET /checkout/v1/webhooks'])
+    expect(proxy.seen).toEqual([])
+  })
+})
