@@ -130,7 +130,7 @@ describe('sandbox state file under kill -9', () => {
 
         const state = loadState(stateFile) as {checkout: {items: {n: number}[]}}
         expect(state.checkout.items.length).toBeGreaterThan(0)
-        expect(JSON.parse(readFileSync(stateFile, 'utf8')).version).toBe(1)
+        expect(JSON.parse(readFileSync(stateFile, 'utf8')).version).toBe(2)
       }
     } finally {
       rmSync(dir, {force: true, recursive: true})

@@ -11,7 +11,7 @@ import {SandboxClock} from './clock.js'
 import {registerControlRoutes} from './control.js'
 import {codeForStatus, errorBody, fieldsOf, serviceOfUrl} from './error-shapes.js'
 import {FaultQueue} from './faults.js'
-import {loadState, saveAtomically} from './persistence.js'
+import {loadState, reviveState, saveAtomically, serializeState, STATE_VERSION} from './persistence.js'
 import {createSessions} from './sessions.js'
 import {WebhookDeliveries} from './webhooks.js'
 
@@ -43,7 +43,7 @@ export interface RunningSandbox {
 export const BODY_LIMIT = 1024 * 1024
 
 function emptyState(modules: readonly SandboxModule[]): SandboxState {
-  const state: Record<string, unknown> = {version: 1}
+  const state: Record<string, unknown> = {version: STATE_VERSION}
   for (const m of modules) state[m.service] = m.emptyState()
   return state as unknown as SandboxState
 }
@@ -56,9 +56,9 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
   const listeners: ((event: SandboxEvent) => void)[] = []
   const events: (SandboxEvent & {at: string})[] = []
 
-  const loaded = options.stateFile ? loadState(options.stateFile) : undefined
-  const fresh = loaded === undefined
-  const state = {...emptyState(modules), ...(loaded as object)} as SandboxState
+  const saved = options.stateFile ? loadState(options.stateFile) : undefined
+  const fresh = saved === undefined
+  const state = fresh ? emptyState(modules) : reviveState(saved, emptyState(modules))
   let dirty = false
   let origin = ''
 
@@ -89,7 +89,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
   const persist = () => {
     if (!dirty) return
     dirty = false
-    if (options.stateFile) saveAtomically(options.stateFile, ctx.state)
+    if (options.stateFile) saveAtomically(options.stateFile, serializeState(ctx.state))
   }
 
   const app = Fastify({
@@ -97,6 +97,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
     forceCloseConnections: true,
     genReqId: () => randomUUID(),
     logger: false,
+    onConstructorPoisoning: 'error',
+    onProtoPoisoning: 'error',
     return503OnClosing: true,
   })
   registerParsers(app)
@@ -229,27 +231,46 @@ function drop(request: FastifyRequest, reply: FastifyReply): void {
   request.raw.socket.destroy()
 }
 
+/** Body keys that would reach an object's prototype if a parser let them through. */
+const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype'])
+
+function badBody(message: string): Error {
+  return Object.assign(new Error(message), {statusCode: 400})
+}
+
 /**
  * Real clients send JSON with a charset parameter, an empty body with a JSON content type, or a
- * `{}` body on GET and DELETE: all are accepted. HTML forms (the hosted payment page) post
- * urlencoded bodies.
+ * `{}` body on GET and DELETE: all are accepted. JSON goes through fastify's own parser
+ * (secure-json-parse), which refuses `__proto__` and `constructor.prototype` keys at any depth.
+ * HTML forms (the hosted payment page) post urlencoded bodies: they become null-prototype
+ * records, and a field named like a prototype key is refused.
  */
 function registerParsers(app: FastifyInstance): void {
+  const parseJson = app.getDefaultJsonParser('error', 'error')
   app.removeContentTypeParser('application/json')
-  app.addContentTypeParser(/^application\/([\w.+-]+\+)?json/, {parseAs: 'string'}, (_request, text, done) => {
+  app.addContentTypeParser(/^application\/([\w.+-]+\+)?json/, {parseAs: 'string'}, (request, text, done) => {
     const body = String(text)
     if (body.trim() === '') return done(null, undefined)
-    try {
-      done(
-        null,
-        JSON.parse(body, (k, v) => (k === '__proto__' ? undefined : v)),
-      )
-    } catch {
-      done(Object.assign(new Error('The body is not valid JSON'), {statusCode: 400}), undefined)
-    }
+    parseJson(request, body, (error, parsed) => {
+      if (!error) return done(null, parsed)
+      let wellFormed = true
+      try {
+        JSON.parse(body)
+      } catch {
+        wellFormed = false
+      }
+
+      done(badBody(wellFormed ? 'The body has a forbidden key (__proto__ or constructor.prototype)' : 'The body is not valid JSON'), undefined)
+    })
   })
   app.addContentTypeParser('application/x-www-form-urlencoded', {parseAs: 'string'}, (_request, text, done) => {
-    done(null, Object.fromEntries(new URLSearchParams(String(text))))
+    const form: Record<string, string> = Object.create(null)
+    for (const [key, value] of new URLSearchParams(String(text))) {
+      if (PROTOTYPE_KEYS.has(key)) return done(badBody(`The form has a forbidden field name: ${key}`), undefined)
+      form[key] = value
+    }
+
+    done(null, form)
   })
 }
 

@@ -6,7 +6,8 @@ export const SESSION_COOKIE = 'connect.sid'
 export const SESSION_IDLE_MS = 30 * 60 * 1000
 
 interface SessionTable {
-  sessions: Record<string, {userId: string; lastSeen: number}>
+  /** by session id: a Map, since the id is whatever cookie a client sends */
+  sessions: Map<string, {userId: string; lastSeen: number}>
 }
 
 /** Opaque random session ids, expiring after 30 minutes idle on the sandbox clock. */
@@ -17,17 +18,17 @@ export function createSessions(health: () => SessionTable, clock: Clock, changed
     },
     create(userId) {
       const sid = randomBytes(24).toString('base64url')
-      health().sessions[sid] = {userId, lastSeen: clock.now().getTime()}
+      health().sessions.set(sid, {userId, lastSeen: clock.now().getTime()})
       changed()
       return sid
     },
     lookup(sid) {
       const table = health().sessions
-      const session = table[sid]
+      const session = table.get(sid)
       if (!session) return undefined
       const now = clock.now().getTime()
       if (now - session.lastSeen > SESSION_IDLE_MS) {
-        delete table[sid]
+        table.delete(sid)
         changed()
         return undefined
       }
