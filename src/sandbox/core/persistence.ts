@@ -1,4 +1,4 @@
-import {closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync} from 'node:fs'
+import {closeSync, fsyncSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync} from 'node:fs'
 import {basename, dirname, join} from 'node:path'
 
 /**
@@ -13,13 +13,17 @@ export function serializeState(state: unknown): string {
   return JSON.stringify(state, (_key, value: unknown) => (value instanceof Map ? [...value] : value))
 }
 
+function temporaryName(file: string, pid: number): string {
+  return join(dirname(file), `.${basename(file)}.${pid}.tmp`)
+}
+
 /**
  * Saves the sandbox state so that a kill at any moment leaves either the old or the new file,
  * never a torn one: write a temporary file beside it, fsync it, rename it over the old one,
  * then fsync the folder so the rename itself is durable.
  */
 export function saveAtomically(file: string, text: string): void {
-  const temporary = join(dirname(file), `.${basename(file)}.${process.pid}.tmp`)
+  const temporary = temporaryName(file, process.pid)
   const fd = openSync(temporary, 'w', 0o600)
   try {
     writeSync(fd, text)
@@ -35,6 +39,36 @@ export function saveAtomically(file: string, text: string): void {
     closeSync(dir)
   } catch {
     // some file systems refuse fsync on a folder; the rename is still atomic
+  }
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+/**
+ * Removes the temporary files a sandbox killed in the middle of a save left beside the state
+ * file (`.<state>.<pid>.tmp`), except one a sandbox still running is writing.
+ */
+export function removeStaleTemporaries(file: string): void {
+  const prefix = `.${basename(file)}.`
+  let names: string[]
+  try {
+    names = readdirSync(dirname(file))
+  } catch {
+    return
+  }
+
+  for (const name of names) {
+    if (!name.startsWith(prefix) || !name.endsWith('.tmp')) continue
+    const pid = Number(name.slice(prefix.length, -'.tmp'.length))
+    if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && isRunning(pid)) continue
+    rmSync(join(dirname(file), name), {force: true})
   }
 }
 

@@ -11,14 +11,14 @@ import {SandboxClock} from './clock.js'
 import {registerControlRoutes} from './control.js'
 import {codeForStatus, errorBody, fieldsOf, serviceOfUrl} from './error-shapes.js'
 import {FaultQueue} from './faults.js'
-import {loadState, reviveState, saveAtomically, serializeState, STATE_VERSION} from './persistence.js'
+import {loadState, removeStaleTemporaries, reviveState, saveAtomically, serializeState, STATE_VERSION} from './persistence.js'
 import {createSessions} from './sessions.js'
 import {WebhookDeliveries} from './webhooks.js'
 
 export interface SandboxOptions {
   port?: number
   host?: string
-  /** load at start, save atomically after every change */
+  /** load at start; every change is saved (atomically, fsynced) before its answer is sent */
   stateFile?: string
   /** start the clock here (ISO 8601); it runs on from there */
   clock?: string
@@ -55,8 +55,11 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
   const faults = new FaultQueue()
   const listeners: ((event: SandboxEvent) => void)[] = []
   const events: (SandboxEvent & {at: string})[] = []
+  /** Events raised by changes not yet saved: listeners (webhook delivery) hear them once the change is on disk. */
+  const outbox: SandboxEvent[] = []
 
   const saved = options.stateFile ? loadState(options.stateFile) : undefined
+  if (options.stateFile) removeStaleTemporaries(options.stateFile)
   const fresh = saved === undefined
   const state = fresh ? emptyState(modules) : reviveState(saved, emptyState(modules))
   let dirty = false
@@ -82,14 +85,15 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
     emit(event) {
       events.push({...event, at: clock.now().toISOString()})
       if (events.length > 1000) events.shift()
-      for (const l of listeners) l(event)
+      outbox.push(event)
     },
   }
 
+  /** Saves what changed, then lets listeners hear the events of those changes. Throws when the save fails. */
   const persist = () => {
-    if (!dirty) return
+    if (dirty && options.stateFile) saveAtomically(options.stateFile, serializeState(ctx.state))
     dirty = false
-    if (options.stateFile) saveAtomically(options.stateFile, serializeState(ctx.state))
+    for (const event of outbox.splice(0)) for (const l of listeners) l(event)
   }
 
   const app = Fastify({
@@ -104,6 +108,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
   registerParsers(app)
   registerResponseHeaders(app)
   registerErrorHandling(app)
+  registerSaveBeforeAnswer(app, persist)
 
   for (const m of modules) {
     for (const op of m.operations) registerOperation(app, m, op, {ctx, faults, options, persist})
@@ -111,8 +116,6 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
   }
 
   registerControlRoutes(app, {ctx, events, faults, modules, onReset: () => Object.assign(ctx.state, emptyState(modules))})
-  // Control routes (seeding, reset) change state too: whatever a request changed is saved once it is answered.
-  app.addHook('onResponse', async () => persist())
   for (const m of modules) m.control?.(app, ctx)
 
   const deliveries = new WebhookDeliveries(clock)
@@ -204,17 +207,16 @@ function registerOperation(app: FastifyInstance, m: SandboxModule, op: Operation
 
       if (!handler) throw new SandboxError(501, codeForStatus(m.service, 500), `${op.id} is not emulated by this sandbox`)
       const language = typeof headers['accept-language'] === 'string' ? headers['accept-language'] : undefined
-      try {
-        const result = await handler({body, headers, key, language, params, query, userId}, ctx)
+      const result = await handler({body, headers, key, language, params, query, userId}, ctx)
+      if (fault?.kind === 'drop-after-commit') {
+        // no answer, so no onSend: the change is saved here
         persist()
-        if (fault?.kind === 'drop-after-commit') return drop(request, reply)
-        reply.code(result.status)
-        if (result.headers) reply.headers(result.headers)
-        return result.status === 204 || result.body === undefined ? reply.send() : reply.send(result.body)
-      } catch (error) {
-        persist()
-        throw error
+        return drop(request, reply)
       }
+
+      reply.code(result.status)
+      if (result.headers) reply.headers(result.headers)
+      return result.status === 204 || result.body === undefined ? reply.send() : reply.send(result.body)
     },
   })
 }
@@ -271,6 +273,28 @@ function registerParsers(app: FastifyInstance): void {
     }
 
     done(null, form)
+  })
+}
+
+/**
+ * Whatever a request changed is on disk (fsync and rename done) before a byte of its answer
+ * leaves: operations, the hosted payment page, control routes and refusals alike. When the save
+ * fails, the answer becomes a 500 that says the outcome is unknown, never the success it was.
+ */
+function registerSaveBeforeAnswer(app: FastifyInstance, persist: () => void): void {
+  app.addHook('onSend', async (request, reply, payload) => {
+    try {
+      persist()
+    } catch (error) {
+      process.stderr.write(`sandbox: could not save the state: ${(error as Error).message}\n`)
+      const service = serviceOfUrl(request.url)
+      reply.code(500).type('application/json; charset=utf-8').removeHeader('location')
+      return JSON.stringify(
+        errorBody(service, codeForStatus(service, 500), 'The sandbox could not save this change; its outcome is unknown', [], request.id),
+      )
+    }
+
+    return payload
   })
 }
 
