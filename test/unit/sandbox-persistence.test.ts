@@ -40,6 +40,27 @@ describe('sandbox state file', () => {
     }
   })
 
+  it('keeps no session id in the file, and the session still works after a restart', async () => {
+    const stateFile = join(dir, 'state.json')
+    const V = {'x-ph-api-version': '3.14.0'}
+    const first = await createSandbox({port: 0, modules: testModules, stateFile})
+    const signIn = await first.app.inject({method: 'POST', url: '/api/sign-in', payload: {email: 'ana@example.com'}, headers: V})
+    const cookie = String(signIn.headers['set-cookie']).split(';')[0]
+    const sid = cookie.slice('connect.sid='.length)
+    expect(sid.length).toBeGreaterThan(20)
+    await first.close()
+    expect(readFileSync(stateFile, 'utf8')).not.toContain(sid)
+
+    const second = await createSandbox({port: 0, modules: testModules, stateFile})
+    try {
+      const notes = await second.app.inject({url: '/api/users/me/notes', headers: {...V, cookie}})
+      expect(notes.statusCode).toBe(200)
+      expect(notes.json().userId).toBe('ana@example.com')
+    } finally {
+      await second.close()
+    }
+  })
+
   it('answers 500 "outcome unknown", never the success, when a change cannot be saved; events wait for the save', async () => {
     const folder = join(dir, 'state')
     mkdirSync(folder)

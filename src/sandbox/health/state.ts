@@ -40,7 +40,7 @@ export interface Session {
 }
 
 export interface HealthState {
-  /** by session id (the connect.sid cookie) */
+  /** by the SHA-256 of the session id (the connect.sid cookie), see core/sessions.ts */
   sessions: Map<string, Session>
   users: Map<string, StoredUser>
   /** per user id, newest first */
