@@ -5,8 +5,8 @@
  * The core registers one route per operation of a module's table, checks auth as the operation
  * says, validates the body with the operation's own zod schema, then calls the module's handler
  * for that operation id. A handler reads and changes `ctx.state` and returns a reply or throws
- * SandboxError; the core renders errors in the service's own shape and saves the state after
- * every request that changed it.
+ * SandboxError; the core renders errors in the service's own shape and saves the state of
+ * every request that changed it before the answer leaves.
  */
 import type {FastifyInstance} from 'fastify'
 
@@ -15,7 +15,8 @@ import type {CheckoutState} from './checkout/state.js'
 import type {HealthState} from './health/state.js'
 
 export interface SandboxState {
-  version: 1
+  /** of the --state file format (core/persistence.ts) */
+  version: 2
   health: HealthState
   checkout: CheckoutState
 }
@@ -92,7 +93,7 @@ export interface SandboxContext {
   /** Unique ids: `id('chk')` -> `chk_3f9c...`; `hex(24)` for Mongo-like ids. */
   id(prefix?: string): string
   hex(length: number): string
-  /** Marks the state changed; the core persists it after the request. */
+  /** Marks the state changed; the core saves it before the answer is sent. */
   changed(): void
   emit(event: SandboxEvent): void
 }

@@ -3,6 +3,7 @@ import {describe, expect, it} from 'vitest'
 import type {SandboxReply} from '../../src/sandbox/types.js'
 
 import {EventsQuery, MetricsQuery} from '../../src/lib/health/operations.js'
+import {serializeState} from '../../src/sandbox/core/persistence.js'
 import {healthHandlers as h} from '../../src/sandbox/health/handlers.js'
 import {healthModule} from '../../src/sandbox/health/index.js'
 import {bulkEvents, DEMO_USERS, seedHealth} from '../../src/sandbox/health/seed.js'
@@ -47,9 +48,9 @@ describe('health sandbox: users and sessions', () => {
     expect(user).toMatchObject({email: 'ana@example.com', role: 'patient', timeZone: 'Asia/Manila', plan: {medications: []}})
     expect(user.id).toMatch(/^[\da-f]{24}$/)
     expect(user.password).toBeUndefined()
-    const stored = JSON.stringify(ctx.state.health.users)
+    const stored = serializeState(ctx.state.health.users)
     expect(stored).not.toContain('s3cret-pass')
-    expect(ctx.state.health.users[user.id].password.hash).toMatch(/^[\w+/=]{40,}$/)
+    expect(ctx.state.health.users.get(user.id)!.password.hash).toMatch(/^[\w+/=]{40,}$/)
   })
 
   it('refuses a second account with the same email (any case)', async () => {
@@ -117,7 +118,7 @@ describe('health sandbox: events', () => {
 
   it('pages of 50 with opaque next/previous tokens that walk the whole list once', async () => {
     const {ctx, user} = await newUser()
-    bulkEvents(ctx, ctx.state.health.users[user.id], {count: 120})
+    bulkEvents(ctx, ctx.state.health.users.get(user.id)!, {count: 120})
     const p1 = await list(ctx, user.id)
     expect(p1.events).toHaveLength(50)
     expect(p1.paging.previous).toBeUndefined()
@@ -139,7 +140,7 @@ describe('health sandbox: events', () => {
 
   it('a filtered walk pages only matching events', async () => {
     const {ctx, user} = await newUser()
-    bulkEvents(ctx, ctx.state.health.users[user.id], {count: 400}) // every 4th is a controller event: 100
+    bulkEvents(ctx, ctx.state.health.users.get(user.id)!, {count: 400}) // every 4th is a controller event: 100
     let token: string | undefined
     let seen = 0
     do {
@@ -239,7 +240,7 @@ describe('health sandbox: plan, groups, metrics', () => {
     const login = await h.signIn(request({body: {email: DEMO_USERS.patient.email, password: DEMO_USERS.patient.password}}), ctx)
     const patient = login.body as any
     expect(patient.plan.medications.map((m: any) => m.medicationId)).toEqual(['med-fluticasone', 'med-salbutamol'])
-    expect(ctx.state.health.events[patient.id].length).toBeGreaterThan(50)
+    expect(ctx.state.health.events.get(patient.id)!.length).toBeGreaterThan(50)
     expect(
       (await h.signIn(request({body: {email: DEMO_USERS.caregiver.email, password: DEMO_USERS.caregiver.password}}), ctx)).status,
     ).toBe(200)

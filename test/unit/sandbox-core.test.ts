@@ -297,7 +297,7 @@ describe('sandbox core: fail rate and persistence', () => {
 
       const {statSync} = await import('node:fs')
       expect(statSync(stateFile).mode & 0o777).toBe(0o600)
-      expect(JSON.parse(readFileSync(stateFile, 'utf8')).version).toBe(1)
+      expect(JSON.parse(readFileSync(stateFile, 'utf8')).version).toBe(2)
     } finally {
       rmSync(dir, {force: true, recursive: true})
     }

@@ -1,6 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../lib/base-command.js'
+import {advanceProblem, clockTimeProblem} from '../../lib/clock-bounds.js'
 import {parseDuration} from '../../lib/duration.js'
 import {UsageError} from '../../lib/errors.js'
 import {sandboxControl, sandboxOrigin} from '../../lib/sandbox-control.js'
@@ -15,19 +16,24 @@ Every sandbox rule reads this clock: the void window, session expiry, checkout e
     '<%= config.bin %> sandbox clock --set 2026-11-21T15:59:59Z',
   ]
   static override flags = {
-    set: Flags.string({description: 'set the clock to this ISO 8601 time', exclusive: ['advance']}),
-    advance: Flags.string({description: 'move the clock forward (or back with a leading -) by a duration: 26h, 90m, 1d12h'}),
+    set: Flags.string({description: 'set the clock to this ISO 8601 time (within 10 years of today)', exclusive: ['advance']}),
+    advance: Flags.string({description: 'move the clock forward by a duration (at most 3653d): 26h, 90m, 1d12h'}),
   }
 
   async run(): Promise<{now: string}> {
     const {flags} = this
     let body: undefined | {advance?: string; set?: string}
     if (flags.set !== undefined) {
-      if (Number.isNaN(Date.parse(flags.set))) throw new UsageError(`--set must be an ISO 8601 time, got ${flags.set}`)
+      const at = Date.parse(flags.set)
+      if (Number.isNaN(at)) throw new UsageError(`--set must be an ISO 8601 time, got ${flags.set}`)
+      const problem = clockTimeProblem(at)
+      if (problem) throw new UsageError(`--set ${problem}, got ${flags.set}`)
       body = {set: flags.set}
     } else if (flags.advance !== undefined) {
-      if (parseDuration(flags.advance) === undefined)
-        throw new UsageError(`--advance must be a duration such as 24h, 90m or 1d12h, got ${flags.advance}`)
+      const ms = parseDuration(flags.advance)
+      if (ms === undefined) throw new UsageError(`--advance must be a duration such as 24h, 90m or 1d12h, got ${flags.advance}`)
+      const problem = advanceProblem(ms)
+      if (problem) throw new UsageError(`--advance ${problem}, got ${flags.advance}`)
       body = {advance: flags.advance}
     }
 

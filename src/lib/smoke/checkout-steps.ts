@@ -209,7 +209,11 @@ export function checkoutSteps(receiver: EventReceiver | undefined): SmokeStep[] 
         await sandboxControl(ctx.sandbox!.origin, 'POST', 'clock', {advance: '24h'})
         ctx.cleanups.push({
           name: 'move the sandbox clock back',
-          run: () => sandboxControl(ctx.sandbox!.origin, 'POST', 'clock', {advance: '-24h'}),
+          // the clock only advances: set it back to 24 h before what it shows now
+          async run() {
+            const {now} = await sandboxControl(ctx.sandbox!.origin, 'GET', 'clock')
+            await sandboxControl(ctx.sandbox!.origin, 'POST', 'clock', {set: new Date(Date.parse(now) - 86_400_000).toISOString()})
+          },
         })
         const voidLate = await ctx.checkout.call(voidCheckout, {body: {reason: 'too late'}, params: {checkoutId}}).then(
           () => undefined,

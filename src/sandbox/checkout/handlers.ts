@@ -11,20 +11,13 @@ import type {CheckoutState, StoredCheckout, StoredRefund, StoredWebhook} from '.
 import {type Cents, formatCents, parseAmount} from '../../lib/checkout/money.js'
 import {CHECKOUT_TTL_MS, checkRefund, checkVoid, CODES, isExpired, refundedCents, RuleViolation} from '../../lib/checkout/rules.js'
 import {SandboxError} from '../types.js'
-import {emptyCheckoutState} from './state.js'
 
 /** The checkout prefix on the sandbox origin; the hosted page lives under it. */
 export const CHECKOUT_PREFIX = '/checkout'
 
-/** The module's state, completed with defaults (a state file from an older sandbox may lack fields). */
+/** The module's state (the core fills fields a state file from an older sandbox lacks). */
 export function checkoutState(ctx: SandboxContext): CheckoutState {
-  const state = ctx.state.checkout as Partial<CheckoutState>
-  const empty = emptyCheckoutState()
-  for (const key of Object.keys(empty) as (keyof CheckoutState)[]) {
-    if (state[key] === undefined) (state as Record<string, unknown>)[key] = empty[key]
-  }
-
-  return state as CheckoutState
+  return ctx.state.checkout
 }
 
 function reply(ctx: SandboxContext, body: unknown, status = 200): SandboxReply {
@@ -44,7 +37,7 @@ export function hostedPageUrl(ctx: SandboxContext, checkoutId: string): string {
 }
 
 export function findCheckout(ctx: SandboxContext, checkoutId: string): StoredCheckout {
-  const checkout = checkoutState(ctx).checkouts[checkoutId]
+  const checkout = checkoutState(ctx).checkouts.get(checkoutId)
   if (!checkout) throw new SandboxError(404, CODES.notFound, `Checkout ${checkoutId} not found`)
   refreshExpiry(ctx, checkout)
   return checkout
@@ -93,7 +86,7 @@ export function createCheckout(ctx: SandboxContext, body: CheckoutBody): StoredC
     updatedAt: now.toISOString(),
     expiredAt: new Date(now.getTime() + CHECKOUT_TTL_MS).toISOString(),
   }
-  checkoutState(ctx).checkouts[id] = checkout
+  checkoutState(ctx).checkouts.set(id, checkout)
   ctx.changed()
   return checkout
 }
@@ -126,8 +119,13 @@ const voidCheckout: Handler = (req, ctx) => {
 
 function refundsOf(ctx: SandboxContext, checkoutId: string): StoredRefund[] {
   const all = checkoutState(ctx).refunds
-  all[checkoutId] ??= []
-  return all[checkoutId]
+  let refunds = all.get(checkoutId)
+  if (!refunds) {
+    refunds = []
+    all.set(checkoutId, refunds)
+  }
+
+  return refunds
 }
 
 const refundCheckout: Handler = (req, ctx) => {
@@ -175,7 +173,7 @@ const listRefunds: Handler = (req, ctx) => {
 
 const getRefund: Handler = (req, ctx) => {
   const checkout = findCheckout(ctx, req.params.checkoutId)
-  const refund = (checkoutState(ctx).refunds[checkout.id] ?? []).find((r) => r.id === req.params.refundId)
+  const refund = (checkoutState(ctx).refunds.get(checkout.id) ?? []).find((r) => r.id === req.params.refundId)
   if (!refund) throw new SandboxError(404, CODES.notFound, `Refund ${req.params.refundId} of checkout ${checkout.id} not found`)
   return reply(ctx, copy(refund))
 }
@@ -185,13 +183,13 @@ const getRefund: Handler = (req, ctx) => {
 // ---------------------------------------------------------------------------------------------
 
 function findWebhook(ctx: SandboxContext, webhookId: string): StoredWebhook {
-  const webhook = checkoutState(ctx).webhooks[webhookId]
+  const webhook = checkoutState(ctx).webhooks.get(webhookId)
   if (!webhook) throw new SandboxError(404, CODES.webhookNotFound, `Webhook ${webhookId} not found`)
   return webhook
 }
 
 function assertNameFree(ctx: SandboxContext, name: string, exceptId?: string): void {
-  const taken = Object.values(checkoutState(ctx).webhooks).find((w) => w.name === name && w.id !== exceptId)
+  const taken = [...checkoutState(ctx).webhooks.values()].find((w) => w.name === name && w.id !== exceptId)
   if (taken) {
     throw new SandboxError(400, CODES.webhookExists, `A webhook for ${name} already exists (${taken.id}); update or delete it instead`)
   }
@@ -202,7 +200,7 @@ const registerWebhook: Handler = (req, ctx) => {
   assertNameFree(ctx, body.name)
   const now = iso(ctx)
   const webhook: StoredWebhook = {id: ctx.id('wh'), name: body.name, callbackUrl: body.callbackUrl, createdAt: now, updatedAt: now}
-  checkoutState(ctx).webhooks[webhook.id] = webhook
+  checkoutState(ctx).webhooks.set(webhook.id, webhook)
   ctx.changed()
   return reply(ctx, copy(webhook))
 }
@@ -210,7 +208,7 @@ const registerWebhook: Handler = (req, ctx) => {
 const listWebhooks: Handler = (_req, ctx) =>
   reply(
     ctx,
-    Object.values(checkoutState(ctx).webhooks)
+    [...checkoutState(ctx).webhooks.values()]
       .sort((a, b) => a.createdAt.localeCompare(b.createdAt))
       .map((w) => copy(w)),
   )
@@ -228,14 +226,14 @@ const updateWebhook: Handler = (req, ctx) => {
 
 const deleteWebhook: Handler = (req, ctx) => {
   const webhook = findWebhook(ctx, req.params.webhookId)
-  delete checkoutState(ctx).webhooks[webhook.id]
+  checkoutState(ctx).webhooks.delete(webhook.id)
   ctx.changed()
   return reply(ctx, {id: webhook.id})
 }
 
 /** The callback URL registered for an event, if any (for webhook delivery). */
 export function webhookFor(ctx: SandboxContext, name: string): StoredWebhook | undefined {
-  return Object.values(checkoutState(ctx).webhooks).find((w) => w.name === name)
+  return [...checkoutState(ctx).webhooks.values()].find((w) => w.name === name)
 }
 
 // ---------------------------------------------------------------------------------------------

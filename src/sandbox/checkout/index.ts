@@ -56,13 +56,7 @@ export const checkoutModule: SandboxModule = {
   emptyState: emptyCheckoutState,
 
   routes(app: FastifyInstance, ctx: SandboxContext) {
-    // The page's form posts application/x-www-form-urlencoded; the core may already parse it.
-    if (!app.hasContentTypeParser('application/x-www-form-urlencoded')) {
-      app.addContentTypeParser('application/x-www-form-urlencoded', {parseAs: 'string'}, (_req, body, done) => {
-        done(null, Object.fromEntries(new URLSearchParams(body as string)))
-      })
-    }
-
+    // The page's form posts application/x-www-form-urlencoded: the core parses it (null-prototype records).
     app.get<{Params: {checkoutId: string}}>(`${CHECKOUT_PREFIX}/pay/:checkoutId`, async (req, reply) =>
       sendPage(reply, ctx, showPaymentPage(ctx, req.params.checkoutId)),
     )

@@ -1,6 +1,7 @@
 /**
- * Checkout service state held by the sandbox. Plain JSON (amounts as two-decimal strings, times
- * as ISO strings) so the core can persist it as is. Card data is never part of it beyond the
+ * Checkout service state held by the sandbox: amounts as two-decimal strings, times as ISO
+ * strings; the tables keyed by ids a client sends in paths are Maps (so `__proto__` or
+ * `constructor` is just an unknown id), which the core persists as [key, value] pairs. Card data is never part of it beyond the
  * last four digits and the scheme.
  */
 export interface StoredCheckout {
@@ -57,15 +58,15 @@ export interface StoredCustomization {
 }
 
 export interface CheckoutState {
-  checkouts: Record<string, StoredCheckout>
+  checkouts: Map<string, StoredCheckout>
   /** Refunds by checkout id, oldest first; FAILED attempts are kept. */
-  refunds: Record<string, StoredRefund[]>
-  webhooks: Record<string, StoredWebhook>
+  refunds: Map<string, StoredRefund[]>
+  webhooks: Map<string, StoredWebhook>
   customization: null | StoredCustomization
   /** Statuses the next refunds will get (control route `/__sandbox/checkout/next-refund`), used in order. */
   refundOutcomes: ('FAILED' | 'SUCCESS')[]
 }
 
 export function emptyCheckoutState(): CheckoutState {
-  return {checkouts: {}, refunds: {}, webhooks: {}, customization: null, refundOutcomes: []}
+  return {checkouts: new Map(), refunds: new Map(), webhooks: new Map(), customization: null, refundOutcomes: []}
 }

@@ -31,8 +31,11 @@ export function authorizeUserParam(params: Record<string, string>, userId: strin
   if (params.userId !== userId) throw new SandboxError(403, 'FORBIDDEN', "You may not access another user's data")
 }
 
-/** Checkout keys accepted by the sandbox: its published test keys. */
-const KEYS: Record<string, 'public' | 'secret'> = {[SANDBOX_KEYS.publicKey]: 'public', [SANDBOX_KEYS.secretKey]: 'secret'}
+/** Checkout keys accepted by the sandbox: its published test keys (a Map: the key looked up is whatever a client sends). */
+const KEYS = new Map<string, 'public' | 'secret'>([
+  [SANDBOX_KEYS.publicKey, 'public'],
+  [SANDBOX_KEYS.secretKey, 'secret'],
+])
 
 export class CheckoutAuthError extends SandboxError {}
 
@@ -46,7 +49,7 @@ export function authenticateCheckout(op: Operation, headers: Headers): 'public' 
   if (!match) throw new CheckoutAuthError(401, 'K001', 'Missing or malformed Authorization header: use Basic auth with an API key')
   const decoded = Buffer.from(match[1], 'base64').toString('utf8')
   const key = decoded.includes(':') ? decoded.slice(0, decoded.indexOf(':')) : decoded
-  const kind = KEYS[key]
+  const kind = KEYS.get(key)
   if (!kind) throw new CheckoutAuthError(401, 'K003', 'Invalid API key')
   if (op.auth !== 'none' && kind !== op.auth) {
     throw new CheckoutAuthError(401, 'K004', `This operation needs the ${op.auth} key, not the ${kind} key`)

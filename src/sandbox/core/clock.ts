@@ -1,8 +1,14 @@
 import type {Clock} from '../types.js'
 
+import {advanceProblem, clockTimeProblem} from '../../lib/clock-bounds.js'
+
+/** A clock move the sandbox refuses (the control route answers it with 400). */
+export class ClockMoveError extends RangeError {}
+
 /**
  * The one clock every sandbox rule reads. It runs on from wherever it was set: `set` and
- * `advance` move an offset over real time, so waits and timeouts still behave.
+ * `advance` move an offset over real time, so waits and timeouts still behave. It stays within
+ * ten years of the real time (src/lib/clock-bounds.ts), so every date it gives is a valid one.
  */
 export class SandboxClock implements Clock {
   private offsetMs = 0
@@ -12,6 +18,10 @@ export class SandboxClock implements Clock {
   }
 
   advance(ms: number): void {
+    const problem = advanceProblem(ms)
+    if (problem) throw new ClockMoveError(`"advance" ${problem}`)
+    const beyond = clockTimeProblem(this.now().getTime() + ms)
+    if (beyond) throw new ClockMoveError(`the clock ${beyond}`)
     this.offsetMs += ms
   }
 
@@ -21,7 +31,9 @@ export class SandboxClock implements Clock {
 
   set(iso: string): void {
     const at = Date.parse(iso)
-    if (Number.isNaN(at)) throw new TypeError(`not an ISO 8601 time: ${iso}`)
+    if (Number.isNaN(at)) throw new ClockMoveError(`not an ISO 8601 time: ${iso}`)
+    const problem = clockTimeProblem(at)
+    if (problem) throw new ClockMoveError(`the clock ${problem}`)
     this.offsetMs = at - Date.now()
   }
 }

@@ -3,6 +3,7 @@ import type {FastifyInstance} from 'fastify'
 import type {SandboxContext, SandboxEvent, SandboxModule} from '../types.js'
 
 import {parseDuration} from '../../lib/duration.js'
+import {ClockMoveError} from './clock.js'
 import {type FaultQueue, FaultScript} from './faults.js'
 
 interface ControlDeps {
@@ -20,6 +21,14 @@ interface ControlDeps {
 export function registerControlRoutes(app: FastifyInstance, deps: ControlDeps): void {
   const {ctx, events, faults} = deps
   const bad = (message: string) => Object.assign(new Error(message), {statusCode: 400})
+  const moveClock = (move: () => void) => {
+    try {
+      move()
+    } catch (error) {
+      if (error instanceof ClockMoveError) throw bad(error.message)
+      throw error
+    }
+  }
 
   app.get('/__sandbox/health', async () => ({
     ok: true,
@@ -31,12 +40,13 @@ export function registerControlRoutes(app: FastifyInstance, deps: ControlDeps): 
   app.post('/__sandbox/clock', async (request) => {
     const body = (request.body ?? {}) as {advance?: unknown; set?: unknown}
     if (typeof body.set === 'string') {
-      if (Number.isNaN(Date.parse(body.set))) throw bad(`"set" must be an ISO 8601 time, got ${body.set}`)
-      ctx.clock.set(body.set)
+      const at = body.set
+      if (Number.isNaN(Date.parse(at))) throw bad(`"set" must be an ISO 8601 time, got ${at}`)
+      moveClock(() => ctx.clock.set(at))
     } else if (typeof body.advance === 'string' || typeof body.advance === 'number') {
       const ms = typeof body.advance === 'number' ? body.advance : parseDuration(body.advance)
       if (ms === undefined) throw bad(`"advance" must be a duration such as 26h, 90m or 1d12h, got ${body.advance}`)
-      ctx.clock.advance(ms)
+      moveClock(() => ctx.clock.advance(ms))
     } else {
       throw bad('Send {"set": ISO} or {"advance": "26h"}')
     }

@@ -11,14 +11,14 @@ import {SandboxClock} from './clock.js'
 import {registerControlRoutes} from './control.js'
 import {codeForStatus, errorBody, fieldsOf, serviceOfUrl} from './error-shapes.js'
 import {FaultQueue} from './faults.js'
-import {loadState, saveAtomically} from './persistence.js'
+import {loadState, removeStaleTemporaries, reviveState, saveAtomically, serializeState, STATE_VERSION} from './persistence.js'
 import {createSessions} from './sessions.js'
 import {WebhookDeliveries} from './webhooks.js'
 
 export interface SandboxOptions {
   port?: number
   host?: string
-  /** load at start, save atomically after every change */
+  /** load at start; every change is saved (atomically, fsynced) before its answer is sent */
   stateFile?: string
   /** start the clock here (ISO 8601); it runs on from there */
   clock?: string
@@ -43,7 +43,7 @@ export interface RunningSandbox {
 export const BODY_LIMIT = 1024 * 1024
 
 function emptyState(modules: readonly SandboxModule[]): SandboxState {
-  const state: Record<string, unknown> = {version: 1}
+  const state: Record<string, unknown> = {version: STATE_VERSION}
   for (const m of modules) state[m.service] = m.emptyState()
   return state as unknown as SandboxState
 }
@@ -55,10 +55,13 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
   const faults = new FaultQueue()
   const listeners: ((event: SandboxEvent) => void)[] = []
   const events: (SandboxEvent & {at: string})[] = []
+  /** Events raised by changes not yet saved: listeners (webhook delivery) hear them once the change is on disk. */
+  const outbox: SandboxEvent[] = []
 
-  const loaded = options.stateFile ? loadState(options.stateFile) : undefined
-  const fresh = loaded === undefined
-  const state = {...emptyState(modules), ...(loaded as object)} as SandboxState
+  const saved = options.stateFile ? loadState(options.stateFile) : undefined
+  if (options.stateFile) removeStaleTemporaries(options.stateFile)
+  const fresh = saved === undefined
+  const state = fresh ? emptyState(modules) : reviveState(saved, emptyState(modules))
   let dirty = false
   let origin = ''
 
@@ -82,14 +85,15 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
     emit(event) {
       events.push({...event, at: clock.now().toISOString()})
       if (events.length > 1000) events.shift()
-      for (const l of listeners) l(event)
+      outbox.push(event)
     },
   }
 
+  /** Saves what changed, then lets listeners hear the events of those changes. Throws when the save fails. */
   const persist = () => {
-    if (!dirty) return
+    if (dirty && options.stateFile) saveAtomically(options.stateFile, serializeState(ctx.state))
     dirty = false
-    if (options.stateFile) saveAtomically(options.stateFile, ctx.state)
+    for (const event of outbox.splice(0)) for (const l of listeners) l(event)
   }
 
   const app = Fastify({
@@ -97,11 +101,14 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
     forceCloseConnections: true,
     genReqId: () => randomUUID(),
     logger: false,
+    onConstructorPoisoning: 'error',
+    onProtoPoisoning: 'error',
     return503OnClosing: true,
   })
   registerParsers(app)
   registerResponseHeaders(app)
   registerErrorHandling(app)
+  registerSaveBeforeAnswer(app, persist)
 
   for (const m of modules) {
     for (const op of m.operations) registerOperation(app, m, op, {ctx, faults, options, persist})
@@ -109,8 +116,6 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
   }
 
   registerControlRoutes(app, {ctx, events, faults, modules, onReset: () => Object.assign(ctx.state, emptyState(modules))})
-  // Control routes (seeding, reset) change state too: whatever a request changed is saved once it is answered.
-  app.addHook('onResponse', async () => persist())
   for (const m of modules) m.control?.(app, ctx)
 
   const deliveries = new WebhookDeliveries(clock)
@@ -202,17 +207,16 @@ function registerOperation(app: FastifyInstance, m: SandboxModule, op: Operation
 
       if (!handler) throw new SandboxError(501, codeForStatus(m.service, 500), `${op.id} is not emulated by this sandbox`)
       const language = typeof headers['accept-language'] === 'string' ? headers['accept-language'] : undefined
-      try {
-        const result = await handler({body, headers, key, language, params, query, userId}, ctx)
+      const result = await handler({body, headers, key, language, params, query, userId}, ctx)
+      if (fault?.kind === 'drop-after-commit') {
+        // no answer, so no onSend: the change is saved here
         persist()
-        if (fault?.kind === 'drop-after-commit') return drop(request, reply)
-        reply.code(result.status)
-        if (result.headers) reply.headers(result.headers)
-        return result.status === 204 || result.body === undefined ? reply.send() : reply.send(result.body)
-      } catch (error) {
-        persist()
-        throw error
+        return drop(request, reply)
       }
+
+      reply.code(result.status)
+      if (result.headers) reply.headers(result.headers)
+      return result.status === 204 || result.body === undefined ? reply.send() : reply.send(result.body)
     },
   })
 }
@@ -229,27 +233,68 @@ function drop(request: FastifyRequest, reply: FastifyReply): void {
   request.raw.socket.destroy()
 }
 
+/** Body keys that would reach an object's prototype if a parser let them through. */
+const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype'])
+
+function badBody(message: string): Error {
+  return Object.assign(new Error(message), {statusCode: 400})
+}
+
 /**
  * Real clients send JSON with a charset parameter, an empty body with a JSON content type, or a
- * `{}` body on GET and DELETE: all are accepted. HTML forms (the hosted payment page) post
- * urlencoded bodies.
+ * `{}` body on GET and DELETE: all are accepted. JSON goes through fastify's own parser
+ * (secure-json-parse), which refuses `__proto__` and `constructor.prototype` keys at any depth.
+ * HTML forms (the hosted payment page) post urlencoded bodies: they become null-prototype
+ * records, and a field named like a prototype key is refused.
  */
 function registerParsers(app: FastifyInstance): void {
+  const parseJson = app.getDefaultJsonParser('error', 'error')
   app.removeContentTypeParser('application/json')
-  app.addContentTypeParser(/^application\/([\w.+-]+\+)?json/, {parseAs: 'string'}, (_request, text, done) => {
+  app.addContentTypeParser(/^application\/([\w.+-]+\+)?json/, {parseAs: 'string'}, (request, text, done) => {
     const body = String(text)
     if (body.trim() === '') return done(null, undefined)
-    try {
-      done(
-        null,
-        JSON.parse(body, (k, v) => (k === '__proto__' ? undefined : v)),
-      )
-    } catch {
-      done(Object.assign(new Error('The body is not valid JSON'), {statusCode: 400}), undefined)
-    }
+    parseJson(request, body, (error, parsed) => {
+      if (!error) return done(null, parsed)
+      let wellFormed = true
+      try {
+        JSON.parse(body)
+      } catch {
+        wellFormed = false
+      }
+
+      done(badBody(wellFormed ? 'The body has a forbidden key (__proto__ or constructor.prototype)' : 'The body is not valid JSON'), undefined)
+    })
   })
   app.addContentTypeParser('application/x-www-form-urlencoded', {parseAs: 'string'}, (_request, text, done) => {
-    done(null, Object.fromEntries(new URLSearchParams(String(text))))
+    const form: Record<string, string> = Object.create(null)
+    for (const [key, value] of new URLSearchParams(String(text))) {
+      if (PROTOTYPE_KEYS.has(key)) return done(badBody(`The form has a forbidden field name: ${key}`), undefined)
+      form[key] = value
+    }
+
+    done(null, form)
+  })
+}
+
+/**
+ * Whatever a request changed is on disk (fsync and rename done) before a byte of its answer
+ * leaves: operations, the hosted payment page, control routes and refusals alike. When the save
+ * fails, the answer becomes a 500 that says the outcome is unknown, never the success it was.
+ */
+function registerSaveBeforeAnswer(app: FastifyInstance, persist: () => void): void {
+  app.addHook('onSend', async (request, reply, payload) => {
+    try {
+      persist()
+    } catch (error) {
+      process.stderr.write(`sandbox: could not save the state: ${(error as Error).message}\n`)
+      const service = serviceOfUrl(request.url)
+      reply.code(500).type('application/json; charset=utf-8').removeHeader('location')
+      return JSON.stringify(
+        errorBody(service, codeForStatus(service, 500), 'The sandbox could not save this change; its outcome is unknown', [], request.id),
+      )
+    }
+
+    return payload
   })
 }
 

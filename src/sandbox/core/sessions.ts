@@ -1,4 +1,4 @@
-import {randomBytes} from 'node:crypto'
+import {createHash, randomBytes} from 'node:crypto'
 
 import type {Clock, Sessions} from '../types.js'
 
@@ -6,8 +6,12 @@ export const SESSION_COOKIE = 'connect.sid'
 export const SESSION_IDLE_MS = 30 * 60 * 1000
 
 interface SessionTable {
-  sessions: Record<string, {userId: string; lastSeen: number}>
+  /** by the SHA-256 of the session id: a Map, since the id is whatever cookie a client sends */
+  sessions: Map<string, {userId: string; lastSeen: number}>
 }
+
+/** The state (and so the --state file) keeps a digest of each session id, never a cookie that would sign in. */
+const keyOf = (sid: string) => createHash('sha256').update(sid).digest('base64url')
 
 /** Opaque random session ids, expiring after 30 minutes idle on the sandbox clock. */
 export function createSessions(health: () => SessionTable, clock: Clock, changed: () => void): Sessions {
@@ -17,17 +21,18 @@ export function createSessions(health: () => SessionTable, clock: Clock, changed
     },
     create(userId) {
       const sid = randomBytes(24).toString('base64url')
-      health().sessions[sid] = {userId, lastSeen: clock.now().getTime()}
+      health().sessions.set(keyOf(sid), {userId, lastSeen: clock.now().getTime()})
       changed()
       return sid
     },
     lookup(sid) {
       const table = health().sessions
-      const session = table[sid]
+      const key = keyOf(sid)
+      const session = table.get(key)
       if (!session) return undefined
       const now = clock.now().getTime()
       if (now - session.lastSeen > SESSION_IDLE_MS) {
-        delete table[sid]
+        table.delete(key)
         changed()
         return undefined
       }

@@ -21,14 +21,9 @@ import {isNightEvent} from './time.js'
 
 const DAY_MS = 86_400_000
 
-/** The health state; a state file written before a field existed gets it empty. */
+/** The health state (the core fills fields a state file from an older sandbox lacks). */
 export function health(ctx: SandboxContext): HealthState {
-  const state = ctx.state.health
-  state.users ??= {}
-  state.events ??= {}
-  state.act ??= {}
-  state.groups ??= {}
-  return state
+  return ctx.state.health
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -65,15 +60,21 @@ function ownUser(req: SandboxRequest, ctx: SandboxContext): StoredUser {
   const userId = req.params.userId ?? req.userId
   if (!req.userId) throw new SandboxError(401, 'UNAUTHORIZED', 'A valid session is required')
   if (userId !== req.userId) throw new SandboxError(403, 'FORBIDDEN', 'A user may read and change only their own data')
-  const user = health(ctx).users[userId]
+  const user = health(ctx).users.get(userId)
   if (!user) throw notFound(`User ${userId}`, 'userId')
   return user
 }
 
-function eventsOf(ctx: SandboxContext, userId: string): Event[] {
-  const state = health(ctx)
-  state.events[userId] ??= []
-  return state.events[userId]
+/** The user's stored list of events (created empty on first use). */
+export function eventsOf(ctx: SandboxContext, userId: string): Event[] {
+  const all = health(ctx).events
+  let list = all.get(userId)
+  if (!list) {
+    list = []
+    all.set(userId, list)
+  }
+
+  return list
 }
 
 function findEvent(ctx: SandboxContext, userId: string, eventId: string): Event {
@@ -84,7 +85,7 @@ function findEvent(ctx: SandboxContext, userId: string, eventId: string): Event 
 
 /** Every sensor MAC on any plan, with where it is attached. */
 function sensorOwner(ctx: SandboxContext, mac: string): undefined | {medicationId: string; userId: string} {
-  for (const user of Object.values(health(ctx).users)) {
+  for (const user of health(ctx).users.values()) {
     for (const med of user.plan.medications) {
       if ((med.sensors ?? []).some((s) => s.mac === mac)) return {userId: user.id, medicationId: med.medicationId}
     }
@@ -151,7 +152,7 @@ export const healthHandlers: Record<string, Handler> = {
     const body = req.body as Record<string, unknown> & {email: string; password: string}
     const state = health(ctx)
     const email = body.email.trim().toLowerCase()
-    if (Object.values(state.users).some((u) => u.email === email)) {
+    if ([...state.users.values()].some((u) => u.email === email)) {
       throw new SandboxError(400, 'EMAIL_TAKEN', `An account with email ${email} already exists`, [
         {field: 'email', description: 'already registered'},
       ])
@@ -171,7 +172,7 @@ export const healthHandlers: Record<string, Handler> = {
       password: hashPassword(password),
       plan: {medications: []},
     }
-    state.users[user.id] = user
+    state.users.set(user.id, user)
     ctx.changed()
     return signedIn(ctx, user, 201)
   },
@@ -179,7 +180,7 @@ export const healthHandlers: Record<string, Handler> = {
   signIn(req, ctx) {
     const body = req.body as {email: string; password: string}
     const email = body.email.trim().toLowerCase()
-    const user = Object.values(health(ctx).users).find((u) => u.email === email)
+    const user = [...health(ctx).users.values()].find((u) => u.email === email)
     // same answer for an unknown email and a wrong password
     if (!user || !verifyPassword(body.password, user.password)) {
       throw new SandboxError(401, 'INVALID_CREDENTIALS', 'Wrong email or password')
@@ -249,7 +250,7 @@ export const healthHandlers: Record<string, Handler> = {
 
   getGroupConfig(req, ctx) {
     const key = req.params.idOrName
-    const groups = Object.values(health(ctx).groups)
+    const groups = [...health(ctx).groups.values()]
     const group = groups.find((g) => g.id === key) ?? groups.find((g) => g.name.toLowerCase() === key.toLowerCase())
     if (!group) throw notFound(`Group ${key}`, 'idOrName')
     return {status: 200, body: group}
@@ -276,8 +277,8 @@ export const healthHandlers: Record<string, Handler> = {
       timeZone: user.timeZone,
       events: eventsOf(ctx, user.id),
       plan: user.plan.medications,
-      act: state.act[user.id] ?? [],
-      groups: Object.values(state.groups),
+      act: state.act.get(user.id) ?? [],
+      groups: [...state.groups.values()],
       start,
       end,
       byPeriod: plan.byPeriod,

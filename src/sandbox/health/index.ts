@@ -4,14 +4,14 @@ import type {SandboxContext, SandboxModule} from '../types.js'
 import type {StoredUser} from './state.js'
 
 import {healthOperations} from '../../lib/health/operations.js'
-import {health, healthHandlers} from './handlers.js'
+import {eventsOf, health, healthHandlers} from './handlers.js'
 import {bulkEvents, seedHealth} from './seed.js'
 import {emptyHealthState} from './state.js'
 
 function userFor(ctx: SandboxContext, body: {email?: unknown; userId?: unknown}): StoredUser | undefined {
-  const users = Object.values(health(ctx).users)
-  if (typeof body.userId === 'string') return health(ctx).users[body.userId]
-  if (typeof body.email === 'string') return users.find((u) => u.email === (body.email as string).toLowerCase())
+  const {users} = health(ctx)
+  if (typeof body.userId === 'string') return users.get(body.userId)
+  if (typeof body.email === 'string') return [...users.values()].find((u) => u.email === (body.email as string).toLowerCase())
   return undefined
 }
 
@@ -44,7 +44,7 @@ export const healthModule: SandboxModule = {
 
       const result = {date: date.toISOString(), score, kind: kind as 'adult' | 'child'}
       const state = health(ctx)
-      state.act[user.id] = [...(state.act[user.id] ?? []), result]
+      state.act.set(user.id, [...(state.act.get(user.id) ?? []), result])
       ctx.changed()
       return reply.code(201).send({userId: user.id, ...result})
     })
@@ -60,7 +60,7 @@ export const healthModule: SandboxModule = {
       }
 
       const created = bulkEvents(ctx, user, {count, start: isoOrUndefined(body.start), end: isoOrUndefined(body.end)})
-      return reply.code(201).send({userId: user.id, created, total: health(ctx).events[user.id].length})
+      return reply.code(201).send({userId: user.id, created, total: eventsOf(ctx, user.id).length})
     })
   },
 

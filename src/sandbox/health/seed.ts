@@ -8,7 +8,7 @@ import type {StoredUser} from './state.js'
 
 import {SYMPTOMS, TRIGGERS} from '../../lib/health/operations.js'
 import {sortEvents} from './events.js'
-import {hashPassword, health, newEvent} from './handlers.js'
+import {eventsOf, hashPassword, health, newEvent} from './handlers.js'
 
 const DAY_MS = 86_400_000
 
@@ -35,8 +35,7 @@ export function bulkEvents(ctx: SandboxContext, user: StoredUser, options: BulkE
   const end = options.end ?? ctx.clock.now()
   const start = options.start ?? new Date(end.getTime() - 30 * DAY_MS)
   const span = Math.max(0, end.getTime() - start.getTime())
-  health(ctx).events[user.id] ??= []
-  const list = health(ctx).events[user.id]
+  const list = eventsOf(ctx, user.id)
   for (let i = 0; i < options.count; i++) {
     const at = options.count === 1 ? end.getTime() : end.getTime() - Math.floor((span * i) / (options.count - 1))
     const controller = i % 4 === 0
@@ -62,7 +61,7 @@ export function bulkEvents(ctx: SandboxContext, user: StoredUser, options: BulkE
 function createUser(ctx: SandboxContext, role: 'caregiver' | 'patient', timeZone: string): StoredUser {
   const demo = DEMO_USERS[role]
   const state = health(ctx)
-  const existing = Object.values(state.users).find((u) => u.email === demo.email)
+  const existing = [...state.users.values()].find((u) => u.email === demo.email)
   if (existing) return existing
   const user: StoredUser = {
     id: ctx.hex(24),
@@ -78,7 +77,7 @@ function createUser(ctx: SandboxContext, role: 'caregiver' | 'patient', timeZone
     plan: {medications: []},
   }
   if (user.disease === undefined) delete user.disease
-  state.users[user.id] = user
+  state.users.set(user.id, user)
   return user
 }
 
@@ -87,7 +86,8 @@ export function seedHealth(ctx: SandboxContext): void {
   const state = health(ctx)
   const patient = createUser(ctx, 'patient', 'Asia/Manila')
   createUser(ctx, 'caregiver', 'Asia/Manila')
-  if ((state.events[patient.id] ?? []).length > 0) return
+  const list = eventsOf(ctx, patient.id)
+  if (list.length > 0) return
 
   patient.plan.medications = [
     {
@@ -104,8 +104,6 @@ export function seedHealth(ctx: SandboxContext): void {
   // Manila is UTC+8 all year: local hour h of a day is h - 8 UTC.
   const today = ctx.clock.now()
   const midnightUtc = Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate())
-  state.events[patient.id] ??= []
-  const list = state.events[patient.id]
   const at = (daysAgo: number, localHour: number, minute: number) =>
     new Date(midnightUtc - daysAgo * DAY_MS + (localHour - 8) * 3_600_000 + minute * 60_000)
   for (let d = 42; d >= 1; d--) {
@@ -146,10 +144,9 @@ export function seedHealth(ctx: SandboxContext): void {
   }
 
   sortEvents(list)
-  state.act[patient.id] = [35, 28, 21, 14, 7].map((daysAgo, i) => ({
-    date: at(daysAgo, 9, 0).toISOString(),
-    score: 15 + i * 2,
-    kind: 'adult' as const,
-  }))
+  state.act.set(
+    patient.id,
+    [35, 28, 21, 14, 7].map((daysAgo, i) => ({date: at(daysAgo, 9, 0).toISOString(), score: 15 + i * 2, kind: 'adult' as const})),
+  )
   ctx.changed()
 }

@@ -1,6 +1,7 @@
 /**
- * Health service state held by the sandbox: plain JSON, persisted by the core.
- * Users keep a scrypt hash of their password (never the password). Each user's events are kept
+ * Health service state held by the sandbox, persisted by the core. Every table keyed by an id a
+ * client can send (session cookie, user id) is a Map, so an id such as `__proto__` is just an
+ * unknown id. Users keep a scrypt hash of their password (never the password). Each user's events are kept
  * sorted newest first (date, then id, descending) so a page is a binary search and a short scan.
  */
 import type {Event, GroupConfig, PlanMedication} from '../../lib/health/operations.js'
@@ -32,15 +33,22 @@ export interface ActResult {
   kind: 'adult' | 'child'
 }
 
+export interface Session {
+  userId: string
+  /** sandbox clock, ms since the epoch */
+  lastSeen: number
+}
+
 export interface HealthState {
-  sessions: Record<string, {userId: string; lastSeen: number}>
-  users: Record<string, StoredUser>
+  /** by the SHA-256 of the session id (the connect.sid cookie), see core/sessions.ts */
+  sessions: Map<string, Session>
+  users: Map<string, StoredUser>
   /** per user id, newest first */
-  events: Record<string, Event[]>
+  events: Map<string, Event[]>
   /** ACT results per user id, seeded through /__sandbox/health/act */
-  act: Record<string, ActResult[]>
+  act: Map<string, ActResult[]>
   /** group configs by id */
-  groups: Record<string, GroupConfig>
+  groups: Map<string, GroupConfig>
 }
 
 /** The group every fresh sandbox has, so `groups config demo-clinic` works at once. */
@@ -92,5 +100,11 @@ export const DEMO_GROUP: GroupConfig = {
 }
 
 export function emptyHealthState(): HealthState {
-  return {sessions: {}, users: {}, events: {}, act: {}, groups: {[DEMO_GROUP.id]: structuredClone(DEMO_GROUP)}}
+  return {
+    sessions: new Map(),
+    users: new Map(),
+    events: new Map(),
+    act: new Map(),
+    groups: new Map([[DEMO_GROUP.id, structuredClone(DEMO_GROUP)]]),
+  }
 }
