@@ -1,4 +1,4 @@
-import {writeFileSync} from 'node:fs'
+import {readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
@@ -51,6 +51,8 @@ describe('checkout create', () => {
     expect(out.code).toBe(0)
     const [call] = h.calls()
     expect(call.headers.authorization).toBe(basicAuth(SANDBOX_KEYS.publicKey))
+    const {version} = JSON.parse(readFileSync(join(import.meta.dirname, '../../package.json'), 'utf8'))
+    expect(call.headers['user-agent']).toBe(`opsctl/${version} node/${process.versions.node}`)
     expect(call.body).toEqual({
       totalAmount: {value: '150.10', currency: 'PHP'},
       items: [

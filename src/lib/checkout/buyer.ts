@@ -13,6 +13,7 @@ import {ApiError, NetworkError, RuleError, UsageError} from '../errors.js'
 import {DryRunRequest} from '../http/client.js'
 import {getDispatcher} from '../http/dispatcher.js'
 import {buildUrl} from '../http/url.js'
+import {USER_AGENT} from '../user-agent.js'
 import {getCheckout} from './operations.js'
 import {cardScheme, CVC_PATTERN, lastFour, normalizeCardNumber, parseExpiry, TEST_CARDS} from './test-cards.js'
 
@@ -136,7 +137,7 @@ async function fetchPage(
       method,
       headers: {
         accept: 'text/html',
-        'user-agent': 'opsctl',
+        'user-agent': USER_AGENT,
         ...(form === undefined ? {} : {'content-type': 'application/x-www-form-urlencoded'}),
       },
       body: form,
