@@ -25,6 +25,13 @@ export interface RunOptions {
   env?: Record<string, string | undefined>
   cwd?: string
   timeoutMs?: number
+  /** an installed `opsctl` executable to run instead of this checkout's `node bin/run.js` */
+  bin?: string
+}
+
+/** The command and arguments that run opsctl: this checkout's bin/run.js, or an installed executable. */
+function opsctl(argv: string[], bin?: string): [string, string[]] {
+  return bin ? [bin, argv] : [process.execPath, [BIN, ...argv]]
 }
 
 /** The environment every child starts from: no proxies, no colours, no inherited OPSCTL_* settings, no CA bundle. */
@@ -43,7 +50,7 @@ export function runCli(argv: string[], options: RunOptions = {}): Promise<RunRes
   return new Promise((resolvePromise, reject) => {
     const env = {...baseEnv(), ...options.env}
     for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k]
-    const child = spawn(process.execPath, [BIN, ...argv], {cwd: options.cwd ?? ROOT, env: env as NodeJS.ProcessEnv})
+    const child = spawn(...opsctl(argv, options.bin), {cwd: options.cwd ?? ROOT, env: env as NodeJS.ProcessEnv})
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (d) => (stdout += d))
@@ -71,8 +78,8 @@ export interface Sandbox {
 }
 
 /** Starts `opsctl sandbox start --port 0 --json` and waits for the line that says where it listens. */
-export async function startSandbox(extraArgs: string[] = [], env: Record<string, string> = {}): Promise<Sandbox> {
-  const child = spawn(process.execPath, [BIN, 'sandbox', 'start', '--port', '0', '--json', ...extraArgs], {
+export async function startSandbox(extraArgs: string[] = [], env: Record<string, string> = {}, bin?: string): Promise<Sandbox> {
+  const child = spawn(...opsctl(['sandbox', 'start', '--port', '0', '--json', ...extraArgs], bin), {
     cwd: ROOT,
     env: {...baseEnv(), ...env},
     stdio: ['ignore', 'pipe', 'pipe'],
