@@ -1,4 +1,4 @@
-import {writeFileSync} from 'node:fs'
+import {readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
@@ -51,6 +51,8 @@ describe('checkout create', () => {
     expect(out.code).toBe(0)
     const [call] = h.calls()
     expect(call.headers.authorization).toBe(basicAuth(SANDBOX_KEYS.publicKey))
+    const {version} = JSON.parse(readFileSync(join(import.meta.dirname, '../../package.json'), 'utf8'))
+    expect(call.headers['user-agent']).toBe(`opsctl/${version} node/${process.versions.node}`)
     expect(call.body).toEqual({
       totalAmount: {value: '150.10', currency: 'PHP'},
       items: [
@@ -145,6 +147,68 @@ describe('checkout create', () => {
     expect(out.code).toBe(2)
     expect(out.stderr).toContain('add up to 20.00')
     expect(h.calls()).toEqual([])
+  })
+})
+
+/**
+ * --open runs the real opener (xdg-open, as the `open` package ships it) with a fake browser in
+ * $BROWSER and no desktop session, so the opener's own exit code decides what is said.
+ */
+describe.runIf(process.platform === 'linux')('checkout create --open', () => {
+  function fakeBrowser(exitCode: number): {path: string; opened: string} {
+    const dir = process.env.OPSCTL_CONFIG_DIR!
+    const opened = join(dir, 'opened.txt')
+    const path = join(dir, `browser-${exitCode}.sh`)
+    writeFileSync(path, `#!/bin/sh\nprintf '%s' "$1" > '${opened}'\nexit ${exitCode}\n`, {mode: 0o755})
+    return {path, opened}
+  }
+
+  function withoutDesktop(browser: string): void {
+    for (const k of [
+      'DISPLAY',
+      'WAYLAND_DISPLAY',
+      'XDG_CURRENT_DESKTOP',
+      'DESKTOP_SESSION',
+      'KDE_FULL_SESSION',
+      'GNOME_DESKTOP_SESSION_ID',
+    ]) {
+      delete process.env[k]
+    }
+
+    process.env.BROWSER = browser
+  }
+
+  it('says it is opening the page only once the opener succeeded', async () => {
+    const browser = fakeBrowser(0)
+    withoutDesktop(browser.path)
+    h.pool.intercept({path: `${BASE}/checkouts`, method: 'POST'}).reply(200, created, {headers: JSON_HEADERS})
+    const out = await h.run(CheckoutCreate, ['--amount', '10.00', '--open'])
+    expect(out.code).toBe(0)
+    expect(out.stderr).toBe(`Opening ${created.redirectUrl} in your browser\n`)
+    expect(readFileSync(browser.opened, 'utf8')).toBe(created.redirectUrl)
+  })
+
+  it('when no browser opens, prints the address and the reason, and the checkout still counts as created (exit 0)', async () => {
+    const browser = fakeBrowser(1)
+    withoutDesktop(browser.path)
+    h.pool
+      .intercept({path: `${BASE}/checkouts`, method: 'POST'})
+      .reply(200, created, {headers: JSON_HEADERS})
+      .times(2)
+    const out = await h.run(CheckoutCreate, ['--amount', '10.00', '--open'])
+    expect(out.code).toBe(0)
+    expect(out.stderr).toBe(
+      `Could not open a browser (xdg-open exited 3: no browser was found). Open the payment page yourself: ${created.redirectUrl}\n`,
+    )
+    expect(out.stderr).not.toContain('Opening')
+    expect(readFileSync(browser.opened, 'utf8')).toBe(created.redirectUrl)
+
+    const json = await h.run(CheckoutCreate, ['--amount', '10.00', '--open', '--json'])
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      redirectUrl: created.redirectUrl,
+      opened: false,
+      openError: 'xdg-open exited 3: no browser was found',
+    })
   })
 })
 

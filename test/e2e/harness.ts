@@ -27,6 +27,14 @@ export interface RunOptions {
   timeoutMs?: number
   /** runs the process through `sh -c 'umask <mask> && exec node ...'` */
   umask?: string
+  /** an installed `opsctl` executable to run instead of this checkout's `node bin/run.js` */
+  bin?: string
+}
+
+/** The command and arguments that run opsctl: this checkout's bin/run.js, or an installed executable, under a umask if asked. */
+function opsctl(argv: string[], options: RunOptions): [string, string[]] {
+  const [command, args] = options.bin ? [options.bin, argv] : [process.execPath, [BIN, ...argv]]
+  return options.umask ? ['/bin/sh', ['-c', 'umask "$0" && exec "$@"', options.umask, command, ...args]] : [command, args]
 }
 
 /** The environment every child starts from: no proxies, no colours, no inherited OPSCTL_* settings, no CA bundle. */
@@ -45,10 +53,7 @@ export function runCli(argv: string[], options: RunOptions = {}): Promise<RunRes
   return new Promise((resolvePromise, reject) => {
     const env = {...baseEnv(), ...options.env}
     for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k]
-    const [command, args] = options.umask
-      ? ['/bin/sh', ['-c', 'umask "$0" && exec "$@"', options.umask, process.execPath, BIN, ...argv]]
-      : [process.execPath, [BIN, ...argv]]
-    const child = spawn(command, args, {cwd: options.cwd ?? ROOT, env: env as NodeJS.ProcessEnv})
+    const child = spawn(...opsctl(argv, options), {cwd: options.cwd ?? ROOT, env: env as NodeJS.ProcessEnv})
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (d) => (stdout += d))
@@ -76,8 +81,8 @@ export interface Sandbox {
 }
 
 /** Starts `opsctl sandbox start --port 0 --json` and waits for the line that says where it listens. */
-export async function startSandbox(extraArgs: string[] = [], env: Record<string, string> = {}): Promise<Sandbox> {
-  const child = spawn(process.execPath, [BIN, 'sandbox', 'start', '--port', '0', '--json', ...extraArgs], {
+export async function startSandbox(extraArgs: string[] = [], env: Record<string, string> = {}, bin?: string): Promise<Sandbox> {
+  const child = spawn(...opsctl(['sandbox', 'start', '--port', '0', '--json', ...extraArgs], bin), {
     cwd: ROOT,
     env: {...baseEnv(), ...env},
     stdio: ['ignore', 'pipe', 'pipe'],

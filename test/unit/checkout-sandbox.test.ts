@@ -192,12 +192,73 @@ describe('hosted payment page', () => {
     expect(pay(id).status).toBe(409)
   })
 
-  it('declines any other card number, and a succeeding card past its expiry', async () => {
+  it('declines any other valid card number', async () => {
     const other = await createCheckout()
     expect(pay(other, '4111111111111111').location).toBe('https://shop.example/failed')
+    expect((await record(other)).paymentStatus).toBe('PAYMENT_FAILED')
+  })
+
+  it('refuses on the form, saying why, a number that fails the Luhn check and an expired card; nothing is charged', async () => {
+    const id = await createCheckout()
+    const typo = pay(id, '5123 4567 8901 2345', {expiry: '12/30', cvc: '123'})
+    expect(typo.status).toBe(400)
+    expect(typo.html).toContain('This card number is not valid: check it for a mistyped digit.')
+    expect(typo.html).toMatch(/<input id="cardNumber"[^>]*aria-invalid="true"/)
+    // 10/26 ended on 31 Oct 2026; the sandbox clock is 21 Nov 2026.
+    const expired = pay(id, '5123456789012346', {expiry: '10/26'})
+    expect(expired.status).toBe(400)
+    expect(expired.html).toContain('This card expired at the end of 10/26.')
+    expect(await record(id)).toMatchObject({status: 'CREATED', paymentStatus: 'PENDING_PAYMENT'})
+    expect(fake.events).toEqual([])
+    expect(pay(id, '5123456789012346', {expiry: '11/26'}).location).toBe('https://shop.example/ok')
+  })
+
+  it('after a refusal the form keeps the card number and expiry as typed, but never the CVC', async () => {
+    const id = await createCheckout()
+    const res = pay(id, '5123 4567 8901 2346', {expiry: '1/30', cvc: '987'})
+    expect(res.html).toContain('Enter the expiry date as MM/YY.')
+    expect(res.html).toContain('value="5123 4567 8901 2346"')
+    expect(res.html).toContain('value="1/30"')
+    expect(res.html).not.toContain('987')
+    const injected = pay(id, '"><script>x</script>')
+    expect(injected.html).toContain('value="&quot;&gt;&lt;script&gt;x&lt;/script&gt;"')
+  })
+
+  it('every page says it is a sandbox and lists the test cards', async () => {
+    const id = await createCheckout()
+    const html = showPaymentPage(fake.ctx, id).html!
+    expect(html).toContain('Sandbox: no real money.')
+    expect(html).toMatch(/<details><summary>Test cards<\/summary>[\s\S]*5123 4567 8901 2346[\s\S]*4123 4501 3100 1381[\s\S]*5204 7300 0000 2662/)
+    expect(showPaymentPage(fake.ctx, 'nope').html).toContain('Sandbox: no real money.')
+  })
+
+  it('a checkout that can no longer be paid is explained in words, with no status codes', async () => {
+    const outcomes: Record<string, string> = {}
+    const paid = await createCheckout()
+    pay(paid)
+    outcomes.paid = showPaymentPage(fake.ctx, paid).html!
+    await call('voidCheckout', {params: {checkoutId: paid}, body: {reason: 'duplicate'}})
+    outcomes.voided = showPaymentPage(fake.ctx, paid).html!
+    const declined = await createCheckout()
+    pay(declined, '5204730000002662')
+    outcomes.declined = showPaymentPage(fake.ctx, declined).html!
+    const cancelled = await createCheckout()
+    submitPaymentForm(fake.ctx, cancelled, {action: 'cancel'})
+    outcomes.cancelled = showPaymentPage(fake.ctx, cancelled).html!
     const expired = await createCheckout()
-    expect(pay(expired, '5123456789012346', {expiry: '10/26'}).location).toBe('https://shop.example/failed')
-    expect((await record(expired)).paymentStatus).toBe('PAYMENT_FAILED')
+    fake.ctx.clock.advance(HOUR)
+    outcomes.expired = showPaymentPage(fake.ctx, expired).html!
+
+    expect(outcomes.paid).toContain('This checkout has already been paid')
+    expect(outcomes.paid).toContain('PHP 150.00 paid with Mastercard ending in 2346.')
+    expect(outcomes.voided).toContain('The shop cancelled this payment and the card was not charged')
+    expect(outcomes.declined).toContain('The card was declined')
+    expect(outcomes.cancelled).toContain('This checkout was cancelled')
+    expect(outcomes.expired).toContain('This checkout has expired')
+    for (const [name, html] of Object.entries(outcomes)) {
+      expect(html, name).toContain('Reference ORDER-1.')
+      expect(html.replace(/<style>[\s\S]*<\/style>/, ''), name).not.toMatch(/\b(COMPLETED|EXPIRED|VOIDED|[A-Z]+_[A-Z_]+)\b/)
+    }
   })
 
   it('cancelling is a dropout: redirect to cancel, CHECKOUT_DROPOUT', async () => {

@@ -4,6 +4,7 @@ import {BaseCommand} from '../../lib/base-command.js'
 import {initiateCheckout} from '../../lib/checkout/operations.js'
 import {buildCheckoutRequest, checkRequestTotals, completeRequest} from '../../lib/checkout/request.js'
 import {parsePairs, readJsonData} from '../../lib/input/data.js'
+import {openInBrowser} from '../../lib/open-browser.js'
 
 const BUILDING_FLAGS = [
   'amount',
@@ -87,13 +88,11 @@ Uses the profile's public key.`
       currency: total?.currency,
       requestId,
     }
-    if (flags.open) {
-      const {default: open} = await import('open')
-      await open(data.redirectUrl)
-      this.note(`Opened ${data.redirectUrl}`)
-    }
-
     await this.print(result, ['checkoutId', 'redirectUrl', 'requestReferenceNumber', 'amount', 'currency'])
-    return result
+    if (!flags.open) return result
+    const browser = await openInBrowser(data.redirectUrl)
+    if (browser.opened) this.note(`Opening ${data.redirectUrl} in your browser`)
+    else this.note(`Could not open a browser (${browser.reason}). Open the payment page yourself: ${data.redirectUrl}`)
+    return {...result, opened: browser.opened, ...(browser.opened ? {} : {openError: browser.reason})}
   }
 }

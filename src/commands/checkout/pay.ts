@@ -12,7 +12,8 @@ export default class CheckoutPay extends BaseCommand<typeof CheckoutPay> {
 Fills in the page's card form over HTTP, as a browser would, and reports where the page sent the
 buyer and the checkout's resulting status. Test cards decide the outcome:
   ${TEST_CARDS.mastercardSuccess} (Mastercard) and ${TEST_CARDS.visaSuccess} (VISA) succeed;
-  ${TEST_CARDS.mastercardDeclined} (and any other number) is declined.
+  ${TEST_CARDS.mastercardDeclined} (and any other valid number) is declined; the page refuses a
+  number that fails the Luhn check, or an expired card, and the checkout stays payable.
 Without --card a succeeding test card is used; --fail uses the declined card; --cancel leaves the
 page as a buyer who gives up. Only the card's scheme and last four digits are ever shown.
 The card data is posted only to the profile's checkout origin (the sandbox): a page whose form

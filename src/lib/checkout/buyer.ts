@@ -15,6 +15,7 @@ import {DryRunRequest} from '../http/client.js'
 import {getDispatcher} from '../http/dispatcher.js'
 import {hasSecretField} from '../http/redact.js'
 import {assertSafeTransport, buildUrl} from '../http/url.js'
+import {USER_AGENT} from '../user-agent.js'
 import {getCheckout} from './operations.js'
 import {cardScheme, CVC_PATTERN, lastFour, normalizeCardNumber, parseExpiry, TEST_CARDS} from './test-cards.js'
 
@@ -181,7 +182,7 @@ async function fetchPage(
       method,
       headers: {
         accept: 'text/html',
-        'user-agent': 'opsctl',
+        'user-agent': USER_AGENT,
         ...(form === undefined ? {} : {'content-type': 'application/x-www-form-urlencoded'}),
       },
       body: form,

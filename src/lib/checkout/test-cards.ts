@@ -12,7 +12,7 @@ export const TEST_CARDS = {
   mastercardDeclined: '5204730000002662',
 } as const
 
-/** Cards that pay. Every other number, well-formed or not, is declined. */
+/** Cards that pay. Every other well-formed number that passes the Luhn check is declined. */
 export const SUCCEEDING_CARDS: ReadonlySet<string> = new Set([TEST_CARDS.mastercardSuccess, TEST_CARDS.visaSuccess])
 
 export type CardScheme = 'MASTERCARD' | 'UNKNOWN' | 'VISA'
@@ -51,3 +51,15 @@ export function isCardExpired(expiry: {month: number; year: number}, now: Date):
 }
 
 export const CVC_PATTERN = /^\d{3,4}$/
+
+/** The check digit every real card number carries (Luhn, mod 10): it catches a mistyped digit. */
+export function passesLuhn(digits: string): boolean {
+  let sum = 0
+  for (let i = 0; i < digits.length; i++) {
+    let digit = Number(digits[digits.length - 1 - i])
+    if (i % 2 === 1) digit = digit * 2 > 9 ? digit * 2 - 9 : digit * 2
+    sum += digit
+  }
+
+  return digits.length > 0 && sum % 10 === 0
+}

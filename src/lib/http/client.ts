@@ -5,6 +5,7 @@ import type {AuthKind, HttpMethod, Operation, ResultOf} from './operation.js'
 import {ApiError, ExitCode, NetworkError, UsageError} from '../errors.js'
 import {registerSecret} from '../secrets/registry.js'
 import {registerBodySecrets, registerHeaderSecrets} from '../secrets/sources.js'
+import {USER_AGENT} from '../user-agent.js'
 import {toCurl} from './curl.js'
 import {getDispatcher} from './dispatcher.js'
 import {parseErrorBody} from './error-body.js'
@@ -179,7 +180,7 @@ export class ServiceClient {
     // instead of travelling next to it.
     const headers: Record<string, string> = {
       accept: 'application/json',
-      'user-agent': 'opsctl',
+      'user-agent': USER_AGENT,
       ...(payload === undefined ? {} : {'content-type': 'application/json'}),
       ...Object.fromEntries(Object.entries(req.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v])),
     }

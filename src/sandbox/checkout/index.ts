@@ -6,11 +6,11 @@ import type {StoredCheckout} from './state.js'
 import {checkoutOperations} from '../../lib/checkout/operations.js'
 import {lastFour} from '../../lib/checkout/test-cards.js'
 import {CHECKOUT_PREFIX, checkoutHandlers, checkoutState, createCheckout, webhookFor} from './handlers.js'
-import {type PageReply, showPaymentPage, submitPaymentForm} from './page.js'
+import {PAGE_HEADERS, type PageReply, showPaymentPage, submitPaymentForm} from './page.js'
 import {emptyCheckoutState} from './state.js'
 
 function sendPage(reply: FastifyReply, ctx: SandboxContext, page: PageReply): FastifyReply {
-  reply.header('date', ctx.clock.now().toUTCString()).header('cache-control', 'no-store')
+  reply.header('date', ctx.clock.now().toUTCString()).headers(PAGE_HEADERS)
   if (page.location) return reply.code(page.status).header('location', page.location).send()
   return reply
     .code(page.status)

@@ -5,12 +5,17 @@
  * the page then sends the buyer (303) to the merchant's success, failure or cancel URL and
  * raises the matching event (CHECKOUT_SUCCESS / CHECKOUT_FAILURE / CHECKOUT_DROPOUT).
  *
+ * A mistyped card (wrong length, failed Luhn check, bad expiry or CVC) or an expired one is
+ * refused on the form itself, as a real hosted page refuses it before asking the card's issuer:
+ * the checkout stays payable and the buyer fixes the field. Only a card the issuer would see
+ * can be declined.
+ *
  * Plain functions over the sandbox context, so they are tested without a server. The card
  * number and CVC are used to decide the outcome and then dropped: only the scheme and the last
  * four digits are kept.
  */
 import type {SandboxContext} from '../types.js'
-import type {StoredCheckout, StoredCustomization} from './state.js'
+import type {StoredCheckout} from './state.js'
 
 import {
   cardScheme,
@@ -19,10 +24,12 @@ import {
   lastFour,
   normalizeCardNumber,
   parseExpiry,
+  passesLuhn,
   SUCCEEDING_CARDS,
 } from '../../lib/checkout/test-cards.js'
 import {SandboxError} from '../types.js'
 import {CHECKOUT_PREFIX, checkoutState, findCheckout} from './handlers.js'
+import {formBody, type FormEcho, type FormProblem, layout, messageBody, outcomeBody} from './page-html.js'
 
 export interface PageReply {
   status: number
@@ -31,106 +38,44 @@ export interface PageReply {
   location?: string
 }
 
-const DEFAULT_LOOK = {customTitle: 'Checkout', colorScheme: '#1f6feb'}
-
-export function escapeHtml(text: unknown): string {
-  return String(text ?? '')
-    .replaceAll('&', '&amp;')
-    .replaceAll('<', '&lt;')
-    .replaceAll('>', '&gt;')
-    .replaceAll('"', '&quot;')
-    .replaceAll("'", '&#39;')
+/**
+ * Sent with every page: never cached (it may echo a card number), never framed (no clickjacking
+ * of the pay button), no script at all, nothing of the page's address leaked to the merchant.
+ */
+export const PAGE_HEADERS: Readonly<Record<string, string>> = {
+  'cache-control': 'no-store',
+  'content-security-policy': "default-src 'none'; img-src * data:; style-src 'unsafe-inline'; base-uri 'none'; frame-ancestors 'none'",
+  'referrer-policy': 'no-referrer',
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
 }
 
-function layout(customization: null | StoredCustomization, body: string): string {
-  const title = customization?.customTitle ?? DEFAULT_LOOK.customTitle
-  const color = customization?.colorScheme ?? DEFAULT_LOOK.colorScheme
-  const icons = customization
-    ? `<link rel="icon" href="${escapeHtml(customization.iconUrl)}">\n<link rel="apple-touch-icon" href="${escapeHtml(customization.appleTouchIconUrl)}">`
-    : ''
-  const logo = customization ? `<img class="logo" src="${escapeHtml(customization.logoUrl)}" alt="${escapeHtml(title)}">` : ''
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)}</title>
-${icons}
-<style>
-body{font-family:system-ui,sans-serif;max-width:32rem;margin:2rem auto;padding:0 1rem;color:#222}
-header{display:flex;align-items:center;gap:1rem}
-.logo{max-height:3rem}
-table{width:100%;border-collapse:collapse}td{padding:.25rem 0}td.amount{text-align:right}
-label{display:block;margin:.75rem 0 .25rem}input{width:100%;padding:.5rem;font-size:1rem;box-sizing:border-box}
-button.pay{background:${escapeHtml(color)};color:#fff;border:0;padding:.75rem 1.5rem;font-size:1rem;margin-top:1rem;cursor:pointer}
-button.cancel{background:none;border:0;color:#555;text-decoration:underline;cursor:pointer;margin-left:1rem}
-.message{padding:.75rem;background:#f6f6f6}
-</style>
-</head>
-<body>
-<header>${logo}<h1>${escapeHtml(title)}</h1></header>
-${body}
-</body>
-</html>
-`
-}
-
-function messagePage(ctx: SandboxContext, status: number, message: string): PageReply {
-  return {status, html: layout(checkoutState(ctx).customization, `<p class="message">${escapeHtml(message)}</p>`)}
-}
-
-function formPage(ctx: SandboxContext, checkout: StoredCheckout, status = 200, problem?: string): PageReply {
-  const {currency, value} = checkout.totalAmount
-  const rows = checkout.items
-    .map((item) => {
-      const line = (item.totalAmount as {value?: string} | undefined)?.value ?? (item.amount as {value?: string} | undefined)?.value ?? ''
-      return `<tr><td>${escapeHtml(item.name)}${item.quantity ? ` &times; ${escapeHtml(item.quantity)}` : ''}</td><td class="amount">${escapeHtml(line)}</td></tr>`
-    })
-    .join('\n')
-  const action = `${CHECKOUT_PREFIX}/pay/${encodeURIComponent(checkout.id)}`
-  const body = `<main>
-${problem ? `<p class="message" role="alert">${escapeHtml(problem)}</p>` : ''}
-<table>
-${rows}
-<tr><th>Total</th><th class="amount" id="total">${escapeHtml(currency)} ${escapeHtml(value)}</th></tr>
-</table>
-<form method="post" action="${escapeHtml(action)}">
-<label for="cardNumber">Card number</label>
-<input id="cardNumber" name="cardNumber" inputmode="numeric" autocomplete="cc-number" required>
-<label for="expiry">Expiry (MM/YY)</label>
-<input id="expiry" name="expiry" placeholder="MM/YY" autocomplete="cc-exp" required>
-<label for="cvc">CVC</label>
-<input id="cvc" name="cvc" inputmode="numeric" autocomplete="cc-csc" required>
-<button class="pay" type="submit" name="action" value="pay">Pay ${escapeHtml(currency)} ${escapeHtml(value)}</button>
-<button class="cancel" type="submit" name="action" value="cancel" formnovalidate>Cancel</button>
-</form>
-<p><small>Reference ${escapeHtml(checkout.requestReferenceNumber)}</small></p>
-</main>`
+function page(ctx: SandboxContext, status: number, body: string): PageReply {
   return {status, html: layout(checkoutState(ctx).customization, body)}
+}
+
+function formPage(ctx: SandboxContext, checkout: StoredCheckout, status = 200, problem?: FormProblem, echo?: FormEcho): PageReply {
+  const action = `${CHECKOUT_PREFIX}/pay/${encodeURIComponent(checkout.id)}`
+  return page(ctx, status, formBody(checkout, action, problem, echo))
 }
 
 function lookup(ctx: SandboxContext, checkoutId: string): PageReply | StoredCheckout {
   try {
     return findCheckout(ctx, checkoutId)
   } catch (error) {
-    if (error instanceof SandboxError && error.status === 404) return messagePage(ctx, 404, `Checkout ${checkoutId} not found.`)
+    if (error instanceof SandboxError && error.status === 404) {
+      return page(ctx, 404, messageBody('Checkout not found', `There is no checkout ${checkoutId}. Check the link the shop gave you.`))
+    }
+
     throw error
   }
 }
 
-function notPayable(ctx: SandboxContext, checkout: StoredCheckout): PageReply {
-  const why =
-    checkout.status === 'EXPIRED'
-      ? 'This checkout has expired.'
-      : `This checkout can no longer be paid (${checkout.status}, ${checkout.paymentStatus}).`
-  return messagePage(ctx, 409, why)
-}
-
-/** GET: the page with its card form, or a message when the checkout cannot be paid. */
+/** GET: the page with its card form, or what became of a checkout that cannot be paid. */
 export function showPaymentPage(ctx: SandboxContext, checkoutId: string): PageReply {
   const found = lookup(ctx, checkoutId)
   if (!('id' in found)) return found
-  if (found.status !== 'CREATED') return notPayable(ctx, found)
+  if (found.status !== 'CREATED') return page(ctx, 409, outcomeBody(found))
   return formPage(ctx, found)
 }
 
@@ -139,12 +84,29 @@ function finish(
   checkout: StoredCheckout,
   event: 'CHECKOUT_DROPOUT' | 'CHECKOUT_FAILURE' | 'CHECKOUT_SUCCESS',
   target: string | undefined,
+  heading: string,
   message: string,
 ): PageReply {
   ctx.changed()
   ctx.emit({type: event, checkoutId: checkout.id, payload: structuredClone(checkout)})
   if (target) return {status: 303, location: target}
-  return messagePage(ctx, 200, message)
+  return page(ctx, 200, messageBody(heading, message, [`Reference ${checkout.requestReferenceNumber}.`]))
+}
+
+/** Why the typed card cannot even be sent to its issuer, and which field to fix; undefined when it can. */
+function cardProblem(cardNumber: string, expiryText: string, cvc: string, now: Date): FormProblem | undefined {
+  const number = normalizeCardNumber(cardNumber)
+  if (!number) return {field: 'cardNumber', message: 'Enter a card number of 13 to 19 digits.'}
+  if (!passesLuhn(number)) return {field: 'cardNumber', message: 'This card number is not valid: check it for a mistyped digit.'}
+  const expiry = parseExpiry(expiryText)
+  if (!expiry) return {field: 'expiry', message: 'Enter the expiry date as MM/YY.'}
+  if (!CVC_PATTERN.test(cvc)) return {field: 'cvc', message: 'Enter the 3 or 4 digit security code from the back of the card.'}
+  if (isCardExpired(expiry, now)) {
+    const shown = `${String(expiry.month).padStart(2, '0')}/${String(expiry.year % 100).padStart(2, '0')}`
+    return {field: 'expiry', message: `This card expired at the end of ${shown}. Use a card that is still valid.`}
+  }
+
+  return undefined
 }
 
 /** POST: the buyer pays or cancels. The form is `{action: pay|cancel, cardNumber, expiry, cvc}`. */
@@ -152,7 +114,7 @@ export function submitPaymentForm(ctx: SandboxContext, checkoutId: string, form:
   const found = lookup(ctx, checkoutId)
   if (!('id' in found)) return found
   const checkout = found
-  if (checkout.status !== 'CREATED') return notPayable(ctx, checkout)
+  if (checkout.status !== 'CREATED') return page(ctx, 409, outcomeBody(checkout))
   const field = (name: string) => (typeof form[name] === 'string' ? (form[name] as string) : '')
   const now = ctx.clock.now()
 
@@ -160,18 +122,24 @@ export function submitPaymentForm(ctx: SandboxContext, checkoutId: string, form:
     checkout.status = 'COMPLETED'
     checkout.paymentStatus = 'PAYMENT_CANCELLED'
     checkout.updatedAt = now.toISOString()
-    return finish(ctx, checkout, 'CHECKOUT_DROPOUT', checkout.redirectUrl?.cancel, 'Payment cancelled.')
+    return finish(
+      ctx,
+      checkout,
+      'CHECKOUT_DROPOUT',
+      checkout.redirectUrl?.cancel,
+      'Checkout cancelled',
+      'You cancelled this payment. Nothing was charged.',
+    )
   }
 
-  if (field('action') !== 'pay' && field('action') !== '') return formPage(ctx, checkout, 400, 'Unknown action.')
-  const number = normalizeCardNumber(field('cardNumber'))
-  const expiry = parseExpiry(field('expiry'))
-  if (!number) return formPage(ctx, checkout, 400, 'Enter a card number of 13 to 19 digits.')
-  if (!expiry) return formPage(ctx, checkout, 400, 'Enter the expiry date as MM/YY.')
-  if (!CVC_PATTERN.test(field('cvc'))) return formPage(ctx, checkout, 400, 'Enter the 3 or 4 digit security code.')
+  const echo = {cardNumber: field('cardNumber'), expiry: field('expiry')}
+  if (field('action') !== 'pay' && field('action') !== '') return formPage(ctx, checkout, 400, {message: 'Unknown action.'}, echo)
+  const problem = cardProblem(field('cardNumber'), field('expiry'), field('cvc'), now)
+  if (problem) return formPage(ctx, checkout, 400, problem, echo)
 
+  const number = normalizeCardNumber(field('cardNumber'))!
   const scheme = cardScheme(number)
-  const approved = SUCCEEDING_CARDS.has(number) && !isCardExpired(expiry, now)
+  const approved = SUCCEEDING_CARDS.has(number)
   checkout.status = 'COMPLETED'
   checkout.paymentType = 'CREDIT_CARD'
   checkout.paymentScheme = scheme
@@ -180,9 +148,16 @@ export function submitPaymentForm(ctx: SandboxContext, checkoutId: string, form:
   if (approved) {
     checkout.paymentStatus = 'PAYMENT_SUCCESS'
     checkout.receiptNumber = ctx.hex(12)
-    return finish(ctx, checkout, 'CHECKOUT_SUCCESS', checkout.redirectUrl?.success, 'Payment received. Thank you.')
+    return finish(ctx, checkout, 'CHECKOUT_SUCCESS', checkout.redirectUrl?.success, 'Payment received', 'Payment received. Thank you.')
   }
 
   checkout.paymentStatus = 'PAYMENT_FAILED'
-  return finish(ctx, checkout, 'CHECKOUT_FAILURE', checkout.redirectUrl?.failure, 'The payment was declined.')
+  return finish(
+    ctx,
+    checkout,
+    'CHECKOUT_FAILURE',
+    checkout.redirectUrl?.failure,
+    'Payment declined',
+    "The card's issuer declined this payment. Nothing was charged; ask the shop for a new checkout to try another card.",
+  )
 }

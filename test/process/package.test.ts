@@ -1,0 +1,87 @@
+/**
+ * The package as a user gets it: `npm pack` of this checkout (over the built dist/), installed
+ * with `npm install -g` into a temporary prefix, then the installed `opsctl` run as a user runs
+ * it: --version, `sandbox start --port 0` (stopped with SIGINT) and one API command against that
+ * sandbox. Needs `npm run build` first (npm test does it). The install prefers npm's cache, which
+ * `npm ci` filled; it may still ask the registry for what the cache lacks.
+ */
+import {execFile} from 'node:child_process'
+import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {promisify} from 'node:util'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+import {cliFor, ROOT, runCli, startSandbox} from '../e2e/harness.js'
+
+const run = promisify(execFile)
+/** Packing and installing 150 packages from the cache takes ~15 s on two busy cores. */
+const INSTALL_LIMIT_MS = 150_000
+
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
+let work: string
+let packed: {filename: string; files: {path: string}[]}
+let installLog: string
+let opsctl: string
+
+describe('the packed and installed package', {timeout: INSTALL_LIMIT_MS}, () => {
+  beforeAll(async () => {
+    work = mkdtempSync(join(tmpdir(), 'opsctl-pack-'))
+    const npm = (args: string[], cwd: string) =>
+      run('npm', [...args, '--no-audit', '--no-fund', '--loglevel=warn'], {cwd, timeout: INSTALL_LIMIT_MS / 2, maxBuffer: 16 * 1024 * 1024})
+    // The build is already there; the tarball is what `npm publish` would upload.
+    const pack = await npm(['pack', '--ignore-scripts', '--json', '--pack-destination', work], ROOT)
+    packed = JSON.parse(pack.stdout)[0]
+    const install = await npm(
+      ['install', '--global', '--prefix', join(work, 'prefix'), '--prefer-offline', join(work, packed.filename)],
+      work,
+    )
+    installLog = install.stdout + install.stderr
+    opsctl = join(work, 'prefix', 'bin', 'opsctl')
+  }, INSTALL_LIMIT_MS)
+
+  afterAll(() => {
+    if (work) rmSync(work, {force: true, recursive: true})
+  })
+
+  it('ships the CLI, its manifest and the LICENSE, without the development entry point', () => {
+    const files = packed.files.map((f) => f.path)
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'LICENSE',
+        'README.md',
+        'bin/run.js',
+        'oclif.manifest.json',
+        'package.json',
+        'dist/commands/checkout/create.js',
+      ]),
+    )
+    expect(files).not.toContain('bin/dev.js')
+    expect(files.filter((f) => !/^(dist\/|bin\/run\.js$|LICENSE$|README\.md$|oclif\.manifest\.json$|package\.json$)/.test(f))).toEqual([])
+    expect(readFileSync(join(ROOT, 'LICENSE'), 'utf8')).toMatch(/^MIT License\n\nCopyright \(c\) \d{4} /)
+    expect(pkg.license).toBe('MIT')
+    for (const field of [pkg.repository.url, pkg.homepage, pkg.bugs.url]) expect(field).toMatch(/^(git\+)?https:\/\//)
+  })
+
+  it('installs on this Node without an engine warning', () => {
+    expect(installLog).not.toContain('EBADENGINE')
+  })
+
+  it('the installed opsctl prints its version, runs a sandbox, and talks to it with its user-agent', async () => {
+    const version = await runCli(['--version'], {bin: opsctl})
+    expect(version.code).toBe(0)
+    expect(version.stdout).toContain(`opsctl/${pkg.version}`)
+
+    const sandbox = await startSandbox([], {}, opsctl)
+    const user = cliFor(sandbox)
+    try {
+      const listed = await user.run(['webhook', 'list', '--json', '--verbose'], {bin: opsctl})
+      expect(listed.code).toBe(0)
+      expect(JSON.parse(listed.stdout)).toEqual({webhooks: []})
+      expect(listed.stderr).toContain(`user-agent: opsctl/${pkg.version} node/${process.versions.node}`)
+    } finally {
+      user.cleanup()
+      expect(await sandbox.stop('SIGINT')).toBe(0)
+    }
+  })
+})
