@@ -82,7 +82,7 @@ export interface Sandbox {
 
 /** Starts `opsctl sandbox start --port 0 --json` and waits for the line that says where it listens. */
 export async function startSandbox(extraArgs: string[] = [], env: Record<string, string> = {}, bin?: string): Promise<Sandbox> {
-  const child = spawn(...opsctl(['sandbox', 'start', '--port', '0', '--json', ...extraArgs], bin), {
+  const child = spawn(...opsctl(['sandbox', 'start', '--port', '0', '--json', ...extraArgs], {bin}), {
     cwd: ROOT,
     env: {...baseEnv(), ...env},
     stdio: ['ignore', 'pipe', 'pipe'],
