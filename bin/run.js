@@ -6,8 +6,8 @@ module.enableCompileCache?.()
 
 // Before oclif loads: secrets on the command line and in the environment are known, and stdout and
 // stderr are scrubbed, so that nothing printed from here on (oclif's DEBUG output of argv included) shows one.
-const {registerArgv, registerEnv} = await import('../dist/lib/secrets/sources.js')
-const {guardFatalErrors, guardOutputStreams} = await import('../dist/lib/secrets/streams.js')
+const {registerArgv, registerEnv} = await import('../dist/http/secrets/sources.js')
+const {guardFatalErrors, guardOutputStreams} = await import('../dist/http/secrets/streams.js')
 registerArgv(process.argv.slice(2))
 registerEnv(process.env)
 guardOutputStreams()

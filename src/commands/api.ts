@@ -1,10 +1,10 @@
 import {Args, Flags} from '@oclif/core'
 
-import type {AuthKind, HttpMethod} from '../lib/http/operation.js'
+import type {AuthKind, HttpMethod} from '../http/operation.js'
 
-import {BaseCommand} from '../lib/base-command.js'
-import {UsageError} from '../lib/errors.js'
-import {parsePairs, readJsonData} from '../lib/input/data.js'
+import {BaseCommand} from '../cli/base-command.js'
+import {parsePairs, readJsonData} from '../cli/data-input.js'
+import {UsageError} from '../errors.js'
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const
 

@@ -1,18 +1,18 @@
 import {Flags} from '@oclif/core'
 
-import type {ServiceTarget} from '../lib/http/services.js'
+import type {ServiceTarget} from '../http/services.js'
 
-import {BaseCommand} from '../lib/base-command.js'
-import {type ClientOptions, ServiceClient} from '../lib/http/client.js'
-import {checkoutTarget, healthTarget} from '../lib/profiles/resolve.js'
-import {isInteractive} from '../lib/prompt/index.js'
-import {progressLine, renderReport, REPORTERS, type StepResult, summarize, summaryLine} from '../lib/report/index.js'
-import {sandboxOrigin} from '../lib/sandbox-control.js'
-import {SANDBOX_KEYS, sandboxBaseUrls} from '../lib/sandbox-defaults.js'
-import {checkoutSteps} from '../lib/smoke/checkout-steps.js'
-import {healthSteps} from '../lib/smoke/health-steps.js'
-import {EventReceiver} from '../lib/smoke/receiver.js'
-import {runSteps, type SmokeContext, type SmokeStep} from '../lib/smoke/runner.js'
+import {BaseCommand} from '../cli/base-command.js'
+import {isInteractive} from '../cli/prompt.js'
+import {type ClientOptions, ServiceClient} from '../http/client.js'
+import {checkoutTarget, healthTarget} from '../profiles/resolve.js'
+import {progressLine, renderReport, REPORTERS, type StepResult, summarize, summaryLine} from '../runtime/report.js'
+import {sandboxOrigin} from '../runtime/sandbox-control.js'
+import {checkoutSteps} from '../runtime/smoke/checkout-steps.js'
+import {healthSteps} from '../runtime/smoke/health-steps.js'
+import {EventReceiver} from '../runtime/smoke/receiver.js'
+import {runSteps, type SmokeContext, type SmokeStep} from '../runtime/smoke/runner.js'
+import {SANDBOX_KEYS, sandboxBaseUrls} from '../services/sandbox-defaults.js'
 
 export default class Smoke extends BaseCommand<typeof Smoke> {
   static override description = `Check that both services work, end to end: every operation of both specs, each answer checked.

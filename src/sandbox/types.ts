@@ -10,7 +10,7 @@
  */
 import type {FastifyInstance} from 'fastify'
 
-import type {Operation, Service} from '../lib/http/operation.js'
+import type {Operation, Service} from '../http/operation.js'
 import type {CheckoutState} from './checkout/state.js'
 import type {HealthState} from './health/state.js'
 

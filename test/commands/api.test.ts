@@ -4,7 +4,7 @@ import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import Api from '../../src/commands/api.js'
-import {SANDBOX_KEYS} from '../../src/lib/sandbox-defaults.js'
+import {SANDBOX_KEYS} from '../../src/services/sandbox-defaults.js'
 import {isolate, mockServices, runCommand} from './run-command.js'
 
 const ORIGIN = 'http://127.0.0.1:4010'

@@ -7,8 +7,8 @@ import {readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {BaseCommand} from '../../src/lib/base-command.js'
-import {ProfileStore} from '../../src/lib/profiles/store.js'
+import {BaseCommand} from '../../src/cli/base-command.js'
+import {ProfileStore} from '../../src/profiles/store.js'
 import {isolate, mockServices, runCommand} from './run-command.js'
 
 class DeleteWebhook extends BaseCommand<typeof DeleteWebhook> {

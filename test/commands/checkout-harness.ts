@@ -5,7 +5,7 @@
  */
 import type {MockAgent} from 'undici'
 
-import {SANDBOX_KEYS} from '../../src/lib/sandbox-defaults.js'
+import {SANDBOX_KEYS} from '../../src/services/sandbox-defaults.js'
 import {isolate, mockServices, type RecordedCall, runCommand} from './run-command.js'
 
 export const ORIGIN = 'http://127.0.0.1:4010'

@@ -7,8 +7,8 @@ import CheckoutGet from '../../src/commands/checkout/get.js'
 import CheckoutPay from '../../src/commands/checkout/pay.js'
 import CheckoutVoid from '../../src/commands/checkout/void.js'
 import ProfileAdd from '../../src/commands/profile/add.js'
-import {basicAuth} from '../../src/lib/http/services.js'
-import {SANDBOX_KEYS} from '../../src/lib/sandbox-defaults.js'
+import {basicAuth} from '../../src/http/services.js'
+import {SANDBOX_KEYS} from '../../src/services/sandbox-defaults.js'
 import {BASE, checkoutRecord, type CommandHarness, commandHarness, dateHeader, JSON_HEADERS, SECRETS} from './checkout-harness.js'
 
 let h: CommandHarness

@@ -8,7 +8,7 @@ import ProfileRemove from '../../src/commands/profile/remove.js'
 import ProfileShow from '../../src/commands/profile/show.js'
 import ProfileUse from '../../src/commands/profile/use.js'
 import WebhookDelete from '../../src/commands/webhook/delete.js'
-import {SANDBOX_KEYS} from '../../src/lib/sandbox-defaults.js'
+import {SANDBOX_KEYS} from '../../src/services/sandbox-defaults.js'
 import {isolate, mockServices, runCommand} from './run-command.js'
 
 const SECRET = 'sk-live-Secret-Zz99Yy88Xx77'

@@ -5,9 +5,9 @@
  */
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
+import {readAudit} from '../../src/audit/log.js'
 import CheckoutVoid from '../../src/commands/checkout/void.js'
 import RefundCreate from '../../src/commands/refund/create.js'
-import {readAudit} from '../../src/lib/audit/log.js'
 import {BASE, checkoutRecord, type CommandHarness, commandHarness, dateHeader, JSON_HEADERS, SECRETS} from './checkout-harness.js'
 
 let h: CommandHarness

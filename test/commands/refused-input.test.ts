@@ -5,6 +5,8 @@
  */
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
+import {readAudit} from '../../src/audit/log.js'
+import {MAX_DATA_DEPTH} from '../../src/cli/data-input.js'
 import Api from '../../src/commands/api.js'
 import CheckoutCreate from '../../src/commands/checkout/create.js'
 import CheckoutGet from '../../src/commands/checkout/get.js'
@@ -15,8 +17,6 @@ import PlanMedicationUpdate from '../../src/commands/plan/medication/update.js'
 import RefundCreate from '../../src/commands/refund/create.js'
 import WebhookRegister from '../../src/commands/webhook/register.js'
 import WebhookUpdate from '../../src/commands/webhook/update.js'
-import {readAudit} from '../../src/lib/audit/log.js'
-import {MAX_DATA_DEPTH} from '../../src/lib/input/data.js'
 import {BASE, type CommandHarness, commandHarness, JSON_HEADERS} from './checkout-harness.js'
 
 let h: CommandHarness

@@ -10,7 +10,7 @@ import {Readable} from 'node:stream'
 import {MockAgent} from 'undici'
 import {vi} from 'vitest'
 
-import {setDispatcher} from '../../src/lib/http/dispatcher.js'
+import {setDispatcher} from '../../src/http/dispatcher.js'
 
 export const ROOT = resolve(import.meta.dirname, '../..')
 

@@ -18,9 +18,9 @@ import {join} from 'node:path'
 import {type Browser, launch, type Page} from 'puppeteer-core'
 import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 
-import {basicAuth} from '../../src/lib/http/services.js'
-import {SANDBOX_KEYS} from '../../src/lib/sandbox-defaults.js'
+import {basicAuth} from '../../src/http/services.js'
 import {createSandbox, type RunningSandbox} from '../../src/sandbox/core/server.js'
+import {SANDBOX_KEYS} from '../../src/services/sandbox-defaults.js'
 
 const CHROMIUM_CANDIDATES = process.env.OPSCTL_CHROMIUM ? [process.env.OPSCTL_CHROMIUM] : ['/usr/bin/chromium', '/usr/bin/chromium-browser']
 

@@ -15,8 +15,8 @@ import {basename, dirname, join} from 'node:path'
 import {request} from 'undici'
 import {afterAll, describe, expect, it} from 'vitest'
 
-import {SANDBOX_KEYS} from '../../src/lib/sandbox-defaults.js'
 import {createSandbox, type RunningSandbox} from '../../src/sandbox/core/server.js'
+import {SANDBOX_KEYS} from '../../src/services/sandbox-defaults.js'
 import {type Sandbox, startSandbox} from './harness.js'
 
 const CHAINS = 10

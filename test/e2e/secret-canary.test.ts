@@ -17,7 +17,7 @@ import {tmpdir} from 'node:os'
 import {join, relative} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {forgetSecrets} from '../../src/lib/secrets/registry.js'
+import {forgetSecrets} from '../../src/http/secrets/registry.js'
 import {isolate, runCommand} from '../commands/run-command.js'
 import {ROOT, runCli} from './harness.js'
 
@@ -153,7 +153,7 @@ const ARGV: Record<string, (c: Ctx) => Variant[]> = {
   'webhook:update': () => [{argv: ['webhook', 'update', 'wh-1', '--url', 'https://shop.example/hooks/v2']}],
 }
 
-// ---- what counts as a leak (written apart from src/lib/secrets on purpose) ----
+// ---- what counts as a leak (written apart from src/http/secrets on purpose) ----
 
 function formsOf(secret: string): string[] {
   const forms = new Set<string>()

@@ -269,12 +269,12 @@ describe('start-up: what cheap commands load', () => {
     const version = await loaded(['--version'])
     const fromDist = version.filter((u) => u.includes('/dist/')).map((u) => u.slice(u.indexOf('/dist/') + 6))
     expect(fromDist.sort()).toEqual([
-      'lib/errors.js',
-      'lib/http/redact.js',
-      'lib/http/services.js',
-      'lib/secrets/registry.js',
-      'lib/secrets/sources.js',
-      'lib/secrets/streams.js',
+      'errors.js',
+      'http/redact.js',
+      'http/secrets/registry.js',
+      'http/secrets/sources.js',
+      'http/secrets/streams.js',
+      'http/services.js',
     ])
   })
 })

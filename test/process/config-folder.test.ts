@@ -11,7 +11,7 @@ import {join} from 'node:path'
 import {createInterface} from 'node:readline'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {LOCK_WAIT_MS, STALE_LOCK_MS} from '../../src/lib/profiles/lock.js'
+import {LOCK_WAIT_MS, STALE_LOCK_MS} from '../../src/profiles/lock.js'
 import {ROOT, runCli, type RunOptions} from '../e2e/harness.js'
 
 let configDir: string

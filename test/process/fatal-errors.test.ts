@@ -14,7 +14,7 @@ const SECRET = 'sk-fatal-Canary-7Hq2'
 
 /** A process that registers SECRET and then fails, with or without the fatal-error guard; its exit code and stderr. */
 function failingProcess(how: 'rejection' | 'throw', guarded: boolean): Promise<{code: number | null; stderr: string}> {
-  const dist = (file: string) => pathToFileURL(join(ROOT, 'dist/lib/secrets', file)).href
+  const dist = (file: string) => pathToFileURL(join(ROOT, 'dist/http/secrets', file)).href
   const script = `
     const {registerSecret} = await import(${JSON.stringify(dist('registry.js'))})
     const {guardFatalErrors, guardOutputStreams} = await import(${JSON.stringify(dist('streams.js'))})

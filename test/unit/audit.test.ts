@@ -4,8 +4,8 @@ import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {z} from 'zod'
 
-import {appendAudit, auditPath, entryFromAttempt, readAudit} from '../../src/lib/audit/log.js'
-import {operation} from '../../src/lib/http/operation.js'
+import {appendAudit, auditPath, entryFromAttempt, readAudit} from '../../src/audit/log.js'
+import {operation} from '../../src/http/operation.js'
 
 const refund = operation({
   id: 'refundCheckout',

@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 
-import {parseAmount} from '../../src/lib/checkout/money.js'
+import {parseAmount} from '../../src/services/checkout/money.js'
 import {
   type CheckoutFacts,
   checkRefund,
@@ -10,7 +10,7 @@ import {
   type RefundFacts,
   RuleViolation,
   voidWindow,
-} from '../../src/lib/checkout/rules.js'
+} from '../../src/services/checkout/rules.js'
 
 const at = (iso: string) => new Date(iso)
 

@@ -6,12 +6,12 @@ import {beforeEach, describe, expect, it} from 'vitest'
 
 import type {SandboxContext, SandboxEvent, SandboxReply} from '../../src/sandbox/types.js'
 
-import {checkoutOperations} from '../../src/lib/checkout/operations.js'
 import {checkoutModule} from '../../src/sandbox/checkout/index.js'
 import {showPaymentPage, submitPaymentForm} from '../../src/sandbox/checkout/page.js'
 import {type CheckoutState, emptyCheckoutState} from '../../src/sandbox/checkout/state.js'
 import {serializeState} from '../../src/sandbox/core/persistence.js'
 import {SandboxError} from '../../src/sandbox/types.js'
+import {checkoutOperations} from '../../src/services/checkout/operations.js'
 
 const HOUR = 3_600_000
 // 10:00 in Manila (UTC+8) on 21 Nov 2026.

@@ -6,9 +6,9 @@
 import {request} from 'undici'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {basicAuth} from '../../src/lib/http/services.js'
-import {SANDBOX_KEYS} from '../../src/lib/sandbox-defaults.js'
+import {basicAuth} from '../../src/http/services.js'
 import {createSandbox, type RunningSandbox} from '../../src/sandbox/core/server.js'
+import {SANDBOX_KEYS} from '../../src/services/sandbox-defaults.js'
 
 let sb: RunningSandbox
 beforeAll(async () => {

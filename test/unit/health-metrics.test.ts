@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 
-import type {Event} from '../../src/lib/health/operations.js'
+import type {Event} from '../../src/services/health/operations.js'
 
 import {computeMetrics, type MetricsInput} from '../../src/sandbox/health/metrics.js'
 import {DEMO_GROUP} from '../../src/sandbox/health/state.js'

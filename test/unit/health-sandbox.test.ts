@@ -2,12 +2,12 @@ import {describe, expect, it} from 'vitest'
 
 import type {SandboxReply} from '../../src/sandbox/types.js'
 
-import {EventsQuery, MetricsQuery} from '../../src/lib/health/operations.js'
 import {serializeState} from '../../src/sandbox/core/persistence.js'
 import {healthHandlers as h} from '../../src/sandbox/health/handlers.js'
 import {healthModule} from '../../src/sandbox/health/index.js'
 import {bulkEvents, DEMO_USERS, seedHealth} from '../../src/sandbox/health/seed.js'
 import {SandboxError} from '../../src/sandbox/types.js'
+import {EventsQuery, MetricsQuery} from '../../src/services/health/operations.js'
 import {fakeContext, request} from './health-fake-ctx.js'
 
 const credentials = {

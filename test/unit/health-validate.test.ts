@@ -1,9 +1,9 @@
 import {describe, expect, it} from 'vitest'
 
-import {ExitCode, RuleError, UsageError} from '../../src/lib/errors.js'
-import {METRIC_TABLE, planMetricRequest} from '../../src/lib/health/metrics.js'
-import {AddEventBody, EventsQuery} from '../../src/lib/health/operations.js'
-import {checkMetricRequest, normalizeMac, parseIsoDate, parseSensor, parseUsage} from '../../src/lib/health/validate.js'
+import {ExitCode, RuleError, UsageError} from '../../src/errors.js'
+import {METRIC_TABLE, planMetricRequest} from '../../src/services/health/metrics.js'
+import {AddEventBody, EventsQuery} from '../../src/services/health/operations.js'
+import {checkMetricRequest, normalizeMac, parseIsoDate, parseSensor, parseUsage} from '../../src/services/health/validate.js'
 
 describe('health input checks', () => {
   it('dates: ISO 8601 with an offset, or a calendar date; returned in UTC', () => {

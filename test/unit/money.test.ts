@@ -11,7 +11,7 @@ import {
   parsePositiveAmount,
   parseQuantity,
   sumCents,
-} from '../../src/lib/checkout/money.js'
+} from '../../src/services/checkout/money.js'
 
 describe('money in integer cents', () => {
   it('adds 0.10 and 0.20 to exactly 0.30 (a float would give 0.30000000000000004)', () => {

@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 
-import {getPath, render, RowWriter} from '../../src/lib/output/index.js'
+import {getPath, render, RowWriter} from '../../src/cli/output.js'
 
 const rows = [
   {id: 'c-1', amount: {value: '12.34', currency: 'PHP'}, note: 'plain'},

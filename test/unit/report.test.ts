@@ -1,7 +1,7 @@
 import {XMLParser, XMLValidator} from 'fast-xml-parser'
 import {describe, expect, it} from 'vitest'
 
-import {renderReport, type StepResult, summarize, summaryLine} from '../../src/lib/report/index.js'
+import {renderReport, type StepResult, summarize, summaryLine} from '../../src/runtime/report.js'
 
 const results: StepResult[] = [
   {durationMs: 12, name: 'create user', operation: 'createUser', outcome: 'passed', requestId: 'r-1', suite: 'health'},

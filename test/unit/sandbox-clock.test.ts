@@ -4,10 +4,10 @@
  */
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {CLOCK_RANGE_DAYS} from '../../src/lib/clock-bounds.js'
-import {basicAuth} from '../../src/lib/http/services.js'
-import {SANDBOX_KEYS} from '../../src/lib/sandbox-defaults.js'
+import {basicAuth} from '../../src/http/services.js'
 import {createSandbox, type RunningSandbox} from '../../src/sandbox/core/server.js'
+import {CLOCK_RANGE_DAYS} from '../../src/services/clock-bounds.js'
+import {SANDBOX_KEYS} from '../../src/services/sandbox-defaults.js'
 
 const DAY = 86_400_000
 const V = {'x-ph-api-version': '3.14.0'}

@@ -4,9 +4,9 @@ import {join} from 'node:path'
 import {request} from 'undici'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {basicAuth} from '../../src/lib/http/services.js'
-import {SANDBOX_KEYS} from '../../src/lib/sandbox-defaults.js'
+import {basicAuth} from '../../src/http/services.js'
 import {createSandbox, type RunningSandbox} from '../../src/sandbox/core/server.js'
+import {SANDBOX_KEYS} from '../../src/services/sandbox-defaults.js'
 import {testModules} from '../fixtures/sandbox-modules.js'
 
 const V = {'x-ph-api-version': '3.14.0'}

@@ -10,9 +10,9 @@ import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import type {SandboxEvent} from '../../src/sandbox/types.js'
 
-import {basicAuth} from '../../src/lib/http/services.js'
-import {SANDBOX_KEYS} from '../../src/lib/sandbox-defaults.js'
+import {basicAuth} from '../../src/http/services.js'
 import {createSandbox} from '../../src/sandbox/core/server.js'
+import {SANDBOX_KEYS} from '../../src/services/sandbox-defaults.js'
 import {testModules} from '../fixtures/sandbox-modules.js'
 
 let dir: string

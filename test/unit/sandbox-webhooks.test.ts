@@ -2,9 +2,9 @@ import {createServer, type Server} from 'node:http'
 import {request} from 'undici'
 import {afterEach, describe, expect, it} from 'vitest'
 
-import {basicAuth} from '../../src/lib/http/services.js'
-import {SANDBOX_KEYS} from '../../src/lib/sandbox-defaults.js'
+import {basicAuth} from '../../src/http/services.js'
 import {createSandbox, type RunningSandbox} from '../../src/sandbox/core/server.js'
+import {SANDBOX_KEYS} from '../../src/services/sandbox-defaults.js'
 import {testModules} from '../fixtures/sandbox-modules.js'
 
 /** A receiver that answers with the given statuses in turn (the last one repeats), after an optional delay. */

@@ -1,8 +1,8 @@
 import {describe, expect, it} from 'vitest'
 
-import {parseScenario, ScenarioFileError} from '../../src/lib/scenario/parse.js'
-import {matchValue} from '../../src/lib/scenario/run.js'
-import {substitute} from '../../src/lib/scenario/vars.js'
+import {parseScenario, ScenarioFileError} from '../../src/runtime/scenario/parse.js'
+import {matchValue} from '../../src/runtime/scenario/run.js'
+import {substitute} from '../../src/runtime/scenario/vars.js'
 
 const VALID = `name: checkout happy path
 vars: {amount: "12.34"}

@@ -6,6 +6,8 @@ import {createServer, type Server} from 'node:http'
 import {MockAgent, request} from 'undici'
 import {afterAll, afterEach, describe, expect, it} from 'vitest'
 
+import {ServiceClient} from '../../src/http/client.js'
+import {closeDispatcher, setDispatcher} from '../../src/http/dispatcher.js'
 import {
   type ChangedWebhook,
   pointWebhooksAt,
@@ -13,9 +15,7 @@ import {
   restoreWebhooks,
   type RunningListener,
   startListener,
-} from '../../src/lib/checkout/listener.js'
-import {ServiceClient} from '../../src/lib/http/client.js'
-import {closeDispatcher, setDispatcher} from '../../src/lib/http/dispatcher.js'
+} from '../../src/runtime/webhook-receiver.js'
 
 const cleanup: (() => Promise<unknown>)[] = []
 afterEach(async () => {

@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 
-import {type AuditEntry, auditPath, readAudit} from '../../lib/audit/log.js'
-import {BaseCommand} from '../../lib/base-command.js'
+import {type AuditEntry, auditPath, readAudit} from '../../audit/log.js'
+import {BaseCommand} from '../../cli/base-command.js'
 
 export default class AuditList extends BaseCommand<typeof AuditList> {
   static override description = `Show the local audit log of money and configuration changes.

@@ -1,10 +1,10 @@
 import {Flags} from '@oclif/core'
 
-import {BaseCommand} from '../../lib/base-command.js'
-import {initiateCheckout} from '../../lib/checkout/operations.js'
-import {buildCheckoutRequest, checkRequestTotals, completeRequest} from '../../lib/checkout/request.js'
-import {parsePairs, readJsonData} from '../../lib/input/data.js'
-import {openInBrowser} from '../../lib/open-browser.js'
+import {BaseCommand} from '../../cli/base-command.js'
+import {parsePairs, readJsonData} from '../../cli/data-input.js'
+import {openInBrowser} from '../../cli/open-browser.js'
+import {initiateCheckout} from '../../services/checkout/operations.js'
+import {buildCheckoutRequest, checkRequestTotals, completeRequest} from '../../services/checkout/request.js'
 
 const BUILDING_FLAGS = [
   'amount',

@@ -1,7 +1,7 @@
 import {Args} from '@oclif/core'
 
-import {BaseCommand} from '../../lib/base-command.js'
-import {getCheckout} from '../../lib/checkout/operations.js'
+import {BaseCommand} from '../../cli/base-command.js'
+import {getCheckout} from '../../services/checkout/operations.js'
 
 export const CHECKOUT_COLUMNS = [
   'id',

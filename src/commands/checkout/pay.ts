@@ -1,9 +1,9 @@
 import {Args, Flags} from '@oclif/core'
 
-import {BaseCommand} from '../../lib/base-command.js'
-import {actAsBuyer} from '../../lib/checkout/buyer.js'
-import {TEST_CARDS} from '../../lib/checkout/test-cards.js'
-import {UsageError} from '../../lib/errors.js'
+import {BaseCommand} from '../../cli/base-command.js'
+import {UsageError} from '../../errors.js'
+import {actAsBuyer} from '../../runtime/buyer.js'
+import {TEST_CARDS} from '../../services/checkout/test-cards.js'
 
 export default class CheckoutPay extends BaseCommand<typeof CheckoutPay> {
   static override args = {checkoutId: Args.string({description: 'checkout id', required: true})}

@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 
-import {BaseCommand} from '../../lib/base-command.js'
-import {voidCheckoutChecked} from '../../lib/checkout/actions.js'
+import {BaseCommand} from '../../cli/base-command.js'
+import {voidCheckoutChecked} from '../../services/checkout/workflows.js'
 
 export default class CheckoutVoid extends BaseCommand<typeof CheckoutVoid> {
   static override args = {checkoutId: Args.string({description: 'checkout id', required: true})}

@@ -1,5 +1,5 @@
-import {BaseCommand} from '../../lib/base-command.js'
-import {getCustomization} from '../../lib/checkout/operations.js'
+import {BaseCommand} from '../../cli/base-command.js'
+import {getCustomization} from '../../services/checkout/operations.js'
 import {CUSTOMIZATION_COLUMNS} from './set.js'
 
 export default class CustomizeGet extends BaseCommand<typeof CustomizeGet> {

@@ -1,5 +1,5 @@
-import {BaseCommand} from '../../lib/base-command.js'
-import {removeCustomization} from '../../lib/checkout/operations.js'
+import {BaseCommand} from '../../cli/base-command.js'
+import {removeCustomization} from '../../services/checkout/operations.js'
 
 export default class CustomizeRemove extends BaseCommand<typeof CustomizeRemove> {
   static override description = `Remove the customization: the payment page goes back to the default look.

@@ -1,8 +1,8 @@
 import {Flags} from '@oclif/core'
 
-import {BaseCommand} from '../../lib/base-command.js'
-import {customizationFromFlags} from '../../lib/checkout/customization.js'
-import {setCustomization} from '../../lib/checkout/operations.js'
+import {BaseCommand} from '../../cli/base-command.js'
+import {customizationFromFlags} from '../../services/checkout/customization.js'
+import {setCustomization} from '../../services/checkout/operations.js'
 
 export const CUSTOMIZATION_COLUMNS = ['customTitle', 'colorScheme', 'logoUrl', 'iconUrl', 'appleTouchIconUrl']
 

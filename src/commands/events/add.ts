@@ -1,7 +1,7 @@
-import {HealthCommand, healthFlags, userIdArg} from '../../lib/health/command.js'
-import {EVENT_COLUMNS, eventBodyFromFlags, eventFlags} from '../../lib/health/events.js'
-import {addEvent, type Event} from '../../lib/health/operations.js'
-import {checkRequestBody} from '../../lib/input/request-body.js'
+import {HealthCommand, healthFlags, userIdArg} from '../../cli/health-command.js'
+import {EVENT_COLUMNS, eventBodyFromFlags, eventFlags} from '../../cli/health-events.js'
+import {checkRequestBody} from '../../cli/request-body.js'
+import {addEvent, type Event} from '../../services/health/operations.js'
 
 export default class EventsAdd extends HealthCommand<typeof EventsAdd> {
   static override args = {userId: userIdArg}

@@ -1,7 +1,7 @@
 import {Args} from '@oclif/core'
 
-import {HealthCommand, healthFlags, userIdArg} from '../../lib/health/command.js'
-import {deleteEvent} from '../../lib/health/operations.js'
+import {HealthCommand, healthFlags, userIdArg} from '../../cli/health-command.js'
+import {deleteEvent} from '../../services/health/operations.js'
 
 export default class EventsDelete extends HealthCommand<typeof EventsDelete> {
   static override args = {userId: userIdArg, eventId: Args.string({description: 'event id', required: true})}

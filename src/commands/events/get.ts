@@ -1,7 +1,7 @@
 import {Args} from '@oclif/core'
 
-import {HealthCommand, healthFlags, userIdArg} from '../../lib/health/command.js'
-import {type Event, getEventById} from '../../lib/health/operations.js'
+import {HealthCommand, healthFlags, userIdArg} from '../../cli/health-command.js'
+import {type Event, getEventById} from '../../services/health/operations.js'
 
 export default class EventsGet extends HealthCommand<typeof EventsGet> {
   static override args = {userId: userIdArg, eventId: Args.string({description: 'event id', required: true})}

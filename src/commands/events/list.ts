@@ -1,8 +1,8 @@
 import {Flags} from '@oclif/core'
 
-import {HealthCommand, healthFlags, userIdArg} from '../../lib/health/command.js'
-import {EVENT_COLUMNS, eventFilterFlags, eventsQueryFromFlags, walkEvents} from '../../lib/health/events.js'
-import {type Event} from '../../lib/health/operations.js'
+import {HealthCommand, healthFlags, userIdArg} from '../../cli/health-command.js'
+import {EVENT_COLUMNS, eventFilterFlags, eventsQueryFromFlags, walkEvents} from '../../cli/health-events.js'
+import {type Event} from '../../services/health/operations.js'
 
 export default class EventsList extends HealthCommand<typeof EventsList> {
   static override args = {userId: userIdArg}

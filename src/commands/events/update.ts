@@ -1,10 +1,10 @@
 import {Args} from '@oclif/core'
 
-import {UsageError} from '../../lib/errors.js'
-import {HealthCommand, healthFlags, userIdArg} from '../../lib/health/command.js'
-import {eventBodyFromFlags, eventFlags} from '../../lib/health/events.js'
-import {updateEvent} from '../../lib/health/operations.js'
-import {checkRequestBody} from '../../lib/input/request-body.js'
+import {HealthCommand, healthFlags, userIdArg} from '../../cli/health-command.js'
+import {eventBodyFromFlags, eventFlags} from '../../cli/health-events.js'
+import {checkRequestBody} from '../../cli/request-body.js'
+import {UsageError} from '../../errors.js'
+import {updateEvent} from '../../services/health/operations.js'
 
 export default class EventsUpdate extends HealthCommand<typeof EventsUpdate> {
   static override args = {userId: userIdArg, eventId: Args.string({description: 'event id', required: true})}

@@ -1,7 +1,7 @@
 import {Args} from '@oclif/core'
 
-import {HealthCommand, healthFlags} from '../../lib/health/command.js'
-import {getGroupConfig, type GroupConfig} from '../../lib/health/operations.js'
+import {HealthCommand, healthFlags} from '../../cli/health-command.js'
+import {getGroupConfig, type GroupConfig} from '../../services/health/operations.js'
 
 export default class GroupsConfig extends HealthCommand<typeof GroupsConfig> {
   static override args = {idOrName: Args.string({description: 'group id or name', required: true})}

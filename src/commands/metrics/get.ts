@@ -1,9 +1,9 @@
 import {Flags} from '@oclif/core'
 
-import {HealthCommand, healthFlags, userIdArg} from '../../lib/health/command.js'
-import {chartMetrics, metricRows} from '../../lib/health/metrics-view.js'
-import {getMetrics, type MetricsResult} from '../../lib/health/operations.js'
-import {checkMetricRequest, parseIsoDate} from '../../lib/health/validate.js'
+import {HealthCommand, healthFlags, userIdArg} from '../../cli/health-command.js'
+import {chartMetrics, metricRows} from '../../cli/views/metrics.js'
+import {getMetrics, type MetricsResult} from '../../services/health/operations.js'
+import {checkMetricRequest, parseIsoDate} from '../../services/health/validate.js'
 
 export default class MetricsGet extends HealthCommand<typeof MetricsGet> {
   static override args = {userId: userIdArg}

@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 
-import {BaseCommand} from '../../lib/base-command.js'
-import {METRIC_PERIODS, METRIC_TABLE, type MetricPeriod} from '../../lib/health/metrics.js'
+import {BaseCommand} from '../../cli/base-command.js'
+import {METRIC_PERIODS, METRIC_TABLE, type MetricPeriod} from '../../services/health/metrics.js'
 
 export default class MetricsNames extends BaseCommand<typeof MetricsNames> {
   static override description = `Print the supported metric names per period (the table "metrics get" checks against).

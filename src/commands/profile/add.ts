@@ -1,14 +1,14 @@
 import {Args, Flags} from '@oclif/core'
 
-import {BaseCommand} from '../../lib/base-command.js'
-import {UsageError} from '../../lib/errors.js'
-import {HEALTH_API_VERSION} from '../../lib/http/services.js'
-import {profileView} from '../../lib/profiles/display.js'
-import {parseProfileName} from '../../lib/profiles/name-arg.js'
-import {type Profile, sandboxProfile} from '../../lib/profiles/schema.js'
-import {profileExistsError} from '../../lib/profiles/store.js'
-import {askSecret, askText, isInteractive, readStdin} from '../../lib/prompt/index.js'
-import {registerSecret} from '../../lib/secrets/registry.js'
+import {BaseCommand} from '../../cli/base-command.js'
+import {askSecret, askText, isInteractive, readStdin} from '../../cli/prompt.js'
+import {UsageError} from '../../errors.js'
+import {registerSecret} from '../../http/secrets/registry.js'
+import {HEALTH_API_VERSION} from '../../http/services.js'
+import {profileView} from '../../profiles/display.js'
+import {parseProfileName} from '../../profiles/name-arg.js'
+import {type Profile, sandboxProfile} from '../../profiles/schema.js'
+import {profileExistsError} from '../../profiles/store.js'
 
 export default class ProfileAdd extends BaseCommand<typeof ProfileAdd> {
   static override args = {name: Args.string({description: 'profile name', parse: parseProfileName, required: true})}

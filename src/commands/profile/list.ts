@@ -1,5 +1,5 @@
-import {BaseCommand} from '../../lib/base-command.js'
-import {profileView} from '../../lib/profiles/display.js'
+import {BaseCommand} from '../../cli/base-command.js'
+import {profileView} from '../../profiles/display.js'
 
 export default class ProfileList extends BaseCommand<typeof ProfileList> {
   static override description = 'List profiles, secrets masked; settings overridden by OPSCTL_* variables show as an "env" row'

@@ -1,9 +1,9 @@
 import {Args} from '@oclif/core'
 
-import {BaseCommand} from '../../lib/base-command.js'
-import {UsageError} from '../../lib/errors.js'
-import {parseProfileName} from '../../lib/profiles/name-arg.js'
-import {askConfirm, isInteractive} from '../../lib/prompt/index.js'
+import {BaseCommand} from '../../cli/base-command.js'
+import {askConfirm, isInteractive} from '../../cli/prompt.js'
+import {UsageError} from '../../errors.js'
+import {parseProfileName} from '../../profiles/name-arg.js'
 
 export default class ProfileRemove extends BaseCommand<typeof ProfileRemove> {
   static override aliases = ['profile rm']

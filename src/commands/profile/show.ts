@@ -1,9 +1,9 @@
 import {Args} from '@oclif/core'
 
-import {BaseCommand} from '../../lib/base-command.js'
-import {profileView} from '../../lib/profiles/display.js'
-import {parseProfileName} from '../../lib/profiles/name-arg.js'
-import {resolveProfile} from '../../lib/profiles/resolve.js'
+import {BaseCommand} from '../../cli/base-command.js'
+import {profileView} from '../../profiles/display.js'
+import {parseProfileName} from '../../profiles/name-arg.js'
+import {resolveProfile} from '../../profiles/resolve.js'
 
 export default class ProfileShow extends BaseCommand<typeof ProfileShow> {
   static override args = {name: Args.string({description: 'profile name (default: the one in use)', parse: parseProfileName})}

@@ -1,7 +1,7 @@
 import {Args} from '@oclif/core'
 
-import {BaseCommand} from '../../lib/base-command.js'
-import {parseProfileName} from '../../lib/profiles/name-arg.js'
+import {BaseCommand} from '../../cli/base-command.js'
+import {parseProfileName} from '../../profiles/name-arg.js'
 
 export default class ProfileUse extends BaseCommand<typeof ProfileUse> {
   static override args = {name: Args.string({description: 'profile name', parse: parseProfileName, required: true})}

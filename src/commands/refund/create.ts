@@ -1,9 +1,9 @@
 import {Args, Flags} from '@oclif/core'
 
-import {BaseCommand} from '../../lib/base-command.js'
-import {refundCheckoutChecked} from '../../lib/checkout/actions.js'
-import {amountFlag} from '../../lib/checkout/request.js'
-import {UsageError} from '../../lib/errors.js'
+import {BaseCommand} from '../../cli/base-command.js'
+import {UsageError} from '../../errors.js'
+import {amountFlag} from '../../services/checkout/request.js'
+import {refundCheckoutChecked} from '../../services/checkout/workflows.js'
 
 export default class RefundCreate extends BaseCommand<typeof RefundCreate> {
   static override args = {checkoutId: Args.string({description: 'checkout id', required: true})}

@@ -1,7 +1,7 @@
 import {Args} from '@oclif/core'
 
-import {BaseCommand} from '../../lib/base-command.js'
-import {getRefund} from '../../lib/checkout/operations.js'
+import {BaseCommand} from '../../cli/base-command.js'
+import {getRefund} from '../../services/checkout/operations.js'
 
 export default class RefundGet extends BaseCommand<typeof RefundGet> {
   static override args = {

@@ -1,7 +1,7 @@
 import {Args} from '@oclif/core'
 
-import {BaseCommand} from '../../lib/base-command.js'
-import {listRefunds} from '../../lib/checkout/operations.js'
+import {BaseCommand} from '../../cli/base-command.js'
+import {listRefunds} from '../../services/checkout/operations.js'
 
 export const REFUND_COLUMNS = ['id', 'status', 'amount.value', 'amount.currency', 'reason', 'createdAt']
 

@@ -1,10 +1,10 @@
 import {Flags} from '@oclif/core'
 
-import {BaseCommand} from '../../lib/base-command.js'
-import {advanceProblem, clockTimeProblem} from '../../lib/clock-bounds.js'
-import {parseDuration} from '../../lib/duration.js'
-import {UsageError} from '../../lib/errors.js'
-import {sandboxControl, sandboxOrigin} from '../../lib/sandbox-control.js'
+import {BaseCommand} from '../../cli/base-command.js'
+import {UsageError} from '../../errors.js'
+import {sandboxControl, sandboxOrigin} from '../../runtime/sandbox-control.js'
+import {advanceProblem, clockTimeProblem} from '../../services/clock-bounds.js'
+import {parseDuration} from '../../services/duration.js'
 
 export default class SandboxClock extends BaseCommand<typeof SandboxClock> {
   static override description = `Show or move the clock of the sandbox the profile points at.

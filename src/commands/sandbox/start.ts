@@ -1,9 +1,9 @@
 import {Flags} from '@oclif/core'
 
-import {BaseCommand} from '../../lib/base-command.js'
-import {UsageError} from '../../lib/errors.js'
-import {isLoopback} from '../../lib/http/url.js'
-import {SANDBOX_KEYS, SANDBOX_PORT, sandboxBaseUrls} from '../../lib/sandbox-defaults.js'
+import {BaseCommand} from '../../cli/base-command.js'
+import {UsageError} from '../../errors.js'
+import {isLoopback} from '../../http/url.js'
+import {SANDBOX_KEYS, SANDBOX_PORT, sandboxBaseUrls} from '../../services/sandbox-defaults.js'
 
 export default class SandboxStart extends BaseCommand<typeof SandboxStart> {
   static override description = `Run the embedded sandbox: a local emulator of both services on one origin.

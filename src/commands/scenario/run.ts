@@ -1,12 +1,12 @@
 import {Args, Flags} from '@oclif/core'
 import {join} from 'node:path'
 
-import {BaseCommand} from '../../lib/base-command.js'
-import {parsePairs} from '../../lib/input/data.js'
-import {isInteractive} from '../../lib/prompt/index.js'
-import {progressLine, renderReport, REPORTERS, type StepResult, summarize, summaryLine} from '../../lib/report/index.js'
-import {loadScenario} from '../../lib/scenario/parse.js'
-import {runScenario} from '../../lib/scenario/run.js'
+import {BaseCommand} from '../../cli/base-command.js'
+import {parsePairs} from '../../cli/data-input.js'
+import {isInteractive} from '../../cli/prompt.js'
+import {progressLine, renderReport, REPORTERS, type StepResult, summarize, summaryLine} from '../../runtime/report.js'
+import {loadScenario} from '../../runtime/scenario/parse.js'
+import {runScenario} from '../../runtime/scenario/run.js'
 
 export default class ScenarioRun extends BaseCommand<typeof ScenarioRun> {
   static override args = {file: Args.string({description: 'scenario file (YAML)', required: true})}

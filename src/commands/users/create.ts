@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 
-import {HealthCommand, healthFlags, passwordFlags, USER_COLUMNS} from '../../lib/health/command.js'
-import {createUser, ROLES, type User} from '../../lib/health/operations.js'
+import {HealthCommand, healthFlags, passwordFlags, USER_COLUMNS} from '../../cli/health-command.js'
+import {createUser, ROLES, type User} from '../../services/health/operations.js'
 
 export default class UsersCreate extends HealthCommand<typeof UsersCreate> {
   static override description = `Create a patient or caregiver account and sign in as it.

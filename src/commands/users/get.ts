@@ -1,5 +1,5 @@
-import {HealthCommand, healthFlags, USER_COLUMNS, userIdArg} from '../../lib/health/command.js'
-import {getUserById, type User} from '../../lib/health/operations.js'
+import {HealthCommand, healthFlags, USER_COLUMNS, userIdArg} from '../../cli/health-command.js'
+import {getUserById, type User} from '../../services/health/operations.js'
 
 export default class UsersGet extends HealthCommand<typeof UsersGet> {
   static override args = {userId: userIdArg}

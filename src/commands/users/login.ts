@@ -1,8 +1,8 @@
 import {Flags} from '@oclif/core'
 
-import {HealthCommand, healthFlags, passwordFlags, USER_COLUMNS} from '../../lib/health/command.js'
-import {signIn, type User} from '../../lib/health/operations.js'
-import {askText} from '../../lib/prompt/index.js'
+import {HealthCommand, healthFlags, passwordFlags, USER_COLUMNS} from '../../cli/health-command.js'
+import {askText} from '../../cli/prompt.js'
+import {signIn, type User} from '../../services/health/operations.js'
 
 export default class UsersLogin extends HealthCommand<typeof UsersLogin> {
   static override description = `Sign in to the health service and store the session in the profile.

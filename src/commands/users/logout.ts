@@ -1,5 +1,5 @@
-import {BaseCommand} from '../../lib/base-command.js'
-import {ENV} from '../../lib/profiles/resolve.js'
+import {BaseCommand} from '../../cli/base-command.js'
+import {ENV} from '../../profiles/resolve.js'
 
 export default class UsersLogout extends BaseCommand<typeof UsersLogout> {
   static override description = `Forget the health session stored in the profile (and its user id).

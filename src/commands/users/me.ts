@@ -1,5 +1,5 @@
-import {HealthCommand, healthFlags, USER_COLUMNS} from '../../lib/health/command.js'
-import {getUser, type User} from '../../lib/health/operations.js'
+import {HealthCommand, healthFlags, USER_COLUMNS} from '../../cli/health-command.js'
+import {getUser, type User} from '../../services/health/operations.js'
 
 export default class UsersMe extends HealthCommand<typeof UsersMe> {
   static override description = 'Show the signed-in user (getUser), plan included under --json'

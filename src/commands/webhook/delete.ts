@@ -1,7 +1,7 @@
 import {Args} from '@oclif/core'
 
-import {BaseCommand} from '../../lib/base-command.js'
-import {deleteWebhook} from '../../lib/checkout/operations.js'
+import {BaseCommand} from '../../cli/base-command.js'
+import {deleteWebhook} from '../../services/checkout/operations.js'
 
 export default class WebhookDelete extends BaseCommand<typeof WebhookDelete> {
   static override args = {webhookId: Args.string({description: 'webhook id', required: true})}

@@ -1,5 +1,5 @@
-import {BaseCommand} from '../../lib/base-command.js'
-import {listWebhooks} from '../../lib/checkout/operations.js'
+import {BaseCommand} from '../../cli/base-command.js'
+import {listWebhooks} from '../../services/checkout/operations.js'
 import {WEBHOOK_COLUMNS} from './register.js'
 
 export default class WebhookList extends BaseCommand<typeof WebhookList> {

@@ -1,9 +1,9 @@
 import {Flags} from '@oclif/core'
 
-import type {ChangedWebhook, ReceivedEvent} from '../../lib/checkout/listener.js'
+import type {ChangedWebhook, ReceivedEvent} from '../../runtime/webhook-receiver.js'
 
-import {BaseCommand} from '../../lib/base-command.js'
-import {OpsError, UsageError} from '../../lib/errors.js'
+import {BaseCommand} from '../../cli/base-command.js'
+import {OpsError, UsageError} from '../../errors.js'
 
 const CSV_COLUMNS = ['time', 'event', 'checkoutId', 'amount', 'currency', 'status', 'paymentStatus', 'answered', 'forward.status']
 
@@ -63,7 +63,7 @@ on a production profile: a real service cannot reach a loopback address.`
     }
 
     const {describeProblems, formatEventLine, pointWebhooksAt, restoreWebhooks, startListener} =
-      await import('../../lib/checkout/listener.js')
+      await import('../../runtime/webhook-receiver.js')
     const ndjson = this.jsonEnabled() || this.format === 'ndjson' || this.format === 'json'
     const csv = this.format === 'csv' && !this.jsonEnabled() ? this.rowWriter(CSV_COLUMNS) : undefined
     const onEvent = async (event: ReceivedEvent) => {

@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 
-import {BaseCommand} from '../../lib/base-command.js'
-import {registerWebhook, WEBHOOK_EVENTS} from '../../lib/checkout/operations.js'
+import {BaseCommand} from '../../cli/base-command.js'
+import {registerWebhook, WEBHOOK_EVENTS} from '../../services/checkout/operations.js'
 
 export const WEBHOOK_COLUMNS = ['id', 'name', 'callbackUrl', 'createdAt', 'updatedAt']
 

@@ -1,8 +1,8 @@
 import {Args, Flags} from '@oclif/core'
 
-import {BaseCommand} from '../../lib/base-command.js'
-import {updateWebhookMerged} from '../../lib/checkout/actions.js'
-import {WEBHOOK_EVENTS} from '../../lib/checkout/operations.js'
+import {BaseCommand} from '../../cli/base-command.js'
+import {WEBHOOK_EVENTS} from '../../services/checkout/operations.js'
+import {updateWebhookMerged} from '../../services/checkout/workflows.js'
 import {WEBHOOK_COLUMNS} from './register.js'
 
 export default class WebhookUpdate extends BaseCommand<typeof WebhookUpdate> {

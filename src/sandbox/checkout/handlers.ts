@@ -1,6 +1,6 @@
 /**
  * The checkout service's behaviour in the sandbox: one plain function per operation over
- * `ctx.state.checkout`, enforcing the rules of src/lib/checkout/rules.ts (the same functions the
+ * `ctx.state.checkout`, enforcing the rules of src/services/checkout/rules.ts (the same functions the
  * CLI uses to refuse early). All time comes from `ctx.clock.now()`; every reply carries it in
  * its `Date` header, as a real server's clock would, so the CLI judges the void window by the
  * sandbox's (movable) clock.
@@ -8,8 +8,8 @@
 import type {Handler, SandboxContext, SandboxReply} from '../types.js'
 import type {CheckoutState, StoredCheckout, StoredRefund, StoredWebhook} from './state.js'
 
-import {type Cents, formatCents, parseAmount} from '../../lib/checkout/money.js'
-import {CHECKOUT_TTL_MS, checkRefund, checkVoid, CODES, isExpired, refundedCents, RuleViolation} from '../../lib/checkout/rules.js'
+import {type Cents, formatCents, parseAmount} from '../../services/checkout/money.js'
+import {CHECKOUT_TTL_MS, checkRefund, checkVoid, CODES, isExpired, refundedCents, RuleViolation} from '../../services/checkout/rules.js'
 import {SandboxError} from '../types.js'
 
 /** The checkout prefix on the sandbox origin; the hosted page lives under it. */

@@ -6,7 +6,7 @@
  */
 import type {StoredCheckout, StoredCustomization} from './state.js'
 
-import {TEST_CARDS} from '../../lib/checkout/test-cards.js'
+import {TEST_CARDS} from '../../services/checkout/test-cards.js'
 
 const DEFAULT_LOOK = {customTitle: 'Checkout', colorScheme: '#1f6feb'}
 

@@ -26,7 +26,7 @@ import {
   parseExpiry,
   passesLuhn,
   SUCCEEDING_CARDS,
-} from '../../lib/checkout/test-cards.js'
+} from '../../services/checkout/test-cards.js'
 import {SandboxError} from '../types.js'
 import {CHECKOUT_PREFIX, checkoutState, findCheckout} from './handlers.js'
 import {formBody, type FormEcho, type FormProblem, layout, messageBody, outcomeBody} from './page-html.js'

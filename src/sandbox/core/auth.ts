@@ -1,6 +1,6 @@
-import type {Operation} from '../../lib/http/operation.js'
+import type {Operation} from '../../http/operation.js'
 
-import {SANDBOX_KEYS} from '../../lib/sandbox-defaults.js'
+import {SANDBOX_KEYS} from '../../services/sandbox-defaults.js'
 import {type SandboxContext, SandboxError} from '../types.js'
 import {readCookie, SESSION_COOKIE} from './sessions.js'
 

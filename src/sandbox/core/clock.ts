@@ -1,6 +1,6 @@
 import type {Clock} from '../types.js'
 
-import {advanceProblem, clockTimeProblem} from '../../lib/clock-bounds.js'
+import {advanceProblem, clockTimeProblem} from '../../services/clock-bounds.js'
 
 /** A clock move the sandbox refuses (the control route answers it with 400). */
 export class ClockMoveError extends RangeError {}
@@ -8,7 +8,7 @@ export class ClockMoveError extends RangeError {}
 /**
  * The one clock every sandbox rule reads. It runs on from wherever it was set: `set` and
  * `advance` move an offset over real time, so waits and timeouts still behave. It stays within
- * ten years of the real time (src/lib/clock-bounds.ts), so every date it gives is a valid one.
+ * ten years of the real time (src/services/clock-bounds.ts), so every date it gives is a valid one.
  */
 export class SandboxClock implements Clock {
   private offsetMs = 0

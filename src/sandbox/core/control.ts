@@ -2,7 +2,7 @@ import type {FastifyInstance} from 'fastify'
 
 import type {SandboxContext, SandboxEvent, SandboxModule} from '../types.js'
 
-import {parseDuration} from '../../lib/duration.js'
+import {parseDuration} from '../../services/duration.js'
 import {ClockMoveError} from './clock.js'
 import {type FaultQueue, FaultScript} from './faults.js'
 

@@ -1,4 +1,4 @@
-import type {Service} from '../../lib/http/operation.js'
+import type {Service} from '../../http/operation.js'
 import type {FieldProblem} from '../types.js'
 
 /** Which service a URL belongs to on the shared sandbox origin. */

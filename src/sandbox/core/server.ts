@@ -2,7 +2,7 @@ import Fastify, {type FastifyInstance, type FastifyReply, type FastifyRequest} f
 import {randomBytes, randomUUID} from 'node:crypto'
 import {setTimeout as sleep} from 'node:timers/promises'
 
-import type {Operation} from '../../lib/http/operation.js'
+import type {Operation} from '../../http/operation.js'
 
 import {sandboxModules} from '../modules.js'
 import {type SandboxContext, SandboxError, type SandboxEvent, type SandboxModule, type SandboxState} from '../types.js'

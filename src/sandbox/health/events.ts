@@ -3,9 +3,9 @@
  * getEvents and opaque cursor paging tokens (base64url of the cursor event's date and id and the
  * direction). A token is used with the same filters as the request that produced it.
  */
-import type {Event, EventsQuery} from '../../lib/health/operations.js'
+import type {Event, EventsQuery} from '../../services/health/operations.js'
 
-import {EVENTS_PAGE_SIZE} from '../../lib/health/operations.js'
+import {EVENTS_PAGE_SIZE} from '../../services/health/operations.js'
 import {SandboxError} from '../types.js'
 
 /** true when a comes before b in the list (newer, or same date and larger id). */

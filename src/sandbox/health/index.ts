@@ -3,7 +3,7 @@ import type {FastifyInstance} from 'fastify'
 import type {SandboxContext, SandboxModule} from '../types.js'
 import type {StoredUser} from './state.js'
 
-import {healthOperations} from '../../lib/health/operations.js'
+import {healthOperations} from '../../services/health/operations.js'
 import {eventsOf, health, healthHandlers} from './handlers.js'
 import {bulkEvents, seedHealth} from './seed.js'
 import {emptyHealthState} from './state.js'

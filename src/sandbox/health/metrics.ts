@@ -21,11 +21,11 @@
  * - series `actAdult` / `actChild`: one point per ACT result in range, oldest first, dated with its
  *   full date-time; the other kind is null.
  */
-import type {Event, GroupConfig, MetricWindow, PlanMedication} from '../../lib/health/operations.js'
+import type {Event, GroupConfig, MetricWindow, PlanMedication} from '../../services/health/operations.js'
 import type {ActResult} from './state.js'
 
-import {type MetricPeriod} from '../../lib/health/metrics.js'
-import {SYMPTOMS, TRIGGERS} from '../../lib/health/operations.js'
+import {type MetricPeriod} from '../../services/health/metrics.js'
+import {SYMPTOMS, TRIGGERS} from '../../services/health/operations.js'
 import {addDays, daysBetween, isNightHour, localParts, type LocalParts, monthStart, weekStart} from './time.js'
 
 export interface MetricsInput {

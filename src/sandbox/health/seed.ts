@@ -2,11 +2,11 @@
  * Demo data (`seed`) and fast bulk creation of events (for the 20,000-event benchmark), both
  * deterministic: the same call on the same clock gives the same dates and values.
  */
-import type {Event} from '../../lib/health/operations.js'
+import type {Event} from '../../services/health/operations.js'
 import type {SandboxContext} from '../types.js'
 import type {StoredUser} from './state.js'
 
-import {SYMPTOMS, TRIGGERS} from '../../lib/health/operations.js'
+import {SYMPTOMS, TRIGGERS} from '../../services/health/operations.js'
 import {sortEvents} from './events.js'
 import {eventsOf, hashPassword, health, newEvent} from './handlers.js'
 

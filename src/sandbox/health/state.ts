@@ -4,7 +4,7 @@
  * unknown id. Users keep a scrypt hash of their password (never the password). Each user's events are kept
  * sorted newest first (date, then id, descending) so a page is a binary search and a short scan.
  */
-import type {Event, GroupConfig, PlanMedication} from '../../lib/health/operations.js'
+import type {Event, GroupConfig, PlanMedication} from '../../services/health/operations.js'
 
 export interface PasswordHash {
   salt: string

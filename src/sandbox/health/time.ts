@@ -2,7 +2,7 @@
  * Local calendar arithmetic in a user's IANA time zone, with the runtime's Intl only.
  * Local days are `YYYY-MM-DD` strings; day arithmetic on them is time-zone free.
  */
-import {NIGHT_END_HOUR, NIGHT_START_HOUR} from '../../lib/health/operations.js'
+import {NIGHT_END_HOUR, NIGHT_START_HOUR} from '../../services/health/operations.js'
 
 export interface LocalParts {
   /** `YYYY-MM-DD` in the zone */

@@ -7,10 +7,10 @@ import {type AddressInfo} from 'node:net'
 import {afterEach, describe, expect, it} from 'vitest'
 import {z} from 'zod'
 
-import {ApiError, ExitCode, NetworkError} from '../../../src/lib/errors.js'
-import {ServiceClient} from '../../../src/lib/http/client.js'
-import {closeDispatcher} from '../../../src/lib/http/dispatcher.js'
-import {operation} from '../../../src/lib/http/operation.js'
+import {ApiError, ExitCode, NetworkError} from '../../../src/errors.js'
+import {ServiceClient} from '../../../src/http/client.js'
+import {closeDispatcher} from '../../../src/http/dispatcher.js'
+import {operation} from '../../../src/http/operation.js'
 
 const getWebhooks = operation({
   id: 'listWebhooks',

@@ -7,7 +7,7 @@ import {createServer, type Server} from 'node:http'
 import {type AddressInfo} from 'node:net'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {closeDispatcher, getDispatcher} from '../../../src/lib/http/dispatcher.js'
+import {closeDispatcher, getDispatcher} from '../../../src/http/dispatcher.js'
 
 const PROXY_VARS = ['HTTP_PROXY', 'http_proxy', 'HTTPS_PROXY', 'https_proxy', 'NO_PROXY', 'no_proxy']
 

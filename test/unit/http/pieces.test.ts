@@ -1,10 +1,10 @@
 import {describe, expect, it} from 'vitest'
 
-import {ExitCode, exitCodeForStatus} from '../../../src/lib/errors.js'
-import {parseErrorBody} from '../../../src/lib/http/error-body.js'
-import {maskSecret, redactBody, redactHeaders, redactUrl, scrubSecrets} from '../../../src/lib/http/redact.js'
-import {retryWithin} from '../../../src/lib/http/retry.js'
-import {buildUrl, expandPath, isLoopback} from '../../../src/lib/http/url.js'
+import {ExitCode, exitCodeForStatus} from '../../../src/errors.js'
+import {parseErrorBody} from '../../../src/http/error-body.js'
+import {maskSecret, redactBody, redactHeaders, redactUrl, scrubSecrets} from '../../../src/http/redact.js'
+import {retryWithin} from '../../../src/http/retry.js'
+import {buildUrl, expandPath, isLoopback} from '../../../src/http/url.js'
 
 describe('buildUrl / expandPath', () => {
   it('joins base path and path, with or without slashes', () => {

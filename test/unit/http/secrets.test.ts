@@ -1,8 +1,8 @@
 import {afterEach, describe, expect, it, vi} from 'vitest'
 
-import {forgetSecrets, hasSecrets, registerSecret, scrub} from '../../../src/lib/secrets/registry.js'
-import {registerArgv, registerBodySecrets, registerEnv, registerHeaderSecrets} from '../../../src/lib/secrets/sources.js'
-import {guardOutputStreams} from '../../../src/lib/secrets/streams.js'
+import {forgetSecrets, hasSecrets, registerSecret, scrub} from '../../../src/http/secrets/registry.js'
+import {registerArgv, registerBodySecrets, registerEnv, registerHeaderSecrets} from '../../../src/http/secrets/sources.js'
+import {guardOutputStreams} from '../../../src/http/secrets/streams.js'
 
 afterEach(() => forgetSecrets())
 

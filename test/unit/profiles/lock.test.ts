@@ -3,8 +3,8 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {ExitCode} from '../../../src/lib/errors.js'
-import {LockTimeoutError, withFileLock} from '../../../src/lib/profiles/lock.js'
+import {ExitCode} from '../../../src/errors.js'
+import {LockTimeoutError, withFileLock} from '../../../src/profiles/lock.js'
 
 let dir: string
 let file: string

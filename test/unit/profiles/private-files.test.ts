@@ -3,7 +3,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {appendAudit, auditPath, readAudit} from '../../../src/lib/audit/log.js'
+import {appendAudit, auditPath, readAudit} from '../../../src/audit/log.js'
 
 let dir: string
 const mode = (path: string) => statSync(path).mode & 0o777

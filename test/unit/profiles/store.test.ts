@@ -3,12 +3,12 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {ExitCode} from '../../../src/lib/errors.js'
-import {STALE_LOCK_MS} from '../../../src/lib/profiles/lock.js'
-import {checkoutTarget, healthTarget, resolveProfile} from '../../../src/lib/profiles/resolve.js'
-import {checkProfileFile, type Profile, profileProblem} from '../../../src/lib/profiles/schema.js'
-import {ConfigFileError, ProfileStore} from '../../../src/lib/profiles/store.js'
-import {SANDBOX_KEYS} from '../../../src/lib/sandbox-defaults.js'
+import {ExitCode} from '../../../src/errors.js'
+import {STALE_LOCK_MS} from '../../../src/profiles/lock.js'
+import {checkoutTarget, healthTarget, resolveProfile} from '../../../src/profiles/resolve.js'
+import {checkProfileFile, type Profile, profileProblem} from '../../../src/profiles/schema.js'
+import {ConfigFileError, ProfileStore} from '../../../src/profiles/store.js'
+import {SANDBOX_KEYS} from '../../../src/services/sandbox-defaults.js'
 
 let dir: string
 const file = () => join(dir, 'profiles.json')

@@ -1,10 +1,10 @@
 import {Flags} from '@oclif/core'
 
-import {UsageError} from '../../../lib/errors.js'
-import {HealthCommand, healthFlags, userIdArg} from '../../../lib/health/command.js'
-import {addPlanMedication} from '../../../lib/health/operations.js'
-import {planMedicationBody, planMedicationFlags} from '../../../lib/health/plan.js'
-import {checkRequestBody} from '../../../lib/input/request-body.js'
+import {HealthCommand, healthFlags, userIdArg} from '../../../cli/health-command.js'
+import {planMedicationBody, planMedicationFlags} from '../../../cli/health-plan.js'
+import {checkRequestBody} from '../../../cli/request-body.js'
+import {UsageError} from '../../../errors.js'
+import {addPlanMedication} from '../../../services/health/operations.js'
 
 export default class PlanMedicationAdd extends HealthCommand<typeof PlanMedicationAdd> {
   static override args = {userId: userIdArg}

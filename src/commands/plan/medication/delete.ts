@@ -1,7 +1,7 @@
 import {Args} from '@oclif/core'
 
-import {HealthCommand, healthFlags, userIdArg} from '../../../lib/health/command.js'
-import {deletePlanMedication} from '../../../lib/health/operations.js'
+import {HealthCommand, healthFlags, userIdArg} from '../../../cli/health-command.js'
+import {deletePlanMedication} from '../../../services/health/operations.js'
 
 export default class PlanMedicationDelete extends HealthCommand<typeof PlanMedicationDelete> {
   static override args = {userId: userIdArg, medicationId: Args.string({description: 'medication id on the plan', required: true})}

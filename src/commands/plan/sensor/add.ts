@@ -1,9 +1,9 @@
 import {Args, Flags} from '@oclif/core'
 
-import {HealthCommand, healthFlags, userIdArg} from '../../../lib/health/command.js'
-import {addPlanSensor} from '../../../lib/health/operations.js'
-import {normalizeMac, parseIsoDate} from '../../../lib/health/validate.js'
-import {checkRequestBody} from '../../../lib/input/request-body.js'
+import {HealthCommand, healthFlags, userIdArg} from '../../../cli/health-command.js'
+import {checkRequestBody} from '../../../cli/request-body.js'
+import {addPlanSensor} from '../../../services/health/operations.js'
+import {normalizeMac, parseIsoDate} from '../../../services/health/validate.js'
 
 export default class PlanSensorAdd extends HealthCommand<typeof PlanSensorAdd> {
   static override args = {userId: userIdArg, medicationId: Args.string({description: 'medication id on the plan', required: true})}

@@ -1,8 +1,8 @@
 import {Args} from '@oclif/core'
 
-import {HealthCommand, healthFlags, userIdArg} from '../../../lib/health/command.js'
-import {deletePlanSensor} from '../../../lib/health/operations.js'
-import {normalizeMac} from '../../../lib/health/validate.js'
+import {HealthCommand, healthFlags, userIdArg} from '../../../cli/health-command.js'
+import {deletePlanSensor} from '../../../services/health/operations.js'
+import {normalizeMac} from '../../../services/health/validate.js'
 
 export default class PlanSensorDelete extends HealthCommand<typeof PlanSensorDelete> {
   static override args = {

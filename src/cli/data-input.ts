@@ -1,0 +1,103 @@
+import {readFile} from 'node:fs/promises'
+
+import {UsageError} from '../errors.js'
+import {readStdin} from './prompt.js'
+
+/**
+ * Reads `--data`: `@file.json`, `-` for stdin, or inline JSON. Invalid JSON, and JSON nested deeper
+ * than MAX_DATA_DEPTH, are usage errors (exit 2, nothing sent).
+ */
+export async function readJsonData(spec: string): Promise<unknown> {
+  let text: string
+  let source: string
+  if (spec === '-') {
+    text = await readStdin()
+    source = 'stdin'
+  } else if (spec.startsWith('@')) {
+    source = spec.slice(1)
+    try {
+      text = await readFile(source, 'utf8')
+    } catch (error) {
+      throw new UsageError(`Cannot read ${source}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
+    }
+  } else {
+    text = spec
+    source = '--data'
+  }
+
+  const depth = nestingDepth(text)
+  if (depth > MAX_DATA_DEPTH) {
+    throw new UsageError(`${source} is nested ${depth} levels deep; at most ${MAX_DATA_DEPTH} levels of arrays and objects are accepted`)
+  }
+
+  try {
+    return JSON.parse(text)
+  } catch (error) {
+    throw new UsageError(`${source} is not valid JSON: ${(error as Error).message}`)
+  }
+}
+
+/**
+ * How deep `--data` may nest arrays and objects. No request body of either service comes near it;
+ * the limit is there because validating, printing and sending a body each walk it recursively, and
+ * a 10,000-deep array overflowed the stack (an "Unexpected error", exit 1) instead of a usage error.
+ */
+export const MAX_DATA_DEPTH = 64
+
+/**
+ * The deepest nesting of `[` and `{` in a JSON text, brackets inside strings not counted. A plain
+ * scan of the text, so it cannot itself run out of stack, and runs before anything parses it.
+ */
+export function nestingDepth(text: string): number {
+  let depth = 0
+  let deepest = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]
+    if (inString) {
+      if (c === '\\') i++
+      else if (c === '"') inString = false
+      continue
+    }
+
+    switch (c) {
+      case '"': {
+        inString = true
+        break
+      }
+
+      case '[':
+      case '{': {
+        depth++
+        deepest = Math.max(deepest, depth)
+        break
+      }
+
+      case ']':
+      case '}': {
+        depth--
+        break
+      }
+    }
+  }
+
+  return deepest
+}
+
+/**
+ * Parses repeated `k=v` pairs; a key given twice becomes an array. The keys are the user's, so the
+ * result has no prototype: `__proto__=x` is a key like any other.
+ */
+export function parsePairs(pairs: string[] | undefined, flag: string, separator = '='): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = Object.create(null)
+  for (const pair of pairs ?? []) {
+    const i = pair.indexOf(separator)
+    if (i <= 0) throw new UsageError(`${flag} expects key${separator}value, got "${pair}"`)
+    const key = pair.slice(0, i).trim()
+    const value = pair.slice(i + 1).trim()
+    const prev = out[key]
+    out[key] = prev === undefined ? value : [...(Array.isArray(prev) ? prev : [prev]), value]
+  }
+
+  return out
+}

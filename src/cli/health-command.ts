@@ -1,0 +1,106 @@
+/**
+ * What every health command shares: the `--language` flag, the `<userId>` argument that also
+ * takes `me`, the client for the call, and storing a session after createUser / sign-in.
+ */
+import {Args, type Command, Flags} from '@oclif/core'
+
+import type {ServiceClient} from '../http/client.js'
+
+import {UsageError} from '../errors.js'
+import {registerSecret} from '../http/secrets/registry.js'
+import {ENV} from '../profiles/resolve.js'
+import {Bcp47, getUser, type User} from '../services/health/operations.js'
+import {BaseCommand} from './base-command.js'
+import {askSecret, isInteractive, readStdin} from './prompt.js'
+
+export const healthFlags = {
+  language: Flags.string({
+    description: 'language for this call, BCP 47 (sent as accept-language; the answer says which in content-language)',
+    helpValue: '<BCP 47>',
+    async parse(value) {
+      if (!Bcp47.safeParse(value).success) {
+        throw new Error(`"${value}" is not a BCP 47 language tag such as en-US`)
+      }
+
+      return Intl.getCanonicalLocales(value)[0]
+    },
+  }),
+}
+
+/** `<userId>`, or `me` for the signed-in user. */
+export const userIdArg = Args.string({description: 'user id, or "me" for the signed-in user', required: true})
+
+export const USER_COLUMNS = ['id', 'email', 'role', 'givenName', 'familyName', 'language', 'timeZone', 'createdDate']
+
+/** Flags of the commands that send a password. The value never appears in output, traces or errors. */
+export const passwordFlags = {
+  password: Flags.string({description: 'password (insecure: it lands in shell history; prefer --password-stdin)'}),
+  'password-stdin': Flags.boolean({description: 'read the password from stdin', exclusive: ['password']}),
+}
+
+export abstract class HealthCommand<T extends typeof Command> extends BaseCommand<T> {
+  /** The health client for this call, with --language as accept-language. */
+  protected async health(): Promise<ServiceClient> {
+    return this.healthClient((this.flags as {language?: string}).language)
+  }
+
+  /**
+   * `me` -> the signed-in user's id: the one stored at sign-in, else asked of the service
+   * (getUser). A session from OPSCTL_HEALTH_SESSION may belong to someone else, so then we ask.
+   */
+  protected async resolveUserId(userId: string, client: ServiceClient): Promise<string> {
+    if (userId !== 'me') return userId
+    const r = await this.profile()
+    if (r.profile.health.userId && !r.fromEnv.includes(ENV.healthSession)) return r.profile.health.userId
+    if (this.flags['dry-run']) return 'me'
+    const {data} = await client.call(getUser)
+    return data.id
+  }
+
+  /** The password: --password-stdin, --password (warned), or a hidden prompt in a terminal. Registered as a secret. */
+  protected async readPassword(): Promise<string> {
+    const password = await this.readPasswordInput()
+    registerSecret(password)
+    return password
+  }
+
+  private async readPasswordInput(): Promise<string> {
+    const flags = this.flags as {password?: string; 'password-stdin'?: boolean}
+    if (flags['password-stdin']) {
+      const text = (await readStdin()).replace(/\r?\n$/, '')
+      if (!text) throw new UsageError('--password-stdin: stdin was empty')
+      return text
+    }
+
+    if (flags.password !== undefined) {
+      process.stderr.write('Warning: --password lands in your shell history; prefer --password-stdin\n')
+      return flags.password
+    }
+
+    if (!isInteractive()) throw new UsageError('Missing password; pipe it in with --password-stdin (no terminal to ask in)')
+    return askSecret('Password', '--password-stdin')
+  }
+
+  /** Keeps the session (and the user id, for `me`) in the profile in use. */
+  protected async storeSession(user: User, headers: Record<string, string | string[] | undefined>): Promise<void> {
+    const session = sessionFromHeaders(headers)
+    if (!session) throw new UsageError('The service answered without a connect.sid session cookie; nothing was stored')
+    const r = await this.profile()
+    r.store.update(r.name, (p) => ({...p, health: {...p.health, session, userId: user.id}}))
+    await r.store.save()
+    this.note(`Signed in as ${user.email} (${user.id}); session stored in profile ${r.name}`)
+    if (r.fromEnv.includes(ENV.healthSession)) this.note(`Note: ${ENV.healthSession} is set and overrides the stored session`)
+  }
+}
+
+/** The `connect.sid` value of a `Set-Cookie` answer header (one header or several). */
+export function sessionFromHeaders(headers: Record<string, string | string[] | undefined>): string | undefined {
+  const raw = headers['set-cookie']
+  const list = Array.isArray(raw) ? raw : raw ? [raw] : []
+  for (const cookie of list) {
+    const m = /(?:^|[;,]\s*)connect\.sid=([^;,\s]+)/.exec(cookie)
+    if (m) return m[1]
+  }
+
+  return undefined
+}

@@ -1,0 +1,170 @@
+/**
+ * Events: the flags of `events add/update`, the filters of `events list`, and the page walker
+ * that follows `paging.next` one page at a time (so `--all` streams with flat memory).
+ */
+import {Flags} from '@oclif/core'
+
+import type {ServiceClient} from '../http/client.js'
+import type {QueryValue} from '../http/url.js'
+
+import {UsageError} from '../errors.js'
+import {type Event, getEvents, MEDICATION_TYPES, SOURCES, SYMPTOMS, TRIGGERS} from '../services/health/operations.js'
+import {parseIsoDate} from '../services/health/validate.js'
+import {readJsonData} from './data-input.js'
+
+export const EVENT_COLUMNS = ['id', 'date', 'medicationType', 'medicationId', 'source', 'doses', 'nightEvent', 'symptoms', 'triggers']
+
+/** Fields of an event as flags (`events add`, `events update`); `--data` gives a whole body, flags override its fields. */
+export const eventFlags = {
+  data: Flags.string({char: 'd', description: 'event as JSON: inline, @file.json, or - for stdin (flags override its fields)'}),
+  date: Flags.string({description: 'when it happened, ISO 8601 (e.g. 2026-03-01T08:30:00+08:00)'}),
+  'medication-id': Flags.string({description: 'medication id'}),
+  'medication-type': Flags.option({description: 'medication type', options: MEDICATION_TYPES})(),
+  source: Flags.option({description: 'where the event comes from', options: SOURCES})(),
+  doses: Flags.integer({description: 'number of doses', min: 1}),
+  preemptive: Flags.boolean({allowNo: true, description: 'taken before exposure to a trigger'}),
+  symptom: Flags.option({description: 'a symptom (repeatable)', multiple: true, options: SYMPTOMS})(),
+  trigger: Flags.option({description: 'a trigger (repeatable)', multiple: true, options: TRIGGERS})(),
+  address: Flags.string({description: 'where it happened'}),
+  'address-confirmed': Flags.boolean({allowNo: true, description: 'the address was confirmed'}),
+}
+
+export interface EventFlagValues {
+  data?: string
+  date?: string
+  'medication-id'?: string
+  'medication-type'?: string
+  source?: string
+  doses?: number
+  preemptive?: boolean
+  symptom?: string[]
+  trigger?: string[]
+  address?: string
+  'address-confirmed'?: boolean
+}
+
+/** The request body from `--data` and the flags (flags win). Dates are checked here; the rest by the operation's schema. */
+export async function eventBodyFromFlags(flags: EventFlagValues, options: {defaultDate?: string} = {}): Promise<Record<string, unknown>> {
+  let body: Record<string, unknown> = {}
+  if (flags.data !== undefined) {
+    const data = await readJsonData(flags.data)
+    if (!data || typeof data !== 'object' || Array.isArray(data)) throw new UsageError('--data must be a JSON object')
+    body = {...(data as Record<string, unknown>)}
+  }
+
+  const set = (key: string, value: unknown) => {
+    if (value !== undefined) body[key] = value
+  }
+
+  set('date', flags.date === undefined ? undefined : parseIsoDate(flags.date, '--date'))
+  set('medicationId', flags['medication-id'])
+  set('medicationType', flags['medication-type'])
+  set('source', flags.source)
+  set('doses', flags.doses)
+  set('preemptive', flags.preemptive)
+  set('symptoms', flags.symptom)
+  set('triggers', flags.trigger)
+  set('address', flags.address)
+  set('addressConfirmed', flags['address-confirmed'])
+  if (body.date === undefined && options.defaultDate) body.date = options.defaultDate
+  else if (typeof body.date === 'string') body.date = parseIsoDate(body.date, 'date')
+  return body
+}
+
+/** Filters of `events list`, one per query parameter of getEvents (spec section 4). */
+export const eventFilterFlags = {
+  start: Flags.string({description: 'events on or after this date-time (ISO 8601)'}),
+  end: Flags.string({description: 'events on or before this date-time (ISO 8601)'}),
+  'medication-type': Flags.option({description: 'only this medication type', options: MEDICATION_TYPES})(),
+  'medication-id': Flags.string({description: 'only these medications (repeatable)', multiple: true}),
+  night: Flags.boolean({allowNo: true, description: 'only night events, 22:00-06:00 in the user time zone (--no-night: only day events)'}),
+  preemptive: Flags.boolean({allowNo: true, description: 'only preemptive events (--no-preemptive: only others)'}),
+  source: Flags.option({description: 'only events from this source', options: SOURCES})(),
+  symptom: Flags.option({description: 'only events with any of these symptoms (repeatable)', multiple: true, options: SYMPTOMS})(),
+  trigger: Flags.option({description: 'only events with any of these triggers (repeatable)', multiple: true, options: TRIGGERS})(),
+  'address-confirmed': Flags.boolean({
+    allowNo: true,
+    description: 'only events whose address is confirmed (--no-address-confirmed: not confirmed)',
+  }),
+}
+
+export interface EventFilterValues {
+  start?: string
+  end?: string
+  'medication-type'?: string
+  'medication-id'?: string[]
+  night?: boolean
+  preemptive?: boolean
+  source?: string
+  symptom?: string[]
+  trigger?: string[]
+  'address-confirmed'?: boolean
+}
+
+/** Flags -> getEvents query (arrays become repeated keys). */
+export function eventsQueryFromFlags(flags: EventFilterValues): Record<string, QueryValue> {
+  const start = flags.start === undefined ? undefined : parseIsoDate(flags.start, '--start')
+  const end = flags.end === undefined ? undefined : parseIsoDate(flags.end, '--end')
+  if (start && end && start > end) throw new UsageError(`--start (${start}) is after --end (${end})`)
+  return {
+    startDate: start,
+    endDate: end,
+    medicationType: flags['medication-type'],
+    medicationIds: flags['medication-id'],
+    nightEvent: flags.night,
+    preemptive: flags.preemptive,
+    source: flags.source,
+    symptoms: flags.symptom,
+    triggers: flags.trigger,
+    addressConfirmed: flags['address-confirmed'],
+  }
+}
+
+export interface WalkOptions {
+  /** follow paging.next to the end */
+  all?: boolean
+  /** stop after this many events (following pages as needed) */
+  limit?: number
+  /** start from this page */
+  pagingToken?: string
+}
+
+export interface WalkResult {
+  count: number
+  /** the token of the page after the last one read, when the walk stopped before the end */
+  next?: string
+}
+
+/**
+ * Reads events newest first, one page at a time, handing each to `onEvent` before the next page
+ * is asked for: memory holds one page whatever the total. Without `all` or `limit`: one page.
+ */
+export async function walkEvents(
+  client: ServiceClient,
+  userId: string,
+  query: Record<string, QueryValue>,
+  options: WalkOptions,
+  onEvent: (event: Event) => Promise<void> | void,
+): Promise<WalkResult> {
+  let token = options.pagingToken
+  let count = 0
+  for (;;) {
+    const {data} = await client.call(getEvents, {params: {userId}, query: {...query, pagingToken: token}})
+    const events = data.events ?? []
+    for (const [i, event] of events.entries()) {
+      if (options.limit !== undefined && count >= options.limit) {
+        // stopped inside a page: the rest of this page is reachable again from the same token
+        return {count, next: i === 0 ? token : undefined}
+      }
+
+      await onEvent(event)
+      count++
+    }
+
+    const next = data.paging?.next
+    if (!next || events.length === 0) return {count}
+    const wantMore = options.all || (options.limit !== undefined && count < options.limit)
+    if (!wantMore) return {count, next}
+    token = next
+  }
+}

@@ -1,0 +1,84 @@
+/** Masks secrets for display: traces, dry runs, profile listings, errors. */
+import {registerSecret, scrub} from './secrets/registry.js'
+
+export const SECRET_HEADERS: ReadonlySet<string> = new Set(['authorization', 'cookie', 'proxy-authorization', 'set-cookie'])
+const SECRET_KEY = /pass(word)?|secret|token|session|api.?key|publickey|authorization|cookie|^card$|cardnumber|^pan$|cvc|cvv|^key$/i
+/** Names that match the pattern above but carry no credential: paging cursors are what a trace is read for. */
+const NOT_SECRET = /^paging_?token$/i
+export const isSecretName = (name: string) => SECRET_KEY.test(name) && !NOT_SECRET.test(name)
+
+/** True when a JSON value holds a non-empty value under a secret-looking name, at any depth (a password, a card number). */
+export function hasSecretField(value: unknown): boolean {
+  if (Array.isArray(value)) return value.some((v) => hasSecretField(v))
+  if (!value || typeof value !== 'object') return false
+  return Object.entries(value).some(([k, v]) =>
+    isSecretName(k) && (typeof v === 'string' || typeof v === 'number') ? String(v) !== '' : hasSecretField(v),
+  )
+}
+
+/** `sk-X8qolYjy...` -> `sk-X…Sl`: enough to tell keys apart, never enough to use one. */
+export function maskSecret(value: string | undefined | null): string {
+  if (!value) return ''
+  if (value.length <= 8) return '****'
+  return `${value.slice(0, 4)}…${value.slice(-3)}`
+}
+
+export function redactHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue
+    const text = Array.isArray(value) ? value.join(', ') : String(value)
+    out[name] = SECRET_HEADERS.has(name.toLowerCase()) ? redactHeaderValue(name, text) : text
+  }
+
+  return out
+}
+
+function redactHeaderValue(name: string, value: string): string {
+  if (/authorization/i.test(name)) return value.replace(/^(\w+)\s+.*$/, '$1 [REDACTED]')
+  // cookie / set-cookie: keep names and attributes, hide values
+  return value.replaceAll(/([\w.-]+)=([^;,\s]*)/g, (_m, k: string, v: string) =>
+    /^(path|domain|expires|max-age|samesite)$/i.test(k) ? `${k}=${v}` : `${k}=[REDACTED]`,
+  )
+}
+
+/** Deep copy of a JSON value with secret-looking fields replaced. */
+export function redactBody(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map((v) => redactBody(v))
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {}
+    for (const [k, v] of Object.entries(value)) {
+      out[k] = isSecretName(k) && (typeof v === 'string' || typeof v === 'number') ? '[REDACTED]' : redactBody(v)
+    }
+
+    return out
+  }
+
+  return value
+}
+
+/** A URL for a trace: the values of secret-looking query parameters and any user:password masked. */
+export function redactUrl(url: URL): string {
+  const copy = new URL(url.href)
+  if (copy.password) copy.password = 'REDACTED'
+  if (copy.username) copy.username = 'REDACTED'
+  for (const key of new Set(copy.searchParams.keys())) {
+    if (isSecretName(key)) {
+      const count = copy.searchParams.getAll(key).length
+      copy.searchParams.delete(key)
+      for (let i = 0; i < count; i++) copy.searchParams.append(key, '[REDACTED]')
+    }
+  }
+
+  return copy.href
+}
+
+/**
+ * Removes the given secrets, and every secret the process has registered, in every encoded form,
+ * from free text (error messages from servers, for one). The given ones are registered too: what
+ * must not appear here must not appear anywhere.
+ */
+export function scrubSecrets(text: string, secrets: (string | undefined)[] = []): string {
+  for (const s of secrets) registerSecret(s)
+  return scrub(text)
+}

@@ -1,0 +1,120 @@
+/**
+ * Where secrets come from, each registered as soon as it is known: the command line (before oclif
+ * reads it, so that its DEBUG output of argv is scrubbed too), the environment overrides, request
+ * bodies and headers, and the cookies a sign-in answers with.
+ */
+import {isSecretName, SECRET_HEADERS} from '../redact.js'
+import {SECRET_ENV} from '../services.js'
+import {registerSecret, type SecretKind} from './registry.js'
+
+/**
+ * Flags whose value is a secret, by name. A list rather than the secret-name pattern: `api --key
+ * public|secret` chooses a key, it is not one, and "public" must stay printable.
+ */
+export const SECRET_FLAGS: ReadonlyMap<string, SecretKind> = new Map<string, SecretKind>([
+  ['card', 'card'],
+  ['cvc', 'cvc'],
+  ['password', 'credential'],
+  ['public-key', 'credential'],
+  ['secret-key', 'credential'],
+  ['session', 'credential'],
+])
+/** Flags whose value may carry secrets inside: a JSON body, `name: value` headers, `k=v` query pairs (`opsctl api`). */
+const DATA_FLAGS = new Set(['--data', '-d'])
+const HEADER_FLAGS = new Set(['--header', '-H'])
+const QUERY_FLAGS = new Set(['--query', '-q'])
+
+export function registerArgv(argv: readonly string[]): void {
+  for (let i = 0; i < argv.length; i++) {
+    const token = argv[i]
+    if (token === '--') break
+    const eq = token.startsWith('--') ? token.indexOf('=') : -1
+    const name = eq === -1 ? token : token.slice(0, eq)
+    const value = () => (eq === -1 ? argv[++i] : token.slice(eq + 1))
+    const kind = name.startsWith('--') ? SECRET_FLAGS.get(name.slice(2)) : undefined
+    if (kind) registerSecret(value(), kind)
+    else if (DATA_FLAGS.has(name)) registerJsonText(value())
+    else if (HEADER_FLAGS.has(name)) registerHeaderLine(value())
+    else if (QUERY_FLAGS.has(name)) registerPair(value())
+  }
+}
+
+/** OPSCTL_HEALTH_SESSION and the two checkout keys. */
+export function registerEnv(env: NodeJS.ProcessEnv = process.env): void {
+  for (const name of Object.values(SECRET_ENV)) registerSecret(env[name])
+}
+
+/** Values under secret-looking names (password, cardNumber, cvc, token, ...) at any depth of a JSON value. */
+export function registerBodySecrets(value: unknown): void {
+  if (Array.isArray(value)) {
+    for (const v of value) registerBodySecrets(v)
+    return
+  }
+
+  if (!value || typeof value !== 'object') return
+  for (const [k, v] of Object.entries(value)) {
+    if (isSecretName(k) && (typeof v === 'string' || typeof v === 'number')) registerSecret(v, kindOfName(k))
+    else registerBodySecrets(v)
+  }
+}
+
+/** Credentials in headers: Authorization (and its Basic user name), cookie values, Set-Cookie values. */
+export function registerHeaderSecrets(headers: Record<string, string | string[] | undefined>): void {
+  for (const [name, raw] of Object.entries(headers)) {
+    const lower = name.toLowerCase()
+    if (!SECRET_HEADERS.has(lower) || raw === undefined) continue
+    for (const value of Array.isArray(raw) ? raw : [raw]) {
+      if (lower.endsWith('authorization')) registerAuthorization(value)
+      else registerCookies(value)
+    }
+  }
+}
+
+function registerAuthorization(value: string): void {
+  registerSecret(value)
+  const m = /^(\w+)\s+(\S+)\s*$/.exec(value)
+  if (!m) return
+  registerSecret(m[2])
+  if (m[1].toLowerCase() === 'basic') {
+    const decoded = Buffer.from(m[2], 'base64').toString('utf8')
+    const colon = decoded.indexOf(':')
+    if (colon > 0) registerSecret(decoded.slice(0, colon))
+    if (colon !== -1 && colon < decoded.length - 1) registerSecret(decoded.slice(colon + 1))
+  }
+}
+
+const COOKIE_ATTRIBUTES = /^(domain|expires|max-age|path|priority|samesite)$/i
+
+function registerCookies(value: string): void {
+  for (const m of value.matchAll(/([^\s;,=]+)=([^;,\s]*)/g)) {
+    if (!COOKIE_ATTRIBUTES.test(m[1])) registerSecret(m[2])
+  }
+}
+
+function registerJsonText(text: string | undefined): void {
+  if (!text || !/^\s*[[{]/.test(text)) return
+  try {
+    registerBodySecrets(JSON.parse(text))
+  } catch {
+    // Not JSON: the command will say so; nothing to register.
+  }
+}
+
+function registerHeaderLine(line: string | undefined): void {
+  const colon = line?.indexOf(':') ?? -1
+  if (!line || colon <= 0) return
+  registerHeaderSecrets({[line.slice(0, colon).trim()]: line.slice(colon + 1).trim()})
+}
+
+function registerPair(pair: string | undefined): void {
+  const eq = pair?.indexOf('=') ?? -1
+  if (!pair || eq <= 0) return
+  const name = pair.slice(0, eq)
+  if (isSecretName(name)) registerSecret(pair.slice(eq + 1), kindOfName(name))
+}
+
+function kindOfName(name: string): SecretKind {
+  if (/cvc|cvv/i.test(name)) return 'cvc'
+  if (/card|^pan$/i.test(name)) return 'card'
+  return 'credential'
+}

@@ -1,0 +1,171 @@
+import {spawn} from 'node:child_process'
+
+import type {StepResult} from '../report.js'
+import type {ParsedScenario, ParsedStep} from './parse.js'
+import type {Matcher} from './schema.js'
+
+import {getPath} from '../../cli/output.js'
+import {registerArgv} from '../../http/secrets/sources.js'
+import {substitute} from './vars.js'
+
+export interface ScenarioRunOptions {
+  /** the CLI's own entry script: each step runs as `node <script> ...argv` */
+  script: string
+  env?: NodeJS.ProcessEnv
+  onStep?: (result: StepResult) => void
+}
+
+interface Outcome {
+  code: number
+  stdout: string
+  stderr: string
+}
+
+/** Runs the steps in order; after a failure the remaining steps are reported as skipped. */
+export async function runScenario(scenario: ParsedScenario, options: ScenarioRunOptions): Promise<StepResult[]> {
+  const vars = {...scenario.vars}
+  const env = options.env ?? process.env
+  const results: StepResult[] = []
+  let failed = false
+  // A step's command line may carry a password: it is shown as the step's name, and in what the step prints.
+  for (const step of scenario.steps) registerArgv(step.argv)
+  for (const step of scenario.steps) {
+    const result = failed ? skipped(scenario, step) : await runStep(scenario, step, vars, options.script, env)
+    if (result.outcome === 'failed') failed = true
+    results.push(result)
+    options.onStep?.(result)
+  }
+
+  return results
+}
+
+function skipped(scenario: ParsedScenario, step: ParsedStep): StepResult {
+  return {durationMs: 0, message: 'an earlier step failed', name: step.name, outcome: 'skipped', suite: scenario.name}
+}
+
+async function runStep(
+  scenario: ParsedScenario,
+  step: ParsedStep,
+  vars: Record<string, string>,
+  script: string,
+  env: NodeJS.ProcessEnv,
+): Promise<StepResult> {
+  const started = performance.now()
+  const base = {name: step.name, operation: `line ${step.line}`, suite: scenario.name}
+  let argv: string[]
+  try {
+    argv = step.argv.map((a) => substitute(a, vars, env))
+    registerArgv(argv)
+  } catch (error) {
+    return {...base, durationMs: 0, message: (error as Error).message, outcome: 'failed'}
+  }
+
+  const out = await exec(script, argv, env, (step.raw.timeout ?? 120) * 1000)
+  const durationMs = Math.round(performance.now() - started)
+  const json = parseJson(out.stdout) ?? (out.code === 0 ? undefined : parseJson(out.stderr))
+  const requestId = firstString(getPath(json, 'requestId'), getPath(json, 'error.requestId'))
+  const problems = check(step, out, json, vars, env)
+  if (problems.length > 0) return {...base, durationMs, message: problems.join('; '), outcome: 'failed', requestId}
+
+  for (const [name, path] of Object.entries(step.raw.save ?? {})) {
+    const value = getPath(json, path)
+    if (value === undefined) return {...base, durationMs, message: `save ${name}: nothing at ${path}`, outcome: 'failed', requestId}
+    vars[name] = typeof value === 'string' ? value : JSON.stringify(value)
+  }
+
+  return {...base, durationMs, outcome: 'passed', requestId}
+}
+
+function check(step: ParsedStep, out: Outcome, json: unknown, vars: Record<string, string>, env: NodeJS.ProcessEnv): string[] {
+  const expect = step.raw.expect ?? {}
+  const problems: string[] = []
+  const wantExit = expect.exit ?? 0
+  if (out.code !== wantExit) {
+    const said = out.stderr.trim().split('\n')[0]?.slice(0, 200)
+    problems.push(`exit ${out.code}, expected ${wantExit}${said ? ` (${said})` : ''}`)
+  }
+
+  for (const [stream, matcher] of [
+    ['stdout', expect.stdout],
+    ['stderr', expect.stderr],
+  ] as const) {
+    if (!matcher) continue
+    const text = out[stream]
+    if (matcher.contains !== undefined && !text.includes(substitute(matcher.contains, vars, env)))
+      problems.push(`${stream} does not contain "${matcher.contains}"`)
+    if (matcher.matches !== undefined && !new RegExp(substitute(matcher.matches, vars, env)).test(text))
+      problems.push(`${stream} does not match /${matcher.matches}/`)
+  }
+
+  if (expect.json) {
+    if (json === undefined) return [...problems, 'the output is not JSON (add --json to the command)']
+    for (const [path, matcher] of Object.entries(expect.json)) {
+      const problem = matchValue(getPath(json, path), matcher, vars, env)
+      if (problem) problems.push(`${path}: ${problem}`)
+    }
+  }
+
+  return problems
+}
+
+/** One matcher against one value; undefined when it holds, else what was expected. */
+export function matchValue(
+  value: unknown,
+  matcher: Matcher,
+  vars: Record<string, string>,
+  env: NodeJS.ProcessEnv = process.env,
+): string | undefined {
+  const shown = value === undefined ? 'nothing' : JSON.stringify(value)?.slice(0, 80)
+  if (matcher.exists !== undefined && (value !== undefined && value !== null) !== matcher.exists) {
+    return matcher.exists ? 'expected a value, found nothing' : `expected nothing, found ${shown}`
+  }
+
+  if (matcher.equals !== undefined) {
+    const want = typeof matcher.equals === 'string' ? substitute(matcher.equals, vars, env) : matcher.equals
+    if (JSON.stringify(value) !== JSON.stringify(want)) return `expected ${JSON.stringify(want)}, found ${shown}`
+  }
+
+  if (matcher.matches !== undefined) {
+    const pattern = new RegExp(substitute(matcher.matches, vars, env))
+    if (typeof value !== 'string' && typeof value !== 'number') return `expected text matching /${matcher.matches}/, found ${shown}`
+    if (!pattern.test(String(value))) return `expected to match /${matcher.matches}/, found ${shown}`
+  }
+
+  if (matcher.length !== undefined) {
+    const length = Array.isArray(value) || typeof value === 'string' ? value.length : undefined
+    if (length !== matcher.length) return `expected length ${matcher.length}, found ${length === undefined ? shown : length}`
+  }
+
+  return undefined
+}
+
+function exec(script: string, argv: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<Outcome> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [script, ...argv], {env: {...env, CI: env.CI ?? 'true'}, stdio: ['ignore', 'pipe', 'pipe']})
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (d) => (stdout += d))
+    child.stderr.on('data', (d) => (stderr += d))
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
+    child.on('error', (error) => resolve({code: 127, stderr: error.message, stdout}))
+    child.on('close', (code, signal) => {
+      clearTimeout(timer)
+      resolve({code: code ?? (signal ? 124 : 1), stderr: signal ? `${stderr}\n(killed after ${timeoutMs / 1000} s)` : stderr, stdout})
+    })
+  })
+}
+
+function parseJson(text: string): unknown {
+  const trimmed = text.trim()
+  if (!trimmed.startsWith('{') && !trimmed.startsWith('[')) return undefined
+  try {
+    return JSON.parse(trimmed)
+  } catch {
+    return undefined
+  }
+}
+
+function firstString(...values: unknown[]): string | undefined {
+  for (const v of values) if (typeof v === 'string' && v) return v
+  return undefined
+}

@@ -1,0 +1,288 @@
+import {randomBytes} from 'node:crypto'
+
+import type {EventReceiver} from './receiver.js'
+
+import {ApiError} from '../../errors.js'
+import {
+  type CustomizationRequest,
+  deleteWebhook,
+  getCheckout,
+  getCustomization,
+  getRefund,
+  initiateCheckout,
+  listRefunds,
+  listWebhooks,
+  refundCheckout,
+  registerWebhook,
+  removeCustomization,
+  setCustomization,
+  updateWebhook,
+  voidCheckout,
+  WEBHOOK_EVENTS,
+} from '../../services/checkout/operations.js'
+import {CODES} from '../../services/checkout/rules.js'
+import {actAsBuyer} from '../buyer.js'
+import {sandboxControl} from '../sandbox-control.js'
+import {check, checkEqual, type SmokeContext, type SmokeStep} from './runner.js'
+
+const step = (name: string, operation: string, run: SmokeStep['run'], extra: Partial<SmokeStep> = {}): SmokeStep => ({
+  name,
+  operation,
+  run,
+  suite: 'checkout',
+  ...extra,
+})
+
+const CUSTOMIZATION: CustomizationRequest = {
+  appleTouchIconUrl: 'https://cdn.example.com/opsctl-smoke/touch.png',
+  colorScheme: '#0a7d3b',
+  customTitle: 'opsctl smoke',
+  iconUrl: 'https://cdn.example.com/opsctl-smoke/favicon.ico',
+  logoUrl: 'https://cdn.example.com/opsctl-smoke/logo.png',
+}
+
+function checkoutBody(value: string) {
+  const unit = (Number(value) / 2).toFixed(2)
+  return {
+    items: [{amount: {value: unit}, name: 'opsctl smoke tea', quantity: '2', totalAmount: {value}}],
+    redirectUrl: {
+      cancel: 'https://shop.example.com/cancel',
+      failure: 'https://shop.example.com/failure',
+      success: 'https://shop.example.com/success',
+    },
+    requestReferenceNumber: `opsctl-smoke-${randomBytes(6).toString('hex')}`,
+    totalAmount: {currency: 'PHP', value},
+  }
+}
+
+async function paidCheckout(ctx: SmokeContext, value: string): Promise<string> {
+  const created = await ctx.checkout.call(initiateCheckout, {body: checkoutBody(value)})
+  const paid = await actAsBuyer(ctx.checkout, {action: 'pay', checkoutId: created.data.checkoutId})
+  checkEqual(paid.paymentStatus, 'PAYMENT_SUCCESS', 'payment status')
+  return created.data.checkoutId
+}
+
+const notFound = (error: unknown) => error instanceof ApiError && error.status === 404
+
+/**
+ * Every checkout operation (13). Against any profile it creates a checkout (it expires on its
+ * own), and changes webhooks and the page customization only to put back what was there. The
+ * steps that need a buyer or the clock (pay, void, next-day refund, webhook delivery) run only on
+ * a sandbox, where a loopback receiver can get the webhook.
+ */
+export function checkoutSteps(receiver: EventReceiver | undefined): SmokeStep[] {
+  return [
+    step('set the page customization', 'setCustomization', async (ctx) => {
+      const previous = await ctx.checkout.call(getCustomization).then(
+        (r) => r.data,
+        (error) => {
+          if (notFound(error)) return undefined
+          throw error
+        },
+      )
+      const res = await ctx.checkout.call(setCustomization, {body: CUSTOMIZATION})
+      ctx.cleanups.push({
+        name: previous ? 'restore the page customization' : 'remove the page customization',
+        run: async () => {
+          if (previous) await ctx.checkout.call(setCustomization, {body: previous as CustomizationRequest})
+          else await ctx.checkout.call(removeCustomization).catch((error) => (notFound(error) ? undefined : Promise.reject(error)))
+        },
+      })
+      checkEqual(res.data.customTitle, CUSTOMIZATION.customTitle, 'customTitle')
+      ctx.values.customized = true
+      return res.requestId
+    }),
+    step(
+      'read the customization back',
+      'getCustomization',
+      async (ctx) => {
+        const res = await ctx.checkout.call(getCustomization)
+        checkEqual([res.data.logoUrl, res.data.colorScheme], [CUSTOMIZATION.logoUrl, CUSTOMIZATION.colorScheme], 'customization')
+        return res.requestId
+      },
+      {needs: ['customized']},
+    ),
+    step('list webhooks', 'listWebhooks', async (ctx) => {
+      const res = await ctx.checkout.call(listWebhooks)
+      check(Array.isArray(res.data), 'the answer is not a list')
+      const taken = new Set(res.data.map((w) => w.name))
+      const free = WEBHOOK_EVENTS.find((n) => n === 'CHECKOUT_SUCCESS' && !taken.has(n)) ?? WEBHOOK_EVENTS.find((n) => !taken.has(n))
+      if (free) ctx.values.webhookName = free
+      return res.requestId
+    }),
+    step(
+      'register a webhook',
+      'registerWebhook',
+      async (ctx) => {
+        const callbackUrl = receiver?.url ?? 'https://example.invalid/opsctl-smoke'
+        const res = await ctx.checkout.call(registerWebhook, {body: {callbackUrl, name: ctx.values.webhookName}})
+        ctx.cleanups.push({
+          name: `delete webhook ${res.data.id}`,
+          run: async () => {
+            await ctx.checkout
+              .call(deleteWebhook, {params: {webhookId: res.data.id}})
+              .catch((error) => (notFound(error) ? undefined : Promise.reject(error)))
+          },
+        })
+        checkEqual([res.data.name, res.data.callbackUrl], [ctx.values.webhookName, callbackUrl], 'webhook')
+        ctx.values.webhookId = res.data.id
+        return res.requestId
+      },
+      {needs: ['webhookName']},
+    ),
+    step(
+      'update the webhook',
+      'updateWebhook',
+      async (ctx) => {
+        const callbackUrl = `${receiver?.url ?? 'https://example.invalid/opsctl-smoke'}?v=2`
+        const res = await ctx.checkout.call(updateWebhook, {
+          body: {callbackUrl, name: ctx.values.webhookName},
+          params: {webhookId: ctx.values.webhookId},
+        })
+        checkEqual([res.data.id, res.data.callbackUrl], [ctx.values.webhookId, callbackUrl], 'webhook')
+        return res.requestId
+      },
+      {needs: ['webhookId']},
+    ),
+    step('initiate a checkout', 'initiateCheckout', async (ctx) => {
+      const body = checkoutBody('150.00')
+      const res = await ctx.checkout.call(initiateCheckout, {body})
+      check(res.data.checkoutId, 'no checkoutId')
+      check(/^https?:\/\//.test(res.data.redirectUrl), `redirectUrl is not a URL: ${res.data.redirectUrl}`)
+      Object.assign(ctx.values, {checkoutId: res.data.checkoutId, reference: body.requestReferenceNumber})
+      return res.requestId
+    }),
+    step(
+      'retrieve the checkout',
+      'getCheckout',
+      async (ctx) => {
+        const res = await ctx.checkout.call(getCheckout, {params: {checkoutId: ctx.values.checkoutId}})
+        checkEqual(
+          [res.data.id, res.data.status, res.data.totalAmount?.value, res.data.requestReferenceNumber],
+          [ctx.values.checkoutId, 'CREATED', '150.00', ctx.values.reference],
+          'checkout',
+        )
+        return res.requestId
+      },
+      {needs: ['checkoutId']},
+    ),
+    step(
+      'pay on the hosted page',
+      'hosted payment page',
+      async (ctx) => {
+        const paid = await actAsBuyer(ctx.checkout, {action: 'pay', checkoutId: ctx.values.checkoutId})
+        checkEqual([paid.status, paid.paymentStatus], ['COMPLETED', 'PAYMENT_SUCCESS'], 'checkout after payment')
+        ctx.values.paid = true
+        return undefined
+      },
+      {needs: ['checkoutId'], sandboxOnly: true},
+    ),
+    step(
+      'the webhook is delivered',
+      'CHECKOUT_SUCCESS webhook',
+      async (ctx) => {
+        check(ctx.values.webhookName === 'CHECKOUT_SUCCESS', 'no CHECKOUT_SUCCESS webhook of ours to deliver to')
+        const event = await receiver?.waitFor(ctx.values.checkoutId, 5000)
+        check(event, `no webhook for checkout ${ctx.values.checkoutId} arrived within 5 s`)
+        checkEqual(event.event, 'CHECKOUT_SUCCESS', 'event')
+        return undefined
+      },
+      {needs: ['paid', 'webhookId'], sandboxOnly: true},
+    ),
+    step(
+      'void it the same day',
+      'voidCheckout',
+      async (ctx) => {
+        const res = await ctx.checkout.call(voidCheckout, {body: {reason: 'opsctl smoke'}, params: {checkoutId: ctx.values.checkoutId}})
+        checkEqual(res.data.voidStatus, 'SUCCESS', 'voidStatus')
+        const after = await ctx.checkout.call(getCheckout, {params: {checkoutId: ctx.values.checkoutId}})
+        checkEqual(after.data.paymentStatus, 'VOIDED', 'paymentStatus after the void')
+        return res.requestId
+      },
+      {needs: ['paid'], sandboxOnly: true},
+    ),
+    step(
+      'refund part of a payment the next day',
+      'refundCheckout',
+      async (ctx) => {
+        const checkoutId = await paidCheckout(ctx, '200.00')
+        await sandboxControl(ctx.sandbox!.origin, 'POST', 'clock', {advance: '24h'})
+        ctx.cleanups.push({
+          name: 'move the sandbox clock back',
+          // the clock only advances: set it back to 24 h before what it shows now
+          async run() {
+            const {now} = await sandboxControl(ctx.sandbox!.origin, 'GET', 'clock')
+            await sandboxControl(ctx.sandbox!.origin, 'POST', 'clock', {set: new Date(Date.parse(now) - 86_400_000).toISOString()})
+          },
+        })
+        const voidLate = await ctx.checkout.call(voidCheckout, {body: {reason: 'too late'}, params: {checkoutId}}).then(
+          () => undefined,
+          (error) => error,
+        )
+        check(voidLate instanceof ApiError && voidLate.code === CODES.voidAfterCutoff, 'a void the next day was not refused with PY0073')
+        const res = await ctx.checkout.call(refundCheckout, {
+          body: {amount: {currency: 'PHP', value: '50.00'}, reason: 'opsctl smoke'},
+          params: {checkoutId},
+        })
+        checkEqual(res.data.status, 'SUCCESS', 'refund status')
+        Object.assign(ctx.values, {refundCheckoutId: checkoutId, refundId: res.data.refundId})
+        return res.requestId
+      },
+      {sandboxOnly: true},
+    ),
+    step(
+      'list the refunds',
+      'listRefunds',
+      async (ctx) => {
+        const res = await ctx.checkout.call(listRefunds, {params: {checkoutId: ctx.values.refundCheckoutId}})
+        checkEqual(
+          res.data.map((r) => [r.id, r.amount?.value, r.status]),
+          [[ctx.values.refundId, '50.00', 'SUCCESS']],
+          'refunds',
+        )
+        return res.requestId
+      },
+      {needs: ['refundId']},
+    ),
+    step(
+      'get the refund',
+      'getRefund',
+      async (ctx) => {
+        const res = await ctx.checkout.call(getRefund, {params: {checkoutId: ctx.values.refundCheckoutId, refundId: ctx.values.refundId}})
+        checkEqual(
+          [res.data.id, res.data.checkout, res.data.reason],
+          [ctx.values.refundId, ctx.values.refundCheckoutId, 'opsctl smoke'],
+          'refund',
+        )
+        return res.requestId
+      },
+      {needs: ['refundId']},
+    ),
+    step(
+      'delete the webhook',
+      'deleteWebhook',
+      async (ctx) => {
+        const res = await ctx.checkout.call(deleteWebhook, {params: {webhookId: ctx.values.webhookId}})
+        checkEqual(res.data.id, ctx.values.webhookId, 'deleted id')
+        const left = await ctx.checkout.call(listWebhooks)
+        check(!left.data.some((w) => w.id === ctx.values.webhookId), 'the webhook is still listed')
+        return res.requestId
+      },
+      {needs: ['webhookId']},
+    ),
+    step(
+      'remove the customization',
+      'removeCustomization',
+      async (ctx) => {
+        const res = await ctx.checkout.call(removeCustomization)
+        const after = await ctx.checkout.call(getCustomization).then(
+          () => 'still there',
+          (error) => (notFound(error) ? 'gone' : Promise.reject(error)),
+        )
+        checkEqual(after, 'gone', 'customization after removal')
+        return res.requestId
+      },
+      {needs: ['customized']},
+    ),
+  ]
+}

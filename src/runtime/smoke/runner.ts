@@ -1,0 +1,102 @@
+import {isDeepStrictEqual} from 'node:util'
+
+import type {ServiceClient} from '../../http/client.js'
+import type {Outcome, StepResult} from '../report.js'
+
+import {ApiError, OpsError} from '../../errors.js'
+
+/** What the steps share: clients, the values earlier steps produced, and clean-ups to run at the end. */
+export interface SmokeContext {
+  health: ServiceClient
+  checkout: ServiceClient
+  /** Rebuilds the health client with a session (after createUser / signIn). */
+  withSession(session: string): void
+  /** Present when the run targets a sandbox: steps that need a buyer or the clock run only then. */
+  sandbox?: {origin: string}
+  values: Record<string, any>
+  /** Run in reverse order after the last step, whatever happened. */
+  cleanups: {name: string; run: () => Promise<void>}[]
+}
+
+export interface SmokeStep {
+  suite: 'checkout' | 'health'
+  name: string
+  /** the operation of the spec the step exercises (or a sandbox action) */
+  operation: string
+  sandboxOnly?: boolean
+  /** values earlier steps must have produced; the step is skipped without them */
+  needs?: string[]
+  /** Returns the request id of the call the step is about. */
+  run(ctx: SmokeContext): Promise<string | undefined>
+}
+
+/** A check that did not hold. */
+export class SmokeAssertion extends Error {}
+
+export function check(condition: unknown, message: string): asserts condition {
+  if (!condition) throw new SmokeAssertion(message)
+}
+
+export function checkEqual(actual: unknown, expected: unknown, what: string): void {
+  if (!isDeepStrictEqual(actual, expected)) {
+    throw new SmokeAssertion(`${what}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`)
+  }
+}
+
+export interface RunOptions {
+  bail?: boolean
+  onStep?: (result: StepResult) => void
+}
+
+export async function runSteps(steps: readonly SmokeStep[], ctx: SmokeContext, options: RunOptions = {}): Promise<StepResult[]> {
+  const results: StepResult[] = []
+  let stop = false
+  const report = (result: StepResult) => {
+    results.push(result)
+    options.onStep?.(result)
+  }
+
+  for (const step of steps) {
+    const base = {name: step.name, operation: step.operation, suite: step.suite}
+    const missing = (step.needs ?? []).filter((n) => ctx.values[n] === undefined)
+    let skip: string | undefined
+    if (stop) skip = 'stopped after the first failure (--bail)'
+    else if (step.sandboxOnly && !ctx.sandbox) skip = 'needs a buyer or the clock: runs only against a sandbox (--sandbox)'
+    else if (missing.length > 0) skip = `needs ${missing.join(', ')} from an earlier step`
+    if (skip) {
+      report({...base, durationMs: 0, message: skip, outcome: 'skipped'})
+      continue
+    }
+
+    const started = performance.now()
+    let outcome: Outcome = 'passed'
+    let message: string | undefined
+    let requestId: string | undefined
+    try {
+      requestId = await step.run(ctx)
+    } catch (error) {
+      outcome = 'failed'
+      message = describe(error)
+      requestId = error instanceof ApiError ? error.requestId : undefined
+      if (options.bail) stop = true
+    }
+
+    report({...base, durationMs: Math.round(performance.now() - started), message, outcome, requestId})
+  }
+
+  for (const cleanup of ctx.cleanups.reverse()) {
+    try {
+      await cleanup.run()
+    } catch (error) {
+      process.stderr.write(`warning: clean-up "${cleanup.name}" failed: ${describe(error)}\n`)
+    }
+  }
+
+  return results
+}
+
+function describe(error: unknown): string {
+  if (error instanceof SmokeAssertion) return error.message
+  if (error instanceof OpsError) return error.message.split('\n')[0]
+  return `unexpected: ${(error as Error).message}`
+}

@@ -1,0 +1,441 @@
+/**
+ * The hosted checkout service as a table of operations (spec/checkout-api.md, section 4), with
+ * the zod schemas that the CLI validates requests with before sending and that the sandbox
+ * validates arrivals with. Paths are relative to the checkout base URL (which already ends in
+ * `/checkout` on the sandbox).
+ *
+ * Request schemas keep unknown fields (real clients send more than the spec names) but enforce
+ * types and required fields. Response schemas are tolerant: unknown fields pass through, and
+ * every field the spec does not show as always present is optional, so a newer server never
+ * breaks an older CLI.
+ */
+import {z} from 'zod'
+
+import {operation} from '../../http/operation.js'
+import {AMOUNT_PATTERN, centsOf} from './money.js'
+
+// ---------------------------------------------------------------------------------------------
+// Shared pieces
+// ---------------------------------------------------------------------------------------------
+
+/** A request amount: a decimal string with exactly two decimals (`"1500.00"`). */
+export const AmountValue = z.string().regex(AMOUNT_PATTERN, 'expected a decimal amount with exactly two decimals, e.g. 1500.00')
+/** An amount that moves money (a checkout's total, a refund): more than 0.00. */
+export const PositiveAmountValue = AmountValue.refine((v) => (centsOf(v) ?? 0n) > 0n, 'must be greater than 0.00')
+/**
+ * A URL the service or a browser will follow: http or https only. `javascript:` or `data:` as a
+ * redirect URL would run in the buyer's browser on the payment page's say-so.
+ */
+export const HttpUrl = z.url({protocol: /^https?$/, message: 'expected an http(s) URL'})
+/** ISO 4217 code. The spec only says "currency code"; the service is Philippine, so PHP is the CLI default. */
+export const Currency = z.string().regex(/^[A-Z]{3}$/, 'expected a three-letter currency code such as PHP')
+/** Anything a server sends as an amount: tolerated as string or number, shown as received. */
+const AnyAmountValue = z.union([z.string(), z.number()])
+
+/** Top-level totalAmount.details: the spec names these five decimal strings. */
+const TotalDetails = z.looseObject({
+  discount: AmountValue.optional(),
+  serviceCharge: AmountValue.optional(),
+  shippingFee: AmountValue.optional(),
+  tax: AmountValue.optional(),
+  subtotal: AmountValue.optional(),
+})
+/** Item amount.details / totalAmount.details: discount and subtotal. */
+const ItemDetails = z.looseObject({discount: AmountValue.optional(), subtotal: AmountValue.optional()})
+
+/**
+ * "Which inner fields are mandatory: not shown." Decision: the top-level totalAmount needs value
+ * and currency (an amount without a currency cannot be charged) and is more than 0.00 (nothing to
+ * charge otherwise); an item needs a name; an item's amount/totalAmount need a value when present
+ * and may be 0.00 (a free item in an order); everything else is optional.
+ */
+export const TotalAmountRequest = z.looseObject({value: PositiveAmountValue, currency: Currency, details: TotalDetails.optional()})
+const ItemAmountRequest = z.looseObject({value: AmountValue, currency: Currency.optional(), details: ItemDetails.optional()})
+
+export const ItemRequest = z.looseObject({
+  name: z.string().min(1),
+  code: z.string().optional(),
+  description: z.string().optional(),
+  /** "quantity, sent as a numeric string": a whole number of 1 or more. */
+  quantity: z
+    .string()
+    .regex(/^[1-9]\d*$/, 'expected a whole number of 1 or more, as a string')
+    .optional(),
+  amount: ItemAmountRequest.optional(),
+  totalAmount: ItemAmountRequest.optional(),
+})
+
+const Address = z.looseObject({
+  line1: z.string().optional(),
+  line2: z.string().optional(),
+  city: z.string().optional(),
+  state: z.string().optional(),
+  zipCode: z.string().optional(),
+  countryCode: z.string().optional(),
+})
+
+/** Every buyer field is optional ("which inner fields are mandatory: not shown"). */
+export const Buyer = z.looseObject({
+  firstName: z.string().optional(),
+  middleName: z.string().optional(),
+  lastName: z.string().optional(),
+  contact: z.looseObject({phone: z.string().optional(), email: z.string().optional()}).optional(),
+  shippingAddress: Address.optional(),
+  billingAddress: Address.optional(),
+  ipAddress: z.string().optional(),
+})
+
+/** Where the hosted page sends the buyer after each outcome. Each one optional (not shown); http(s) only. */
+export const RedirectUrls = z.looseObject({
+  success: HttpUrl.optional(),
+  failure: HttpUrl.optional(),
+  cancel: HttpUrl.optional(),
+})
+
+// ---------------------------------------------------------------------------------------------
+// Checkouts
+// ---------------------------------------------------------------------------------------------
+
+export const CheckoutRequest = z.looseObject({
+  totalAmount: TotalAmountRequest,
+  buyer: Buyer.optional(),
+  items: z.array(ItemRequest).min(1, 'at least one item is required'),
+  redirectUrl: RedirectUrls.optional(),
+  requestReferenceNumber: z.string().min(1),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+})
+export type CheckoutRequest = z.infer<typeof CheckoutRequest>
+
+export const CheckoutCreated = z.looseObject({checkoutId: z.string(), redirectUrl: z.string()})
+
+/**
+ * Value lists are "not shown" in the spec; these follow the real service. They document the
+ * values opsctl knows; the record schema accepts any string so a new value never breaks a read.
+ */
+export const CHECKOUT_STATUSES = ['CREATED', 'PROCESSING', 'COMPLETED', 'EXPIRED'] as const
+export const PAYMENT_STATUSES = [
+  'PENDING_PAYMENT',
+  'PAYMENT_SUCCESS',
+  'PAYMENT_FAILED',
+  'PAYMENT_EXPIRED',
+  'PAYMENT_CANCELLED',
+  'VOIDED',
+  'REFUNDED',
+] as const
+export type CheckoutStatus = (typeof CHECKOUT_STATUSES)[number]
+export type PaymentStatus = (typeof PAYMENT_STATUSES)[number]
+
+const AmountRecord = z.looseObject({value: AnyAmountValue, currency: z.string().optional()})
+
+/**
+ * The checkout record: the request's fields plus the service's. Only `id` is relied on as
+ * always present. The extra fields (createdAt, updatedAt, expiredAt = createdAt + 1 h,
+ * paymentScheme, refundedAmount, receiptNumber) are not in the spec's table: they follow the real
+ * service and are optional. `paymentDetails.paymentAt` (when the payment was made: the
+ * "transaction date" of the void window) is not shown either; when absent the rules fall back to
+ * `updatedAt` of a successful payment.
+ */
+export const CheckoutRecord = z.looseObject({
+  id: z.string(),
+  totalAmount: AmountRecord.optional(),
+  buyer: z.looseObject({}).optional(),
+  items: z.array(z.looseObject({})).optional(),
+  redirectUrl: z.looseObject({}).optional(),
+  requestReferenceNumber: z.string().optional(),
+  metadata: z.unknown().optional(),
+  status: z.string().optional(),
+  paymentStatus: z.string().optional(),
+  paymentType: z.string().optional(),
+  isAutoRedirect: z.boolean().optional(),
+  createdAt: z.string().optional(),
+  updatedAt: z.string().optional(),
+  expiredAt: z.string().optional(),
+  paymentScheme: z.string().optional(),
+  /** Decimal string of what has been refunded so far; tolerated as a number or an amount object. */
+  refundedAmount: z.union([AnyAmountValue, AmountRecord]).optional(),
+  receiptNumber: z.string().optional(),
+  paymentDetails: z.looseObject({paymentAt: z.string().optional()}).optional(),
+})
+export type CheckoutRecord = z.infer<typeof CheckoutRecord>
+
+/** Void: "reason (string, required)". An empty reason is refused (a void needs an audit trail). */
+export const VoidRequest = z.looseObject({reason: z.string().trim().min(1, 'a reason is required')})
+/** Void answer. Value seen: voidStatus SUCCESS; other values not shown. */
+export const VoidResult = z.looseObject({checkoutId: z.string(), voidStatus: z.string()})
+
+// ---------------------------------------------------------------------------------------------
+// Refunds
+// ---------------------------------------------------------------------------------------------
+
+export const RefundRequest = z.looseObject({
+  reason: z.string().trim().min(1, 'a reason is required'),
+  amount: z.looseObject({value: PositiveAmountValue, currency: Currency}),
+})
+export type RefundRequest = z.infer<typeof RefundRequest>
+
+export const REFUND_STATUSES = ['SUCCESS', 'FAILED'] as const
+/** Refund create answer: `{refundId, status}`, status SUCCESS or FAILED. */
+export const RefundCreated = z.looseObject({refundId: z.string(), status: z.string()})
+
+/** A refund as listed. `checkout` is the id of the checkout refunded. All but id optional (tolerant). */
+export const RefundRecord = z.looseObject({
+  id: z.string(),
+  reason: z.string().optional(),
+  amount: AmountRecord.optional(),
+  status: z.string().optional(),
+  createdAt: z.string().optional(),
+  checkout: z.string().optional(),
+})
+export type RefundRecord = z.infer<typeof RefundRecord>
+
+// ---------------------------------------------------------------------------------------------
+// Webhooks
+// ---------------------------------------------------------------------------------------------
+
+export const WEBHOOK_EVENTS = ['CHECKOUT_SUCCESS', 'CHECKOUT_FAILURE', 'CHECKOUT_DROPOUT'] as const
+export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number]
+
+/** name and callbackUrl are both required (register and update). The name is one of the three events. */
+export const WebhookRequest = z.looseObject({
+  name: z.enum(WEBHOOK_EVENTS),
+  callbackUrl: HttpUrl,
+})
+export type WebhookRequest = z.infer<typeof WebhookRequest>
+
+/** createdAt/updatedAt are not in the spec's table; they follow the real service and are optional. */
+export const WebhookRecord = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  callbackUrl: z.string(),
+  createdAt: z.string().optional(),
+  updatedAt: z.string().optional(),
+})
+export type WebhookRecord = z.infer<typeof WebhookRecord>
+export const WebhookDeleted = z.looseObject({id: z.string()})
+
+// ---------------------------------------------------------------------------------------------
+// Customization
+// ---------------------------------------------------------------------------------------------
+
+/** A hex colour: `#1a2b3c` or `#abc`. */
+export const HEX_COLOR = /^#(?:[\da-f]{3}|[\da-f]{6})$/i
+
+/** All five fields are required on set. Image URLs must be http(s); the colour a hex colour. */
+export const CustomizationRequest = z.looseObject({
+  logoUrl: HttpUrl,
+  iconUrl: HttpUrl,
+  appleTouchIconUrl: HttpUrl,
+  customTitle: z.string().trim().min(1),
+  colorScheme: z.string().regex(HEX_COLOR, 'expected a hex colour such as #1a2b3c'),
+})
+export type CustomizationRequest = z.infer<typeof CustomizationRequest>
+
+/** As read back: all five tolerated as optional strings (a server may have older, partial data). */
+export const CustomizationRecord = z.looseObject({
+  logoUrl: z.string().optional(),
+  iconUrl: z.string().optional(),
+  appleTouchIconUrl: z.string().optional(),
+  customTitle: z.string().optional(),
+  colorScheme: z.string().optional(),
+})
+export type CustomizationRecord = z.infer<typeof CustomizationRecord>
+export const CustomizationRemoved = z.looseObject({message: z.string().optional()})
+
+// ---------------------------------------------------------------------------------------------
+// The table
+// ---------------------------------------------------------------------------------------------
+
+export const initiateCheckout = operation({
+  id: 'initiateCheckout',
+  service: 'checkout',
+  method: 'POST',
+  path: '/v1/checkouts',
+  auth: 'public',
+  summary: 'Initiate checkout: returns checkoutId and redirectUrl (the hosted payment page)',
+  body: CheckoutRequest,
+  response: CheckoutCreated,
+  successStatus: 200,
+  // A retried POST could create two checkouts for one order.
+  idempotent: false,
+})
+
+export const getCheckout = operation({
+  id: 'getCheckout',
+  service: 'checkout',
+  method: 'GET',
+  path: '/v1/checkouts/{checkoutId}',
+  auth: 'secret',
+  summary: 'Retrieve checkout',
+  response: CheckoutRecord,
+  successStatus: 200,
+  idempotent: true,
+})
+
+export const voidCheckout = operation({
+  id: 'voidCheckout',
+  service: 'checkout',
+  method: 'DELETE',
+  path: '/v1/checkouts/{checkoutId}',
+  auth: 'secret',
+  summary: 'Void checkout (same day only): invalidates the authorized payment',
+  body: VoidRequest,
+  response: VoidResult,
+  successStatus: 200,
+  // Moves money: never retried, even though DELETE is idempotent in HTTP terms.
+  idempotent: false,
+  destructive: true,
+  audited: true,
+})
+
+export const refundCheckout = operation({
+  id: 'refundCheckout',
+  service: 'checkout',
+  method: 'POST',
+  path: '/v1/checkouts/{checkoutId}/refunds',
+  auth: 'secret',
+  summary: 'Refund checkout: one complete or one partial refund',
+  body: RefundRequest,
+  response: RefundCreated,
+  successStatus: 200,
+  idempotent: false,
+  destructive: true,
+  audited: true,
+})
+
+export const listRefunds = operation({
+  id: 'listRefunds',
+  service: 'checkout',
+  method: 'GET',
+  path: '/v1/checkouts/{checkoutId}/refunds',
+  auth: 'secret',
+  summary: 'List refunds of checkout (FAILED attempts included)',
+  response: z.array(RefundRecord),
+  successStatus: 200,
+  idempotent: true,
+})
+
+export const getRefund = operation({
+  id: 'getRefund',
+  service: 'checkout',
+  method: 'GET',
+  path: '/v1/checkouts/{checkoutId}/refunds/{refundId}',
+  auth: 'secret',
+  summary: 'Get refund',
+  response: RefundRecord,
+  successStatus: 200,
+  idempotent: true,
+})
+
+export const registerWebhook = operation({
+  id: 'registerWebhook',
+  service: 'checkout',
+  method: 'POST',
+  path: '/v1/webhooks',
+  auth: 'secret',
+  summary: 'Register webhook (one per event name)',
+  body: WebhookRequest,
+  response: WebhookRecord,
+  successStatus: 200,
+  idempotent: false,
+  audited: true,
+})
+
+export const listWebhooks = operation({
+  id: 'listWebhooks',
+  service: 'checkout',
+  method: 'GET',
+  path: '/v1/webhooks',
+  auth: 'secret',
+  summary: 'List webhooks',
+  response: z.array(WebhookRecord),
+  successStatus: 200,
+  idempotent: true,
+})
+
+export const updateWebhook = operation({
+  id: 'updateWebhook',
+  service: 'checkout',
+  method: 'PUT',
+  path: '/v1/webhooks/{webhookId}',
+  auth: 'secret',
+  summary: 'Update webhook',
+  body: WebhookRequest,
+  response: WebhookRecord,
+  successStatus: 200,
+  // A PUT of the full record: repeating it leaves the same state.
+  idempotent: true,
+  audited: true,
+})
+
+export const deleteWebhook = operation({
+  id: 'deleteWebhook',
+  service: 'checkout',
+  method: 'DELETE',
+  path: '/v1/webhooks/{webhookId}',
+  auth: 'secret',
+  summary: 'Delete webhook (cannot be undone)',
+  response: WebhookDeleted,
+  successStatus: 200,
+  // A retry after an unseen success would answer 404 and hide that the delete happened.
+  idempotent: false,
+  destructive: true,
+  audited: true,
+})
+
+export const setCustomization = operation({
+  id: 'setCustomization',
+  service: 'checkout',
+  method: 'POST',
+  path: '/v1/customizations',
+  auth: 'secret',
+  summary: 'Set customization of the hosted payment page (all five fields)',
+  body: CustomizationRequest,
+  response: CustomizationRecord,
+  successStatus: 200,
+  // Sets the whole customization: repeating it leaves the same state.
+  idempotent: true,
+  audited: true,
+})
+
+export const getCustomization = operation({
+  id: 'getCustomization',
+  service: 'checkout',
+  method: 'GET',
+  path: '/v1/customizations',
+  auth: 'secret',
+  summary: 'Get customization',
+  response: CustomizationRecord,
+  successStatus: 200,
+  idempotent: true,
+})
+
+export const removeCustomization = operation({
+  id: 'removeCustomization',
+  service: 'checkout',
+  method: 'DELETE',
+  path: '/v1/customizations',
+  auth: 'secret',
+  summary: 'Remove customization',
+  response: CustomizationRemoved,
+  successStatus: 200,
+  idempotent: false,
+  destructive: true,
+  audited: true,
+})
+
+/** The whole table, in the spec's order. The sandbox registers one route per row. */
+export const checkoutOperations = [
+  initiateCheckout,
+  getCheckout,
+  voidCheckout,
+  refundCheckout,
+  listRefunds,
+  getRefund,
+  registerWebhook,
+  listWebhooks,
+  updateWebhook,
+  deleteWebhook,
+  setCustomization,
+  getCustomization,
+  removeCustomization,
+] as const

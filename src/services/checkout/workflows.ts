@@ -1,0 +1,500 @@
+/**
+ * What the money commands do, step by step, over the operations table: read the checkout (and
+ * its refunds), apply the rules to refuse early, ask for consent, then send once (void and
+ * refund are never retried). Commands stay thin: flags in, one call here, data out.
+ *
+ * The returned objects carry what was read before sending (`before`), so that when the answer to
+ * a void or refund is lost (a timeout or a dropped connection after sending: `NetworkError` with
+ * `outcomeUnknown`) a fresh read tells what it can. That reconciliation is reported, never
+ * retried, and never claims more than the read shows:
+ * - the read shows the change -> applied: the result as usual with `reconciled: true` (exit 0);
+ * - the read does not show it, and the server closed the connection -> `LostAnswerError`
+ *   "not applied" (exit 7, safe to run again);
+ * - the read does not show it, and the CLI gave up waiting (timeout, abort) -> `LostAnswerError`
+ *   with the outcome unknown (exit 7): the service may still be working on it;
+ * - the read fails too -> `LostAnswerError` with the outcome unknown (exit 7).
+ * Every reconciliation adds a line to the audit log (`reconciled: true`) with what it found.
+ */
+import type {ServiceClient} from '../../http/client.js'
+
+import {ApiError, NetworkError, RuleError, UsageError} from '../../errors.js'
+import {describeIssues} from '../../http/client.js'
+import {type Cents, centsOf, formatCents} from './money.js'
+import {
+  type CheckoutRecord,
+  getCheckout,
+  listRefunds,
+  listWebhooks,
+  refundCheckout,
+  type RefundRecord,
+  updateWebhook,
+  voidCheckout,
+  type WebhookRecord,
+  WebhookRequest,
+} from './operations.js'
+import {checkRefund, checkVoid, CODES, formatPhTime, type RefundPlan, RuleViolation, type VoidWindow} from './rules.js'
+
+/** Asks for consent (BaseCommand.confirmDestructive); throws to stop. */
+export type Confirm = (action: string) => Promise<void>
+
+/** A rule refusal as the CLI shows it: exit 5, what applies now, and a command to try. */
+export function ruleError(violation: RuleViolation): RuleError {
+  return new RuleError(violation.cliMessage, violation.next ? [violation.next.example] : [], violation.code)
+}
+
+/**
+ * The service's own time, from its `Date` header: the void window closes by the service's clock,
+ * not the laptop's (and the sandbox's clock may have been moved). Falls back to the local clock.
+ */
+export function serviceNow(headers: Record<string, string | string[] | undefined>, fallback: () => Date = () => new Date()): Date {
+  const raw = headers.date
+  const text = Array.isArray(raw) ? raw[0] : raw
+  const parsed = text ? new Date(text) : undefined
+  return parsed && !Number.isNaN(parsed.getTime()) ? parsed : fallback()
+}
+
+/** Adds the "what to do instead" to the service's own rule refusals (it keeps status and request id). */
+function withNextStep(error: unknown, checkoutId: string): unknown {
+  if (!(error instanceof ApiError)) return error
+  const next: Record<string, string> = {
+    [CODES.voidAfterCutoff]: `opsctl refund create ${checkoutId} --reason "<reason>" --full`,
+    [CODES.refundBeforeCutoff]: `opsctl checkout void ${checkoutId} --reason "<reason>"`,
+    [CODES.refundExists]: `opsctl refund list ${checkoutId}`,
+    [CODES.amountOver]: `opsctl refund list ${checkoutId}`,
+  }
+  const suggestion = error.code ? next[error.code] : undefined
+  if (!suggestion) return error
+  return new ApiError({
+    status: error.status,
+    code: error.code,
+    message: error.serverMessage,
+    fieldErrors: error.fieldErrors,
+    requestId: error.requestId,
+    service: error.service,
+    operationId: error.operationId,
+    exitCode: error.exitCode,
+    suggestions: [suggestion],
+  })
+}
+
+/**
+ * The answer to a void or refund was lost and it did not happen (`not applied`), or whether it
+ * happened could not be read (`unknown`). Exit 7 either way: nothing more is sent.
+ */
+export class LostAnswerError extends NetworkError {
+  constructor(
+    message: string,
+    readonly reconciled: 'not applied' | 'unknown',
+    cause: unknown,
+    suggestions: string[],
+  ) {
+    super(message, cause, reconciled === 'unknown', suggestions)
+  }
+
+  override toJSON(): Record<string, unknown> {
+    return {...super.toJSON(), reconciled: this.reconciled}
+  }
+}
+
+/** True for the one error that calls for a reconciliation: sent, then no answer. */
+function answerLost(error: unknown): error is NetworkError {
+  return error instanceof NetworkError && error.outcomeUnknown
+}
+
+/** The server (or the network in front of it) ended the exchange without an answer. */
+const SERVER_CLOSED = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET'])
+
+/**
+ * Whether a read that does not show the change may be taken as "not applied". Only when the
+ * server's side closed the connection: the request's handling ended there, so a checkout that
+ * does not show the change right after did not get it. That is not a proof (a proxy may cut a
+ * connection its backend still serves), and it does not have to be one: a rerun stays safe, since
+ * the service takes one void and one refund per checkout, so a change that landed late makes the
+ * rerun refuse (exit 5), never move money twice.
+ *
+ * When the CLI gave up (its timeout, an abort, anything else), the request may still be queued or
+ * running at the service, and the spec names no deadline after which it would be dropped: the
+ * sandbox applied a 3 s-late void after a 1 s timeout every time. A read that does not show the
+ * change proves nothing then, so the outcome is reported unknown, with the command to check.
+ */
+function serverClosedConnection(lost: NetworkError): boolean {
+  const cause = lost.cause as {code?: string; cause?: {code?: string}} | undefined
+  const code = cause?.code ?? cause?.cause?.code
+  return code !== undefined && SERVER_CLOSED.has(code)
+}
+
+/** What happened to the connection, without the client's generic "may have been applied": the read says which. */
+function whatHappened(lost: NetworkError): string {
+  return lost.message.replace(/; the request may have been applied$/, '')
+}
+
+function shellQuote(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`
+}
+
+export async function readCheckout(client: ServiceClient, checkoutId: string): Promise<{checkout: CheckoutRecord; now: Date}> {
+  const res = await client.call(getCheckout, {params: {checkoutId}})
+  return {checkout: res.data, now: serviceNow(res.headers)}
+}
+
+// ---------------------------------------------------------------------------------------------
+// Void
+// ---------------------------------------------------------------------------------------------
+
+export interface VoidOutcome {
+  checkoutId: string
+  voidStatus: string
+  amount?: string
+  currency?: string
+  requestId?: string
+  /** The checkout as read before the void (undefined under --dry-run). */
+  before?: CheckoutRecord
+  window?: {closesAt: string}
+  /** Set when the answer was lost and a read showed the void happened. */
+  reconciled?: true
+}
+
+/**
+ * The answer to the DELETE was lost: reads the checkout once. VOIDED -> applied. Anything else ->
+ * not applied when the server closed the connection, unknown when the CLI gave up waiting (see
+ * serverClosedConnection). Either way running the command again is safe: a void that lands late
+ * makes a rerun refuse with "already voided", exit 5; it can never void twice.
+ */
+async function reconcileVoid(
+  client: ServiceClient,
+  input: {checkoutId: string; reason: string; lost: NetworkError; before?: CheckoutRecord; window?: VoidWindow},
+): Promise<VoidOutcome> {
+  const {checkoutId, reason, lost, before} = input
+  const amount = before?.totalAmount ? {value: String(before.totalAmount.value), currency: before.totalAmount.currency} : undefined
+  const check = `opsctl checkout get ${checkoutId}`
+  const rerun = `opsctl checkout void ${checkoutId} --reason ${shellQuote(reason)} --yes`
+  let after: CheckoutRecord
+  let readRequestId: string | undefined
+  try {
+    const read = await client.call(getCheckout, {params: {checkoutId}})
+    after = read.data
+    readRequestId = read.requestId
+  } catch (error) {
+    throw new LostAnswerError(
+      `${whatHappened(lost)} (the answer to the void was lost), and reading checkout ${checkoutId} failed too (${(error as Error).message}). ` +
+        'The outcome is unknown: check the payment status before voiding again',
+      'unknown',
+      lost,
+      [check],
+    )
+  }
+
+  const applied = after.paymentStatus === 'VOIDED'
+  const outcome = applied ? 'applied' : serverClosedConnection(lost) ? 'not applied' : 'unknown'
+  const status = after.paymentStatus ?? 'not shown'
+  await client.recordAudit({
+    operation: voidCheckout,
+    params: {checkoutId},
+    body: {reason},
+    note: amount ? {amount} : undefined,
+    outcome,
+    reconciled: true,
+    message:
+      `answer lost (${whatHappened(lost)}); read checkout: paymentStatus ${status}` +
+      (outcome === 'unknown' ? '; the void may still be in progress at the service' : '') +
+      (readRequestId ? ` (read request id ${readRequestId})` : ''),
+  })
+  if (outcome === 'unknown') {
+    throw new LostAnswerError(
+      `${whatHappened(lost)} (the answer to the void was lost). The outcome is unknown: the service may still be working on it ` +
+        `(checkout ${checkoutId} read ${status} just after). Check the payment status before anything else; ` +
+        'running the same void again is safe (a void that went through makes it refuse, never void twice)',
+      'unknown',
+      lost,
+      [check, rerun],
+    )
+  }
+
+  if (outcome === 'not applied') {
+    throw new LostAnswerError(
+      `${whatHappened(lost)} (the answer to the void was lost). Reconciled: the void was not applied ` +
+        `(checkout ${checkoutId} is still ${after.paymentStatus ?? 'not voided'}). It is safe to run the same command again: ` +
+        'a void that went through in the meantime makes it refuse (already voided), never void twice',
+      'not applied',
+      lost,
+      [rerun],
+    )
+  }
+
+  return {
+    checkoutId,
+    voidStatus: 'SUCCESS',
+    ...(amount ? {amount: amount.value, currency: amount.currency} : {}),
+    before,
+    ...(input.window ? {window: {closesAt: formatPhTime(input.window.lastVoidSecond)}} : {}),
+    reconciled: true,
+  }
+}
+
+/**
+ * Voids a checkout: reads it first and refuses (exit 5) when it cannot be voided or the void
+ * window has closed, then asks for consent, then sends the DELETE once. With `check: false`
+ * (dry runs) nothing is read.
+ */
+export async function voidCheckoutChecked(
+  client: ServiceClient,
+  input: {checkoutId: string; reason: string; confirm: Confirm; check?: boolean},
+): Promise<VoidOutcome> {
+  const {checkoutId} = input
+  const reason = input.reason.trim()
+  if (!reason) throw new UsageError('--reason must not be empty')
+  let before: CheckoutRecord | undefined
+  let window: undefined | VoidWindow
+  if (input.check !== false) {
+    const read = await readCheckout(client, checkoutId)
+    before = read.checkout
+    try {
+      window = checkVoid(before, read.now)
+    } catch (error) {
+      if (error instanceof RuleViolation) throw ruleError(error)
+      throw error
+    }
+  }
+
+  const amount = before?.totalAmount ? `${before.totalAmount.value} ${before.totalAmount.currency ?? ''}`.trim() : undefined
+  await input.confirm(`Void checkout ${checkoutId}${amount ? ` (${amount})` : ''}`)
+  let res
+  try {
+    res = await client.call(voidCheckout, {
+      params: {checkoutId},
+      body: {reason},
+      ...(before?.totalAmount
+        ? {auditNote: {amount: {value: String(before.totalAmount.value), currency: before.totalAmount.currency}}}
+        : {}),
+    })
+  } catch (error) {
+    if (answerLost(error)) return reconcileVoid(client, {checkoutId, reason, lost: error, before, window})
+    throw withNextStep(error, checkoutId)
+  }
+
+  return {
+    checkoutId: res.data.checkoutId ?? checkoutId,
+    voidStatus: res.data.voidStatus,
+    ...(before?.totalAmount ? {amount: String(before.totalAmount.value), currency: before.totalAmount.currency} : {}),
+    requestId: res.requestId,
+    before,
+    ...(window ? {window: {closesAt: formatPhTime(window.lastVoidSecond)}} : {}),
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Refund
+// ---------------------------------------------------------------------------------------------
+
+export interface RefundOutcome {
+  checkoutId: string
+  refundId: string
+  status: string
+  amount: string
+  currency: string
+  kind?: RefundPlan['kind']
+  reason: string
+  requestId?: string
+  /** What was read before sending (undefined under --dry-run). */
+  before?: {checkout: CheckoutRecord; refunds: RefundRecord[]}
+  /** Set when the answer was lost and a read showed the refund happened. */
+  reconciled?: true
+}
+
+function refundFailed(checkoutId: string, refundId: string, value: string, currency: string): RuleError {
+  return new RuleError(
+    `refund ${refundId} of ${value} ${currency} FAILED: nothing was refunded (a failed refund does not use up the one refund)`,
+    [`opsctl refund get ${checkoutId} ${refundId}`],
+  )
+}
+
+/**
+ * The answer to the POST was lost: lists the checkout's refunds once. A refund that was not there
+ * before, of the amount sent, is this one: applied (or FAILED, reported as such). None -> not
+ * applied when the server closed the connection, unknown when the CLI gave up waiting (see
+ * serverClosedConnection). Either way running the command again is safe: one refund per
+ * checkout, so a refund that lands late makes a rerun refuse, exit 5; it can never refund twice.
+ */
+async function reconcileRefund(
+  client: ServiceClient,
+  input: {checkoutId: string; reason: string; value: string; currency: string; lost: NetworkError; before?: RefundOutcome['before']},
+): Promise<RefundOutcome> {
+  const {checkoutId, reason, value, currency, lost, before} = input
+  const check = `opsctl refund list ${checkoutId}`
+  const rerun = `opsctl refund create ${checkoutId} --reason ${shellQuote(reason)} --amount ${value} --currency ${currency} --yes`
+  if (!before) {
+    // Nothing was read before sending, so a new refund cannot be told from an old one.
+    throw new LostAnswerError(
+      `${whatHappened(lost)} (the answer to the refund was lost); the outcome is unknown: check before trying again`,
+      'unknown',
+      lost,
+      [check],
+    )
+  }
+
+  let after: RefundRecord[]
+  let readRequestId: string | undefined
+  try {
+    const read = await client.call(listRefunds, {params: {checkoutId}})
+    after = Array.isArray(read.data) ? read.data : []
+    readRequestId = read.requestId
+  } catch (error) {
+    throw new LostAnswerError(
+      `${whatHappened(lost)} (the answer to the refund was lost), and reading the refunds of checkout ${checkoutId} failed too ` +
+        `(${(error as Error).message}). The outcome is unknown: check before refunding again`,
+      'unknown',
+      lost,
+      [check],
+    )
+  }
+
+  const known = new Set(before.refunds.map((r) => r.id))
+  const cents = centsOf(value)
+  const fresh = after.filter(
+    (r) => !known.has(r.id) && centsOf(r.amount?.value) === cents && (!r.amount?.currency || r.amount.currency === currency),
+  )
+  const found = fresh.find((r) => r.status !== 'FAILED') ?? fresh[0]
+  const outcome = found ? (found.status === 'FAILED' ? 'not applied' : 'applied') : serverClosedConnection(lost) ? 'not applied' : 'unknown'
+  await client.recordAudit({
+    operation: refundCheckout,
+    params: {checkoutId},
+    body: {reason, amount: {value, currency}},
+    data: found ? {refundId: found.id, status: found.status} : undefined,
+    outcome,
+    reconciled: true,
+    message:
+      `answer lost (${whatHappened(lost)}); read refunds: ` +
+      (found ? `new refund ${found.id} (${found.status ?? 'status not shown'})` : `no new refund of ${value} ${currency}`) +
+      (outcome === 'unknown' ? '; the refund may still be in progress at the service' : '') +
+      (readRequestId ? ` (read request id ${readRequestId})` : ''),
+  })
+  if (found?.status === 'FAILED') throw refundFailed(checkoutId, found.id, value, currency)
+  if (outcome === 'unknown') {
+    throw new LostAnswerError(
+      `${whatHappened(lost)} (the answer to the refund was lost). The outcome is unknown: the service may still be working on it ` +
+        `(checkout ${checkoutId} listed no new refund of ${value} ${currency} just after). Check its refunds before anything else; ` +
+        'running the same refund again is safe (a checkout takes one refund, so it would refuse, never refund twice)',
+      'unknown',
+      lost,
+      [check, rerun],
+    )
+  }
+
+  if (!found) {
+    throw new LostAnswerError(
+      `${whatHappened(lost)} (the answer to the refund was lost). Reconciled: the refund was not applied ` +
+        `(checkout ${checkoutId} has no new refund of ${value} ${currency}). It is safe to run the same command again: ` +
+        'a checkout takes one refund, so a refund that went through in the meantime makes it refuse, never refund twice',
+      'not applied',
+      lost,
+      [rerun],
+    )
+  }
+
+  return {
+    checkoutId,
+    refundId: found.id,
+    status: found.status ?? 'SUCCESS',
+    amount: value,
+    currency,
+    reason,
+    before,
+    reconciled: true,
+  }
+}
+
+/**
+ * Refunds a checkout: reads it and its refunds, refuses (exit 5) a second refund, a refund
+ * before the void window closed, or an amount over what is left; `amount` undefined refunds what
+ * is left (`--full`). Then asks for consent and sends the POST once. A refund the service
+ * answers FAILED is reported as a refusal (exit 5): nothing moved, and it does not use up the
+ * one refund.
+ */
+export async function refundCheckoutChecked(
+  client: ServiceClient,
+  input: {checkoutId: string; reason: string; amount?: Cents; currency?: string; confirm: Confirm; check?: boolean},
+): Promise<RefundOutcome> {
+  const {checkoutId} = input
+  const reason = input.reason.trim()
+  if (!reason) throw new UsageError('--reason must not be empty')
+  let before: RefundOutcome['before']
+  let plan: RefundPlan | undefined
+  if (input.check === false) {
+    if (input.amount === undefined) throw new UsageError('--full needs to read the checkout; with --dry-run pass --amount instead')
+  } else {
+    const read = await readCheckout(client, checkoutId)
+    const refunds = (await client.call(listRefunds, {params: {checkoutId}})).data
+    before = {checkout: read.checkout, refunds: Array.isArray(refunds) ? refunds : []}
+    try {
+      plan = checkRefund(before.checkout, before.refunds, {amount: input.amount, currency: input.currency}, read.now)
+    } catch (error) {
+      if (error instanceof RuleViolation) throw ruleError(error)
+      throw error
+    }
+  }
+
+  const value = formatCents(plan?.amount ?? input.amount!)
+  const currency = plan?.currency || input.currency || 'PHP'
+  const kind = plan ? ` (${plan.kind}${plan.kind === 'partial' ? ` of ${formatCents(plan.paid)}` : ''})` : ''
+  await input.confirm(`Refund ${value} ${currency} of checkout ${checkoutId}${kind}`)
+  let res
+  try {
+    res = await client.call(refundCheckout, {params: {checkoutId}, body: {reason, amount: {value, currency}}})
+  } catch (error) {
+    if (answerLost(error)) {
+      const outcome = await reconcileRefund(client, {checkoutId, reason, value, currency, lost: error, before})
+      return plan ? {...outcome, kind: plan.kind} : outcome
+    }
+
+    throw withNextStep(error, checkoutId)
+  }
+
+  const outcome: RefundOutcome = {
+    checkoutId,
+    refundId: res.data.refundId,
+    status: res.data.status,
+    amount: value,
+    currency,
+    ...(plan ? {kind: plan.kind} : {}),
+    reason,
+    requestId: res.requestId,
+    before,
+  }
+  if (outcome.status === 'FAILED') throw refundFailed(checkoutId, outcome.refundId, value, currency)
+
+  return outcome
+}
+
+// ---------------------------------------------------------------------------------------------
+// Webhooks
+// ---------------------------------------------------------------------------------------------
+
+/** PUT needs both fields: the one not given is taken from the current webhook. */
+export async function updateWebhookMerged(
+  client: ServiceClient,
+  webhookId: string,
+  change: Partial<WebhookRequest>,
+): Promise<WebhookRecord> {
+  if (change.name === undefined && change.callbackUrl === undefined) throw new UsageError('Nothing to change: pass --name and/or --url')
+  // Checked before the current webhook is read: a URL the PUT would refuse sends nothing at all.
+  const partial = WebhookRequest.partial().safeParse(change)
+  if (!partial.success) throw new UsageError(`Invalid request: ${describeIssues(partial.error.issues)}`)
+  let body = change
+  if (change.name === undefined || change.callbackUrl === undefined) {
+    const current = (await client.call(listWebhooks)).data.find((w) => w.id === webhookId)
+    if (!current) {
+      throw new ApiError({
+        status: 404,
+        code: CODES.webhookNotFound,
+        message: `webhook ${webhookId} not found`,
+        service: 'checkout',
+        operationId: updateWebhook.id,
+        suggestions: ['opsctl webhook list'],
+      })
+    }
+
+    body = {name: change.name ?? (current.name as WebhookRequest['name']), callbackUrl: change.callbackUrl ?? current.callbackUrl}
+  }
+
+  return (await client.call(updateWebhook, {params: {webhookId}, body})).data
+}
