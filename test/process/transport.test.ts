@@ -5,49 +5,30 @@
  * refusal must come before any.
  */
 import {mkdtempSync, rmSync} from 'node:fs'
-import {createServer, type Server} from 'node:http'
-import {type AddressInfo} from 'node:net'
+import {createServer} from 'node:http'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {runCli} from '../e2e/harness.js'
+import {LoopbackServers} from '../helpers/loopback-servers.js'
 
 let configDir: string
-let servers: Server[] = []
+const servers = new LoopbackServers()
 let proxy: {url: string; seen: string[]}
 
-async function listen(server: Server, host = '127.0.0.1'): Promise<string> {
-  servers.push(server)
-  await new Promise<void>((r) => server.listen(0, host, r))
-  return `http://${host}:${(server.address() as AddressInfo).port}`
-}
 
-/** A proxy that forwards nothing: it notes each request or CONNECT and answers 502. */
-async function recordingProxy(): Promise<{url: string; seen: string[]}> {
-  const seen: string[] = []
-  const server = createServer((req, res) => {
-    seen.push(`${req.method} ${req.url}`)
-    res.writeHead(502).end()
-  })
-  server.on('connect', (req, socket) => {
-    seen.push(`CONNECT ${req.url}`)
-    socket.end('HTTP/1.1 502 Bad Gateway\r\n\r\n')
-  })
-  return {seen, url: await listen(server)}
-}
 
 const run = (argv: string[], env: Record<string, string>, input?: string) =>
   runCli(argv, {env: {OPSCTL_CONFIG_DIR: configDir, HTTP_PROXY: proxy.url, HTTPS_PROXY: proxy.url, ...env}, input})
 
 beforeEach(async () => {
   configDir = mkdtempSync(join(tmpdir(), 'opsctl-proc-'))
-  proxy = await recordingProxy()
+  proxy = await servers.recordingProxy()
 })
 
 afterEach(async () => {
-  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))))
-  servers = []
+  await servers.closeAll()
   rmSync(configDir, {force: true, recursive: true})
 })
 
@@ -82,7 +63,7 @@ describe('credentials over plain http to a non-loopback host: refused before any
 describe('loopback targets are never proxied', () => {
   it('127.0.0.2 with HTTP_PROXY set and NO_PROXY not naming it: the request goes direct, the proxy sees nothing', async () => {
     const received: string[] = []
-    const target = await listen(
+    const target = await servers.listen(
       createServer((req, res) => {
         received.push(`${req.method} ${req.url}`)
         res.writeHead(200, {'content-type': 'application/json'}).end('[]')

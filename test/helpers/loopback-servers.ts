@@ -1,0 +1,36 @@
+/**
+ * Loopback servers that tests start and stop: `listen` keeps each one so `closeAll` can close
+ * them after the test, and `recordingProxy` is a proxy that forwards nothing, noting every
+ * request and CONNECT it receives (a refusal must come before any).
+ */
+import {createServer, type Server} from 'node:http'
+import {type AddressInfo} from 'node:net'
+
+export class LoopbackServers {
+  private servers: Server[] = []
+
+  async closeAll(): Promise<void> {
+    await Promise.all(this.servers.map((s) => new Promise((r) => s.close(r))))
+    this.servers = []
+  }
+
+  async listen(server: Server, host = '127.0.0.1'): Promise<string> {
+    this.servers.push(server)
+    await new Promise<void>((r) => server.listen(0, host, r))
+    return `http://${host}:${(server.address() as AddressInfo).port}`
+  }
+
+  /** Answers 502 to whatever reaches it, after noting it. */
+  async recordingProxy(): Promise<{url: string; seen: string[]}> {
+    const seen: string[] = []
+    const server = createServer((req, res) => {
+      seen.push(`${req.method} ${req.url}`)
+      res.writeHead(502).end()
+    })
+    server.on('connect', (req, socket) => {
+      seen.push(`CONNECT ${req.url}`)
+      socket.end('HTTP/1.1 502 Bad Gateway\r\n\r\n')
+    })
+    return {seen, url: await this.listen(server)}
+  }
+}
