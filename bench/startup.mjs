@@ -11,9 +11,14 @@
  * Needs `npm run build` first (it runs bin/run.js over dist/). Children run with
  * NODE_EXTRA_CA_CERTS and NODE_OPTIONS removed (a CA bundle adds ~110 ms to every Node start on
  * these machines and would hide what opsctl itself costs), no proxies, CI=true, and a temporary
- * OPSCTL_CONFIG_DIR that is deleted at the end. Nothing is sent anywhere: the api case is a dry run.
+ * OPSCTL_CONFIG_DIR that is deleted at the end.
+ *
+ * The real path: a seeded sandbox is started (a separate process, on a free loopback port) and the
+ * API rows send real requests to it, signed in as the seeded patient for `events list me`. The
+ * dry run stays as an extra row. Each child also reports its peak RSS.
  */
-import {spawnSync} from 'node:child_process'
+import {spawn, spawnSync} from 'node:child_process'
+import {once as onceEvent} from 'node:events'
 import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {availableParallelism, loadavg, tmpdir} from 'node:os'
 import {dirname, join, relative, resolve} from 'node:path'
@@ -43,12 +48,43 @@ for (const [k, v] of Object.entries(process.env)) {
 
 Object.assign(env, {CI: 'true', NO_COLOR: '1', OPSCTL_CONFIG_DIR: configDir})
 
+/** A seeded sandbox on a free port, for the rows that send real requests. */
+async function startSandbox() {
+  const child = spawn(process.execPath, [bins[0], 'sandbox', 'start', '--port', '0', '--seed', '--json'], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+  let out = ''
+  child.stdout.setEncoding('utf8')
+  for await (const chunk of child.stdout) {
+    out += chunk
+    const match = /"origin"\s*:\s*"([^"]+)"/.exec(out)
+    if (match) return {child, origin: match[1]}
+  }
+
+  throw new Error(`the sandbox did not start: ${out}`)
+}
+
+const sandbox = await startSandbox()
+Object.assign(env, {OPSCTL_CHECKOUT_URL: `${sandbox.origin}/checkout`, OPSCTL_HEALTH_URL: sandbox.origin})
+const login = spawnSync(process.execPath, [bins[0], 'users', 'login', '--email', 'patient@demo-clinic.test', '--password-stdin'], {
+  cwd: ROOT,
+  encoding: 'utf8',
+  env,
+  input: 'demo-patient-pass',
+})
+if (login.status !== 0) throw new Error(`users login exited ${login.status}: ${login.stderr}`)
+
 const cases = [{argv: ['-e', '0'], name: 'node -e 0'}]
 for (const [i, bin] of bins.entries()) {
   const label = i === 0 ? 'opsctl' : `opsctl[${relative(process.cwd(), bin) || bin}]`
   cases.push(
     {argv: [bin, '--version'], name: `${label} --version`},
     {argv: [bin, 'profile', 'list'], name: `${label} profile list`},
+    {argv: [bin, 'api', 'checkout', 'GET', '/v1/webhooks'], name: `${label} api checkout GET /v1/webhooks`},
+    {argv: [bin, 'webhook', 'list', '--json'], name: `${label} webhook list --json`},
+    {argv: [bin, 'events', 'list', 'me', '--json'], name: `${label} events list me --json`},
     {argv: [bin, 'api', 'checkout', 'GET', '/v1/x', '--dry-run'], name: `${label} api checkout GET /v1/x --dry-run`},
   )
 }
@@ -59,7 +95,7 @@ const cpuHook = join(configDir, 'cpu-hook.cjs')
 const cpuFile = join(configDir, 'cpu.txt')
 writeFileSync(
   cpuHook,
-  `process.on('exit', () => { const u = process.cpuUsage(); require('node:fs').writeFileSync(${JSON.stringify(cpuFile)}, String((u.user + u.system) / 1000)) })\n`,
+  `process.on('exit', () => { const u = process.cpuUsage(); require('node:fs').writeFileSync(${JSON.stringify(cpuFile)}, JSON.stringify({cpu: (u.user + u.system) / 1000, rssMb: process.resourceUsage().maxRSS / 1024})) })\n`,
 )
 
 function once(argv) {
@@ -70,7 +106,7 @@ function once(argv) {
     throw new Error(`${argv.join(' ')} exited ${child.status}: ${child.stderr}`)
   }
 
-  return {cpu: Number(readFileSync(cpuFile, 'utf8')), wall: ms}
+  return {...JSON.parse(readFileSync(cpuFile, 'utf8')), wall: ms}
 }
 
 function median(list) {
@@ -101,9 +137,12 @@ try {
       ratio: Math.round((ms / floor) * 100) / 100,
       cpuMedianMs: Math.round(cpuMs),
       cpuRatio: Math.round((cpuMs / cpuFloor) * 100) / 100,
+      peakRssMb: Math.round(Math.max(...samples[i].map((x) => x.rssMb))),
     })
   })
 } finally {
+  sandbox.child.kill('SIGINT')
+  await onceEvent(sandbox.child, 'exit')
   rmSync(configDir, {force: true, recursive: true})
 }
 
@@ -113,12 +152,12 @@ if (values.json) {
 } else {
   const {default: Table} = await import('cli-table3')
   const table = new Table({
-    colAligns: ['left', 'right', 'right', 'right', 'right', 'right', 'right'],
-    head: ['case', 'median ms', 'min ms', 'max ms', 'x node -e 0', 'cpu ms', 'cpu x node -e 0'],
+    colAligns: ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
+    head: ['case', 'median ms', 'min ms', 'max ms', 'x node -e 0', 'cpu ms', 'cpu x node -e 0', 'peak RSS MB'],
     style: {border: [], head: []},
   })
   for (const r of results) {
-    table.push([r.case, r.medianMs, r.minMs, r.maxMs, r.ratio.toFixed(2), r.cpuMedianMs, r.cpuRatio.toFixed(2)])
+    table.push([r.case, r.medianMs, r.minMs, r.maxMs, r.ratio.toFixed(2), r.cpuMedianMs, r.cpuRatio.toFixed(2), r.peakRssMb])
   }
 
   const load = loadavg()[0].toFixed(1)
