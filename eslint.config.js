@@ -1,6 +1,13 @@
 import oclif from 'eslint-config-oclif'
 import prettier from 'eslint-config-prettier'
 
+const ONLY_HTTP = 'All outbound HTTP goes through src/http (a Transport): timeouts, user-agent, tracing, proxy and errors live there'
+const OUTBOUND_HTTP = ['node:http', 'node:https', 'http', 'https'].map((name) => ({
+  name,
+  importNames: ['request', 'get', 'Agent', 'globalAgent'],
+  message: ONLY_HTTP,
+}))
+
 export default [
   {ignores: ['dist/', 'node_modules/', 'coverage/', 'oclif.manifest.json', 'bin/', 'tmp/']},
   ...oclif,
@@ -102,6 +109,36 @@ export default [
       '@typescript-eslint/no-non-null-assertion': 'off',
       // scenario syntax is ${name}: tests spell it in plain strings on purpose
       'no-template-curly-in-string': 'off',
+    },
+  },
+  // One transport: only src/http speaks HTTP. The webhook receiver may still serve with node:http's createServer.
+  {
+    files: ['src/**/*.ts'],
+    ignores: ['src/http/**'],
+    rules: {
+      'no-restricted-imports': ['error', {paths: OUTBOUND_HTTP, patterns: [{group: ['undici', 'undici/*'], message: ONLY_HTTP}]}],
+      'no-restricted-globals': ['error', {name: 'fetch', message: ONLY_HTTP}],
+    },
+  },
+  // The domain and the emulator know nothing of the CLI: no oclif, no stdout.
+  {
+    files: ['src/services/**/*.ts', 'src/sandbox/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: OUTBOUND_HTTP,
+          patterns: [
+            {group: ['undici', 'undici/*'], message: ONLY_HTTP},
+            {group: ['@oclif/*'], message: 'src/services and src/sandbox know nothing of the CLI; oclif belongs in src/cli and src/commands'},
+            {group: ['**/cli/*', '**/commands/*', '**/commands/**'], message: 'src/services and src/sandbox never import the CLI layers'},
+          ],
+        },
+      ],
+      'no-restricted-properties': [
+        'error',
+        {object: 'process', property: 'stdout', message: 'Return data; printing is the CLI\'s job (src/cli)'},
+      ],
     },
   },
 ]

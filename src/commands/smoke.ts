@@ -10,9 +10,20 @@ import {progressLine, renderReport, REPORTERS, type StepResult, summarize, summa
 import {sandboxOrigin} from '../runtime/sandbox-control.js'
 import {checkoutSteps} from '../runtime/smoke/checkout-steps.js'
 import {healthSteps} from '../runtime/smoke/health-steps.js'
+import {type PlannedStep, planSmoke} from '../runtime/smoke/plan.js'
 import {EventReceiver} from '../runtime/smoke/receiver.js'
 import {runSteps, type SmokeContext, type SmokeStep} from '../runtime/smoke/runner.js'
 import {SANDBOX_KEYS, sandboxBaseUrls} from '../services/sandbox-defaults.js'
+
+/** What `smoke --dry-run` returns (the --json document). */
+interface SmokePlan {
+  dryRun: true
+  target: string
+  steps: PlannedStep[]
+}
+
+/** A sandbox a dry run does not start has no port yet. */
+const DRY_RUN_ORIGIN = 'http://127.0.0.1:{port}'
 
 export default class Smoke extends BaseCommand<typeof Smoke> {
   static override description = `Check that both services work, end to end: every operation of both specs, each answer checked.
@@ -24,11 +35,15 @@ sandbox and are reported as skipped elsewhere. --sandbox starts an embedded sand
 loopback port for the run (nothing else is touched) and runs every step.
 
 Progress goes to stderr as steps finish; the report goes to stdout, ending with
-"N passed, N failed, N skipped". Exits 0 when nothing failed, 1 otherwise.`
+"N passed, N failed, N skipped". Exits 0 when nothing failed, 1 otherwise.
+
+--dry-run lists each step and the request it is about, and sends nothing: no sandbox is
+started and no step runs.`
   static override examples = [
     '<%= config.bin %> smoke --sandbox',
     '<%= config.bin %> smoke --sandbox --reporter junit --junit-file smoke.xml',
     '<%= config.bin %> smoke --profile staging --service checkout --bail',
+    '<%= config.bin %> smoke --sandbox --dry-run',
   ]
   static override flags = {
     service: Flags.option({default: 'all', description: 'which service to check', options: ['health', 'checkout', 'all'] as const})(),
@@ -39,8 +54,9 @@ Progress goes to stderr as steps finish; the report goes to stdout, ending with
     group: Flags.string({default: 'demo-clinic', description: 'health group (id or name) whose medications the health steps use'}),
   }
 
-  async run(): Promise<{results: StepResult[]; summary: ReturnType<typeof summarize>}> {
+  async run(): Promise<SmokePlan | {results: StepResult[]; summary: ReturnType<typeof summarize>}> {
     const {flags} = this
+    if (flags['dry-run']) return this.plan()
     const sandbox = flags.sandbox ? await (await import('../sandbox/core/server.js')).createSandbox({port: 0}) : undefined
     let receiver: EventReceiver | undefined
     try {
@@ -62,10 +78,7 @@ Progress goes to stderr as steps finish; the report goes to stdout, ending with
           ctx.health = new ServiceClient({...options, target: {...targets.health, session}})
         },
       }
-      const steps: SmokeStep[] = [
-        ...(flags.service === 'checkout' ? [] : healthSteps({group: flags.group})),
-        ...(flags.service === 'health' ? [] : checkoutSteps(receiver)),
-      ]
+      const steps = this.steps(receiver)
       this.note(`Smoke: ${steps.length} steps against ${targets.label}`)
       const results = await runSteps(steps, ctx, {bail: flags.bail, onStep: (r) => process.stderr.write(progressLine(r) + '\n')})
       return await this.report(results)
@@ -73,6 +86,26 @@ Progress goes to stderr as steps finish; the report goes to stdout, ending with
       await receiver?.stop()
       await sandbox?.close()
     }
+  }
+
+  /** `--dry-run`: the steps and their requests, from the declarations alone; no sandbox, no client, nothing sent. */
+  private async plan(): Promise<SmokePlan> {
+    const targets = this.flags.sandbox ? this.sandboxTargets(DRY_RUN_ORIGIN) : await this.profileTargets()
+    const label = this.flags.sandbox ? 'an embedded sandbox (not started: --dry-run)' : targets.label
+    const steps = planSmoke(this.steps(undefined), targets)
+    this.note(`Smoke, dry run: ${steps.length} steps against ${label}; nothing was sent`)
+    await this.print(
+      steps.map((s) => ({...s, request: s.request ? `${s.request.method} ${s.request.url}` : '(waits for a webhook delivery)'})),
+      ['suite', 'name', 'operation', 'request', 'runs'],
+    )
+    return {dryRun: true, target: label, steps}
+  }
+
+  private steps(receiver: EventReceiver | undefined): SmokeStep[] {
+    return [
+      ...(this.flags.service === 'checkout' ? [] : healthSteps({group: this.flags.group})),
+      ...(this.flags.service === 'health' ? [] : checkoutSteps(receiver)),
+    ]
   }
 
   private async profileTargets(): Promise<{checkout: ServiceTarget; health: ServiceTarget; label: string; sandboxOrigin?: string}> {

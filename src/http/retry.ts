@@ -19,6 +19,7 @@ export function retryWithin(
   policy: RetryPolicy,
   statusCodes: number[],
   errorCodes: string[],
+  onRetry?: (failure: {code?: string; status?: number; waitMs: number}) => void,
 ): RetryHandler.RetryCallback {
   return (err, {state}, next) => {
     const {code, headers, statusCode} = err as Error & {code?: string; headers?: Record<string, string | string[]>; statusCode?: number}
@@ -37,6 +38,7 @@ export function retryWithin(
       return
     }
 
+    onRetry?.({code, status: statusCode, waitMs: wait})
     setTimeout(() => next(null), wait)
   }
 }

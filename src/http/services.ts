@@ -39,14 +39,12 @@ export function basicAuth(key: string): string {
 }
 
 export function authFor(target: ServiceTarget, auth: AuthKind): AuthParts {
-  const parts: AuthParts = {headers: {}, curlArgs: [], secrets: []}
+  const parts: AuthParts = {headers: {}, curlArgs: authCurlArgs(target, auth), secrets: []}
   if (target.service === 'health') {
     const version = target.apiVersion ?? HEALTH_API_VERSION
     parts.headers['x-ph-api-version'] = version
-    parts.curlArgs.push(`-H 'x-ph-api-version: ${version}'`)
     if (target.language) {
       parts.headers['accept-language'] = target.language
-      parts.curlArgs.push(`-H 'accept-language: ${target.language}'`)
     }
 
     if (auth === 'session') {
@@ -58,7 +56,6 @@ export function authFor(target: ServiceTarget, auth: AuthKind): AuthParts {
       }
 
       parts.headers.cookie = `connect.sid=${target.session}`
-      parts.curlArgs.push(`-H "cookie: connect.sid=$${SECRET_ENV.session}"`)
       parts.secrets.push(target.session)
     }
 
@@ -75,11 +72,23 @@ export function authFor(target: ServiceTarget, auth: AuthKind): AuthParts {
     }
 
     parts.headers.authorization = basicAuth(key)
-    parts.curlArgs.push(`-u "$${SECRET_ENV[auth]}:"`)
     parts.secrets.push(key)
   }
 
   return parts
+}
+
+/** The auth headers as curl arguments, secrets as `$ENV` references: needs no credential, only the kind. */
+export function authCurlArgs(target: ServiceTarget, auth: AuthKind): string[] {
+  if (target.service === 'health') {
+    return [
+      `-H 'x-ph-api-version: ${target.apiVersion ?? HEALTH_API_VERSION}'`,
+      ...(target.language ? [`-H 'accept-language: ${target.language}'`] : []),
+      ...(auth === 'session' ? [`-H "cookie: connect.sid=$${SECRET_ENV.session}"`] : []),
+    ]
+  }
+
+  return auth === 'public' || auth === 'secret' ? [`-u "$${SECRET_ENV[auth]}:"`] : []
 }
 
 /** Where each service puts the id support needs to find a request. */

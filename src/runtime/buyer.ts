@@ -9,13 +9,11 @@
  * URL (the sandbox): a form that names any other origin is refused before anything is posted.
  */
 import type {ServiceClient} from '../http/client.js'
+import type {Transport} from '../http/transport.js'
 
-import {ApiError, NetworkError, RuleError, UsageError} from '../errors.js'
-import {DryRunRequest} from '../http/client.js'
-import {getDispatcher} from '../http/dispatcher.js'
+import {ApiError, RuleError, UsageError} from '../errors.js'
 import {hasSecretField} from '../http/redact.js'
 import {assertSafeTransport, buildUrl} from '../http/url.js'
-import {USER_AGENT} from '../http/user-agent.js'
 import {getCheckout} from '../services/checkout/operations.js'
 import {cardScheme, CVC_PATTERN, lastFour, normalizeCardNumber, parseExpiry, TEST_CARDS} from '../services/checkout/test-cards.js'
 
@@ -25,8 +23,6 @@ export interface BuyerInput {
   card?: string
   expiry?: string
   cvc?: string
-  timeoutMs?: number
-  dryRun?: boolean
   /** for the default expiry date */
   now?: Date
 }
@@ -116,19 +112,9 @@ export async function actAsBuyer(client: ServiceClient, input: BuyerInput): Prom
   const pageUrl = paymentPageUrl(client.target.baseUrl, checkoutId)
   // Card data goes to the page and the read-back carries the secret key: refused before the first request.
   assertSafeTransport(pageUrl, hasSecretField(fields) || Boolean(client.target.secretKey))
-  if (input.dryRun) {
-    const shown = Object.entries(fields)
-      .map(([k, v]) => `--data-urlencode '${k}=${k === 'action' ? v : '[REDACTED]'}'`)
-      .join(' ')
-    throw new DryRunRequest(`curl -X POST '${pageUrl.href}' ${shown}`, {
-      method: 'POST',
-      url: pageUrl.href,
-      headers: {'content-type': 'application/x-www-form-urlencoded'},
-      body: Object.fromEntries(Object.keys(fields).map((k) => [k, k === 'action' ? fields[k] : '[REDACTED]'])),
-    })
-  }
-
-  const page = await fetchPage(pageUrl, 'GET', input.timeoutMs)
+  // The page and its form go through the client's own transport: a dry run stops at the first request.
+  const {transport} = client
+  const page = await fetchPage(transport, pageUrl, 'GET')
   if (page.status === 404) {
     throw new ApiError({
       status: 404,
@@ -148,7 +134,7 @@ export async function actAsBuyer(client: ServiceClient, input: BuyerInput): Prom
 
   const formUrl = formTarget(page.body, pageUrl, checkoutId)
   assertSafeTransport(formUrl, hasSecretField(fields))
-  const answer = await fetchPage(formUrl, 'POST', input.timeoutMs, new URLSearchParams(fields).toString())
+  const answer = await fetchPage(transport, formUrl, 'POST', fields)
   if (answer.status >= 400) {
     throw new RuleError(
       `the payment page refused the ${input.action === 'pay' ? 'payment' : 'cancel'}: ${pageMessage(answer.body) ?? `HTTP ${answer.status}`}`,
@@ -168,33 +154,21 @@ export async function actAsBuyer(client: ServiceClient, input: BuyerInput): Prom
   }
 }
 
+/** The page is public (no API key) and answers HTML; the form is posted once, never retried. */
 async function fetchPage(
+  transport: Transport,
   url: URL,
   method: 'GET' | 'POST',
-  timeoutMs = 30_000,
-  form?: string,
+  form?: Record<string, string>,
 ): Promise<{status: number; body: string; location?: string}> {
-  const dispatcher = await getDispatcher()
-  try {
-    const res = await dispatcher.request({
-      origin: url.origin,
-      path: url.pathname + url.search,
-      method,
-      headers: {
-        accept: 'text/html',
-        'user-agent': USER_AGENT,
-        ...(form === undefined ? {} : {'content-type': 'application/x-www-form-urlencoded'}),
-      },
-      body: form,
-      signal: AbortSignal.timeout(timeoutMs),
-    })
-    const body = await res.body.text()
-    const location = res.headers.location
-    return {status: res.statusCode, body, location: Array.isArray(location) ? location[0] : location}
-  } catch (error) {
-    const code = (error as {code?: string}).code
-    throw new NetworkError(`payment page ${url.origin}: ${code ?? (error as Error).message}`, error, method === 'POST', [
-      `Check that ${url.origin} is reachable (opsctl sandbox start)`,
-    ])
-  }
+  const res = await transport.send({
+    method,
+    url,
+    label: 'payment page',
+    accept: 'text/html',
+    idempotent: method === 'GET',
+    ...(form === undefined ? {} : {body: {form}}),
+  })
+  const {location} = res.headers
+  return {status: res.status, body: res.text, location: Array.isArray(location) ? location[0] : location}
 }

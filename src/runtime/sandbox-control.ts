@@ -1,5 +1,8 @@
-import {ApiError, NetworkError, UsageError} from '../errors.js'
-import {getDispatcher} from '../http/dispatcher.js'
+import type {Transport} from '../http/transport.js'
+
+import {NetworkError, UsageError} from '../errors.js'
+import {apiErrorFrom} from '../http/api-error.js'
+import {parseJson} from '../http/json.js'
 import {isLoopback} from '../http/url.js'
 
 /** The sandbox origin behind a profile's health base URL. Control calls go only to loopback. */
@@ -9,40 +12,33 @@ export function sandboxOrigin(healthBaseUrl: string): string {
   return url.origin
 }
 
-/** Calls a `/__sandbox/...` control endpoint of a running sandbox. */
+/** Calls a `/__sandbox/...` control endpoint of a running sandbox, through the command's transport (a dry run sends nothing). */
 export async function sandboxControl(
+  transport: Transport,
   origin: string,
   method: 'GET' | 'POST',
   path: string,
   body?: unknown,
-  timeoutMs = 10_000,
 ): Promise<any> {
-  const dispatcher = await getDispatcher()
-  const url = new URL(`/__sandbox/${path.replace(/^\//, '')}`, origin)
+  const name = path.replace(/^\//, '')
+  const label = `sandbox ${name}`
   let res
   try {
-    res = await dispatcher.request({
-      body: body === undefined ? undefined : JSON.stringify(body),
-      headers: body === undefined ? {} : {'content-type': 'application/json'},
+    res = await transport.send({
       method,
-      origin: url.origin,
-      path: url.pathname,
-      signal: AbortSignal.timeout(timeoutMs),
+      url: new URL(`/__sandbox/${name}`, origin),
+      label,
+      // Setting or advancing the clock twice is not the same as once.
+      idempotent: method === 'GET',
+      ...(body === undefined ? {} : {body: {json: body}}),
     })
   } catch (error) {
-    throw new NetworkError(`No sandbox answering at ${origin}`, error, false, ['Start one: opsctl sandbox start'])
+    if (!(error instanceof NetworkError)) throw error
+    throw new NetworkError(`No sandbox answering at ${origin} (${error.message})`, error.cause, error.outcomeUnknown, [
+      'Start one: opsctl sandbox start',
+    ])
   }
 
-  const text = await res.body.text()
-  const data = text ? JSON.parse(text) : undefined
-  if (res.statusCode >= 400) {
-    throw new ApiError({
-      message: data?.message ?? `HTTP ${res.statusCode}`,
-      operationId: `sandbox ${path}`,
-      service: 'sandbox',
-      status: res.statusCode,
-    })
-  }
-
-  return data
+  if (res.status >= 400) throw apiErrorFrom(res, {operationId: label, service: 'sandbox'})
+  return parseJson(res.text)
 }

@@ -10,7 +10,8 @@ import {createServer, type IncomingMessage, type ServerResponse} from 'node:http
 import type {ServiceClient} from '../http/client.js'
 
 import {ApiError, ExitCode, NetworkError, OpsError} from '../errors.js'
-import {getDispatcher} from '../http/dispatcher.js'
+import {failureCode} from '../http/network-error.js'
+import {createTransport, type Transport} from '../http/transport.js'
 import {
   deleteWebhook,
   listWebhooks,
@@ -45,6 +46,8 @@ export interface ListenerOptions {
   /** http(s) URL each event is forwarded to (same body, same content-type) */
   forwardTo?: string
   forwardTimeoutMs?: number
+  /** How forwards leave (the command's transport: its --verbose trace); by default a plain one. */
+  transport?: Transport
   onEvent(event: ReceivedEvent): Promise<void> | void
 }
 
@@ -133,37 +136,36 @@ interface Answer {
  * retries: that would multiply deliveries behind the sender's back.
  */
 async function forward(
+  transport: Transport,
   url: string,
   raw: Buffer,
   headers: IncomingMessage['headers'],
   timeoutMs: number,
 ): Promise<{answer: Answer; report: NonNullable<ReceivedEvent['forward']>}> {
   const started = performance.now()
-  const target = new URL(url)
   const event = headers['x-checkout-event']
+  const type = headers['content-type']
   try {
-    const dispatcher = await getDispatcher()
-    const res = await dispatcher.request({
-      origin: target.origin,
-      path: target.pathname + target.search,
+    const res = await transport.send({
       method: 'POST',
-      headers: {
-        'content-type': headers['content-type'] ?? 'application/json',
-        'user-agent': 'opsctl-webhook-listen',
-        ...(event ? {'x-checkout-event': Array.isArray(event) ? event[0] : event} : {}),
-      },
-      body: raw,
-      signal: AbortSignal.timeout(timeoutMs),
+      url: new URL(url),
+      label: 'webhook forward',
+      accept: '*/*',
+      headers: event ? {'x-checkout-event': Array.isArray(event) ? event[0] : event} : {},
+      body: {raw, contentType: type ?? 'application/json'},
+      // Never retried here: the sender retries, through the listener, what was not answered.
+      idempotent: false,
+      timeoutMs,
     })
-    const body = await res.body.text()
-    const type = res.headers['content-type']
+    const answered = res.headers['content-type']
     return {
-      answer: {status: res.statusCode, contentType: (Array.isArray(type) ? type[0] : type) ?? 'text/plain', body},
-      report: {url, status: res.statusCode, durationMs: Math.round(performance.now() - started)},
+      answer: {status: res.status, contentType: (Array.isArray(answered) ? answered[0] : answered) ?? 'text/plain', body: res.text},
+      report: {url, status: res.status, durationMs: Math.round(performance.now() - started)},
     }
   } catch (error) {
-    const err = error as Error & {cause?: {code?: string}; code?: string}
-    const reason = err.name === 'TimeoutError' ? `timed out after ${timeoutMs} ms` : (err.code ?? err.cause?.code ?? err.message)
+    if (!(error instanceof NetworkError)) throw error
+    const code = failureCode(error)
+    const reason = code === 'timeout' ? `timed out after ${timeoutMs} ms` : (code ?? error.message)
     return {
       answer: {status: 502, contentType: 'application/json', body: JSON.stringify({error: `forward to ${url} failed: ${reason}`})},
       report: {url, status: null, error: reason, durationMs: Math.round(performance.now() - started)},
@@ -174,6 +176,7 @@ async function forward(
 /** Starts the receiver on loopback. Resolves once it listens. */
 export async function startListener(options: ListenerOptions): Promise<RunningListener> {
   const host = options.host ?? '127.0.0.1'
+  const transport = options.transport ?? createTransport()
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const reply = (a: Answer) => res.writeHead(a.status, {'content-type': a.contentType}).end(a.body)
     if (req.method !== 'POST') {
@@ -192,7 +195,7 @@ export async function startListener(options: ListenerOptions): Promise<RunningLi
     let answer: Answer
     let forwarded: ReceivedEvent['forward']
     if (options.forwardTo) {
-      const result = await forward(options.forwardTo, raw, req.headers, options.forwardTimeoutMs ?? 10_000)
+      const result = await forward(transport, options.forwardTo, raw, req.headers, options.forwardTimeoutMs ?? 10_000)
       answer = result.answer
       forwarded = result.report
     } else {

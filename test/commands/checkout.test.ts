@@ -391,6 +391,16 @@ describe('checkout pay', () => {
     expect(out.stderr).toContain('This checkout has expired.')
   })
 
+  it('--dry-run checks the card, prints the first request (the page) as curl, and sends nothing', async () => {
+    const out = await h.run(CheckoutPay, ['chk_1', '--card', '4123 4501 3100 1381', '--dry-run'])
+    expect(out.code).toBe(0)
+    expect(out.stdout).toContain(`curl -sS -X GET 'http://127.0.0.1:4010/checkout/pay/chk_1'`)
+    expect(out.stdout).toContain(`-H 'accept: text/html'`)
+    expect(out.stdout + out.stderr).not.toContain('4123450131001381')
+    expect((await h.run(CheckoutPay, ['chk_1', '--card', '12ab', '--dry-run'])).code).toBe(2)
+    expect(h.calls()).toEqual([])
+  })
+
   it('refuses a malformed card before sending (exit 2)', async () => {
     const out = await h.run(CheckoutPay, ['chk_1', '--card', '12ab'])
     expect(out.code).toBe(2)

@@ -54,4 +54,14 @@ describe('opsctl sandbox clock: bounds', () => {
     expect(JSON.parse(result.stdout)).toEqual({now: '2036-11-20T00:00:00.000Z'})
     expect(services.calls()).toMatchObject([{method: 'POST', path: '/__sandbox/clock', body: {advance: '3653d'}}])
   })
+
+  it('--dry-run prints the control call as curl and sends nothing', async () => {
+    const result = await runCommand(SandboxClock, ['--advance', '1h', '--dry-run'])
+    expect(result.code).toBe(0)
+    expect(result.stdout).toContain(`curl -sS -X POST '${ORIGIN}/__sandbox/clock'`)
+    expect(result.stdout).toContain(`--data '{"advance":"1h"}'`)
+    const json = await runCommand(SandboxClock, ['--dry-run', '--json'])
+    expect(JSON.parse(json.stdout)).toMatchObject({dryRun: true, request: {method: 'GET', url: `${ORIGIN}/__sandbox/clock`}})
+    expect(services.calls()).toEqual([])
+  })
 })

@@ -258,6 +258,12 @@ describe('start-up: what cheap commands load', () => {
     expect(dry.filter((u) => heavy.test(u) || u.includes('/dist/sandbox/'))).toEqual([])
   })
 
+  it('smoke --sandbox --dry-run starts no sandbox and sends nothing: neither the sandbox, fastify nor undici is even loaded', async () => {
+    const dry = await loaded(['smoke', '--sandbox', '--dry-run', '--json'])
+    expect(dry.some((u) => u.includes('/dist/runtime/smoke/plan.js'))).toBe(true)
+    expect(dry.filter((u) => /node_modules\/(undici|fastify)\//.test(u) || u.includes('/dist/sandbox/'))).toEqual([])
+  })
+
   it('a command that changes profiles.json loads the lock and conf only then', async () => {
     await run(['profile', 'list'])
     const use = await loaded(['profile', 'use', 'sandbox'])

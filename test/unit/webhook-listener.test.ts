@@ -8,6 +8,7 @@ import {afterAll, afterEach, describe, expect, it} from 'vitest'
 
 import {ServiceClient} from '../../src/http/client.js'
 import {closeDispatcher, setDispatcher} from '../../src/http/dispatcher.js'
+import {USER_AGENT} from '../../src/http/user-agent.js'
 import {
   type ChangedWebhook,
   pointWebhooksAt,
@@ -69,12 +70,12 @@ describe('webhook listener', () => {
   })
 
   it("forwards the same body and content-type, and answers the sender with the forward's status and body", async () => {
-    const got: {body: string; type?: string; event?: string}[] = []
+    const got: {body: string; type?: string; event?: string; agent?: string}[] = []
     const app: Server = createServer((req, res) => {
       let text = ''
       req.on('data', (d) => (text += d))
       req.on('end', () => {
-        got.push({body: text, type: req.headers['content-type'], event: req.headers['x-checkout-event'] as string})
+        got.push({body: text, type: req.headers['content-type'], event: req.headers['x-checkout-event'] as string, agent: req.headers['user-agent']})
         res.writeHead(got.length === 1 ? 503 : 202, {'content-type': 'text/plain'}).end(`app saw ${got.length}`)
       })
     })
@@ -87,7 +88,7 @@ describe('webhook listener', () => {
     const headers = {'content-type': 'application/json; charset=utf-8', 'x-checkout-event': 'CHECKOUT_SUCCESS'}
     expect(await post(l.url, body, headers)).toEqual({status: 503, body: 'app saw 1'})
     expect(await post(l.url, body, headers)).toEqual({status: 202, body: 'app saw 2'})
-    expect(got[0]).toEqual({body, type: 'application/json; charset=utf-8', event: 'CHECKOUT_SUCCESS'})
+    expect(got[0]).toEqual({body, type: 'application/json; charset=utf-8', event: 'CHECKOUT_SUCCESS', agent: USER_AGENT})
     expect(events.map((e) => [e.forward?.status, e.forward?.url, e.answered])).toEqual([
       [503, appUrl, 503],
       [202, appUrl, 202],

@@ -50,8 +50,6 @@ posted: method, URL and the masked card.`
       card: flags.fail ? TEST_CARDS.mastercardDeclined : flags.card,
       expiry: flags.expiry,
       cvc: flags.cvc,
-      timeoutMs: flags.timeout * 1000,
-      dryRun: flags['dry-run'],
     })
     await this.print(result, ['checkoutId', 'action', 'sent.method', 'sent.url', 'sent.card', 'status', 'paymentStatus', 'redirectedTo'])
     return {...result}

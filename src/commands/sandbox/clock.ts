@@ -2,6 +2,7 @@ import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
 import {UsageError} from '../../errors.js'
+import {createTransport} from '../../http/transport.js'
 import {sandboxControl, sandboxOrigin} from '../../runtime/sandbox-control.js'
 import {advanceProblem, clockTimeProblem} from '../../services/clock-bounds.js'
 import {parseDuration} from '../../services/duration.js'
@@ -38,7 +39,8 @@ Every sandbox rule reads this clock: the void window, session expiry, checkout e
     }
 
     const origin = sandboxOrigin((await this.profile()).profile.health.baseUrl)
-    const result = body ? await sandboxControl(origin, 'POST', 'clock', body) : await sandboxControl(origin, 'GET', 'clock')
+    const transport = createTransport(this.clientOptions())
+    const result = await sandboxControl(transport, origin, body ? 'POST' : 'GET', 'clock', body)
     await this.print({now: result.now})
     return {now: result.now}
   }

@@ -23,11 +23,11 @@ import {
 import {CODES} from '../../services/checkout/rules.js'
 import {actAsBuyer} from '../buyer.js'
 import {sandboxControl} from '../sandbox-control.js'
-import {check, checkEqual, type SmokeContext, type SmokeStep} from './runner.js'
+import {check, checkEqual, type SmokeContext, type SmokeStep, type StepSubject, subjectOf} from './runner.js'
 
-const step = (name: string, operation: string, run: SmokeStep['run'], extra: Partial<SmokeStep> = {}): SmokeStep => ({
+const step = (name: string, subject: StepSubject, run: SmokeStep['run'], extra: Partial<SmokeStep> = {}): SmokeStep => ({
   name,
-  operation,
+  ...subjectOf(subject),
   run,
   suite: 'checkout',
   ...extra,
@@ -72,7 +72,7 @@ const notFound = (error: unknown) => error instanceof ApiError && error.status =
  */
 export function checkoutSteps(receiver: EventReceiver | undefined): SmokeStep[] {
   return [
-    step('set the page customization', 'setCustomization', async (ctx) => {
+    step('set the page customization', setCustomization, async (ctx) => {
       const previous = await ctx.checkout.call(getCustomization).then(
         (r) => r.data,
         (error) => {
@@ -94,7 +94,7 @@ export function checkoutSteps(receiver: EventReceiver | undefined): SmokeStep[] 
     }),
     step(
       'read the customization back',
-      'getCustomization',
+      getCustomization,
       async (ctx) => {
         const res = await ctx.checkout.call(getCustomization)
         checkEqual([res.data.logoUrl, res.data.colorScheme], [CUSTOMIZATION.logoUrl, CUSTOMIZATION.colorScheme], 'customization')
@@ -102,7 +102,7 @@ export function checkoutSteps(receiver: EventReceiver | undefined): SmokeStep[] 
       },
       {needs: ['customized']},
     ),
-    step('list webhooks', 'listWebhooks', async (ctx) => {
+    step('list webhooks', listWebhooks, async (ctx) => {
       const res = await ctx.checkout.call(listWebhooks)
       check(Array.isArray(res.data), 'the answer is not a list')
       const taken = new Set(res.data.map((w) => w.name))
@@ -112,7 +112,7 @@ export function checkoutSteps(receiver: EventReceiver | undefined): SmokeStep[] 
     }),
     step(
       'register a webhook',
-      'registerWebhook',
+      registerWebhook,
       async (ctx) => {
         const callbackUrl = receiver?.url ?? 'https://example.invalid/opsctl-smoke'
         const res = await ctx.checkout.call(registerWebhook, {body: {callbackUrl, name: ctx.values.webhookName}})
@@ -132,7 +132,7 @@ export function checkoutSteps(receiver: EventReceiver | undefined): SmokeStep[] 
     ),
     step(
       'update the webhook',
-      'updateWebhook',
+      updateWebhook,
       async (ctx) => {
         const callbackUrl = `${receiver?.url ?? 'https://example.invalid/opsctl-smoke'}?v=2`
         const res = await ctx.checkout.call(updateWebhook, {
@@ -144,7 +144,7 @@ export function checkoutSteps(receiver: EventReceiver | undefined): SmokeStep[] 
       },
       {needs: ['webhookId']},
     ),
-    step('initiate a checkout', 'initiateCheckout', async (ctx) => {
+    step('initiate a checkout', initiateCheckout, async (ctx) => {
       const body = checkoutBody('150.00')
       const res = await ctx.checkout.call(initiateCheckout, {body})
       check(res.data.checkoutId, 'no checkoutId')
@@ -154,7 +154,7 @@ export function checkoutSteps(receiver: EventReceiver | undefined): SmokeStep[] 
     }),
     step(
       'retrieve the checkout',
-      'getCheckout',
+      getCheckout,
       async (ctx) => {
         const res = await ctx.checkout.call(getCheckout, {params: {checkoutId: ctx.values.checkoutId}})
         checkEqual(
@@ -168,7 +168,7 @@ export function checkoutSteps(receiver: EventReceiver | undefined): SmokeStep[] 
     ),
     step(
       'pay on the hosted page',
-      'hosted payment page',
+      {id: 'hosted payment page', request: {auth: 'none', method: 'POST', path: '/pay/{checkoutId}', service: 'checkout'}},
       async (ctx) => {
         const paid = await actAsBuyer(ctx.checkout, {action: 'pay', checkoutId: ctx.values.checkoutId})
         checkEqual([paid.status, paid.paymentStatus], ['COMPLETED', 'PAYMENT_SUCCESS'], 'checkout after payment')
@@ -179,7 +179,8 @@ export function checkoutSteps(receiver: EventReceiver | undefined): SmokeStep[] 
     ),
     step(
       'the webhook is delivered',
-      'CHECKOUT_SUCCESS webhook',
+      // Sends nothing itself: waits for the sandbox's delivery at the local receiver.
+      {id: 'CHECKOUT_SUCCESS webhook'},
       async (ctx) => {
         check(ctx.values.webhookName === 'CHECKOUT_SUCCESS', 'no CHECKOUT_SUCCESS webhook of ours to deliver to')
         const event = await receiver?.waitFor(ctx.values.checkoutId, 5000)
@@ -191,7 +192,7 @@ export function checkoutSteps(receiver: EventReceiver | undefined): SmokeStep[] 
     ),
     step(
       'void it the same day',
-      'voidCheckout',
+      voidCheckout,
       async (ctx) => {
         const res = await ctx.checkout.call(voidCheckout, {body: {reason: 'opsctl smoke'}, params: {checkoutId: ctx.values.checkoutId}})
         checkEqual(res.data.voidStatus, 'SUCCESS', 'voidStatus')
@@ -203,16 +204,16 @@ export function checkoutSteps(receiver: EventReceiver | undefined): SmokeStep[] 
     ),
     step(
       'refund part of a payment the next day',
-      'refundCheckout',
+      refundCheckout,
       async (ctx) => {
         const checkoutId = await paidCheckout(ctx, '200.00')
-        await sandboxControl(ctx.sandbox!.origin, 'POST', 'clock', {advance: '24h'})
+        await sandboxControl(ctx.checkout.transport, ctx.sandbox!.origin, 'POST', 'clock', {advance: '24h'})
         ctx.cleanups.push({
           name: 'move the sandbox clock back',
           // the clock only advances: set it back to 24 h before what it shows now
           async run() {
-            const {now} = await sandboxControl(ctx.sandbox!.origin, 'GET', 'clock')
-            await sandboxControl(ctx.sandbox!.origin, 'POST', 'clock', {set: new Date(Date.parse(now) - 86_400_000).toISOString()})
+            const {now} = await sandboxControl(ctx.checkout.transport, ctx.sandbox!.origin, 'GET', 'clock')
+            await sandboxControl(ctx.checkout.transport, ctx.sandbox!.origin, 'POST', 'clock', {set: new Date(Date.parse(now) - 86_400_000).toISOString()})
           },
         })
         const voidLate = await ctx.checkout.call(voidCheckout, {body: {reason: 'too late'}, params: {checkoutId}}).then(
@@ -232,7 +233,7 @@ export function checkoutSteps(receiver: EventReceiver | undefined): SmokeStep[] 
     ),
     step(
       'list the refunds',
-      'listRefunds',
+      listRefunds,
       async (ctx) => {
         const res = await ctx.checkout.call(listRefunds, {params: {checkoutId: ctx.values.refundCheckoutId}})
         checkEqual(
@@ -246,7 +247,7 @@ export function checkoutSteps(receiver: EventReceiver | undefined): SmokeStep[] 
     ),
     step(
       'get the refund',
-      'getRefund',
+      getRefund,
       async (ctx) => {
         const res = await ctx.checkout.call(getRefund, {params: {checkoutId: ctx.values.refundCheckoutId, refundId: ctx.values.refundId}})
         checkEqual(
@@ -260,7 +261,7 @@ export function checkoutSteps(receiver: EventReceiver | undefined): SmokeStep[] 
     ),
     step(
       'delete the webhook',
-      'deleteWebhook',
+      deleteWebhook,
       async (ctx) => {
         const res = await ctx.checkout.call(deleteWebhook, {params: {webhookId: ctx.values.webhookId}})
         checkEqual(res.data.id, ctx.values.webhookId, 'deleted id')
@@ -272,7 +273,7 @@ export function checkoutSteps(receiver: EventReceiver | undefined): SmokeStep[] 
     ),
     step(
       'remove the customization',
-      'removeCustomization',
+      removeCustomization,
       async (ctx) => {
         const res = await ctx.checkout.call(removeCustomization)
         const after = await ctx.checkout.call(getCustomization).then(

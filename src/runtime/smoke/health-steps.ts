@@ -20,12 +20,12 @@ import {
   signIn,
   updateEvent,
 } from '../../services/health/operations.js'
-import {check, checkEqual, type SmokeContext, type SmokeStep} from './runner.js'
+import {check, checkEqual, type SmokeContext, type SmokeStep, type StepSubject, subjectOf} from './runner.js'
 
-const step = (name: string, operation: string, run: SmokeStep['run'], needs?: string[]): SmokeStep => ({
+const step = (name: string, subject: StepSubject, run: SmokeStep['run'], needs?: string[]): SmokeStep => ({
   name,
   needs,
-  operation,
+  ...subjectOf(subject),
   run,
   suite: 'health',
 })
@@ -53,7 +53,7 @@ async function planMedication(ctx: SmokeContext, medicationId: string) {
  */
 export function healthSteps(options: {group: string}): SmokeStep[] {
   return [
-    step('group configuration', 'getGroupConfig', async (ctx) => {
+    step('group configuration', getGroupConfig, async (ctx) => {
       const res = await ctx.health.call(getGroupConfig, {params: {idOrName: options.group}})
       check(res.data.name === options.group || res.data.id === options.group, `group ${options.group} answered as ${res.data.name}`)
       const rescue = res.data.medications.find((m) => m.type === 'rescue')
@@ -63,7 +63,7 @@ export function healthSteps(options: {group: string}): SmokeStep[] {
       ctx.values.controllerId = controller.id
       return res.requestId
     }),
-    step('create a user', 'createUser', async (ctx) => {
+    step('create a user', createUser, async (ctx) => {
       const email = `opsctl-smoke-${randomBytes(6).toString('hex')}@example.com`
       const password = randomBytes(18).toString('base64url')
       const body = {
@@ -86,7 +86,7 @@ export function healthSteps(options: {group: string}): SmokeStep[] {
     }),
     step(
       'sign in',
-      'signIn',
+      signIn,
       async (ctx) => {
         const res = await ctx.health.call(signIn, {body: {email: ctx.values.email, password: ctx.values.password}})
         checkEqual(res.data.id, ctx.values.userId, 'signed-in user id')
@@ -99,7 +99,7 @@ export function healthSteps(options: {group: string}): SmokeStep[] {
     ),
     step(
       'the signed-in user',
-      'getUser',
+      getUser,
       async (ctx) => {
         const res = await ctx.health.call(getUser)
         checkEqual([res.data.id, res.data.email], [ctx.values.userId, ctx.values.email], 'me')
@@ -109,7 +109,7 @@ export function healthSteps(options: {group: string}): SmokeStep[] {
     ),
     step(
       'a user by id',
-      'getUserById',
+      getUserById,
       async (ctx) => {
         const res = await ctx.health.call(getUserById, {params: {userId: ctx.values.userId}})
         checkEqual(res.data.id, ctx.values.userId, 'user id')
@@ -119,7 +119,7 @@ export function healthSteps(options: {group: string}): SmokeStep[] {
     ),
     step(
       'add two events',
-      'addEvent',
+      addEvent,
       async (ctx) => {
         let requestId: string | undefined
         for (const [key, event] of [
@@ -143,7 +143,7 @@ export function healthSteps(options: {group: string}): SmokeStep[] {
     ),
     step(
       'list events with filters',
-      'getEvents',
+      getEvents,
       async (ctx) => {
         const all = await ctx.health.call(getEvents, {params: {userId: ctx.values.userId}})
         checkEqual(
@@ -166,7 +166,7 @@ export function healthSteps(options: {group: string}): SmokeStep[] {
     ),
     step(
       'one event',
-      'getEventById',
+      getEventById,
       async (ctx) => {
         const res = await ctx.health.call(getEventById, {params: {eventId: ctx.values.nightEventId, userId: ctx.values.userId}})
         checkEqual([res.data.id, res.data.nightEvent, res.data.triggers], [ctx.values.nightEventId, true, ['coldAir']], 'event')
@@ -176,7 +176,7 @@ export function healthSteps(options: {group: string}): SmokeStep[] {
     ),
     step(
       'update an event',
-      'updateEvent',
+      updateEvent,
       async (ctx) => {
         const params = {eventId: ctx.values.dayEventId, userId: ctx.values.userId}
         const res = await ctx.health.call(updateEvent, {body: {doses: 3, preemptive: true}, params})
@@ -189,7 +189,7 @@ export function healthSteps(options: {group: string}): SmokeStep[] {
     ),
     step(
       'daily metrics from those events',
-      'getMetrics',
+      getMetrics,
       async (ctx) => {
         const res = await ctx.health.call(getMetrics, {
           params: {userId: ctx.values.userId},
@@ -209,7 +209,7 @@ export function healthSteps(options: {group: string}): SmokeStep[] {
     ),
     step(
       'add a plan medication',
-      'addPlanMedication',
+      addPlanMedication,
       async (ctx) => {
         const medicationId = ctx.values.controllerId
         const res = await ctx.health.call(addPlanMedication, {
@@ -226,7 +226,7 @@ export function healthSteps(options: {group: string}): SmokeStep[] {
     ),
     step(
       'change its usage',
-      'patchPlanMedication',
+      patchPlanMedication,
       async (ctx) => {
         const usageList = [
           {doses: 1, hour: 8, minute: 0},
@@ -242,7 +242,7 @@ export function healthSteps(options: {group: string}): SmokeStep[] {
     ),
     step(
       'attach a sensor',
-      'addPlanSensor',
+      addPlanSensor,
       async (ctx) => {
         const mac = randomBytes(6).toString('hex').toUpperCase().match(/../g)!.join(':')
         const params = {medicationId: ctx.values.planMedicationId, userId: ctx.values.userId}
@@ -260,7 +260,7 @@ export function healthSteps(options: {group: string}): SmokeStep[] {
     ),
     step(
       'detach the sensor',
-      'deletePlanSensor',
+      deletePlanSensor,
       async (ctx) => {
         const params = {mac: ctx.values.mac, medicationId: ctx.values.planMedicationId, userId: ctx.values.userId}
         const res = await ctx.health.call(deletePlanSensor, {params})
@@ -273,7 +273,7 @@ export function healthSteps(options: {group: string}): SmokeStep[] {
     ),
     step(
       'remove the plan medication',
-      'deletePlanMedication',
+      deletePlanMedication,
       async (ctx) => {
         const res = await ctx.health.call(deletePlanMedication, {
           params: {medicationId: ctx.values.planMedicationId, userId: ctx.values.userId},
@@ -286,7 +286,7 @@ export function healthSteps(options: {group: string}): SmokeStep[] {
     ),
     step(
       'delete the events',
-      'deleteEvent',
+      deleteEvent,
       async (ctx) => {
         let requestId: string | undefined
         for (const eventId of [ctx.values.nightEventId, ctx.values.dayEventId]) {

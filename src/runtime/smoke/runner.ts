@@ -1,6 +1,7 @@
 import {isDeepStrictEqual} from 'node:util'
 
 import type {ServiceClient} from '../../http/client.js'
+import type {AuthKind, HttpMethod, Operation, Service} from '../../http/operation.js'
 import type {Outcome, StepResult} from '../report.js'
 
 import {ApiError, OpsError} from '../../errors.js'
@@ -23,11 +24,30 @@ export interface SmokeStep {
   name: string
   /** the operation of the spec the step exercises (or a sandbox action) */
   operation: string
+  /** The request the step is about, as a dry run lists it; absent when the step sends nothing itself. */
+  request?: StepRequest
   sandboxOnly?: boolean
   /** values earlier steps must have produced; the step is skipped without them */
   needs?: string[]
   /** Returns the request id of the call the step is about. */
   run(ctx: SmokeContext): Promise<string | undefined>
+}
+
+/** A request a step sends, before its values are known: the path is a template such as `/v1/checkouts/{checkoutId}`. */
+export interface StepRequest {
+  service: Service
+  method: HttpMethod
+  path: string
+  auth: AuthKind
+}
+
+/** What a step exercises: a row of an operations table, or an action outside them (the hosted page, a delivery). */
+export type StepSubject = Operation | {id: string; request?: StepRequest}
+
+export function subjectOf(subject: StepSubject): Pick<SmokeStep, 'operation' | 'request'> {
+  if (!('method' in subject)) return {operation: subject.id, ...(subject.request ? {request: subject.request} : {})}
+  const {auth, id, method, path, service} = subject
+  return {operation: id, request: {auth, method, path, service}}
 }
 
 /** A check that did not hold. */

@@ -1,6 +1,7 @@
-import type {Dispatcher} from 'undici'
-
 import type {Clock, SandboxEvent} from '../types.js'
+
+import {HttpTransport} from '../../http/http-transport.js'
+import {failureCode} from '../../http/network-error.js'
 
 export interface DeliveryAttempt {
   event: SandboxEvent['type']
@@ -40,15 +41,16 @@ const CONNECTION_ERRORS = [
 
 /**
  * Delivers checkout events to the callback URL registered for them: POST of the checkout record as
- * JSON, retried until a 2xx (undici's retry interceptor, with a retry hook that records each failed
- * attempt and waits with backoff), up to `maxAttempts`. Every attempt is kept for
+ * JSON, retried until a 2xx (the HTTP layer's retry, told to retry every non-2xx and to report each
+ * failed attempt, which is recorded), with backoff, up to `maxAttempts`. Its own connections:
+ * deliveries come from the emulator, not from a CLI user behind a proxy. Every attempt is kept for
  * `GET /__sandbox/webhook-deliveries`. Delivery runs in the background: it never holds up the
  * buyer's redirect.
  */
 export class WebhookDeliveries {
   readonly attempts: DeliveryAttempt[] = []
   private readonly pending = new Set<Promise<void>>()
-  private agent?: Dispatcher
+  private readonly transport = new HttpTransport({pool: 'private'})
 
   constructor(
     private readonly clock: Clock,
@@ -64,16 +66,11 @@ export class WebhookDeliveries {
   /** Waits for deliveries under way (on shutdown). */
   async settle(): Promise<void> {
     await Promise.allSettled(this.pending)
-    await this.agent?.close()
+    await this.transport.close()
   }
 
   private async run(event: SandboxEvent, url: string): Promise<void> {
-    const {Agent, interceptors} = await import('undici')
-    this.agent ??= new Agent({
-      bodyTimeout: this.policy.timeoutMs,
-      headersTimeout: this.policy.timeoutMs,
-      connectTimeout: this.policy.timeoutMs,
-    })
+    const {firstDelayMs, maxAttempts, timeoutMs} = this.policy
     let attempt = 1
     let started = performance.now()
     const record = (status: null | number, error?: string) => {
@@ -90,40 +87,33 @@ export class WebhookDeliveries {
       if (this.attempts.length > 5000) this.attempts.shift()
     }
 
-    const dispatcher = this.agent.compose(
-      interceptors.retry({
-        errorCodes: CONNECTION_ERRORS,
-        maxRetries: this.policy.maxAttempts - 1,
-        methods: ['POST'],
-        retry: (err, _context, callback) => {
-          const failure = err as Error & {code?: string; statusCode?: number}
-          if (attempt >= this.policy.maxAttempts) return callback(err)
-          record(failure.statusCode ?? null, failure.statusCode ? undefined : (failure.code ?? failure.message))
-          const delay = this.policy.firstDelayMs * 2 ** (attempt - 1)
-          attempt++
-          setTimeout(() => {
-            started = performance.now()
-            callback(null)
-          }, delay)
-        },
-        statusCodes: NOT_2XX,
-        throwOnError: false,
-      }),
-    )
-    const {origin, pathname, search} = new URL(url)
     try {
-      const res = await dispatcher.request({
-        body: JSON.stringify(event.payload),
-        headers: {'content-type': 'application/json', 'user-agent': 'opsctl-sandbox-webhooks', 'x-checkout-event': event.type},
+      const res = await this.transport.send({
         method: 'POST',
-        origin,
-        path: pathname + search,
+        url: new URL(url),
+        label: `${event.type} webhook`,
+        headers: {'x-checkout-event': event.type},
+        body: {json: event.payload},
+        // Receivers take an event more than once (the spec's delivery is at least once).
+        idempotent: true,
+        attemptTimeoutMs: timeoutMs,
+        timeoutMs: maxAttempts * timeoutMs + firstDelayMs * 2 ** maxAttempts,
+        retry: {
+          errorCodes: CONNECTION_ERRORS,
+          maxRetries: maxAttempts - 1,
+          maxTimeoutMs: firstDelayMs * 2 ** maxAttempts,
+          minTimeoutMs: firstDelayMs,
+          onRetry: ({code, status, waitMs}) => {
+            record(status ?? null, status ? undefined : code)
+            attempt++
+            started = performance.now() + waitMs
+          },
+          statusCodes: NOT_2XX,
+        },
       })
-      await res.body.dump()
-      record(res.statusCode)
+      record(res.status)
     } catch (error) {
-      const failure = error as Error & {code?: string}
-      record(null, failure.code ?? failure.message)
+      record(null, failureCode(error) ?? (error as Error).message)
     }
   }
 }

@@ -3,8 +3,9 @@ import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 import {z} from 'zod'
 
 import {ApiError, ExitCode, NetworkError, UsageError} from '../../../src/errors.js'
-import {type ClientOptions, DryRunRequest, ServiceClient} from '../../../src/http/client.js'
+import {type ClientOptions, ServiceClient} from '../../../src/http/client.js'
 import {setDispatcher} from '../../../src/http/dispatcher.js'
+import {DryRunRequest} from '../../../src/http/dry-run.js'
 import {operation} from '../../../src/http/operation.js'
 import {type ServiceTarget} from '../../../src/http/services.js'
 

@@ -1,0 +1,27 @@
+import type {InboundResponse} from './transport.js'
+
+import {ApiError, ExitCode} from '../errors.js'
+import {parseErrorBody} from './error-body.js'
+import {parseJson} from './json.js'
+import {scrubSecrets} from './redact.js'
+import {REFUSAL_CODES, requestIdFrom} from './services.js'
+
+/** An HTTP error answer (4xx, 5xx) as an ApiError: status, the server's message and the request id, never a secret. */
+export function apiErrorFrom(res: InboundResponse, context: {operationId: string; secrets?: string[]; service: string}): ApiError {
+  const secrets = context.secrets ?? []
+  // Scrubbed before it is parsed: the message of a text body is its first line cut at 200
+  // characters, and a cut through a credential would leave a piece no scrubber recognises.
+  const clean = scrubSecrets(res.text, secrets)
+  const parsed = parseErrorBody(parseJson(clean), clean)
+  const requestId = requestIdFrom(res.headers, parseJson(res.text))
+  return new ApiError({
+    status: res.status,
+    code: parsed.code === undefined ? undefined : scrubSecrets(parsed.code),
+    message: scrubSecrets(parsed.message ?? `HTTP ${res.status}`, secrets),
+    fieldErrors: parsed.fieldErrors.map((f) => ({field: scrubSecrets(f.field), description: scrubSecrets(f.description)})),
+    requestId: scrubSecrets(requestId ?? parsed.reference ?? '') || undefined,
+    service: context.service,
+    operationId: context.operationId,
+    exitCode: parsed.code && REFUSAL_CODES.has(parsed.code) ? ExitCode.Refused : undefined,
+  })
+}

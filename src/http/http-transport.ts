@@ -1,0 +1,133 @@
+import type {Dispatcher} from 'undici'
+
+import type {InboundResponse, OutboundRequest, RetryOverride, Transport, TransportOptions} from './transport.js'
+
+import {getDispatcher} from './dispatcher.js'
+import {parseJson} from './json.js'
+import {networkError} from './network-error.js'
+import {prepareRequest, shownBody} from './prepare.js'
+import {redactBody, redactHeaders, redactUrl, scrubSecrets} from './redact.js'
+import {type RetryPolicy, retryWithin} from './retry.js'
+import {registerHeaderSecrets} from './secrets/sources.js'
+import {requestIdFrom} from './services.js'
+
+const DEFAULT_RETRY: RetryPolicy = {maxRetries: 3, minTimeoutMs: 250, maxTimeoutMs: 10_000}
+const RETRY_STATUS = [429, 502, 503, 504]
+const RETRY_ERRORS = ['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'UND_ERR_SOCKET', 'ENETUNREACH', 'EHOSTUNREACH']
+const DEFAULT_TIMEOUT_MS = 30_000
+
+export interface HttpTransportOptions extends TransportOptions {
+  /**
+   * `private`: connections of its own, never the process-wide (proxied, test-injected) dispatcher:
+   * for the sandbox's webhook deliveries, which go from the emulator, not from the CLI's user.
+   */
+  pool?: 'private' | 'shared'
+}
+
+/**
+ * Sends over undici: the user-agent, the timeout (retries included), retries of idempotent
+ * requests within it, the redacted `--verbose` trace, and network failures as NetworkError.
+ * An HTTP error status is an answer, returned as any other: what it means is the caller's to say.
+ */
+export class HttpTransport implements Transport {
+  readonly kind = 'send'
+  private own?: Dispatcher
+
+  constructor(private readonly options: HttpTransportOptions = {}) {}
+
+  /** Closes the connections of a private pool. */
+  async close(): Promise<void> {
+    const own = this.own
+    this.own = undefined
+    await own?.close().catch(() => {})
+  }
+
+  async send(req: OutboundRequest): Promise<InboundResponse> {
+    const prepared = prepareRequest(req)
+    this.trace(`> ${req.method} ${redactUrl(req.url)}`, prepared.headers, shownBody(req.body))
+
+    const started = performance.now()
+    const timeoutMs = req.timeoutMs ?? this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS
+    let res: Dispatcher.ResponseData
+    let text: string
+    try {
+      const dispatcher = await this.dispatcherFor(req, Date.now() + timeoutMs)
+      res = await dispatcher.request({
+        origin: req.url.origin,
+        path: req.url.pathname + req.url.search,
+        method: req.method,
+        headers: prepared.headers,
+        body: prepared.payload,
+        signal: AbortSignal.timeout(timeoutMs),
+        ...(req.attemptTimeoutMs === undefined ? {} : {bodyTimeout: req.attemptTimeoutMs, headersTimeout: req.attemptTimeoutMs}),
+      })
+      text = await res.body.text()
+    } catch (error) {
+      throw networkError(error, {idempotent: req.idempotent, label: req.label, timeoutMs, url: req.url}, prepared.secrets)
+    }
+
+    // A session the answer sets (sign-in, createUser) is a secret from now on, before anything shows the answer.
+    registerHeaderSecrets({'set-cookie': res.headers['set-cookie']})
+    const durationMs = Math.round(performance.now() - started)
+    const data = parseJson(text)
+    const requestId = requestIdFrom(res.headers, data)
+    this.trace(
+      `< ${res.statusCode} ${req.method} ${redactUrl(req.url)} (${durationMs} ms${requestId ? `, request id ${requestId}` : ''})`,
+      res.headers,
+      data === undefined ? text || undefined : redactBody(data),
+    )
+    return {durationMs, headers: res.headers, status: res.statusCode, text}
+  }
+
+  private async dispatcherFor(req: OutboundRequest, deadline: number): Promise<Dispatcher> {
+    const base = await this.base()
+    if (!req.idempotent) return base
+    const {interceptors} = await import('undici')
+    const override: RetryOverride = req.retry ?? {}
+    const policy = {...DEFAULT_RETRY, ...this.options.retry, ...definedOnly(override)}
+    const statusCodes = override.statusCodes ?? RETRY_STATUS
+    const errorCodes = override.errorCodes ?? RETRY_ERRORS
+    return base.compose(
+      interceptors.retry({
+        maxRetries: policy.maxRetries,
+        minTimeout: policy.minTimeoutMs,
+        maxTimeout: policy.maxTimeoutMs,
+        timeoutFactor: 2,
+        retryAfter: true,
+        throwOnError: false,
+        methods: [req.method],
+        statusCodes,
+        errorCodes,
+        retry: retryWithin(deadline, policy, statusCodes, errorCodes, override.onRetry),
+      }),
+    )
+  }
+
+  private async base(): Promise<Dispatcher> {
+    if (this.options.pool !== 'private') return getDispatcher()
+    if (!this.own) {
+      const {Agent} = await import('undici')
+      this.own = new Agent()
+    }
+
+    return this.own
+  }
+
+  private trace(title: string, headers: Record<string, string | string[] | undefined>, body: unknown): void {
+    if (!this.options.trace) return
+    const lines = [title]
+    for (const [k, v] of Object.entries(redactHeaders(headers))) lines.push(`  ${k}: ${v}`)
+    // Scrubbed before the cut: a cut through a credential would leave a piece no scrubber recognises.
+    if (body !== undefined) lines.push(`  ${typeof body === 'string' ? scrubSecrets(body).slice(0, 2000) : JSON.stringify(body)}`)
+    // A server that echoes a credential in a text body or an odd header: every registered secret, in every form.
+    this.options.trace(scrubSecrets(lines.join('\n')))
+  }
+}
+
+function definedOnly(override: RetryOverride): Partial<RetryPolicy> {
+  const out: Partial<RetryPolicy> = {}
+  if (override.maxRetries !== undefined) out.maxRetries = override.maxRetries
+  if (override.minTimeoutMs !== undefined) out.minTimeoutMs = override.minTimeoutMs
+  if (override.maxTimeoutMs !== undefined) out.maxTimeoutMs = override.maxTimeoutMs
+  return out
+}
