@@ -81,9 +81,6 @@ export interface ServiceDefinition<
   list: readonly Operation[]
 }
 
-/** The operations of a defined service, by id. */
-export type OperationsOf<S extends ServiceDefinition> = S['operations']
-
 const IDEMPOTENT_METHODS = new Set<HttpMethod>(['DELETE', 'GET', 'PUT'])
 
 /** Fills the defaults of one row; `defineService` uses it, and tests that need a lone row. */
