@@ -337,11 +337,6 @@ function attemptOutcome(error: unknown): Pick<AttemptRecord, 'message' | 'outcom
   return {message: (error as Error).message, outcome: 'not sent'}
 }
 
-/** A query as sent: keys whose value is undefined are left out, as `buildUrl` leaves them out. */
-function withoutUndefined(query: Record<string, unknown> = {}): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(query).filter(([, v]) => v !== undefined))
-}
-
 function parseJson(text: string): unknown {
   if (!text) return undefined
   try {
@@ -382,4 +377,9 @@ export function describeIssues(issues: readonly {path: readonly PropertyKey[]; m
     .slice(0, 5)
     .map((i) => (i.path.length > 0 ? `${i.path.map(String).join('.')}: ${i.message}` : i.message))
     .join('; ')
+}
+
+/** A query as sent: keys whose value is undefined are left out, as `buildUrl` leaves them out. */
+function withoutUndefined(query: Record<string, unknown> = {}): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(query).filter(([, v]) => v !== undefined))
 }
