@@ -1,14 +1,13 @@
 /**
- * Events: the flags of `events add/update`, the filters of `events list`, and the page walker
- * that follows `paging.next` one page at a time (so `--all` streams with flat memory).
+ * Events: the flags of `events add/update` and the filters of `events list` (its pages are
+ * followed by `paginate`, from the getEvents row's paging).
  */
 import {Flags} from '@oclif/core'
 
-import type {ServiceClient} from '../http/client.js'
-import type {QueryValue} from '../http/url.js'
+import type {QueryOf} from '../http/operation.js'
 
 import {UsageError} from '../errors.js'
-import {type Event, getEvents, MEDICATION_TYPES, SOURCES, SYMPTOMS, TRIGGERS} from '../services/health/operations.js'
+import {type getEvents, MEDICATION_TYPES, SOURCES, SYMPTOMS, TRIGGERS} from '../services/health/operations.js'
 import {parseIsoDate} from '../services/health/validate.js'
 import {readJsonData} from './data-input.js'
 
@@ -91,18 +90,18 @@ export const eventFilterFlags = {
 export interface EventFilterValues {
   start?: string
   end?: string
-  'medication-type'?: string
+  'medication-type'?: (typeof MEDICATION_TYPES)[number]
   'medication-id'?: string[]
   night?: boolean
   preemptive?: boolean
-  source?: string
+  source?: (typeof SOURCES)[number]
   symptom?: string[]
   trigger?: string[]
   'address-confirmed'?: boolean
 }
 
 /** Flags -> getEvents query (arrays become repeated keys). */
-export function eventsQueryFromFlags(flags: EventFilterValues): Record<string, QueryValue> {
+export function eventsQueryFromFlags(flags: EventFilterValues): QueryOf<typeof getEvents> {
   const start = flags.start === undefined ? undefined : parseIsoDate(flags.start, '--start')
   const end = flags.end === undefined ? undefined : parseIsoDate(flags.end, '--end')
   if (start && end && start > end) throw new UsageError(`--start (${start}) is after --end (${end})`)
@@ -117,54 +116,5 @@ export function eventsQueryFromFlags(flags: EventFilterValues): Record<string, Q
     symptoms: flags.symptom,
     triggers: flags.trigger,
     addressConfirmed: flags['address-confirmed'],
-  }
-}
-
-export interface WalkOptions {
-  /** follow paging.next to the end */
-  all?: boolean
-  /** stop after this many events (following pages as needed) */
-  limit?: number
-  /** start from this page */
-  pagingToken?: string
-}
-
-export interface WalkResult {
-  count: number
-  /** the token of the page after the last one read, when the walk stopped before the end */
-  next?: string
-}
-
-/**
- * Reads events newest first, one page at a time, handing each to `onEvent` before the next page
- * is asked for: memory holds one page whatever the total. Without `all` or `limit`: one page.
- */
-export async function walkEvents(
-  client: ServiceClient,
-  userId: string,
-  query: Record<string, QueryValue>,
-  options: WalkOptions,
-  onEvent: (event: Event) => Promise<void> | void,
-): Promise<WalkResult> {
-  let token = options.pagingToken
-  let count = 0
-  for (;;) {
-    const {data} = await client.call(getEvents, {params: {userId}, query: {...query, pagingToken: token}})
-    const events = data.events ?? []
-    for (const [i, event] of events.entries()) {
-      if (options.limit !== undefined && count >= options.limit) {
-        // stopped inside a page: the rest of this page is reachable again from the same token
-        return {count, next: i === 0 ? token : undefined}
-      }
-
-      await onEvent(event)
-      count++
-    }
-
-    const next = data.paging?.next
-    if (!next || events.length === 0) return {count}
-    const wantMore = options.all || (options.limit !== undefined && count < options.limit)
-    if (!wantMore) return {count, next}
-    token = next
   }
 }

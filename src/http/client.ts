@@ -1,4 +1,4 @@
-import type {AuthKind, HttpMethod, Operation, ResultOf} from './operation.js'
+import type {AuthKind, HttpMethod, InputArgs, Operation, ResultOf} from './operation.js'
 import type {RetryPolicy} from './retry.js'
 
 import {ApiError, ExitCode, NetworkError, UsageError} from '../errors.js'
@@ -11,13 +11,18 @@ import {buildUrl, expandPath, type QueryValue} from './url.js'
 
 export type {RetryPolicy} from './retry.js'
 
-export interface CallInput {
-  params?: Record<string, string | undefined>
-  query?: Record<string, QueryValue>
-  body?: unknown
+/** What a call adds to the request parts its row types (`RequestOf`). */
+export interface CallOptions {
   headers?: Record<string, string>
   /** Facts for the audit line that the request itself does not carry (e.g. the amount a void reverses). */
   auditNote?: {amount?: {currency?: string; value: string}}
+}
+
+/** The loose form of a call's input, as the client handles it once the row's types have been checked. */
+export interface CallInput extends CallOptions {
+  params?: Record<string, string | undefined>
+  query?: Record<string, unknown>
+  body?: unknown
 }
 
 export interface ApiResponse<T> {
@@ -74,7 +79,8 @@ export class ServiceClient {
     return this.options.target
   }
 
-  async call<O extends Operation>(op: O, input: CallInput = {}): Promise<ApiResponse<ResultOf<O>>> {
+  async call<O extends Operation>(op: O, ...args: InputArgs<O, CallOptions>): Promise<ApiResponse<ResultOf<O>>> {
+    const input: CallInput = args[0] ?? {}
     let body = input.body
     if (op.body) {
       const parsed = op.body.safeParse(body ?? {})
@@ -82,10 +88,17 @@ export class ServiceClient {
       body = parsed.data
     }
 
+    let query = input.query as Record<string, QueryValue> | undefined
+    if (op.query) {
+      const parsed = op.query.safeParse(withoutUndefined(query))
+      if (!parsed.success) throw new UsageError(`Invalid query: ${describeIssues(parsed.error.issues)}`)
+      query = parsed.data as Record<string, QueryValue>
+    }
+
     const request = {
       method: op.method,
       path: expandPath(op.path, input.params),
-      query: input.query,
+      query,
       body,
       headers: input.headers,
       auth: op.auth,
@@ -119,7 +132,11 @@ export class ServiceClient {
   }
 
   /** A request outside the table (`opsctl api`). Retried only when the method is safe. */
-  async raw(method: HttpMethod, path: string, input: Omit<CallInput, 'params'> & {auth: AuthKind}): Promise<ApiResponse<unknown>> {
+  async raw(
+    method: HttpMethod,
+    path: string,
+    input: CallOptions & {auth: AuthKind; body?: unknown; query?: Record<string, QueryValue>},
+  ): Promise<ApiResponse<unknown>> {
     return this.send({
       method,
       path,
@@ -194,4 +211,9 @@ export function describeIssues(issues: readonly {path: readonly PropertyKey[]; m
     .slice(0, 5)
     .map((i) => (i.path.length > 0 ? `${i.path.map(String).join('.')}: ${i.message}` : i.message))
     .join('; ')
+}
+
+/** A query as sent: keys whose value is undefined are left out, as `buildUrl` leaves them out. */
+function withoutUndefined(query: Record<string, unknown> = {}): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(query).filter(([, v]) => v !== undefined))
 }

@@ -2,15 +2,17 @@
  * The contract between the sandbox core (server, auth, validation, faults, persistence, clock)
  * and the per-service modules (health, checkout) that hold each operation's behaviour.
  *
- * The core registers one route per operation of a module's table, checks auth as the operation
- * says, validates the body with the operation's own zod schema, then calls the module's handler
- * for that operation id. A handler reads and changes `ctx.state` and returns a reply or throws
- * SandboxError; the core renders errors in the service's own shape and saves the state of
- * every request that changed it before the answer leaves.
+ * The core registers one route per operation of a module's service definition, checks auth as
+ * the row says, validates the body and query with the row's own zod schemas, then calls the
+ * module's handler for that operation id. A handler reads and changes `ctx.state` and returns the
+ * answer's body (sent with the row's success status), a `Reply` when it needs headers or another
+ * status, or throws SandboxError; the core renders errors in the service's own shape and saves
+ * the state of every request that changed it before the answer leaves.
  */
 import type {FastifyInstance} from 'fastify'
+import type {z} from 'zod'
 
-import type {Operation, Service} from '../http/operation.js'
+import type {Named, Operation, ParamsOf, ServiceDefinition} from '../http/operation.js'
 import type {CheckoutState} from './checkout/state.js'
 import type {HealthState} from './health/state.js'
 
@@ -21,15 +23,15 @@ export interface SandboxState {
   checkout: CheckoutState
 }
 
-export interface SandboxRequest {
-  params: Record<string, string>
+export interface SandboxRequest<O extends Operation = Operation> {
+  params: string extends O['id'] ? Record<string, string> : {[K in keyof ParamsOf<O>]: string}
   /**
    * The query: when the operation has a `query` schema, its parsed output (a 400 is answered
    * before the handler when it fails); otherwise the raw query, a repeated key as an array.
    */
-  query: Record<string, any>
+  query: O extends {query: infer Q extends z.ZodType} ? z.output<Q> : Record<string, any>
   /** The body after validation by the operation's schema (unknown fields kept). */
-  body: unknown
+  body: O extends {body: infer B extends z.ZodType} ? z.output<B> : unknown
   headers: Record<string, string | string[] | undefined>
   /** health, session-auth operations: the signed-in user. `me` in a `userId` param is already replaced by it. */
   userId?: string
@@ -39,10 +41,19 @@ export interface SandboxRequest {
   language?: string
 }
 
+/** An answer as it leaves: the core builds it from what a handler returned (`answer` in core/answer.ts). */
 export interface SandboxReply {
   status: number
   body?: unknown
   headers?: Record<string, string>
+}
+
+/** What a handler returns when the body alone is not the whole answer: headers, or a status the spec allows besides the row's. */
+export class Reply<B = unknown> {
+  constructor(
+    readonly body: B,
+    readonly init: {headers?: Record<string, string>; status?: number} = {},
+  ) {}
 }
 
 export interface FieldProblem {
@@ -98,15 +109,21 @@ export interface SandboxContext {
   emit(event: SandboxEvent): void
 }
 
-export type Handler = (req: SandboxRequest, ctx: SandboxContext) => Promise<SandboxReply> | SandboxReply
+/** The body a row's success answer carries (the fields its response schema names; more may travel), or nothing. */
+type AnswerBody<O extends Operation> = O extends {response: infer R extends z.ZodType} ? Named<z.input<R>> : undefined
+type Answer<O extends Operation> = AnswerBody<O> extends undefined ? Reply<undefined> | void : AnswerBody<O> | Reply<AnswerBody<O>>
 
-export interface SandboxModule {
-  service: Service
+export type Handler<O extends Operation = Operation> = (req: SandboxRequest<O>, ctx: SandboxContext) => Answer<O> | Promise<Answer<O>>
+
+/** One handler per operation of a service, typed from its row: a missing or misnamed one fails `tsc`. */
+export type HandlersFor<S extends ServiceDefinition> = {[K in keyof S['operations']]: Handler<S['operations'][K]>}
+
+export interface SandboxModule<S extends ServiceDefinition = ServiceDefinition> {
+  /** The service's table: the core registers one route per row. */
+  service: S
   /** Path prefix of the service on the sandbox origin: '' for health (`/api/...`), '/checkout' for checkout. */
   prefix: string
-  operations: readonly Operation[]
-  /** One handler per operation id. */
-  handlers: Record<string, Handler>
+  handlers: HandlersFor<S>
   emptyState(): unknown
   /** Routes outside the operations table (the hosted payment page, sign-in if not in the table, ...). */
   routes?(app: FastifyInstance, ctx: SandboxContext): void
@@ -116,4 +133,9 @@ export interface SandboxModule {
   seed?(ctx: SandboxContext): void
   /** The callback URL registered for an event, if any: the core delivers the event there. */
   webhookTarget?(event: SandboxEvent, ctx: SandboxContext): string | undefined
+}
+
+/** Checks a module against its own table (every handler present and typed from its row), then lets the core hold any module. */
+export function sandboxModule<S extends ServiceDefinition>(module: SandboxModule<S>): SandboxModule {
+  return module as unknown as SandboxModule
 }

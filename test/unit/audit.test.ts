@@ -13,7 +13,6 @@ const refund = operation({
   method: 'POST',
   path: '/v1/checkouts/{checkoutId}/refunds',
   auth: 'secret',
-  summary: '',
   body: z.looseObject({reason: z.string()}),
   successStatus: 200,
   idempotent: false,

@@ -13,7 +13,7 @@ export function fakeContext(now = '2026-03-05T04:00:00.000Z'): FakeContext {
   const sessions = new Map<string, string>()
   const ctx: FakeContext = {
     changes: 0,
-    state: {version: 1, health: emptyHealthState(), checkout: {} as any},
+    state: {version: 2, health: emptyHealthState(), checkout: {} as any},
     clock: {
       now: () => new Date(clock),
       set: (iso) => (clock = new Date(iso)),

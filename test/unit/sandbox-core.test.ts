@@ -184,6 +184,10 @@ describe('sandbox core: robustness, clock and faults', () => {
     await call(sb, 'POST', '/__sandbox/clock', {body: {advance: '1d12h'}})
     const advanced = await call(sb, 'GET', '/api/groups/g/config', {headers: V})
     expect(advanced.json.now.slice(0, 16)).toBe('2030-01-02T12:00')
+    // answers are dated by the sandbox clock (the CLI judges the void window by it), refusals too
+    expect(advanced.headers.date).toBe(new Date(advanced.json.now).toUTCString())
+    const refused = await call(sb, 'GET', '/checkout/v1/checkouts')
+    expect([refused.status, String(refused.headers.date).slice(0, 16)]).toEqual([401, 'Wed, 02 Jan 2030'])
     const bad = await call(sb, 'POST', '/__sandbox/clock', {body: {advance: 'soon'}})
     expect(bad.status).toBe(400)
   })

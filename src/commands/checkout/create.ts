@@ -3,6 +3,7 @@ import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {parsePairs, readJsonData} from '../../cli/data-input.js'
 import {openInBrowser} from '../../cli/open-browser.js'
+import {checkRequestBody} from '../../cli/request-body.js'
 import {initiateCheckout} from '../../services/checkout/operations.js'
 import {buildCheckoutRequest, checkRequestTotals, completeRequest} from '../../services/checkout/request.js'
 
@@ -76,6 +77,7 @@ Uses the profile's public key.`
           metadata: parsePairs(flags.metadata, '--metadata'),
         })
     checkRequestTotals(body)
+    checkRequestBody(initiateCheckout, body)
     const client = await this.checkoutClient()
     await this.announceChange('checkout')
     const {data, requestId} = await client.call(initiateCheckout, {body})

@@ -1,8 +1,9 @@
 import {Flags} from '@oclif/core'
 
 import {HealthCommand, healthFlags, userIdArg} from '../../cli/health-command.js'
-import {EVENT_COLUMNS, eventFilterFlags, eventsQueryFromFlags, walkEvents} from '../../cli/health-events.js'
-import {type Event} from '../../services/health/operations.js'
+import {EVENT_COLUMNS, eventFilterFlags, eventsQueryFromFlags} from '../../cli/health-events.js'
+import {paginate, walk} from '../../http/paginate.js'
+import {type Event, getEvents} from '../../services/health/operations.js'
 
 export default class EventsList extends HealthCommand<typeof EventsList> {
   static override args = {userId: userIdArg}
@@ -31,20 +32,21 @@ Lists (--medication-id, --symptom, --trigger) keep events that have any of the v
     const query = eventsQueryFromFlags(flags)
     const client = await this.health()
     const userId = await this.resolveUserId(this.args.userId, client)
-    const options = {all: flags.all, limit: flags.limit, pagingToken: flags['paging-token']}
+    const pages = paginate(client, getEvents, {params: {userId}, query: {...query, pagingToken: flags['paging-token']}})
+    const options = {all: flags.all, limit: flags.limit}
 
     if (this.jsonEnabled()) {
       const events: Event[] = []
-      const walk = await walkEvents(client, userId, query, options, (e) => {
+      const read = await walk(pages, options, (e) => {
         events.push(e)
       })
-      return {count: walk.count, events, paging: walk.next ? {next: walk.next} : {}}
+      return {count: read.count, events, paging: read.next ? {next: read.next} : {}}
     }
 
     const writer = this.rowWriter(EVENT_COLUMNS)
-    const walk = await walkEvents(client, userId, query, options, (e) => writer.push(e))
+    const read = await walk(pages, options, (e) => writer.push(e))
     await writer.end()
-    if (walk.next) this.note(`More events: add --paging-token ${walk.next}, or --all for every page`)
-    return {count: walk.count, paging: walk.next ? {next: walk.next} : {}}
+    if (read.next) this.note(`More events: add --paging-token ${read.next}, or --all for every page`)
+    return {count: read.count, paging: read.next ? {next: read.next} : {}}
   }
 }

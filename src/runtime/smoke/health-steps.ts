@@ -1,5 +1,7 @@
 import {randomBytes} from 'node:crypto'
 
+import type {BodyOf} from '../../http/operation.js'
+
 import {sessionFromHeaders} from '../../cli/health-command.js'
 import {ApiError} from '../../errors.js'
 import {
@@ -39,8 +41,15 @@ const NIGHT_EVENT = {
   source: 'manual',
   symptoms: ['cough'],
   triggers: ['coldAir'],
-} // 23:30 Manila
-const DAY_EVENT = {date: `${DAY}T03:00:00.000Z`, doses: 1, medicationType: 'rescue', source: 'manual', symptoms: [], triggers: ['exercise']} // 11:00 Manila
+} satisfies Partial<BodyOf<typeof addEvent>> // 23:30 Manila
+const DAY_EVENT = {
+  date: `${DAY}T03:00:00.000Z`,
+  doses: 1,
+  medicationType: 'rescue',
+  source: 'manual',
+  symptoms: [],
+  triggers: ['exercise'],
+} satisfies Partial<BodyOf<typeof addEvent>> // 11:00 Manila
 
 async function planMedication(ctx: SmokeContext, medicationId: string) {
   const user = (await ctx.health.call(getUser)).data

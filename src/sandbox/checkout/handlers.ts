@@ -1,11 +1,11 @@
 /**
  * The checkout service's behaviour in the sandbox: one plain function per operation over
  * `ctx.state.checkout`, enforcing the rules of src/services/checkout/rules.ts (the same functions the
- * CLI uses to refuse early). All time comes from `ctx.clock.now()`; every reply carries it in
- * its `Date` header, as a real server's clock would, so the CLI judges the void window by the
- * sandbox's (movable) clock.
+ * CLI uses to refuse early). All time comes from `ctx.clock.now()` (the core dates every answer
+ * with it too). Each returns the answer's body; the core sends it with the row's success status.
  */
-import type {Handler, SandboxContext, SandboxReply} from '../types.js'
+import type {checkoutService} from '../../services/checkout/operations.js'
+import type {Handler, HandlersFor, SandboxContext} from '../types.js'
 import type {CheckoutState, StoredCheckout, StoredRefund, StoredWebhook} from './state.js'
 
 import {type Cents, formatCents, parseAmount} from '../../services/checkout/money.js'
@@ -20,9 +20,7 @@ export function checkoutState(ctx: SandboxContext): CheckoutState {
   return ctx.state.checkout
 }
 
-function reply(ctx: SandboxContext, body: unknown, status = 200): SandboxReply {
-  return {status, body, headers: {date: ctx.clock.now().toUTCString()}}
-}
+type Ops = typeof checkoutService.operations
 
 function refuse(violation: RuleViolation): SandboxError {
   return new SandboxError(violation.status, violation.code, violation.serviceMessage)
@@ -91,14 +89,14 @@ export function createCheckout(ctx: SandboxContext, body: CheckoutBody): StoredC
   return checkout
 }
 
-const initiateCheckout: Handler = (req, ctx) => {
+const initiateCheckout: Handler<Ops['initiateCheckout']> = (req, ctx) => {
   const checkout = createCheckout(ctx, req.body as CheckoutBody)
-  return reply(ctx, {checkoutId: checkout.id, redirectUrl: hostedPageUrl(ctx, checkout.id)})
+  return {checkoutId: checkout.id, redirectUrl: hostedPageUrl(ctx, checkout.id)}
 }
 
-const getCheckout: Handler = (req, ctx) => reply(ctx, copy(findCheckout(ctx, req.params.checkoutId)))
+const getCheckout: Handler<Ops['getCheckout']> = (req, ctx) => copy(findCheckout(ctx, req.params.checkoutId))
 
-const voidCheckout: Handler = (req, ctx) => {
+const voidCheckout: Handler<Ops['voidCheckout']> = (req, ctx) => {
   const checkout = findCheckout(ctx, req.params.checkoutId)
   try {
     checkVoid(checkout, ctx.clock.now())
@@ -110,7 +108,7 @@ const voidCheckout: Handler = (req, ctx) => {
   checkout.paymentStatus = 'VOIDED'
   checkout.updatedAt = iso(ctx)
   ctx.changed()
-  return reply(ctx, {checkoutId: checkout.id, voidStatus: 'SUCCESS'})
+  return {checkoutId: checkout.id, voidStatus: 'SUCCESS'}
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -128,7 +126,7 @@ function refundsOf(ctx: SandboxContext, checkoutId: string): StoredRefund[] {
   return refunds
 }
 
-const refundCheckout: Handler = (req, ctx) => {
+const refundCheckout: Handler<Ops['refundCheckout']> = (req, ctx) => {
   const checkout = findCheckout(ctx, req.params.checkoutId)
   const body = req.body as {reason: string; amount: {value: string; currency: string}}
   const refunds = refundsOf(ctx, checkout.id)
@@ -163,19 +161,19 @@ const refundCheckout: Handler = (req, ctx) => {
   }
 
   ctx.changed()
-  return reply(ctx, {refundId: refund.id, status: refund.status})
+  return {refundId: refund.id, status: refund.status}
 }
 
-const listRefunds: Handler = (req, ctx) => {
+const listRefunds: Handler<Ops['listRefunds']> = (req, ctx) => {
   const checkout = findCheckout(ctx, req.params.checkoutId)
-  return reply(ctx, copy(refundsOf(ctx, checkout.id)))
+  return copy(refundsOf(ctx, checkout.id))
 }
 
-const getRefund: Handler = (req, ctx) => {
+const getRefund: Handler<Ops['getRefund']> = (req, ctx) => {
   const checkout = findCheckout(ctx, req.params.checkoutId)
   const refund = (checkoutState(ctx).refunds.get(checkout.id) ?? []).find((r) => r.id === req.params.refundId)
   if (!refund) throw new SandboxError(404, CODES.notFound, `Refund ${req.params.refundId} of checkout ${checkout.id} not found`)
-  return reply(ctx, copy(refund))
+  return copy(refund)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -195,25 +193,20 @@ function assertNameFree(ctx: SandboxContext, name: string, exceptId?: string): v
   }
 }
 
-const registerWebhook: Handler = (req, ctx) => {
+const registerWebhook: Handler<Ops['registerWebhook']> = (req, ctx) => {
   const body = req.body as {name: string; callbackUrl: string}
   assertNameFree(ctx, body.name)
   const now = iso(ctx)
   const webhook: StoredWebhook = {id: ctx.id('wh'), name: body.name, callbackUrl: body.callbackUrl, createdAt: now, updatedAt: now}
   checkoutState(ctx).webhooks.set(webhook.id, webhook)
   ctx.changed()
-  return reply(ctx, copy(webhook))
+  return copy(webhook)
 }
 
-const listWebhooks: Handler = (_req, ctx) =>
-  reply(
-    ctx,
-    [...checkoutState(ctx).webhooks.values()]
-      .sort((a, b) => a.createdAt.localeCompare(b.createdAt))
-      .map((w) => copy(w)),
-  )
+const listWebhooks: Handler<Ops['listWebhooks']> = (_req, ctx) =>
+  [...checkoutState(ctx).webhooks.values()].sort((a, b) => a.createdAt.localeCompare(b.createdAt)).map((w) => copy(w))
 
-const updateWebhook: Handler = (req, ctx) => {
+const updateWebhook: Handler<Ops['updateWebhook']> = (req, ctx) => {
   const webhook = findWebhook(ctx, req.params.webhookId)
   const body = req.body as {name: string; callbackUrl: string}
   assertNameFree(ctx, body.name, webhook.id)
@@ -221,14 +214,14 @@ const updateWebhook: Handler = (req, ctx) => {
   webhook.callbackUrl = body.callbackUrl
   webhook.updatedAt = iso(ctx)
   ctx.changed()
-  return reply(ctx, copy(webhook))
+  return copy(webhook)
 }
 
-const deleteWebhook: Handler = (req, ctx) => {
+const deleteWebhook: Handler<Ops['deleteWebhook']> = (req, ctx) => {
   const webhook = findWebhook(ctx, req.params.webhookId)
   checkoutState(ctx).webhooks.delete(webhook.id)
   ctx.changed()
-  return reply(ctx, {id: webhook.id})
+  return {id: webhook.id}
 }
 
 /** The callback URL registered for an event, if any (for webhook delivery). */
@@ -240,7 +233,7 @@ export function webhookFor(ctx: SandboxContext, name: string): StoredWebhook | u
 // Customization
 // ---------------------------------------------------------------------------------------------
 
-const setCustomization: Handler = (req, ctx) => {
+const setCustomization: Handler<Ops['setCustomization']> = (req, ctx) => {
   const b = req.body as Record<string, string>
   const customization = {
     logoUrl: b.logoUrl,
@@ -251,24 +244,24 @@ const setCustomization: Handler = (req, ctx) => {
   }
   checkoutState(ctx).customization = customization
   ctx.changed()
-  return reply(ctx, copy(customization))
+  return copy(customization)
 }
 
-const getCustomization: Handler = (_req, ctx) => {
+const getCustomization: Handler<Ops['getCustomization']> = (_req, ctx) => {
   const {customization} = checkoutState(ctx)
   if (!customization) throw new SandboxError(404, CODES.noCustomization, 'No customization is set')
-  return reply(ctx, copy(customization))
+  return copy(customization)
 }
 
-const removeCustomization: Handler = (_req, ctx) => {
+const removeCustomization: Handler<Ops['removeCustomization']> = (_req, ctx) => {
   const state = checkoutState(ctx)
   if (!state.customization) throw new SandboxError(404, CODES.noCustomization, 'No customization is set')
   state.customization = null
   ctx.changed()
-  return reply(ctx, {message: 'Customization removed'})
+  return {message: 'Customization removed'}
 }
 
-export const checkoutHandlers: Record<string, Handler> = {
+export const checkoutHandlers: HandlersFor<typeof checkoutService> = {
   initiateCheckout,
   getCheckout,
   voidCheckout,

@@ -1,10 +1,11 @@
 import type {FastifyInstance, FastifyReply} from 'fastify'
 
-import type {SandboxContext, SandboxEvent, SandboxModule} from '../types.js'
+import type {SandboxContext, SandboxEvent} from '../types.js'
 import type {StoredCheckout} from './state.js'
 
-import {checkoutOperations} from '../../services/checkout/operations.js'
+import {checkoutService} from '../../services/checkout/operations.js'
 import {lastFour} from '../../services/checkout/test-cards.js'
+import {sandboxModule} from '../types.js'
 import {CHECKOUT_PREFIX, checkoutHandlers, checkoutState, createCheckout, webhookFor} from './handlers.js'
 import {PAGE_HEADERS, type PageReply, showPaymentPage, submitPaymentForm} from './page.js'
 import {emptyCheckoutState} from './state.js'
@@ -44,14 +45,13 @@ function seedPaidCheckout(ctx: SandboxContext, ref: string, paidAt: Date): Store
 }
 
 /**
- * The checkout service in the sandbox: the 13 operations of the table (handlers.ts), the hosted
+ * The checkout service in the sandbox: every operation of the table (handlers.ts), the hosted
  * payment page (page.ts) under `/checkout/pay/<id>`, a control route to make the next refunds
  * fail, and demo data.
  */
-export const checkoutModule: SandboxModule = {
-  service: 'checkout',
+export const checkoutModule = sandboxModule({
+  service: checkoutService,
   prefix: CHECKOUT_PREFIX,
-  operations: checkoutOperations,
   handlers: checkoutHandlers,
   emptyState: emptyCheckoutState,
 
@@ -93,4 +93,4 @@ export const checkoutModule: SandboxModule = {
     seedPaidCheckout(ctx, 'SEED-PAID-TODAY', now)
     seedPaidCheckout(ctx, 'SEED-PAID-EARLIER', new Date(now.getTime() - 2 * 24 * 60 * 60 * 1000))
   },
-}
+})

@@ -33,7 +33,7 @@ export function registerControlRoutes(app: FastifyInstance, deps: ControlDeps): 
   app.get('/__sandbox/health', async () => ({
     ok: true,
     now: ctx.clock.now().toISOString(),
-    services: deps.modules.map((m) => ({service: m.service, prefix: m.prefix, operations: m.operations.length})),
+    services: deps.modules.map((m) => ({service: m.service.name, prefix: m.prefix, operations: m.service.list.length})),
   }))
 
   app.get('/__sandbox/clock', async () => ({now: ctx.clock.now().toISOString()}))

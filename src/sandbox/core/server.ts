@@ -5,7 +5,8 @@ import {setTimeout as sleep} from 'node:timers/promises'
 import type {Operation} from '../../http/operation.js'
 
 import {sandboxModules} from '../modules.js'
-import {type SandboxContext, SandboxError, type SandboxEvent, type SandboxModule, type SandboxState} from '../types.js'
+import {type Handler, type SandboxContext, SandboxError, type SandboxEvent, type SandboxModule, type SandboxState} from '../types.js'
+import {answer, handlersOf} from './answer.js'
 import {authenticateCheckout, authenticateHealth, authorizeUserParam, CheckoutAuthError} from './auth.js'
 import {SandboxClock} from './clock.js'
 import {registerControlRoutes} from './control.js'
@@ -44,7 +45,7 @@ export const BODY_LIMIT = 1024 * 1024
 
 function emptyState(modules: readonly SandboxModule[]): SandboxState {
   const state: Record<string, unknown> = {version: STATE_VERSION}
-  for (const m of modules) state[m.service] = m.emptyState()
+  for (const m of modules) state[m.service.name] = m.emptyState()
   return state as unknown as SandboxState
 }
 
@@ -106,12 +107,12 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
     return503OnClosing: true,
   })
   registerParsers(app)
-  registerResponseHeaders(app)
+  registerResponseHeaders(app, clock)
   registerErrorHandling(app)
   registerSaveBeforeAnswer(app, persist)
 
   for (const m of modules) {
-    for (const op of m.operations) registerOperation(app, m, op, {ctx, faults, options, persist})
+    for (const {handler, op} of handlersOf(m)) registerOperation(app, m, op, handler, {ctx, faults, options, persist})
     m.routes?.(app, ctx)
   }
 
@@ -162,8 +163,8 @@ interface RouteDeps {
   persist(): void
 }
 
-function registerOperation(app: FastifyInstance, m: SandboxModule, op: Operation, deps: RouteDeps): void {
-  const handler = m.handlers[op.id]
+function registerOperation(app: FastifyInstance, m: SandboxModule, op: Operation, handler: Handler, deps: RouteDeps): void {
+  const service = m.service.name
   const url = m.prefix + op.path.replaceAll(/{(\w+)}/g, ':$1')
   app.route({
     method: op.method,
@@ -172,19 +173,19 @@ function registerOperation(app: FastifyInstance, m: SandboxModule, op: Operation
       const {ctx, faults, options, persist} = deps
       if (options.latencyMs) await sleep(options.latencyMs)
       if (options.failRate && Math.random() < options.failRate) {
-        throw new SandboxError(503, codeForStatus(m.service, 503), 'Injected failure (--fail-rate); retry later', [], {'retry-after': '1'})
+        throw new SandboxError(503, codeForStatus(service, 503), 'Injected failure (--fail-rate); retry later', [], {'retry-after': '1'})
       }
 
       const fault = faults.take(op.id)
       if (fault?.kind === 'delay') await sleep(fault.ms ?? 1000)
-      if (fault?.kind === '500') throw new SandboxError(500, codeForStatus(m.service, 500), `Injected server error on ${op.id}`)
+      if (fault?.kind === '500') throw new SandboxError(500, codeForStatus(service, 500), `Injected server error on ${op.id}`)
       if (fault?.kind === 'drop') return drop(request, reply)
 
       const params = {...(request.params as Record<string, string>)}
       const headers = request.headers as Record<string, string | string[] | undefined>
       let userId: string | undefined
       let key: 'public' | 'secret' | undefined
-      if (m.service === 'health') {
+      if (service === 'health') {
         userId = authenticateHealth(op, headers, ctx)
         if (op.auth === 'session') authorizeUserParam(params, userId)
       } else if (op.auth !== 'none') {
@@ -205,9 +206,8 @@ function registerOperation(app: FastifyInstance, m: SandboxModule, op: Operation
         query = parsed.data as Record<string, unknown>
       }
 
-      if (!handler) throw new SandboxError(501, codeForStatus(m.service, 500), `${op.id} is not emulated by this sandbox`)
       const language = typeof headers['accept-language'] === 'string' ? headers['accept-language'] : undefined
-      const result = await handler({body, headers, key, language, params, query, userId}, ctx)
+      const result = await answer(op, handler, {body, headers, key, language, params, query, userId}, ctx)
       if (fault?.kind === 'drop-after-commit') {
         // no answer, so no onSend: the change is saved here
         persist()
@@ -224,7 +224,7 @@ function registerOperation(app: FastifyInstance, m: SandboxModule, op: Operation
 function validationError(m: SandboxModule, issues: readonly {path: readonly PropertyKey[]; message: string}[], root: string): SandboxError {
   const fields = fieldsOf(issues, root)
   const message = `Invalid ${root}: ${fields.map((f) => `${f.field}: ${f.description}`).join('; ')}`
-  return new SandboxError(400, codeForStatus(m.service, 400), message, fields)
+  return new SandboxError(400, codeForStatus(m.service.name, 400), message, fields)
 }
 
 /** Ends the exchange without an answer, as a crashed server or a cut network would. */
@@ -298,8 +298,10 @@ function registerSaveBeforeAnswer(app: FastifyInstance, persist: () => void): vo
   })
 }
 
-function registerResponseHeaders(app: FastifyInstance): void {
+/** Every answer is dated by the sandbox's (movable) clock, as a real server's answers are by its own: the CLI judges the void window by it. */
+function registerResponseHeaders(app: FastifyInstance, clock: SandboxClock): void {
   app.addHook('onSend', async (request, reply, payload) => {
+    reply.header('date', clock.now().toUTCString())
     const service = serviceOfUrl(request.url)
     if (service === 'health') {
       reply.header('x-ph-api-request-id', request.id)

@@ -1,5 +1,6 @@
 /**
- * One handler per health operation: plain functions over `ctx.state.health`. The core has
+ * One handler per health operation: plain functions over `ctx.state.health`, each returning the
+ * answer's body (the core sends it with the row's success status). The core has
  * already checked the session (req.userId), replaced `me`, refused someone else's userId (403)
  * and validated the body and query with the operation's schemas. Handlers still refuse another
  * user's data themselves, so they hold the rule when called directly (unit tests).
@@ -9,12 +10,12 @@
  */
 import {randomBytes, scryptSync, timingSafeEqual} from 'node:crypto'
 
-import type {Handler, SandboxContext, SandboxReply, SandboxRequest} from '../types.js'
+import type {HandlersFor, SandboxContext, SandboxRequest} from '../types.js'
 import type {HealthState, PasswordHash, StoredUser} from './state.js'
 
 import {isMetricProblem, METRICS_DEFAULT_RANGE_DAYS, planMetricRequest} from '../../services/health/metrics.js'
-import {type Event, type EventsQuery, type PlanMedication, type User} from '../../services/health/operations.js'
-import {SandboxError} from '../types.js'
+import {type Event, type healthService, type PlanMedication, type User} from '../../services/health/operations.js'
+import {Reply, SandboxError} from '../types.js'
 import {insertSorted, pageOf, removeEvent} from './events.js'
 import {computeMetrics} from './metrics.js'
 import {isNightEvent} from './time.js'
@@ -116,9 +117,10 @@ function findMedication(user: StoredUser, medicationId: string): PlanMedication 
   return med
 }
 
-function signedIn(ctx: SandboxContext, user: StoredUser, status: number): SandboxReply {
+/** The user, with the cookie of a new session. */
+function signedIn(ctx: SandboxContext, user: StoredUser): Reply<User> {
   const sid = ctx.sessions.create(user.id)
-  return {status, body: publicUser(user), headers: ctx.sessions.cookieHeader(sid)}
+  return new Reply(publicUser(user), {headers: ctx.sessions.cookieHeader(sid)})
 }
 
 /** Builds a stored event from a validated Event_2 body (unknown fields kept). */
@@ -147,7 +149,7 @@ export function newEvent(ctx: SandboxContext, user: StoredUser, body: Record<str
 // handlers
 // ---------------------------------------------------------------------------------------------
 
-export const healthHandlers: Record<string, Handler> = {
+export const healthHandlers: HandlersFor<typeof healthService> = {
   createUser(req, ctx) {
     const body = req.body as Record<string, unknown> & {email: string; password: string}
     const state = health(ctx)
@@ -174,7 +176,7 @@ export const healthHandlers: Record<string, Handler> = {
     }
     state.users.set(user.id, user)
     ctx.changed()
-    return signedIn(ctx, user, 201)
+    return signedIn(ctx, user)
   },
 
   signIn(req, ctx) {
@@ -187,15 +189,15 @@ export const healthHandlers: Record<string, Handler> = {
     }
 
     ctx.changed()
-    return signedIn(ctx, user, 200)
+    return signedIn(ctx, user)
   },
 
   getUser(req, ctx) {
-    return {status: 200, body: publicUser(ownUser({...req, params: {userId: req.userId ?? ''}}, ctx))}
+    return publicUser(ownUser({...req, params: {userId: req.userId ?? ''}}, ctx))
   },
 
   getUserById(req, ctx) {
-    return {status: 200, body: publicUser(ownUser(req, ctx))}
+    return publicUser(ownUser(req, ctx))
   },
 
   addEvent(req, ctx) {
@@ -203,22 +205,22 @@ export const healthHandlers: Record<string, Handler> = {
     const event = newEvent(ctx, user, req.body as Record<string, unknown>)
     insertSorted(eventsOf(ctx, user.id), event)
     ctx.changed()
-    return {status: 201, body: event}
+    return event
   },
 
   getEvents(req, ctx) {
     const user = ownUser(req, ctx)
-    const q = req.query as EventsQuery
+    const q = req.query
     if (q.startDate && q.endDate && Date.parse(q.startDate) > Date.parse(q.endDate)) {
       throw new SandboxError(400, 'INVALID_RANGE', 'startDate is after endDate', [{field: 'startDate', description: 'after endDate'}])
     }
 
-    return {status: 200, body: pageOf(eventsOf(ctx, user.id), q)}
+    return pageOf(eventsOf(ctx, user.id), q)
   },
 
   getEventById(req, ctx) {
     const user = ownUser(req, ctx)
-    return {status: 200, body: findEvent(ctx, user.id, req.params.eventId)}
+    return findEvent(ctx, user.id, req.params.eventId)
   },
 
   updateEvent(req, ctx) {
@@ -238,14 +240,12 @@ export const healthHandlers: Record<string, Handler> = {
     removeEvent(list, current.id)
     insertSorted(list, next)
     ctx.changed()
-    return {status: 204}
   },
 
   deleteEvent(req, ctx) {
     const user = ownUser(req, ctx)
     if (!removeEvent(eventsOf(ctx, user.id), req.params.eventId)) throw notFound(`Event ${req.params.eventId}`, 'eventId')
     ctx.changed()
-    return {status: 204}
   },
 
   getGroupConfig(req, ctx) {
@@ -253,7 +253,7 @@ export const healthHandlers: Record<string, Handler> = {
     const groups = [...health(ctx).groups.values()]
     const group = groups.find((g) => g.id === key) ?? groups.find((g) => g.name.toLowerCase() === key.toLowerCase())
     if (!group) throw notFound(`Group ${key}`, 'idOrName')
-    return {status: 200, body: group}
+    return group
   },
 
   getMetrics(req, ctx) {
@@ -283,10 +283,7 @@ export const healthHandlers: Record<string, Handler> = {
       end,
       byPeriod: plan.byPeriod,
     })
-    return {
-      status: 200,
-      body: {startDate: start.toISOString(), endDate: end.toISOString(), timeZone: user.timeZone, periods, paging: {}},
-    }
+    return {startDate: start.toISOString(), endDate: end.toISOString(), timeZone: user.timeZone, periods, paging: {}}
   },
 
   addPlanMedication(req, ctx) {
@@ -307,7 +304,6 @@ export const healthHandlers: Record<string, Handler> = {
     )
     user.plan.medications.push({...body, usageList: body.usageList ?? [], sensors})
     ctx.changed()
-    return {status: 201}
   },
 
   patchPlanMedication(req, ctx) {
@@ -326,7 +322,6 @@ export const healthHandlers: Record<string, Handler> = {
     const {medicationId: _ignored, ...changes} = body
     Object.assign(med, changes)
     ctx.changed()
-    return {status: 204}
   },
 
   deletePlanMedication(req, ctx) {
@@ -334,7 +329,6 @@ export const healthHandlers: Record<string, Handler> = {
     const med = findMedication(user, req.params.medicationId)
     user.plan.medications = user.plan.medications.filter((m) => m !== med)
     ctx.changed()
-    return {status: 204}
   },
 
   addPlanSensor(req, ctx) {
@@ -350,7 +344,6 @@ export const healthHandlers: Record<string, Handler> = {
     assertMacsFree(ctx, [sensor.mac], {userId: user.id, medicationId: med.medicationId}, () => 'mac')
     med.sensors = [...(med.sensors ?? []), sensor]
     ctx.changed()
-    return {status: 201}
   },
 
   deletePlanSensor(req, ctx) {
@@ -361,6 +354,5 @@ export const healthHandlers: Record<string, Handler> = {
     if (!sensors.some((s) => s.mac === mac)) throw notFound(`Sensor ${mac} on ${med.medicationId}`, 'mac')
     med.sensors = sensors.filter((s) => s.mac !== mac)
     ctx.changed()
-    return {status: 204}
   },
 }

@@ -1,9 +1,10 @@
 import type {FastifyInstance} from 'fastify'
 
-import type {SandboxContext, SandboxModule} from '../types.js'
+import type {SandboxContext} from '../types.js'
 import type {StoredUser} from './state.js'
 
-import {healthOperations} from '../../services/health/operations.js'
+import {healthService} from '../../services/health/operations.js'
+import {sandboxModule} from '../types.js'
 import {eventsOf, health, healthHandlers} from './handlers.js'
 import {bulkEvents, seedHealth} from './seed.js'
 import {emptyHealthState} from './state.js'
@@ -22,10 +23,9 @@ function isoOrUndefined(value: unknown): Date | undefined {
 }
 
 /** The health service: users and sessions, events, metrics computed from them, plans, group configs. */
-export const healthModule: SandboxModule = {
-  service: 'health',
+export const healthModule = sandboxModule({
+  service: healthService,
   prefix: '',
-  operations: healthOperations,
   handlers: healthHandlers,
   emptyState: emptyHealthState,
 
@@ -65,4 +65,4 @@ export const healthModule: SandboxModule = {
   },
 
   seed: seedHealth,
-}
+})

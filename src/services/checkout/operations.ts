@@ -11,7 +11,7 @@
  */
 import {z} from 'zod'
 
-import {operation} from '../../http/operation.js'
+import {defineService} from '../../http/operation.js'
 import {AMOUNT_PATTERN, centsOf} from './money.js'
 
 // ---------------------------------------------------------------------------------------------
@@ -245,186 +245,92 @@ export const CustomizationRemoved = z.looseObject({message: z.string().optional(
 // The table
 // ---------------------------------------------------------------------------------------------
 
-export const initiateCheckout = operation({
-  id: 'initiateCheckout',
-  service: 'checkout',
-  method: 'POST',
-  path: '/v1/checkouts',
-  auth: 'public',
-  summary: 'Initiate checkout: returns checkoutId and redirectUrl (the hosted payment page)',
-  body: CheckoutRequest,
-  response: CheckoutCreated,
-  successStatus: 200,
-  // A retried POST could create two checkouts for one order.
-  idempotent: false,
+/** The whole table, in the spec's order. */
+export const checkoutService = defineService({
+  name: 'checkout',
+  operations: {
+    /** Initiate checkout: returns checkoutId and redirectUrl (the hosted payment page). A retried POST could create two checkouts for one order. */
+    initiateCheckout: {method: 'POST', path: '/v1/checkouts', auth: 'public', body: CheckoutRequest, response: CheckoutCreated},
+    /** Retrieve checkout. */
+    getCheckout: {method: 'GET', path: '/v1/checkouts/{checkoutId}', auth: 'secret', response: CheckoutRecord},
+    /** Void checkout (same day only): invalidates the authorized payment. */
+    voidCheckout: {
+      method: 'DELETE',
+      path: '/v1/checkouts/{checkoutId}',
+      auth: 'secret',
+      body: VoidRequest,
+      response: VoidResult,
+      // Moves money: never retried, even though DELETE is idempotent in HTTP terms.
+      idempotent: false,
+      destructive: true,
+      audited: true,
+    },
+    /** Refund checkout: one complete or one partial refund. */
+    refundCheckout: {
+      method: 'POST',
+      path: '/v1/checkouts/{checkoutId}/refunds',
+      auth: 'secret',
+      body: RefundRequest,
+      response: RefundCreated,
+      destructive: true,
+      audited: true,
+    },
+    /** List refunds of checkout (FAILED attempts included). */
+    listRefunds: {method: 'GET', path: '/v1/checkouts/{checkoutId}/refunds', auth: 'secret', response: z.array(RefundRecord)},
+    /** Get refund. */
+    getRefund: {method: 'GET', path: '/v1/checkouts/{checkoutId}/refunds/{refundId}', auth: 'secret', response: RefundRecord},
+    /** Register webhook (one per event name). */
+    registerWebhook: {method: 'POST', path: '/v1/webhooks', auth: 'secret', body: WebhookRequest, response: WebhookRecord, audited: true},
+    /** List webhooks. */
+    listWebhooks: {method: 'GET', path: '/v1/webhooks', auth: 'secret', response: z.array(WebhookRecord)},
+    /** Update webhook: a PUT of the full record, so repeating it leaves the same state. */
+    updateWebhook: {
+      method: 'PUT',
+      path: '/v1/webhooks/{webhookId}',
+      auth: 'secret',
+      body: WebhookRequest,
+      response: WebhookRecord,
+      audited: true,
+    },
+    /** Delete webhook (cannot be undone). */
+    deleteWebhook: {
+      method: 'DELETE',
+      path: '/v1/webhooks/{webhookId}',
+      auth: 'secret',
+      response: WebhookDeleted,
+      // A retry after an unseen success would answer 404 and hide that the delete happened.
+      idempotent: false,
+      destructive: true,
+      audited: true,
+    },
+    /** Set customization of the hosted payment page (all five fields). */
+    setCustomization: {
+      method: 'POST',
+      path: '/v1/customizations',
+      auth: 'secret',
+      body: CustomizationRequest,
+      response: CustomizationRecord,
+      // Sets the whole customization: repeating it leaves the same state.
+      idempotent: true,
+      audited: true,
+    },
+    /** Get customization. */
+    getCustomization: {method: 'GET', path: '/v1/customizations', auth: 'secret', response: CustomizationRecord},
+    /** Remove customization. */
+    removeCustomization: {
+      method: 'DELETE',
+      path: '/v1/customizations',
+      auth: 'secret',
+      response: CustomizationRemoved,
+      // Like deleteWebhook: a retry after an unseen success would answer 404.
+      idempotent: false,
+      destructive: true,
+      audited: true,
+    },
+  },
 })
 
-export const getCheckout = operation({
-  id: 'getCheckout',
-  service: 'checkout',
-  method: 'GET',
-  path: '/v1/checkouts/{checkoutId}',
-  auth: 'secret',
-  summary: 'Retrieve checkout',
-  response: CheckoutRecord,
-  successStatus: 200,
-  idempotent: true,
-})
-
-export const voidCheckout = operation({
-  id: 'voidCheckout',
-  service: 'checkout',
-  method: 'DELETE',
-  path: '/v1/checkouts/{checkoutId}',
-  auth: 'secret',
-  summary: 'Void checkout (same day only): invalidates the authorized payment',
-  body: VoidRequest,
-  response: VoidResult,
-  successStatus: 200,
-  // Moves money: never retried, even though DELETE is idempotent in HTTP terms.
-  idempotent: false,
-  destructive: true,
-  audited: true,
-})
-
-export const refundCheckout = operation({
-  id: 'refundCheckout',
-  service: 'checkout',
-  method: 'POST',
-  path: '/v1/checkouts/{checkoutId}/refunds',
-  auth: 'secret',
-  summary: 'Refund checkout: one complete or one partial refund',
-  body: RefundRequest,
-  response: RefundCreated,
-  successStatus: 200,
-  idempotent: false,
-  destructive: true,
-  audited: true,
-})
-
-export const listRefunds = operation({
-  id: 'listRefunds',
-  service: 'checkout',
-  method: 'GET',
-  path: '/v1/checkouts/{checkoutId}/refunds',
-  auth: 'secret',
-  summary: 'List refunds of checkout (FAILED attempts included)',
-  response: z.array(RefundRecord),
-  successStatus: 200,
-  idempotent: true,
-})
-
-export const getRefund = operation({
-  id: 'getRefund',
-  service: 'checkout',
-  method: 'GET',
-  path: '/v1/checkouts/{checkoutId}/refunds/{refundId}',
-  auth: 'secret',
-  summary: 'Get refund',
-  response: RefundRecord,
-  successStatus: 200,
-  idempotent: true,
-})
-
-export const registerWebhook = operation({
-  id: 'registerWebhook',
-  service: 'checkout',
-  method: 'POST',
-  path: '/v1/webhooks',
-  auth: 'secret',
-  summary: 'Register webhook (one per event name)',
-  body: WebhookRequest,
-  response: WebhookRecord,
-  successStatus: 200,
-  idempotent: false,
-  audited: true,
-})
-
-export const listWebhooks = operation({
-  id: 'listWebhooks',
-  service: 'checkout',
-  method: 'GET',
-  path: '/v1/webhooks',
-  auth: 'secret',
-  summary: 'List webhooks',
-  response: z.array(WebhookRecord),
-  successStatus: 200,
-  idempotent: true,
-})
-
-export const updateWebhook = operation({
-  id: 'updateWebhook',
-  service: 'checkout',
-  method: 'PUT',
-  path: '/v1/webhooks/{webhookId}',
-  auth: 'secret',
-  summary: 'Update webhook',
-  body: WebhookRequest,
-  response: WebhookRecord,
-  successStatus: 200,
-  // A PUT of the full record: repeating it leaves the same state.
-  idempotent: true,
-  audited: true,
-})
-
-export const deleteWebhook = operation({
-  id: 'deleteWebhook',
-  service: 'checkout',
-  method: 'DELETE',
-  path: '/v1/webhooks/{webhookId}',
-  auth: 'secret',
-  summary: 'Delete webhook (cannot be undone)',
-  response: WebhookDeleted,
-  successStatus: 200,
-  // A retry after an unseen success would answer 404 and hide that the delete happened.
-  idempotent: false,
-  destructive: true,
-  audited: true,
-})
-
-export const setCustomization = operation({
-  id: 'setCustomization',
-  service: 'checkout',
-  method: 'POST',
-  path: '/v1/customizations',
-  auth: 'secret',
-  summary: 'Set customization of the hosted payment page (all five fields)',
-  body: CustomizationRequest,
-  response: CustomizationRecord,
-  successStatus: 200,
-  // Sets the whole customization: repeating it leaves the same state.
-  idempotent: true,
-  audited: true,
-})
-
-export const getCustomization = operation({
-  id: 'getCustomization',
-  service: 'checkout',
-  method: 'GET',
-  path: '/v1/customizations',
-  auth: 'secret',
-  summary: 'Get customization',
-  response: CustomizationRecord,
-  successStatus: 200,
-  idempotent: true,
-})
-
-export const removeCustomization = operation({
-  id: 'removeCustomization',
-  service: 'checkout',
-  method: 'DELETE',
-  path: '/v1/customizations',
-  auth: 'secret',
-  summary: 'Remove customization',
-  response: CustomizationRemoved,
-  successStatus: 200,
-  idempotent: false,
-  destructive: true,
-  audited: true,
-})
-
-/** The whole table, in the spec's order. The sandbox registers one route per row. */
-export const checkoutOperations = [
+export const {
   initiateCheckout,
   getCheckout,
   voidCheckout,
@@ -438,4 +344,4 @@ export const checkoutOperations = [
   setCustomization,
   getCustomization,
   removeCustomization,
-] as const
+} = checkoutService.operations

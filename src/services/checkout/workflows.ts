@@ -479,8 +479,8 @@ export async function updateWebhookMerged(
   // Checked before the current webhook is read: a URL the PUT would refuse sends nothing at all.
   const partial = WebhookRequest.partial().safeParse(change)
   if (!partial.success) throw new UsageError(`Invalid request: ${describeIssues(partial.error.issues)}`)
-  let body = change
-  if (change.name === undefined || change.callbackUrl === undefined) {
+  let {name, callbackUrl} = change
+  if (name === undefined || callbackUrl === undefined) {
     const current = (await client.call(listWebhooks)).data.find((w) => w.id === webhookId)
     if (!current) {
       throw new ApiError({
@@ -493,8 +493,9 @@ export async function updateWebhookMerged(
       })
     }
 
-    body = {name: change.name ?? (current.name as WebhookRequest['name']), callbackUrl: change.callbackUrl ?? current.callbackUrl}
+    name ??= current.name as WebhookRequest['name']
+    callbackUrl ??= current.callbackUrl
   }
 
-  return (await client.call(updateWebhook, {params: {webhookId}, body})).data
+  return (await client.call(updateWebhook, {params: {webhookId}, body: {name, callbackUrl}})).data
 }

@@ -11,11 +11,11 @@
  * - Request schemas keep unknown fields too, but enforce types, required fields, date formats,
  *   symptom/trigger keys and the MAC format, so a bad value is refused before anything is sent.
  *
- * This module imports only zod and the operation helper: the sandbox and the commands both load it.
+ * This module imports only zod and defineService: the sandbox and the commands both load it.
  */
 import {z} from 'zod'
 
-import {operation} from '../../http/operation.js'
+import {defineService} from '../../http/operation.js'
 
 // ---------------------------------------------------------------------------------------------
 // Vocabularies (issue 4)
@@ -241,8 +241,9 @@ export const Paging = z.looseObject({next: z.string().optional(), previous: z.st
 export const EventsPage = z.looseObject({events: z.array(Event), paging: Paging.default({})})
 export type EventsPage = z.output<typeof EventsPage>
 
-// Query strings arrive as text: these read `true`/`false` and a key given once or repeated.
-const QueryBool = z.enum(['true', 'false']).transform((v) => v === 'true')
+// Query strings arrive as text: these read `true`/`false` and a key given once or repeated. The
+// client validates the same schema before sending, where a flag is still a boolean.
+const QueryBool = z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')])
 const QueryList = z.union([z.string(), z.array(z.string())]).transform((v) => (Array.isArray(v) ? v : [v]))
 
 /**
@@ -336,208 +337,105 @@ export type GroupConfig = z.output<typeof GroupConfig>
 // POST and PATCH are never retried.
 // ---------------------------------------------------------------------------------------------
 
-const health = 'health' as const
-
-export const createUser = operation({
-  id: 'createUser',
-  service: health,
-  method: 'POST',
-  path: '/api/users',
-  auth: 'none',
-  summary: 'Create a patient or caregiver account (answers the user and sets the session cookie)',
-  body: CreateUserBody,
-  response: User,
-  successStatus: 201,
-  idempotent: false,
-})
-
-export const signIn = operation({
-  id: 'signIn',
-  service: health,
-  method: 'POST',
-  path: '/api/sign-in',
-  auth: 'none',
-  summary: 'Sign in with email and password (answers the user and sets the session cookie)',
-  body: SignInBody,
-  response: User,
-  successStatus: 200,
-  idempotent: false,
-})
-
-export const getUser = operation({
-  id: 'getUser',
-  service: health,
-  method: 'GET',
-  path: '/api/users/me',
-  auth: 'session',
-  summary: 'The signed-in user',
-  response: User,
-  successStatus: 200,
-  idempotent: true,
-})
-
-/** Success status "not shown": 200, like getUser. */
-export const getUserById = operation({
-  id: 'getUserById',
-  service: health,
-  method: 'GET',
-  path: '/api/users/{userId}',
-  auth: 'session',
-  summary: 'A user by id',
-  response: User,
-  successStatus: 200,
-  idempotent: true,
-})
-
-export const addEvent = operation({
-  id: 'addEvent',
-  service: health,
-  method: 'POST',
-  path: '/api/users/{userId}/events',
-  auth: 'session',
-  summary: 'Create a manual event',
-  body: AddEventBody,
-  response: Event,
-  successStatus: 201,
-  idempotent: false,
-})
-
-export const getEvents = operation({
-  id: 'getEvents',
-  service: health,
-  method: 'GET',
-  path: '/api/users/{userId}/events',
-  auth: 'session',
-  summary: 'List events, newest first, with filters and paging',
-  query: EventsQuery,
-  response: EventsPage,
-  successStatus: 200,
-  idempotent: true,
-})
-
-export const getEventById = operation({
-  id: 'getEventById',
-  service: health,
-  method: 'GET',
-  path: '/api/users/{userId}/events/{eventId}',
-  auth: 'session',
-  summary: 'One event',
-  response: Event,
-  successStatus: 200,
-  idempotent: true,
-})
-
-export const updateEvent = operation({
-  id: 'updateEvent',
-  service: health,
-  method: 'PUT',
-  path: '/api/users/{userId}/events/{eventId}',
-  auth: 'session',
-  summary: 'Update an event (the fields sent replace the stored ones)',
-  body: UpdateEventBody,
-  successStatus: 204,
-  idempotent: true,
-})
-
-export const deleteEvent = operation({
-  id: 'deleteEvent',
-  service: health,
-  method: 'DELETE',
-  path: '/api/users/{userId}/events/{eventId}',
-  auth: 'session',
-  summary: 'Delete an event',
-  successStatus: 204,
-  idempotent: false,
-  destructive: true,
-})
-
-export const getGroupConfig = operation({
-  id: 'getGroupConfig',
-  service: health,
-  method: 'GET',
-  path: '/api/groups/{idOrName}/config',
-  auth: 'none',
-  summary: 'Configuration of a group, by id or name',
-  response: GroupConfig,
-  successStatus: 200,
-  idempotent: true,
-})
-
-export const getMetrics = operation({
-  id: 'getMetrics',
-  service: health,
-  method: 'GET',
-  path: '/api/users/{userId}/metrics',
-  auth: 'session',
-  summary: 'Metrics computed from the events, grouped into time windows',
-  query: MetricsQuery,
-  response: MetricsResult,
-  successStatus: 200,
-  idempotent: true,
-})
-
-export const addPlanMedication = operation({
-  id: 'addPlanMedication',
-  service: health,
-  method: 'POST',
-  path: '/api/users/{userId}/plan/medication',
-  auth: 'session',
-  summary: 'Add a medication to the plan',
-  body: AddPlanMedicationBody,
-  successStatus: 201,
-  idempotent: false,
-})
-
-export const patchPlanMedication = operation({
-  id: 'patchPlanMedication',
-  service: health,
-  method: 'PATCH',
-  path: '/api/users/{userId}/plan/medication/{medicationId}',
-  auth: 'session',
-  summary: 'Change a plan medication (usage list, sensors)',
-  body: EditPlanMedicationBody,
-  successStatus: 204,
-  idempotent: false,
-})
-
-export const deletePlanMedication = operation({
-  id: 'deletePlanMedication',
-  service: health,
-  method: 'DELETE',
-  path: '/api/users/{userId}/plan/medication/{medicationId}',
-  auth: 'session',
-  summary: 'Remove a medication from the plan',
-  successStatus: 204,
-  idempotent: false,
-  destructive: true,
-})
-
-export const addPlanSensor = operation({
-  id: 'addPlanSensor',
-  service: health,
-  method: 'POST',
-  path: '/api/users/{userId}/plan/medication/{medicationId}/sensor',
-  auth: 'session',
-  summary: 'Attach a sensor to a plan medication',
-  body: PlanSensorInput,
-  successStatus: 201,
-  idempotent: false,
-})
-
-export const deletePlanSensor = operation({
-  id: 'deletePlanSensor',
-  service: health,
-  method: 'DELETE',
-  path: '/api/users/{userId}/plan/medication/{medicationId}/sensor/{mac}',
-  auth: 'session',
-  summary: 'Detach a sensor from a plan medication',
-  successStatus: 204,
-  idempotent: false,
-  destructive: true,
-})
-
 /** Every operation of the health service, in the spec's order, then sign-in. */
-export const healthOperations = [
+export const healthService = defineService({
+  name: 'health',
+  operations: {
+    /** Create a manual event. */
+    addEvent: {
+      method: 'POST',
+      path: '/api/users/{userId}/events',
+      auth: 'session',
+      body: AddEventBody,
+      response: Event,
+      successStatus: 201,
+    },
+    /** List events, newest first, with filters and paging. */
+    getEvents: {
+      method: 'GET',
+      path: '/api/users/{userId}/events',
+      auth: 'session',
+      query: EventsQuery,
+      response: EventsPage,
+      paging: {token: 'pagingToken', items: 'events', next: 'paging.next'},
+    },
+    /** One event. */
+    getEventById: {method: 'GET', path: '/api/users/{userId}/events/{eventId}', auth: 'session', response: Event},
+    /** Update an event (the fields sent replace the stored ones). */
+    updateEvent: {
+      method: 'PUT',
+      path: '/api/users/{userId}/events/{eventId}',
+      auth: 'session',
+      body: UpdateEventBody,
+      successStatus: 204,
+    },
+    /** Delete an event. */
+    deleteEvent: {
+      method: 'DELETE',
+      path: '/api/users/{userId}/events/{eventId}',
+      auth: 'session',
+      successStatus: 204,
+      idempotent: false, // one confirmation, one request (above)
+      destructive: true,
+    },
+    /** Configuration of a group, by id or name. */
+    getGroupConfig: {method: 'GET', path: '/api/groups/{idOrName}/config', auth: 'none', response: GroupConfig},
+    /** Metrics computed from the events, grouped into time windows. */
+    getMetrics: {method: 'GET', path: '/api/users/{userId}/metrics', auth: 'session', query: MetricsQuery, response: MetricsResult},
+    /** Add a medication to the plan. */
+    addPlanMedication: {
+      method: 'POST',
+      path: '/api/users/{userId}/plan/medication',
+      auth: 'session',
+      body: AddPlanMedicationBody,
+      successStatus: 201,
+    },
+    /** Change a plan medication (usage list, sensors). */
+    patchPlanMedication: {
+      method: 'PATCH',
+      path: '/api/users/{userId}/plan/medication/{medicationId}',
+      auth: 'session',
+      body: EditPlanMedicationBody,
+      successStatus: 204,
+    },
+    /** Remove a medication from the plan. */
+    deletePlanMedication: {
+      method: 'DELETE',
+      path: '/api/users/{userId}/plan/medication/{medicationId}',
+      auth: 'session',
+      successStatus: 204,
+      idempotent: false, // one confirmation, one request (above)
+      destructive: true,
+    },
+    /** Attach a sensor to a plan medication. */
+    addPlanSensor: {
+      method: 'POST',
+      path: '/api/users/{userId}/plan/medication/{medicationId}/sensor',
+      auth: 'session',
+      body: PlanSensorInput,
+      successStatus: 201,
+    },
+    /** Detach a sensor from a plan medication. */
+    deletePlanSensor: {
+      method: 'DELETE',
+      path: '/api/users/{userId}/plan/medication/{medicationId}/sensor/{mac}',
+      auth: 'session',
+      successStatus: 204,
+      idempotent: false, // one confirmation, one request (above)
+      destructive: true,
+    },
+    /** Create a patient or caregiver account (answers the user and sets the session cookie). */
+    createUser: {method: 'POST', path: '/api/users', auth: 'none', body: CreateUserBody, response: User, successStatus: 201},
+    /** The signed-in user. */
+    getUser: {method: 'GET', path: '/api/users/me', auth: 'session', response: User},
+    /** A user by id (success status "not shown": 200, like getUser). */
+    getUserById: {method: 'GET', path: '/api/users/{userId}', auth: 'session', response: User},
+    /** Sign in with email and password (answers the user and sets the session cookie). */
+    signIn: {method: 'POST', path: '/api/sign-in', auth: 'none', body: SignInBody, response: User},
+  },
+})
+
+export const {
   addEvent,
   getEvents,
   getEventById,
@@ -554,4 +452,4 @@ export const healthOperations = [
   getUser,
   getUserById,
   signIn,
-] as const
+} = healthService.operations

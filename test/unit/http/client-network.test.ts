@@ -18,7 +18,6 @@ const getWebhooks = operation({
   method: 'GET',
   path: '/v1/webhooks',
   auth: 'secret',
-  summary: 'List webhooks',
   successStatus: 200,
   idempotent: true,
 })
@@ -28,7 +27,6 @@ const registerWebhook = operation({
   method: 'POST',
   path: '/v1/webhooks',
   auth: 'secret',
-  summary: 'Register webhook',
   body: z.looseObject({name: z.string(), callbackUrl: z.string()}),
   successStatus: 200,
   idempotent: false,
