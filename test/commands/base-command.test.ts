@@ -9,7 +9,7 @@ import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {BaseCommand} from '../../src/cli/base-command.js'
 import {ProfileStore} from '../../src/profiles/store.js'
-import {isolate, mockServices, runCommand} from './run-command.js'
+import {isolate, mockServices, runCommand} from '../helpers/command.js'
 
 class DeleteWebhook extends BaseCommand<typeof DeleteWebhook> {
   static override args = {id: Args.string({required: true})}

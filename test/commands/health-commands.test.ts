@@ -15,14 +15,15 @@ import UsersGet from '../../src/commands/users/get.js'
 import UsersLogin from '../../src/commands/users/login.js'
 import UsersLogout from '../../src/commands/users/logout.js'
 import UsersMe from '../../src/commands/users/me.js'
-import {type Harness, harness, JSON_HEADERS, ORIGIN, signedIn} from './health-helpers.js'
+import {type CommandHarness, commandHarness, ORIGIN} from '../helpers/command.js'
+import {JSON_HEADERS, signedIn} from '../helpers/health.js'
 
-let h: Harness
+let h: CommandHarness
 beforeEach(async () => {
-  h = await harness()
+  h = await commandHarness()
 })
 afterEach(async () => {
-  await h.cleanup()
+  await h.close()
 })
 
 const ev = (i: number) => ({
