@@ -15,6 +15,7 @@ import {runSteps, type SmokeContext, type SmokeStep} from '../runtime/smoke/runn
 import {SANDBOX_KEYS, sandboxBaseUrls} from '../services/sandbox-defaults.js'
 
 export default class Smoke extends BaseCommand<typeof Smoke> {
+  static override undoesOwnChanges = true
   static override description = `Check that both services work, end to end: every operation of both specs, each answer checked.
 
 Against a profile it only does what it can undo: it creates its own user, events and plan entries

@@ -23,6 +23,8 @@ export interface CallInput {
   headers?: Record<string, string>
   /** Facts for the audit line that the request itself does not carry (e.g. the amount a void reverses). */
   auditNote?: {amount?: {currency?: string; value: string}}
+  /** For `beforeSend` on a destructive row: the prompt's words and the id typed back on production. */
+  confirm?: {action: string; resourceId?: string}
 }
 
 export interface ApiResponse<T> {
@@ -61,6 +63,8 @@ export interface ClientOptions {
   retry?: Partial<RetryPolicy>
   /** Called once per attempt at an `audited` operation, whatever its outcome. */
   onAudited?: (record: AttemptRecord) => Promise<void> | void
+  /** Runs before every call to a row, after its input is checked: the CLI's consent to changes. Throw to send nothing. */
+  beforeSend?: (op: Operation, input: CallInput) => Promise<void>
 }
 
 /** Thrown instead of sending under `--dry-run`; BaseCommand prints it and exits 0. */
@@ -95,6 +99,8 @@ export class ServiceClient {
       if (!parsed.success) throw new UsageError(`Invalid request: ${describeIssues(parsed.error.issues)}`)
       body = parsed.data
     }
+
+    await this.options.beforeSend?.(op, input)
 
     const request = {
       method: op.method,

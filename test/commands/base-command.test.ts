@@ -8,18 +8,22 @@ import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {BaseCommand} from '../../src/cli/base-command.js'
+import {changeFlags} from '../../src/cli/flags.js'
 import {ProfileStore} from '../../src/profiles/store.js'
+import {deleteWebhook} from '../../src/services/checkout/operations.js'
 import {isolate, mockServices, runCommand} from '../helpers/command.js'
 
+/** Consent comes from the row: the command only names it. */
 class DeleteWebhook extends BaseCommand<typeof DeleteWebhook> {
-  static override args = {id: Args.string({required: true})}
+  static override args = {webhookId: Args.string({required: true})}
+  static override baseFlags = changeFlags
+  static override changes = deleteWebhook
   static override description = 'test: a destructive change'
 
   async run(): Promise<unknown> {
-    await this.confirmDestructive('checkout', `Delete webhook ${this.args.id}`, this.args.id)
     const client = await this.checkoutClient()
-    await client.raw('DELETE', `/v1/webhooks/${this.args.id}`, {auth: 'secret'})
-    return {deleted: this.args.id}
+    await client.call(deleteWebhook, {params: {webhookId: this.args.webhookId}})
+    return {deleted: this.args.webhookId}
   }
 }
 

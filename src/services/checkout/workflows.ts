@@ -1,6 +1,6 @@
 /**
  * What the money commands do, step by step, over the operations table: read the checkout (and
- * its refunds), apply the rules to refuse early, ask for consent, then send once (void and
+ * its refunds), apply the rules to refuse early, then send once (consent is the client's `beforeSend`, from the row) (void and
  * refund are never retried). Commands stay thin: flags in, one call here, data out.
  *
  * The returned objects carry what was read before sending (`before`), so that when the answer to
@@ -33,9 +33,6 @@ import {
   WebhookRequest,
 } from './operations.js'
 import {checkRefund, checkVoid, CODES, formatPhTime, type RefundPlan, RuleViolation, type VoidWindow} from './rules.js'
-
-/** Asks for consent (BaseCommand.confirmDestructive); throws to stop. */
-export type Confirm = (action: string) => Promise<void>
 
 /** A rule refusal as the CLI shows it: exit 5, what applies now, and a command to try. */
 export function ruleError(violation: RuleViolation): RuleError {
@@ -233,12 +230,12 @@ async function reconcileVoid(
 
 /**
  * Voids a checkout: reads it first and refuses (exit 5) when it cannot be voided or the void
- * window has closed, then asks for consent, then sends the DELETE once. With `check: false`
+ * window has closed, then sends the DELETE once (the client's `beforeSend` asks for consent). With `check: false`
  * (dry runs) nothing is read.
  */
 export async function voidCheckoutChecked(
   client: ServiceClient,
-  input: {checkoutId: string; reason: string; confirm: Confirm; check?: boolean},
+  input: {checkoutId: string; reason: string; check?: boolean},
 ): Promise<VoidOutcome> {
   const {checkoutId} = input
   const reason = input.reason.trim()
@@ -257,12 +254,12 @@ export async function voidCheckoutChecked(
   }
 
   const amount = before?.totalAmount ? `${before.totalAmount.value} ${before.totalAmount.currency ?? ''}`.trim() : undefined
-  await input.confirm(`Void checkout ${checkoutId}${amount ? ` (${amount})` : ''}`)
   let res
   try {
     res = await client.call(voidCheckout, {
       params: {checkoutId},
       body: {reason},
+      confirm: {action: `Void checkout ${checkoutId}${amount ? ` (${amount})` : ''}`, resourceId: checkoutId},
       ...(before?.totalAmount
         ? {auditNote: {amount: {value: String(before.totalAmount.value), currency: before.totalAmount.currency}}}
         : {}),
@@ -406,13 +403,13 @@ async function reconcileRefund(
 /**
  * Refunds a checkout: reads it and its refunds, refuses (exit 5) a second refund, a refund
  * before the void window closed, or an amount over what is left; `amount` undefined refunds what
- * is left (`--full`). Then asks for consent and sends the POST once. A refund the service
+ * is left (`--full`). Then sends the POST once (the client's `beforeSend` asks for consent). A refund the service
  * answers FAILED is reported as a refusal (exit 5): nothing moved, and it does not use up the
  * one refund.
  */
 export async function refundCheckoutChecked(
   client: ServiceClient,
-  input: {checkoutId: string; reason: string; amount?: Cents; currency?: string; confirm: Confirm; check?: boolean},
+  input: {checkoutId: string; reason: string; amount?: Cents; currency?: string; check?: boolean},
 ): Promise<RefundOutcome> {
   const {checkoutId} = input
   const reason = input.reason.trim()
@@ -436,10 +433,13 @@ export async function refundCheckoutChecked(
   const value = formatCents(plan?.amount ?? input.amount!)
   const currency = plan?.currency || input.currency || 'PHP'
   const kind = plan ? ` (${plan.kind}${plan.kind === 'partial' ? ` of ${formatCents(plan.paid)}` : ''})` : ''
-  await input.confirm(`Refund ${value} ${currency} of checkout ${checkoutId}${kind}`)
   let res
   try {
-    res = await client.call(refundCheckout, {params: {checkoutId}, body: {reason, amount: {value, currency}}})
+    res = await client.call(refundCheckout, {
+      params: {checkoutId},
+      body: {reason, amount: {value, currency}},
+      confirm: {action: `Refund ${value} ${currency} of checkout ${checkoutId}${kind}`, resourceId: checkoutId},
+    })
   } catch (error) {
     if (answerLost(error)) {
       const outcome = await reconcileRefund(client, {checkoutId, reason, value, currency, lost: error, before})
