@@ -1,7 +1,7 @@
 import {randomBytes} from 'node:crypto'
 
-import {sessionFromHeaders} from '../../cli/health-command.js'
 import {ApiError} from '../../errors.js'
+import {sessionFromHeaders} from '../../http/session-cookie.js'
 import {
   addEvent,
   addPlanMedication,
