@@ -23,16 +23,44 @@ export interface FieldError {
   description: string
 }
 
+/**
+ * A next step as a fact, for the CLI to word as a command line (src/cli/hints.ts): the layers
+ * below the CLI know what to do next, not how the CLI spells it.
+ */
+export type NextStep =
+  | {step: 'checkout-get'; checkoutId: string}
+  | {step: 'metrics-names'}
+  | {step: 'profile-add'; flag: 'base-urls' | 'public-key' | 'secret-key'}
+  | {step: 'refund-again'; amount: string; checkoutId: string; currency: string; reason: string}
+  | {step: 'refund-full'; checkoutId: string}
+  | {step: 'refund-get'; checkoutId: string; refundId: string}
+  | {step: 'refund-list'; checkoutId: string}
+  | {step: 'sandbox-start'}
+  | {step: 'sign-in'}
+  | {step: 'void'; checkoutId: string}
+  | {step: 'void-again'; checkoutId: string; reason: string}
+  | {step: 'webhook-delete'; webhookId: string}
+  | {step: 'webhook-list'}
+  | {step: 'webhook-update'; name: string; url: string; webhookId: string}
+
 export class OpsError extends Error {
   readonly exitCode: ExitCode
   /** "Try this" actions shown under the message. */
   readonly suggestions: string[]
+  /** Next steps as facts; the CLI adds them to the suggestions, worded as commands. */
+  readonly next: NextStep[] = []
 
   constructor(message: string, exitCode: ExitCode, suggestions: string[] = []) {
     super(message)
     this.name = new.target.name
     this.exitCode = exitCode
     this.suggestions = suggestions
+  }
+
+  /** Adds next steps (facts) and returns the error, for `throw new X(...).withNext(...)`. */
+  withNext(...steps: NextStep[]): this {
+    this.next.push(...steps)
+    return this
   }
 
   toJSON(): Record<string, unknown> {

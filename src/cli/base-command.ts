@@ -15,7 +15,7 @@ import {checkoutTarget, healthTarget, type ResolvedProfile, resolveProfile} from
 import {defaultConfigDir, ProfileStore} from '../profiles/store.js'
 import {type ConsentContext, consentHook, describeChange, requireConsentPossible} from './consent.js'
 import {type GlobalFlagValues, sendFlags} from './flags.js'
-import {hints} from './hints.js'
+import {hints, withHints} from './hints.js'
 import {type Format, render, RowWriter} from './output.js'
 
 /** A command that does not choose its global flags has those of BaseCommand: `sendFlags`. */
@@ -218,7 +218,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       return
     }
 
-    const opsError = this.toOpsError(error)
+    const opsError = withHints(this.toOpsError(error))
     process.exitCode = opsError.exitCode
     // The stream guard scrubs these writes too; this also covers a process whose streams it does not guard.
     const scrub = (text: string) => scrubSecrets(text)

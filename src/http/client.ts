@@ -297,7 +297,7 @@ export class ServiceClient {
       ...(outcomeUnknown ? ['Check whether it took effect before sending it again (it was not retried)'] : []),
       timedOut
         ? 'Raise the limit with --timeout <seconds>'
-        : `Check that ${url.origin} is reachable (opsctl sandbox start for the sandbox)`,
+        : `Check that ${url.origin} is reachable (for the sandbox: start it)`,
     ])
   }
 

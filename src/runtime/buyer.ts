@@ -79,8 +79,7 @@ function formTarget(html: string, pageUrl: URL, checkoutId: string): URL {
     throw new RuleError(
       `the payment page of checkout ${checkoutId} posts its form to ${target.protocol === 'about:' ? 'an invalid address' : target.origin}, ` +
         `not to the sandbox (${pageUrl.origin}); refusing to send card data there. Nothing was posted`,
-      [`opsctl checkout get ${checkoutId}`],
-    )
+    ).withNext({step: 'checkout-get', checkoutId})
   }
 
   return target
@@ -142,8 +141,7 @@ export async function actAsBuyer(client: ServiceClient, input: BuyerInput): Prom
   if (page.status !== 200) {
     throw new RuleError(
       `checkout ${checkoutId} cannot be paid: ${pageMessage(page.body) ?? `the payment page answered HTTP ${page.status}`}`,
-      [`opsctl checkout get ${checkoutId}`],
-    )
+    ).withNext({step: 'checkout-get', checkoutId})
   }
 
   const formUrl = formTarget(page.body, pageUrl, checkoutId)
@@ -152,8 +150,7 @@ export async function actAsBuyer(client: ServiceClient, input: BuyerInput): Prom
   if (answer.status >= 400) {
     throw new RuleError(
       `the payment page refused the ${input.action === 'pay' ? 'payment' : 'cancel'}: ${pageMessage(answer.body) ?? `HTTP ${answer.status}`}`,
-      [`opsctl checkout get ${checkoutId}`],
-    )
+    ).withNext({step: 'checkout-get', checkoutId})
   }
 
   const record = (await client.call(getCheckout, {params: {checkoutId}})).data
@@ -194,7 +191,7 @@ async function fetchPage(
   } catch (error) {
     const code = (error as {code?: string}).code
     throw new NetworkError(`payment page ${url.origin}: ${code ?? (error as Error).message}`, error, method === 'POST', [
-      `Check that ${url.origin} is reachable (opsctl sandbox start)`,
-    ])
+      `Check that ${url.origin} is reachable`,
+    ]).withNext({step: 'sandbox-start'})
   }
 }

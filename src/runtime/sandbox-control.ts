@@ -30,7 +30,7 @@ export async function sandboxControl(
       signal: AbortSignal.timeout(timeoutMs),
     })
   } catch (error) {
-    throw new NetworkError(`No sandbox answering at ${origin}`, error, false, ['Start one: opsctl sandbox start'])
+    throw new NetworkError(`No sandbox answering at ${origin}`, error, false).withNext({step: 'sandbox-start'})
   }
 
   const text = await res.body.text()

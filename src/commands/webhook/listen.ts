@@ -121,11 +121,7 @@ on a production profile: a real service cannot reach a loopback address.`
       if (client && changes.length > 0) {
         const problems = await restoreWebhooks(client, changes)
         if (problems.length > 0) {
-          throw new OpsError(
-            describeProblems(problems),
-            problems[0].error.exitCode,
-            problems.map((p) => p.fix),
-          )
+          throw new OpsError(describeProblems(problems), problems[0].error.exitCode).withNext(...problems.map((p) => p.fix))
         }
 
         stderr(`Put back ${changes.length} webhook(s) as they were`)

@@ -17,7 +17,7 @@
  */
 import type {ServiceClient} from '../../http/client.js'
 
-import {ApiError, NetworkError, RuleError, UsageError} from '../../errors.js'
+import {ApiError, NetworkError, type NextStep, RuleError, UsageError} from '../../errors.js'
 import {describeIssues} from '../../http/client.js'
 import {type Cents, centsOf, formatCents} from './money.js'
 import {
@@ -34,9 +34,33 @@ import {
 } from './operations.js'
 import {checkRefund, checkVoid, CODES, formatPhTime, type RefundPlan, RuleViolation, type VoidWindow} from './rules.js'
 
-/** A rule refusal as the CLI shows it: exit 5, what applies now, and a command to try. */
-export function ruleError(violation: RuleViolation): RuleError {
-  return new RuleError(violation.cliMessage, violation.next ? [violation.next.example] : [], violation.code)
+/** What to do instead of a refused void or refund, by the refusal's code (the service's or ours). */
+function insteadOf(code: string | undefined, checkoutId: string): NextStep | undefined {
+  switch (code) {
+    case CODES.voidAfterCutoff: {
+      return {step: 'refund-full', checkoutId}
+    }
+
+    case CODES.refundBeforeCutoff: {
+      return {step: 'void', checkoutId}
+    }
+
+    case CODES.refundExists:
+    case CODES.amountOver: {
+      return {step: 'refund-list', checkoutId}
+    }
+
+    default: {
+      return undefined
+    }
+  }
+}
+
+/** A rule refusal: exit 5, its code, and (for a closed or not yet open window) what applies now. */
+export function ruleError(violation: RuleViolation, checkoutId: string): RuleError {
+  const error = new RuleError(violation.message, [], violation.code)
+  const next = violation.next ? insteadOf(violation.code, checkoutId) : undefined
+  return next ? error.withNext(next) : error
 }
 
 /**
@@ -53,14 +77,8 @@ export function serviceNow(headers: Record<string, string | string[] | undefined
 /** Adds the "what to do instead" to the service's own rule refusals (it keeps status and request id). */
 function withNextStep(error: unknown, checkoutId: string): unknown {
   if (!(error instanceof ApiError)) return error
-  const next: Record<string, string> = {
-    [CODES.voidAfterCutoff]: `opsctl refund create ${checkoutId} --reason "<reason>" --full`,
-    [CODES.refundBeforeCutoff]: `opsctl checkout void ${checkoutId} --reason "<reason>"`,
-    [CODES.refundExists]: `opsctl refund list ${checkoutId}`,
-    [CODES.amountOver]: `opsctl refund list ${checkoutId}`,
-  }
-  const suggestion = error.code ? next[error.code] : undefined
-  if (!suggestion) return error
+  const next = insteadOf(error.code, checkoutId)
+  if (!next) return error
   return new ApiError({
     status: error.status,
     code: error.code,
@@ -70,8 +88,8 @@ function withNextStep(error: unknown, checkoutId: string): unknown {
     service: error.service,
     operationId: error.operationId,
     exitCode: error.exitCode,
-    suggestions: [suggestion],
-  })
+    suggestions: [],
+  }).withNext(next)
 }
 
 /**
@@ -83,9 +101,10 @@ export class LostAnswerError extends NetworkError {
     message: string,
     readonly reconciled: 'not applied' | 'unknown',
     cause: unknown,
-    suggestions: string[],
+    next: NextStep[],
   ) {
-    super(message, cause, reconciled === 'unknown', suggestions)
+    super(message, cause, reconciled === 'unknown')
+    this.withNext(...next)
   }
 
   override toJSON(): Record<string, unknown> {
@@ -125,10 +144,6 @@ function whatHappened(lost: NetworkError): string {
   return lost.message.replace(/; the request may have been applied$/, '')
 }
 
-function shellQuote(text: string): string {
-  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`
-}
-
 export async function readCheckout(client: ServiceClient, checkoutId: string): Promise<{checkout: CheckoutRecord; now: Date}> {
   const res = await client.call(getCheckout, {params: {checkoutId}})
   return {checkout: res.data, now: serviceNow(res.headers)}
@@ -163,8 +178,8 @@ async function reconcileVoid(
 ): Promise<VoidOutcome> {
   const {checkoutId, reason, lost, before} = input
   const amount = before?.totalAmount ? {value: String(before.totalAmount.value), currency: before.totalAmount.currency} : undefined
-  const check = `opsctl checkout get ${checkoutId}`
-  const rerun = `opsctl checkout void ${checkoutId} --reason ${shellQuote(reason)} --yes`
+  const check: NextStep = {step: 'checkout-get', checkoutId}
+  const rerun: NextStep = {step: 'void-again', checkoutId, reason}
   let after: CheckoutRecord
   let readRequestId: string | undefined
   try {
@@ -248,7 +263,7 @@ export async function voidCheckoutChecked(
     try {
       window = checkVoid(before, read.now)
     } catch (error) {
-      if (error instanceof RuleViolation) throw ruleError(error)
+      if (error instanceof RuleViolation) throw ruleError(error, checkoutId)
       throw error
     }
   }
@@ -301,8 +316,7 @@ export interface RefundOutcome {
 function refundFailed(checkoutId: string, refundId: string, value: string, currency: string): RuleError {
   return new RuleError(
     `refund ${refundId} of ${value} ${currency} FAILED: nothing was refunded (a failed refund does not use up the one refund)`,
-    [`opsctl refund get ${checkoutId} ${refundId}`],
-  )
+  ).withNext({step: 'refund-get', checkoutId, refundId})
 }
 
 /**
@@ -317,8 +331,8 @@ async function reconcileRefund(
   input: {checkoutId: string; reason: string; value: string; currency: string; lost: NetworkError; before?: RefundOutcome['before']},
 ): Promise<RefundOutcome> {
   const {checkoutId, reason, value, currency, lost, before} = input
-  const check = `opsctl refund list ${checkoutId}`
-  const rerun = `opsctl refund create ${checkoutId} --reason ${shellQuote(reason)} --amount ${value} --currency ${currency} --yes`
+  const check: NextStep = {step: 'refund-list', checkoutId}
+  const rerun: NextStep = {step: 'refund-again', amount: value, checkoutId, currency, reason}
   if (!before) {
     // Nothing was read before sending, so a new refund cannot be told from an old one.
     throw new LostAnswerError(
@@ -425,7 +439,7 @@ export async function refundCheckoutChecked(
     try {
       plan = checkRefund(before.checkout, before.refunds, {amount: input.amount, currency: input.currency}, read.now)
     } catch (error) {
-      if (error instanceof RuleViolation) throw ruleError(error)
+      if (error instanceof RuleViolation) throw ruleError(error, checkoutId)
       throw error
     }
   }
@@ -489,8 +503,8 @@ export async function updateWebhookMerged(
         message: `webhook ${webhookId} not found`,
         service: 'checkout',
         operationId: updateWebhook.id,
-        suggestions: ['opsctl webhook list'],
-      })
+        suggestions: [],
+      }).withNext({step: 'webhook-list'})
     }
 
     body = {name: change.name ?? (current.name as WebhookRequest['name']), callbackUrl: change.callbackUrl ?? current.callbackUrl}
