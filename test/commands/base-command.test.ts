@@ -9,9 +9,8 @@ import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {BaseCommand} from '../../src/cli/base-command.js'
 import {changeFlags} from '../../src/cli/flags.js'
-import {ProfileStore} from '../../src/profiles/store.js'
 import {deleteWebhook} from '../../src/services/checkout/operations.js'
-import {isolate, mockServices, runCommand} from '../helpers/command.js'
+import {isolate, mockServices, runCommand, useProduction} from '../helpers/command.js'
 
 /** Consent comes from the row: the command only names it. */
 class DeleteWebhook extends BaseCommand<typeof DeleteWebhook> {
@@ -79,17 +78,6 @@ afterEach(async () => {
   env.cleanup()
 })
 
-async function useProduction() {
-  const store = await ProfileStore.open(env.dir)
-  store.set('prod', {
-    env: 'production',
-    health: {baseUrl: 'https://health.example.com'},
-    checkout: {baseUrl: 'https://pay.example.com/checkout', secretKey: 'sk-live-Rr12Tt34Yy56'},
-  })
-  store.use('prod')
-  await store.save()
-}
-
 describe('destructive changes', () => {
   it('without a terminal and without --yes: exit 2, nothing sent', async () => {
     const r = await runCommand(DeleteWebhook, ['w-1'])
@@ -107,7 +95,7 @@ describe('destructive changes', () => {
   })
 
   it('on a production profile, the profile, env and base URL are announced on stderr first', async () => {
-    await useProduction()
+    await useProduction(env.dir, 'sk-live-Rr12Tt34Yy56')
     services.agent.get('https://pay.example.com').intercept({path: '/checkout/v1/webhooks/w-1', method: 'DELETE'}).reply(200, {id: 'w-1'})
     const r = await runCommand(DeleteWebhook, ['w-1', '-y'])
     expect(r.code, r.stderr).toBe(0)

@@ -13,8 +13,7 @@ import {z} from 'zod'
 import {BaseCommand} from '../../src/cli/base-command.js'
 import {changeFlags} from '../../src/cli/flags.js'
 import {operation} from '../../src/http/operation.js'
-import {ProfileStore} from '../../src/profiles/store.js'
-import {cli, type CommandHarness, commandHarness} from '../helpers/command.js'
+import {cli, type CommandHarness, commandHarness, useProduction} from '../helpers/command.js'
 
 const Gadget = z.looseObject({id: z.string(), name: z.string()})
 
@@ -104,17 +103,6 @@ afterEach(async () => {
   await h.close()
 })
 
-async function useProduction(): Promise<void> {
-  const store = await ProfileStore.open(h.configDir)
-  store.set('prod', {
-    env: 'production',
-    health: {baseUrl: 'https://health.example.com'},
-    checkout: {baseUrl: 'https://pay.example.com/checkout', secretKey: 'sk-live-Gg12Hh34Jj56'},
-  })
-  store.use('prod')
-  await store.save()
-}
-
 describe('a destructive row is confirmed by the runtime', () => {
   it('without --yes and without a terminal: exit 2, named from the row, and nothing sent', async () => {
     const r = await h.run(GadgetDelete, cli('g-1'))
@@ -161,7 +149,7 @@ describe('--dry-run sends nothing and prints curl', () => {
 
 describe('on a production profile', () => {
   it('a change says where it goes before it goes; a read says nothing', async () => {
-    await useProduction()
+    await useProduction(h.configDir, 'sk-live-Gg12Hh34Jj56')
     const pool = h.agent.get('https://pay.example.com')
     pool.intercept({path: GADGETS, method: 'POST'}).reply(201, {id: 'g-2', name: 'widget'}, {headers: {'content-type': 'application/json'}})
     const created = await h.run(GadgetCreate, cli({name: 'widget', json: true}))

@@ -13,6 +13,7 @@ import {MockAgent} from 'undici'
 import {vi} from 'vitest'
 
 import {setDispatcher} from '../../src/http/dispatcher.js'
+import {ProfileStore} from '../../src/profiles/store.js'
 
 export const ROOT = resolve(import.meta.dirname, '../..')
 /** The fake loopback origin the built-in sandbox profile points at. */
@@ -183,4 +184,16 @@ export function cli(...parts: (Record<string, FlagValue> | string)[]): string[] 
   }
 
   return argv
+}
+
+/** Makes `prod`, a production profile with a secret key, the active profile of this config folder. */
+export async function useProduction(configDir: string, secretKey: string): Promise<void> {
+  const store = await ProfileStore.open(configDir)
+  store.set('prod', {
+    env: 'production',
+    health: {baseUrl: 'https://health.example.com'},
+    checkout: {baseUrl: 'https://pay.example.com/checkout', secretKey},
+  })
+  store.use('prod')
+  await store.save()
 }
