@@ -47,8 +47,9 @@ function watchStdoutEpipe(): void {
 }
 
 /**
- * Owns everything commands share: global flags, the resolved profile, lazy service clients,
- * output, confirmation of destructive changes, and the mapping of every error to an exit code.
+ * Owns everything commands share: the global flags a command chose (./flags.ts), the resolved
+ * profile, lazy service clients, output, consent to changes (from the table, ./consent.ts), the
+ * sandbox-only requirement, and the mapping of every error to an exit code (with ./hints.ts).
  * A command parses, makes one call into src/services or src/runtime, returns its data, and renders it only when
  * --json is off.
  */

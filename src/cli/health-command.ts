@@ -53,7 +53,7 @@ export abstract class HealthCommand<T extends typeof Command> extends BaseComman
     if (userId !== 'me') return userId
     const r = await this.profile()
     if (r.profile.health.userId && !r.fromEnv.includes(ENV.healthSession)) return r.profile.health.userId
-    if (this.flags['dry-run']) return 'me'
+    if (this.dryRun) return 'me'
     const {data} = await client.call(getUser)
     return data.id
   }

@@ -27,6 +27,10 @@ export function nextStepText(next: NextStep): string {
       return next.flag === 'public-key' ? 'Add it: opsctl profile add <name> --public-key <key>' : 'Add it: opsctl profile add <name> --secret-key-stdin'
     }
 
+    case 'profile-show': {
+      return 'Check the profile keys: opsctl profile show'
+    }
+
     case 'refund-again': {
       const {amount, checkoutId, currency, reason} = next
       return `opsctl refund create ${checkoutId} --reason ${shellQuote(reason)} --amount ${amount} --currency ${currency} --yes`
@@ -49,7 +53,7 @@ export function nextStepText(next: NextStep): string {
     }
 
     case 'sign-in': {
-      return 'Sign in: opsctl users login --email <email>'
+      return `${next.again ? 'Sign in again' : 'Sign in'}: opsctl users login --email <email>`
     }
 
     case 'void': {
