@@ -23,16 +23,45 @@ export interface FieldError {
   description: string
 }
 
+/**
+ * A next step as a fact, for the CLI to word as a command line (src/cli/hints.ts): the layers
+ * below the CLI know what to do next, not how the CLI spells it.
+ */
+export type NextStep =
+  | {step: 'checkout-get'; checkoutId: string}
+  | {step: 'metrics-names'}
+  | {step: 'profile-add'; flag: 'base-urls' | 'public-key' | 'secret-key'}
+  | {step: 'profile-show'}
+  | {step: 'refund-again'; amount: string; checkoutId: string; currency: string; reason: string}
+  | {step: 'refund-full'; checkoutId: string}
+  | {step: 'refund-get'; checkoutId: string; refundId: string}
+  | {step: 'refund-list'; checkoutId: string}
+  | {step: 'sandbox-start'}
+  | {again?: boolean; step: 'sign-in'}
+  | {step: 'void'; checkoutId: string}
+  | {step: 'void-again'; checkoutId: string; reason: string}
+  | {step: 'webhook-delete'; webhookId: string}
+  | {step: 'webhook-list'}
+  | {step: 'webhook-update'; name: string; url: string; webhookId: string}
+
 export class OpsError extends Error {
   readonly exitCode: ExitCode
   /** "Try this" actions shown under the message. */
   readonly suggestions: string[]
+  /** Next steps as facts; the CLI adds them to the suggestions, worded as commands. */
+  readonly next: NextStep[] = []
 
   constructor(message: string, exitCode: ExitCode, suggestions: string[] = []) {
     super(message)
     this.name = new.target.name
     this.exitCode = exitCode
     this.suggestions = suggestions
+  }
+
+  /** Adds next steps (facts) and returns the error, for `throw new X(...).withNext(...)`. */
+  withNext(...steps: NextStep[]): this {
+    this.next.push(...steps)
+    return this
   }
 
   toJSON(): Record<string, unknown> {
@@ -108,7 +137,11 @@ export class ApiError extends OpsError {
 
   constructor(init: ApiErrorInit) {
     const exitCode = init.exitCode ?? exitCodeForStatus(init.status)
-    super(describeApiError(init), exitCode, init.suggestions ?? defaultSuggestions(init.status, init.service))
+    super(describeApiError(init), exitCode, init.suggestions ?? defaultSuggestions(init.status))
+    if (!init.suggestions && (init.status === 401 || init.status === 403)) {
+      this.withNext(init.service === 'health' ? {again: true, step: 'sign-in'} : {step: 'profile-show'})
+    }
+
     this.status = init.status
     this.code = init.code
     this.fieldErrors = init.fieldErrors ?? []
@@ -154,11 +187,7 @@ function describeApiError(init: ApiErrorInit): string {
   return `${init.message}${fields ? ` (${fields})` : ''} [${facts}]`
 }
 
-function defaultSuggestions(status: number, service: string): string[] {
-  if (status === 401 || status === 403) {
-    return service === 'health' ? ['Sign in again: opsctl users login --email <email>'] : ['Check the profile keys: opsctl profile show']
-  }
-
+function defaultSuggestions(status: number): string[] {
   if (status >= 500) return ['Retry later; quote the request id to support if it persists']
   return []
 }

@@ -1,23 +1,38 @@
-import {Command, Flags, type Interfaces} from '@oclif/core'
+import type {FlagInput} from '@oclif/core/interfaces'
+
+import {Command, type Interfaces} from '@oclif/core'
 
 import {appendAudit, entryFromAttempt} from '../audit/log.js'
 import {ExitCode, formatErrorForHuman, OpsError, UsageError} from '../errors.js'
 import {type ClientOptions, ServiceClient} from '../http/client.js'
 import {closeDispatcher} from '../http/dispatcher.js'
 import {DryRunRequest} from '../http/dry-run.js'
+import {type Operation} from '../http/operation.js'
 import {scrubSecrets} from '../http/redact.js'
 import {registerSecret} from '../http/secrets/registry.js'
 import {registerArgv, registerEnv} from '../http/secrets/sources.js'
 import {guardOutputStreams} from '../http/secrets/streams.js'
 import {checkoutTarget, healthTarget, type ResolvedProfile, resolveProfile} from '../profiles/resolve.js'
 import {defaultConfigDir, ProfileStore} from '../profiles/store.js'
-import {type Format, FORMATS, render, RowWriter} from './output.js'
-import {askConfirm, askTypeBack, isInteractive} from './prompt.js'
+import {type ConsentContext, consentHook, describeChange, requireConsentPossible} from './consent.js'
+import {type GlobalFlagValues, sendFlags} from './flags.js'
+import {hints, withHints} from './hints.js'
+import {type Format, render, RowWriter} from './output.js'
 
-export type InferFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
+/** A command that does not choose its global flags has those of BaseCommand: `sendFlags`. */
+type GlobalsOf<T extends typeof Command> = string extends keyof T['baseFlags'] ? typeof sendFlags : T['baseFlags']
+export type InferFlags<T extends typeof Command> = Interfaces.InferredFlags<GlobalsOf<T> & T['flags']>
 export type InferArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
 
-const GLOBAL = 'GLOBAL'
+/** A command (or, with `flag`, one of its flags) that works only against a sandbox profile. */
+export interface SandboxRequirement {
+  /** Only when this flag is set (e.g. `register`). */
+  flag?: string
+  /** Why, said first: "checkout pay acts as a buyer on the sandbox's payment page". */
+  why: string
+  suggestions?: string[]
+}
+
 
 let epipeWatched = false
 /**
@@ -33,37 +48,26 @@ function watchStdoutEpipe(): void {
 }
 
 /**
- * Owns everything commands share: global flags, the resolved profile, lazy service clients,
- * output, confirmation of destructive changes, and the mapping of every error to an exit code.
+ * Owns everything commands share: the global flags a command chose (./flags.ts), the resolved
+ * profile, lazy service clients, output, consent to changes (from the table, ./consent.ts), the
+ * sandbox-only requirement, and the mapping of every error to an exit code (with ./hints.ts).
  * A command parses, makes one call into src/services or src/runtime, returns its data, and renders it only when
  * --json is off.
  */
 export abstract class BaseCommand<T extends typeof Command> extends Command {
-  static override baseFlags = {
-    profile: Flags.string({
-      char: 'p',
-      description: 'profile to use (default: the active one); an empty OPSCTL_PROFILE counts as unset, an empty --profile is an error',
-      env: 'OPSCTL_PROFILE',
-      helpGroup: GLOBAL,
-    }),
-    output: Flags.option({char: 'o', description: 'output format', helpGroup: GLOBAL, options: FORMATS})(),
-    columns: Flags.string({
-      delimiter: ',',
-      description: 'columns for table/csv output (comma separated, dot paths)',
-      helpGroup: GLOBAL,
-      multiple: true,
-    }),
-    verbose: Flags.boolean({description: 'print a redacted HTTP trace on stderr', env: 'OPSCTL_VERBOSE', helpGroup: GLOBAL}),
-    'dry-run': Flags.boolean({description: 'print the request as a curl command and send nothing', helpGroup: GLOBAL}),
-    yes: Flags.boolean({char: 'y', description: 'skip confirmation of destructive changes', helpGroup: GLOBAL}),
-    timeout: Flags.integer({
-      default: 30,
-      description: 'seconds to wait for the service, retries included',
-      env: 'OPSCTL_TIMEOUT',
-      helpGroup: GLOBAL,
-      min: 1,
-    }),
-  }
+  /** The global flags this command honours (see ./flags.ts): by default those of a command that sends. */
+  static override baseFlags: FlagInput = sendFlags
+  /**
+   * The destructive row this command exists to call: without --yes and without a terminal it is
+   * refused before anything is sent, even the reads before it (the command then offers `changeFlags`).
+   */
+  static changes?: Operation
+  static requiresSandbox?: SandboxRequirement
+  /**
+   * Every destructive call this command makes removes something it created itself (smoke's
+   * cleanup, `webhook listen --register` putting the webhooks back): no consent is asked for them.
+   */
+  static undoesOwnChanges = false
   /** Format when --output is not given. */
   static defaultFormat: Format = 'table'
   static override enableJsonFlag = true
@@ -98,9 +102,21 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     const {args, flags} = parsed
     // Read as "no profile", an empty --profile would quietly act on the active one (oclif itself
     // ignores an empty OPSCTL_PROFILE, like every other empty OPSCTL_* variable).
-    if (flags.profile === '') throw new UsageError('--profile must not be empty', ['See the profiles: opsctl profile list'])
+    if (flags.profile === '') throw new UsageError('--profile must not be empty', [hints.profileList])
     this.flags = flags as InferFlags<T>
     this.args = args as InferArgs<T>
+    await this.checkSandboxRequirement()
+    const {changes} = this.ctor as unknown as typeof BaseCommand
+    if (changes?.destructive) requireConsentPossible(this.consentContext(), describeChange(changes, this.args as Record<string, string>).action)
+  }
+
+  /** The global flags' values; a command may not offer all of them. */
+  protected get globals(): GlobalFlagValues {
+    return this.flags as GlobalFlagValues
+  }
+
+  protected get dryRun(): boolean {
+    return this.globals['dry-run'] === true
   }
 
   /** Folder of profiles.json and audit.jsonl: OPSCTL_CONFIG_DIR, else oclif's config dir. */
@@ -134,9 +150,10 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
         const {name, profile} = await this.profile()
         await appendAudit(this.configDir, entryFromAttempt(record, name, profile.env))
       },
-      dryRun: this.flags['dry-run'],
-      timeoutMs: this.flags.timeout * 1000,
-      trace: this.flags.verbose ? stderr : undefined,
+      beforeSend: consentHook(this.consentContext()),
+      dryRun: this.dryRun,
+      timeoutMs: (this.globals.timeout ?? 30) * 1000,
+      trace: this.globals.verbose ? stderr : undefined,
       warn: stderr,
     }
   }
@@ -150,19 +167,21 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   }
 
   protected get format(): Format {
-    return this.flags.output ?? (this.ctor as unknown as typeof BaseCommand).defaultFormat
+    return this.globals.output ?? (this.ctor as unknown as typeof BaseCommand).defaultFormat
   }
 
   /** Renders data on stdout unless --json is on (oclif then prints the returned value). */
   protected async print(data: unknown, defaultColumns?: string[]): Promise<void> {
     if (this.jsonEnabled()) return
-    const columns = this.flags.columns && this.flags.columns.length > 0 ? this.flags.columns : defaultColumns
+    const {columns: chosen} = this.globals
+    const columns = chosen && chosen.length > 0 ? chosen : defaultColumns
     process.stdout.write((await render(data, {columns, format: this.format})) + '\n')
   }
 
   /** For listings that stream; under --json the rows are collected and returned instead. */
   protected rowWriter(defaultColumns?: string[]): RowWriter {
-    const columns = this.flags.columns && this.flags.columns.length > 0 ? this.flags.columns : defaultColumns
+    const {columns: chosen} = this.globals
+    const columns = chosen && chosen.length > 0 ? chosen : defaultColumns
     return new RowWriter({columns, format: this.format})
   }
 
@@ -177,40 +196,20 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     if (!this.jsonEnabled()) process.stderr.write(message + '\n')
   }
 
-  /** On a production profile, says where a change is about to go before it goes. */
-  protected async announceChange(service: 'checkout' | 'health'): Promise<void> {
-    const r = await this.profile()
-    if (r.profile.env === 'production') {
-      process.stderr.write(`Profile ${r.name} (production) -> ${r.profile[service].baseUrl}\n`)
-    }
+  private consentContext(): ConsentContext {
+    const {undoesOwnChanges} = this.ctor as unknown as typeof BaseCommand
+    return {dryRun: this.dryRun, ownChanges: undoesOwnChanges, profile: () => this.profile(), yes: this.globals.yes === true}
   }
 
-  /**
-   * Destructive changes need consent: --yes, or a prompt in a terminal (on a production profile,
-   * the resource id typed back). Without a terminal and without --yes, nothing is sent (exit 2).
-   * A dry run sends nothing, so it needs no consent.
-   */
-  protected async confirmDestructive(service: 'checkout' | 'health', action: string, resourceId: string): Promise<void> {
-    if (this.flags['dry-run']) return
-    await this.announceChange(service)
-    if (this.flags.yes) return
-    this.requireConsentPossible(action)
-
-    const r = await this.profile()
-    const ok =
-      r.profile.env === 'production'
-        ? await askTypeBack(`${action} on PRODUCTION (${r.name}). Type ${resourceId} to confirm:`, resourceId)
-        : await askConfirm(`${action}?`)
-    if (!ok) throw new UsageError('Not confirmed; nothing was sent')
-  }
-
-  /**
-   * For commands that read before they ask (void, refund): without --yes and without a terminal
-   * consent cannot be given, so say so before the first request (exit 2 means nothing was sent).
-   */
-  protected requireConsentPossible(action: string): void {
-    if (this.flags['dry-run'] || this.flags.yes || isInteractive()) return
-    throw new UsageError(`${action} is destructive and needs confirmation; pass --yes to confirm without a terminal`)
+  private async checkSandboxRequirement(): Promise<void> {
+    const requirement = (this.ctor as unknown as typeof BaseCommand).requiresSandbox
+    if (!requirement || (requirement.flag && !(this.flags as Record<string, unknown>)[requirement.flag])) return
+    const {name, profile} = await this.profile()
+    if (profile.env === 'sandbox') return
+    throw new UsageError(
+      `${requirement.why}; profile ${name} is ${profile.env}, and this works only against a sandbox; nothing was sent`,
+      requirement.suggestions,
+    )
   }
 
   override async catch(error: Error & {oclif?: {exit?: number}}): Promise<void> {
@@ -221,7 +220,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       return
     }
 
-    const opsError = this.toOpsError(error)
+    const opsError = withHints(this.toOpsError(error))
     process.exitCode = opsError.exitCode
     // The stream guard scrubs these writes too; this also covers a process whose streams it does not guard.
     const scrub = (text: string) => scrubSecrets(text)
@@ -229,7 +228,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       process.stderr.write(scrub(JSON.stringify({error: {name: opsError.name, ...opsError.toJSON()}}, null, 2)) + '\n')
     } else {
       process.stderr.write(scrub(formatErrorForHuman(opsError)) + '\n')
-      if (this.flags?.verbose && opsError.exitCode === ExitCode.Unexpected && error.stack) process.stderr.write(scrub(error.stack) + '\n')
+      if (this.globals?.verbose && opsError.exitCode === ExitCode.Unexpected && error.stack) process.stderr.write(scrub(error.stack) + '\n')
     }
   }
 
@@ -253,7 +252,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       .replace(/See more help with --help$/, '')
       .replace(/^Parsing (--[\w-]+) /, '$1: ')
       .trim()
-    return new UsageError(line, [`See: opsctl ${this.id?.replaceAll(':', ' ') ?? ''} --help`.trim()])
+    return new UsageError(line, [hints.help(this.id)])
   }
 
   /** A change a command made to the profiles and did not save itself is written now, never lost. */

@@ -8,6 +8,7 @@ import type {ServiceClient} from '../http/client.js'
 
 import {UsageError} from '../errors.js'
 import {registerSecret} from '../http/secrets/registry.js'
+import {sessionFromHeaders} from '../http/session-cookie.js'
 import {ENV} from '../profiles/resolve.js'
 import {Bcp47, getUser, type User} from '../services/health/operations.js'
 import {BaseCommand} from './base-command.js'
@@ -52,7 +53,7 @@ export abstract class HealthCommand<T extends typeof Command> extends BaseComman
     if (userId !== 'me') return userId
     const r = await this.profile()
     if (r.profile.health.userId && !r.fromEnv.includes(ENV.healthSession)) return r.profile.health.userId
-    if (this.flags['dry-run']) return 'me'
+    if (this.dryRun) return 'me'
     const {data} = await client.call(getUser)
     return data.id
   }
@@ -91,16 +92,4 @@ export abstract class HealthCommand<T extends typeof Command> extends BaseComman
     this.note(`Signed in as ${user.email} (${user.id}); session stored in profile ${r.name}`)
     if (r.fromEnv.includes(ENV.healthSession)) this.note(`Note: ${ENV.healthSession} is set and overrides the stored session`)
   }
-}
-
-/** The `connect.sid` value of a `Set-Cookie` answer header (one header or several). */
-export function sessionFromHeaders(headers: Record<string, string | string[] | undefined>): string | undefined {
-  const raw = headers['set-cookie']
-  const list = Array.isArray(raw) ? raw : raw ? [raw] : []
-  for (const cookie of list) {
-    const m = /(?:^|[;,]\s*)connect\.sid=([^;,\s]+)/.exec(cookie)
-    if (m) return m[1]
-  }
-
-  return undefined
 }

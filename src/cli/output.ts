@@ -2,6 +2,8 @@
  * The one way data reaches stdout. Tables (cli-table3) and CSV (csv-stringify) are imported only
  * when asked for, so JSON output and start-up never pay for them.
  */
+import {getPath} from '../services/dot-path.js'
+
 export const FORMATS = ['table', 'json', 'ndjson', 'csv'] as const
 export type Format = (typeof FORMATS)[number]
 
@@ -12,16 +14,6 @@ export interface RenderOptions {
 }
 
 type Row = Record<string, unknown>
-
-export function getPath(value: unknown, path: string): unknown {
-  let current: unknown = value
-  for (const key of path.split('.')) {
-    if (current === null || current === undefined || typeof current !== 'object') return undefined
-    current = (current as Record<string, unknown>)[key]
-  }
-
-  return current
-}
 
 export function cellText(value: unknown): string {
   if (value === undefined || value === null) return ''

@@ -26,6 +26,7 @@ interface SmokePlan {
 const DRY_RUN_ORIGIN = 'http://127.0.0.1:{port}'
 
 export default class Smoke extends BaseCommand<typeof Smoke> {
+  static override undoesOwnChanges = true
   static override description = `Check that both services work, end to end: every operation of both specs, each answer checked.
 
 Against a profile it only does what it can undo: it creates its own user, events and plan entries

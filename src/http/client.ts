@@ -16,6 +16,8 @@ export interface CallOptions {
   headers?: Record<string, string>
   /** Facts for the audit line that the request itself does not carry (e.g. the amount a void reverses). */
   auditNote?: {amount?: {currency?: string; value: string}}
+  /** For `beforeSend` on a destructive row: the prompt's words and the id typed back on production. */
+  confirm?: {action: string; resourceId?: string}
 }
 
 /** The loose form of a call's input, as the client handles it once the row's types have been checked. */
@@ -63,6 +65,8 @@ export interface ClientOptions {
   transport?: Transport
   /** Called once per attempt at an `audited` operation, whatever its outcome. */
   onAudited?: (record: AttemptRecord) => Promise<void> | void
+  /** Runs before every call to a row, after its input is checked: the CLI's consent to changes. Throw to send nothing. */
+  beforeSend?: (op: Operation, input: CallInput) => Promise<void>
 }
 
 /** One typed HTTP client for one service, as one caller: turns operations into requests and answers into data or ApiError. */
@@ -94,6 +98,8 @@ export class ServiceClient {
       if (!parsed.success) throw new UsageError(`Invalid query: ${describeIssues(parsed.error.issues)}`)
       query = parsed.data as Record<string, QueryValue>
     }
+
+    await this.options.beforeSend?.(op, input)
 
     const request = {
       method: op.method,

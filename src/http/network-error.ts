@@ -27,12 +27,11 @@ export function networkError(
   const outcomeUnknown = !req.idempotent && !NOT_SENT_ERRORS.has(code ?? '')
   const unknown = outcomeUnknown ? '; the request may have been applied' : ''
   const message = scrubSecrets(`${req.label}: ${req.url.origin} ${what}${unknown}`, secrets)
-  return new NetworkError(message, error, outcomeUnknown, [
+  const error7 = new NetworkError(message, error, outcomeUnknown, [
     ...(outcomeUnknown ? ['Check whether it took effect before sending it again (it was not retried)'] : []),
-    code === 'timeout'
-      ? 'Raise the limit with --timeout <seconds>'
-      : `Check that ${req.url.origin} is reachable (opsctl sandbox start for the sandbox)`,
+    code === 'timeout' ? 'Raise the limit with --timeout <seconds>' : `Check that ${req.url.origin} is reachable`,
   ])
+  return code === 'timeout' ? error7 : error7.withNext({step: 'sandbox-start'})
 }
 
 function describeNetworkCode(code: string | undefined, message: string | undefined): string {

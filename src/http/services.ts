@@ -50,9 +50,8 @@ export function authFor(target: ServiceTarget, auth: AuthKind): AuthParts {
     if (auth === 'session') {
       if (!target.session) {
         throw new CredentialsError(`No health session in profile ${target.profileName ?? ''}`.trim(), [
-          'Sign in: opsctl users login --email <email>',
           `Or set ${SECRET_ENV.session}`,
-        ])
+        ]).withNext({step: 'sign-in'})
       }
 
       parts.headers.cookie = `connect.sid=${target.session}`
@@ -66,9 +65,8 @@ export function authFor(target: ServiceTarget, auth: AuthKind): AuthParts {
     const key = auth === 'public' ? target.publicKey : target.secretKey
     if (!key) {
       throw new CredentialsError(`No checkout ${auth} key in profile ${target.profileName ?? ''}`.trim(), [
-        `Add it: opsctl profile add <name> --${auth}-key${auth === 'secret' ? '-stdin' : ' <key>'}`,
         `Or set ${SECRET_ENV[auth]}`,
-      ])
+      ]).withNext({step: 'profile-add', flag: auth === 'public' ? 'public-key' : 'secret-key'})
     }
 
     parts.headers.authorization = basicAuth(key)

@@ -28,7 +28,7 @@ export function buildUrl(baseUrl: string, path: string, query: Record<string, Qu
   try {
     base = new URL(baseUrl)
   } catch {
-    throw new UsageError(`Invalid base URL: ${baseUrl}`, ['Fix it with: opsctl profile add <name> --health-url/--checkout-url'])
+    throw new UsageError(`Invalid base URL: ${baseUrl}`).withNext({step: 'profile-add', flag: 'base-urls'})
   }
 
   // A raw path (`opsctl api checkout GET '/v1/x?a=b'`) may carry its own query; setting it as
@@ -58,7 +58,6 @@ export function assertSafeTransport(url: URL, carriesCredential: boolean): void 
   if (carriesCredential && url.protocol === 'http:' && !isLoopback(url.hostname)) {
     throw new UsageError(
       `Refusing to send credentials over plain HTTP to ${url.host}; use an https:// base URL (plain http is allowed only for loopback)`,
-      ['Fix the profile: opsctl profile add <name> --health-url https://... --checkout-url https://...'],
-    )
+    ).withNext({step: 'profile-add', flag: 'base-urls'})
   }
 }

@@ -75,8 +75,7 @@ function formTarget(html: string, pageUrl: URL, checkoutId: string): URL {
     throw new RuleError(
       `the payment page of checkout ${checkoutId} posts its form to ${target.protocol === 'about:' ? 'an invalid address' : target.origin}, ` +
         `not to the sandbox (${pageUrl.origin}); refusing to send card data there. Nothing was posted`,
-      [`opsctl checkout get ${checkoutId}`],
-    )
+    ).withNext({step: 'checkout-get', checkoutId})
   }
 
   return target
@@ -128,8 +127,7 @@ export async function actAsBuyer(client: ServiceClient, input: BuyerInput): Prom
   if (page.status !== 200) {
     throw new RuleError(
       `checkout ${checkoutId} cannot be paid: ${pageMessage(page.body) ?? `the payment page answered HTTP ${page.status}`}`,
-      [`opsctl checkout get ${checkoutId}`],
-    )
+    ).withNext({step: 'checkout-get', checkoutId})
   }
 
   const formUrl = formTarget(page.body, pageUrl, checkoutId)
@@ -138,8 +136,7 @@ export async function actAsBuyer(client: ServiceClient, input: BuyerInput): Prom
   if (answer.status >= 400) {
     throw new RuleError(
       `the payment page refused the ${input.action === 'pay' ? 'payment' : 'cancel'}: ${pageMessage(answer.body) ?? `HTTP ${answer.status}`}`,
-      [`opsctl checkout get ${checkoutId}`],
-    )
+    ).withNext({step: 'checkout-get', checkoutId})
   }
 
   const record = (await client.call(getCheckout, {params: {checkoutId}})).data

@@ -34,9 +34,9 @@ export async function sandboxControl(
     })
   } catch (error) {
     if (!(error instanceof NetworkError)) throw error
-    throw new NetworkError(`No sandbox answering at ${origin} (${error.message})`, error.cause, error.outcomeUnknown, [
-      'Start one: opsctl sandbox start',
-    ])
+    throw new NetworkError(`No sandbox answering at ${origin} (${error.message})`, error.cause, error.outcomeUnknown).withNext({
+      step: 'sandbox-start',
+    })
   }
 
   if (res.status >= 400) throw apiErrorFrom(res, {operationId: label, service: 'sandbox'})

@@ -9,7 +9,7 @@ import {createServer, type IncomingMessage, type ServerResponse} from 'node:http
 
 import type {ServiceClient} from '../http/client.js'
 
-import {ApiError, ExitCode, NetworkError, OpsError} from '../errors.js'
+import {ApiError, ExitCode, NetworkError, type NextStep, OpsError} from '../errors.js'
 import {failureCode} from '../http/network-error.js'
 import {createTransport, type Transport} from '../http/transport.js'
 import {
@@ -247,7 +247,7 @@ export interface RestoreProblem {
   change: ChangedWebhook
   error: OpsError
   /** a command that puts it right by hand */
-  fix: string
+  fix: NextStep
 }
 
 function asOpsError(error: unknown): OpsError {
@@ -289,8 +289,7 @@ export async function pointWebhooksAt(
       `Could not point the webhooks at ${url}: ${failure.message}${unsure}. ` +
         (problems.length === 0 ? 'What had been changed was put back.' : describeProblems(problems)),
       failure.exitCode,
-      ['opsctl webhook list', ...problems.map((p) => p.fix)],
-    )
+    ).withNext({step: 'webhook-list'}, ...problems.map((p) => p.fix))
   }
 
   return changes
@@ -317,8 +316,8 @@ export async function restoreWebhooks(client: ServiceClient, changes: readonly C
         error: asOpsError(error),
         fix:
           change.action === 'updated'
-            ? `opsctl webhook update ${change.id} --name ${change.name} --url ${change.previousUrl}`
-            : `opsctl webhook delete ${change.id} --yes`,
+            ? {step: 'webhook-update', name: change.name, url: change.previousUrl, webhookId: change.id}
+            : {step: 'webhook-delete', webhookId: change.id},
       })
     }
   }

@@ -5,7 +5,7 @@ import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import Api from '../../src/commands/api.js'
 import {SANDBOX_KEYS} from '../../src/services/sandbox-defaults.js'
-import {isolate, mockServices, runCommand} from './run-command.js'
+import {isolate, mockServices, runCommand} from '../helpers/command.js'
 
 const ORIGIN = 'http://127.0.0.1:4010'
 const basic = (key: string) => `Basic ${Buffer.from(`${key}:`).toString('base64')}`

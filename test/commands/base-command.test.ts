@@ -8,18 +8,21 @@ import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {BaseCommand} from '../../src/cli/base-command.js'
-import {ProfileStore} from '../../src/profiles/store.js'
-import {isolate, mockServices, runCommand} from './run-command.js'
+import {changeFlags} from '../../src/cli/flags.js'
+import {deleteWebhook} from '../../src/services/checkout/operations.js'
+import {isolate, mockServices, runCommand, useProduction} from '../helpers/command.js'
 
+/** Consent comes from the row: the command only names it. */
 class DeleteWebhook extends BaseCommand<typeof DeleteWebhook> {
-  static override args = {id: Args.string({required: true})}
+  static override args = {webhookId: Args.string({required: true})}
+  static override baseFlags = changeFlags
+  static override changes = deleteWebhook
   static override description = 'test: a destructive change'
 
   async run(): Promise<unknown> {
-    await this.confirmDestructive('checkout', `Delete webhook ${this.args.id}`, this.args.id)
     const client = await this.checkoutClient()
-    await client.raw('DELETE', `/v1/webhooks/${this.args.id}`, {auth: 'secret'})
-    return {deleted: this.args.id}
+    await client.call(deleteWebhook, {params: {webhookId: this.args.webhookId}})
+    return {deleted: this.args.webhookId}
   }
 }
 
@@ -75,17 +78,6 @@ afterEach(async () => {
   env.cleanup()
 })
 
-async function useProduction() {
-  const store = await ProfileStore.open(env.dir)
-  store.set('prod', {
-    env: 'production',
-    health: {baseUrl: 'https://health.example.com'},
-    checkout: {baseUrl: 'https://pay.example.com/checkout', secretKey: 'sk-live-Rr12Tt34Yy56'},
-  })
-  store.use('prod')
-  await store.save()
-}
-
 describe('destructive changes', () => {
   it('without a terminal and without --yes: exit 2, nothing sent', async () => {
     const r = await runCommand(DeleteWebhook, ['w-1'])
@@ -103,7 +95,7 @@ describe('destructive changes', () => {
   })
 
   it('on a production profile, the profile, env and base URL are announced on stderr first', async () => {
-    await useProduction()
+    await useProduction(env.dir, 'sk-live-Rr12Tt34Yy56')
     services.agent.get('https://pay.example.com').intercept({path: '/checkout/v1/webhooks/w-1', method: 'DELETE'}).reply(200, {id: 'w-1'})
     const r = await runCommand(DeleteWebhook, ['w-1', '-y'])
     expect(r.code, r.stderr).toBe(0)

@@ -9,7 +9,8 @@ import CheckoutVoid from '../../src/commands/checkout/void.js'
 import ProfileAdd from '../../src/commands/profile/add.js'
 import {basicAuth} from '../../src/http/services.js'
 import {SANDBOX_KEYS} from '../../src/services/sandbox-defaults.js'
-import {BASE, checkoutRecord, type CommandHarness, commandHarness, dateHeader, JSON_HEADERS, SECRETS} from './checkout-harness.js'
+import {BASE, checkoutRecord, dateHeader, JSON_HEADERS, SECRETS} from '../helpers/checkout.js'
+import {type CommandHarness, commandHarness} from '../helpers/command.js'
 
 let h: CommandHarness
 

@@ -3,7 +3,8 @@ import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 import CustomizeGet from '../../src/commands/customize/get.js'
 import CustomizeRemove from '../../src/commands/customize/remove.js'
 import CustomizeSet from '../../src/commands/customize/set.js'
-import {BASE, type CommandHarness, commandHarness, JSON_HEADERS} from './checkout-harness.js'
+import {BASE, JSON_HEADERS} from '../helpers/checkout.js'
+import {type CommandHarness, commandHarness} from '../helpers/command.js'
 
 let h: CommandHarness
 

@@ -15,14 +15,15 @@ import UsersGet from '../../src/commands/users/get.js'
 import UsersLogin from '../../src/commands/users/login.js'
 import UsersLogout from '../../src/commands/users/logout.js'
 import UsersMe from '../../src/commands/users/me.js'
-import {type Harness, harness, JSON_HEADERS, ORIGIN, signedIn} from './health-helpers.js'
+import {type CommandHarness, commandHarness, ORIGIN} from '../helpers/command.js'
+import {JSON_HEADERS, replySignIn, signedIn} from '../helpers/health.js'
 
-let h: Harness
+let h: CommandHarness
 beforeEach(async () => {
-  h = await harness()
+  h = await commandHarness()
 })
 afterEach(async () => {
-  await h.cleanup()
+  await h.close()
 })
 
 const ev = (i: number) => ({
@@ -34,14 +35,7 @@ const ev = (i: number) => ({
 
 describe('users', () => {
   it('login stores the session and user id from Set-Cookie; the password and session are never printed', async () => {
-    h.agent
-      .get(ORIGIN)
-      .intercept({path: '/api/sign-in', method: 'POST'})
-      .reply(
-        200,
-        {id: 'u-1', email: 'ana@example.com', role: 'patient'},
-        {headers: {...JSON_HEADERS, 'set-cookie': 'connect.sid=s%3Asess-123.sig; Path=/; HttpOnly'}},
-      )
+    replySignIn(h, 's%3Asess-123.sig')
     const r = await h.run(UsersLogin, ['--email', 'ana@example.com', '--password', 'pw-secret-1', '--verbose'])
     expect(r.code).toBe(0)
     const [call] = h.calls()

@@ -9,7 +9,7 @@ import ProfileShow from '../../src/commands/profile/show.js'
 import ProfileUse from '../../src/commands/profile/use.js'
 import WebhookDelete from '../../src/commands/webhook/delete.js'
 import {SANDBOX_KEYS} from '../../src/services/sandbox-defaults.js'
-import {isolate, mockServices, runCommand} from './run-command.js'
+import {isolate, mockServices, runCommand} from '../helpers/command.js'
 
 const SECRET = 'sk-live-Secret-Zz99Yy88Xx77'
 const PUBLIC = 'pk-live-Public-Aa11Bb22Cc33'

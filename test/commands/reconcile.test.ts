@@ -8,7 +8,8 @@ import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 import {readAudit} from '../../src/audit/log.js'
 import CheckoutVoid from '../../src/commands/checkout/void.js'
 import RefundCreate from '../../src/commands/refund/create.js'
-import {BASE, checkoutRecord, type CommandHarness, commandHarness, dateHeader, JSON_HEADERS, SECRETS} from './checkout-harness.js'
+import {BASE, checkoutRecord, dateHeader, JSON_HEADERS, SECRETS} from '../helpers/checkout.js'
+import {type CommandHarness, commandHarness} from '../helpers/command.js'
 
 let h: CommandHarness
 

@@ -3,7 +3,8 @@ import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 import RefundCreate from '../../src/commands/refund/create.js'
 import RefundGet from '../../src/commands/refund/get.js'
 import RefundList from '../../src/commands/refund/list.js'
-import {BASE, checkoutRecord, type CommandHarness, commandHarness, dateHeader, JSON_HEADERS} from './checkout-harness.js'
+import {BASE, checkoutRecord, dateHeader, JSON_HEADERS} from '../helpers/checkout.js'
+import {type CommandHarness, commandHarness} from '../helpers/command.js'
 
 let h: CommandHarness
 

@@ -17,7 +17,8 @@ import PlanMedicationUpdate from '../../src/commands/plan/medication/update.js'
 import RefundCreate from '../../src/commands/refund/create.js'
 import WebhookRegister from '../../src/commands/webhook/register.js'
 import WebhookUpdate from '../../src/commands/webhook/update.js'
-import {BASE, type CommandHarness, commandHarness, JSON_HEADERS} from './checkout-harness.js'
+import {BASE, JSON_HEADERS} from '../helpers/checkout.js'
+import {type CommandHarness, commandHarness} from '../helpers/command.js'
 
 let h: CommandHarness
 

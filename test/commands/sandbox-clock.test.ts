@@ -1,7 +1,7 @@
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import SandboxClock from '../../src/commands/sandbox/clock.js'
-import {isolate, mockServices, runCommand} from './run-command.js'
+import {isolate, mockServices, runCommand} from '../helpers/command.js'
 
 const ORIGIN = 'http://127.0.0.1:4010'
 

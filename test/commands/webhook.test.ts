@@ -4,7 +4,8 @@ import WebhookDelete from '../../src/commands/webhook/delete.js'
 import WebhookList from '../../src/commands/webhook/list.js'
 import WebhookRegister from '../../src/commands/webhook/register.js'
 import WebhookUpdate from '../../src/commands/webhook/update.js'
-import {BASE, type CommandHarness, commandHarness, JSON_HEADERS} from './checkout-harness.js'
+import {BASE, JSON_HEADERS} from '../helpers/checkout.js'
+import {type CommandHarness, commandHarness} from '../helpers/command.js'
 
 let h: CommandHarness
 

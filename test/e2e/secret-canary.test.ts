@@ -18,7 +18,7 @@ import {join, relative} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {forgetSecrets} from '../../src/http/secrets/registry.js'
-import {isolate, runCommand} from '../commands/run-command.js'
+import {isolate, runCommand} from '../helpers/command.js'
 import {ROOT, runCli} from './harness.js'
 
 const CANARY = {

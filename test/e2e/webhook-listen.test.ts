@@ -257,7 +257,7 @@ describe('webhook listen refuses', {timeout: 30_000}, () => {
     const result = await cli.run(['webhook', 'listen', '--register', '--profile', 'live'])
     expect(result.code).toBe(2)
     expect(result.stderr).toContain(
-      '--register points webhooks at 127.0.0.1, which the service behind profile live (production) cannot reach',
+      '--register points webhooks at 127.0.0.1, which a production service cannot reach; profile live is production',
     )
     expect(result.stderr).not.toContain('Listening on')
     expect(result.stderr).not.toContain(secret)

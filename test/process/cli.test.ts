@@ -55,6 +55,16 @@ describe('help, version, unknown commands', () => {
     expect(cmd.stdout).toContain('EXAMPLES')
   })
 
+  it('help offers --yes and --dry-run only where they apply', async () => {
+    const get = await run(['checkout', 'get', '--help'])
+    expect(get.stdout).toMatch(/GLOBAL FLAGS[\s\S]*--dry-run/)
+    expect(get.stdout).not.toMatch(/--yes|-y,/)
+    const voids = await run(['checkout', 'void', '--help'])
+    expect(voids.stdout).toMatch(/-y, --yes\s+skip confirmation of destructive changes/)
+    const start = await run(['sandbox', 'start', '--help'])
+    for (const flag of ['--dry-run', '--yes', '--columns', '--output', '--verbose']) expect(start.stdout, flag).not.toContain(flag)
+  })
+
   it('help says how an empty --profile and an empty OPSCTL_PROFILE are read', async () => {
     const help = await run(['webhook', 'delete', '--help'])
     expect(help.stdout.replaceAll(/\s+/g, ' ')).toMatch(

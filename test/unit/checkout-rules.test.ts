@@ -1,5 +1,6 @@
 import {describe, expect, it} from 'vitest'
 
+import {withHints} from '../../src/cli/hints.js'
 import {parseAmount} from '../../src/services/checkout/money.js'
 import {
   type CheckoutFacts,
@@ -11,6 +12,7 @@ import {
   RuleViolation,
   voidWindow,
 } from '../../src/services/checkout/rules.js'
+import {ruleError} from '../../src/services/checkout/workflows.js'
 
 const at = (iso: string) => new Date(iso)
 
@@ -52,7 +54,9 @@ describe('void window (until 23:59:59 UTC+8 of the transaction date)', () => {
   it('refuses a void at 00:00:00 UTC+8 of the next day with PY0073 and says to refund', () => {
     const v = violation(() => checkVoid(checkout, at('2026-11-21T16:00:00.000Z')))
     expect(v.code).toBe('PY0073')
-    expect(v.cliMessage).toBe('void window closed at 2026-11-21 23:59:59 +08:00; use `opsctl refund create`')
+    const shown = withHints(ruleError(v, 'chk_1'))
+    expect(shown.message).toBe('void window closed at 2026-11-21 23:59:59 +08:00; use `opsctl refund create`')
+    expect(shown.suggestions).toEqual(['opsctl refund create chk_1 --reason "<reason>" --full'])
     expect(v.serviceMessage).toBe('void window closed at 2026-11-21 23:59:59 +08:00; only a refund is possible now')
   })
 
@@ -93,8 +97,10 @@ describe('refunds (one complete or one partial, never more than paid)', () => {
   it('refuses a refund before 00:00:00 UTC+8 of the next day (PY0072) and says to void', () => {
     const v = violation(() => checkRefund(checkout, [], {amount: parseAmount('10.00')}, at('2026-11-21T15:59:59.000Z')))
     expect(v.code).toBe('PY0072')
-    expect(v.cliMessage).toContain('refunds open at 2026-11-22 00:00:00 +08:00')
-    expect(v.cliMessage).toContain('use `opsctl checkout void`')
+    const shown = withHints(ruleError(v, 'chk_1'))
+    expect(shown.message).toContain('refunds open at 2026-11-22 00:00:00 +08:00')
+    expect(shown.message).toContain('use `opsctl checkout void`')
+    expect(v.serviceMessage).toContain('only a void is possible now')
   })
 
   it('allows a partial refund from 00:00:00 UTC+8, then refuses a second one (PY0082)', () => {

@@ -1,6 +1,7 @@
 import {describe, expect, it} from 'vitest'
 
-import {getPath, render, RowWriter} from '../../src/cli/output.js'
+import {render, RowWriter} from '../../src/cli/output.js'
+import {getPath} from '../../src/services/dot-path.js'
 
 const rows = [
   {id: 'c-1', amount: {value: '12.34', currency: 'PHP'}, note: 'plain'},

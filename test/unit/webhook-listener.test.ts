@@ -1,11 +1,12 @@
-/**
- * The webhook listener in-process: what it prints and answers (with and without --forward-to),
- * and the --register bookkeeping (point the webhooks at it, put them back) against MockAgent.
- */
 import {createServer, type Server} from 'node:http'
 import {MockAgent, request} from 'undici'
 import {afterAll, afterEach, describe, expect, it} from 'vitest'
 
+/**
+ * The webhook listener in-process: what it prints and answers (with and without --forward-to),
+ * and the --register bookkeeping (point the webhooks at it, put them back) against MockAgent.
+ */
+import {nextStepText} from '../../src/cli/hints.js'
 import {ServiceClient} from '../../src/http/client.js'
 import {closeDispatcher, setDispatcher} from '../../src/http/dispatcher.js'
 import {USER_AGENT} from '../../src/http/user-agent.js'
@@ -176,7 +177,7 @@ describe('--register bookkeeping', () => {
     const problems = await restoreWebhooks(client, [
       {action: 'updated', id: 'wh_1', name: 'CHECKOUT_SUCCESS', previousUrl: 'https://shop.example/paid'},
     ])
-    expect(problems.map((p) => [p.fix, p.error.exitCode])).toEqual([
+    expect(problems.map((p) => [nextStepText(p.fix), p.error.exitCode])).toEqual([
       ['opsctl webhook update wh_1 --name CHECKOUT_SUCCESS --url https://shop.example/paid', 6],
     ])
   })

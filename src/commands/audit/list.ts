@@ -2,8 +2,10 @@ import {Flags} from '@oclif/core'
 
 import {type AuditEntry, auditPath, readAudit} from '../../audit/log.js'
 import {BaseCommand} from '../../cli/base-command.js'
+import {outputFlags} from '../../cli/flags.js'
 
 export default class AuditList extends BaseCommand<typeof AuditList> {
+  static override baseFlags = outputFlags
   static override description = `Show the local audit log of money and configuration changes.
 
 Every attempt at a void, refund, webhook change or customization change made from this machine is

@@ -79,7 +79,6 @@ Uses the profile's public key.`
     checkRequestTotals(body)
     checkRequestBody(initiateCheckout, body)
     const client = await this.checkoutClient()
-    await this.announceChange('checkout')
     const {data, requestId} = await client.call(initiateCheckout, {body})
     const total = body.totalAmount as {currency?: string; value?: string} | undefined
     const result = {

@@ -1,12 +1,15 @@
 import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
-import {UsageError} from '../../errors.js'
 import {actAsBuyer} from '../../runtime/buyer.js'
 import {TEST_CARDS} from '../../services/checkout/test-cards.js'
 
 export default class CheckoutPay extends BaseCommand<typeof CheckoutPay> {
   static override args = {checkoutId: Args.string({description: 'checkout id', required: true})}
+  static override requiresSandbox = {
+    why: "checkout pay acts as a buyer on the sandbox's payment page; pay a real checkout in a browser at its redirectUrl",
+    suggestions: ['opsctl checkout pay <id> --profile sandbox'],
+  }
   static override description = `Act as the buyer on the sandbox's hosted payment page (sandbox profiles only).
 
 Fills in the page's card form over HTTP, as a browser would, and reports where the page sent the
@@ -35,14 +38,6 @@ posted: method, URL and the masked card.`
 
   async run(): Promise<Record<string, unknown>> {
     const {flags} = this
-    const {name, profile} = await this.profile()
-    if (profile.env !== 'sandbox') {
-      throw new UsageError(
-        `checkout pay acts as a buyer on the sandbox's payment page; profile ${name} is ${profile.env}. Pay a real checkout in a browser at its redirectUrl`,
-        ['opsctl checkout pay <id> --profile sandbox'],
-      )
-    }
-
     const client = await this.checkoutClient()
     const result = await actAsBuyer(client, {
       checkoutId: this.args.checkoutId,

@@ -1,9 +1,13 @@
 import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
+import {changeFlags} from '../../cli/flags.js'
+import {voidCheckout} from '../../services/checkout/operations.js'
 import {voidCheckoutChecked} from '../../services/checkout/workflows.js'
 
 export default class CheckoutVoid extends BaseCommand<typeof CheckoutVoid> {
+  static override baseFlags = changeFlags
+  static override changes = voidCheckout
   static override args = {checkoutId: Args.string({description: 'checkout id', required: true})}
   static override description = `Void a successful payment, on the day of the transaction only.
 
@@ -25,13 +29,11 @@ the CLI gave up waiting (--timeout), since the service may still apply it: check
 
   async run(): Promise<Record<string, unknown>> {
     const {checkoutId} = this.args
-    this.requireConsentPossible(`Void checkout ${checkoutId}`)
     const client = await this.checkoutClient()
     const outcome = await voidCheckoutChecked(client, {
       checkoutId,
       reason: this.flags.reason,
-      check: !this.flags['dry-run'],
-      confirm: (action) => this.confirmDestructive('checkout', action, checkoutId),
+      check: !this.dryRun,
     })
     const result = {
       checkoutId: outcome.checkoutId,

@@ -34,7 +34,6 @@ icon is best 120 x 120 px.`
     })
     for (const w of warnings) this.note(w)
     const client = await this.checkoutClient()
-    await this.announceChange('checkout')
     const {data} = await client.call(setCustomization, {body})
     await this.print(data, CUSTOMIZATION_COLUMNS)
     return data

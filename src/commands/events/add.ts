@@ -22,7 +22,6 @@ defaults to now; the service derives nightEvent (22:00-06:00 in the user's time 
     checkRequestBody(addEvent, body)
     const client = await this.health()
     const userId = await this.resolveUserId(this.args.userId, client)
-    await this.announceChange('health')
     const {data} = await client.call(addEvent, {params: {userId}, body})
     await this.print(data, EVENT_COLUMNS)
     return data

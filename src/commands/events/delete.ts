@@ -1,9 +1,12 @@
 import {Args} from '@oclif/core'
 
+import {changeFlags} from '../../cli/flags.js'
 import {HealthCommand, healthFlags, userIdArg} from '../../cli/health-command.js'
 import {deleteEvent} from '../../services/health/operations.js'
 
 export default class EventsDelete extends HealthCommand<typeof EventsDelete> {
+  static override baseFlags = changeFlags
+  static override changes = deleteEvent
   static override args = {userId: userIdArg, eventId: Args.string({description: 'event id', required: true})}
   static override description = `Delete an event (deleteEvent). Asks for confirmation in a terminal; pass --yes elsewhere.
 
@@ -17,7 +20,6 @@ It is not retried: one confirmation, one request.`
   async run(): Promise<{deleted: string}> {
     const client = await this.health()
     const userId = await this.resolveUserId(this.args.userId, client)
-    await this.confirmDestructive('health', `Delete event ${this.args.eventId}`, this.args.eventId)
     await client.call(deleteEvent, {params: {userId, eventId: this.args.eventId}})
     const result = {deleted: this.args.eventId}
     await this.print(result)

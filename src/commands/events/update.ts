@@ -25,7 +25,6 @@ leaves the same event.`
     checkRequestBody(updateEvent, body)
     const client = await this.health()
     const userId = await this.resolveUserId(this.args.userId, client)
-    await this.announceChange('health')
     await client.call(updateEvent, {params: {userId, eventId: this.args.eventId}, body})
     const result = {eventId: this.args.eventId, updated: body}
     await this.print(result)

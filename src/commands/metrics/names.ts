@@ -1,9 +1,11 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
+import {outputFlags} from '../../cli/flags.js'
 import {METRIC_PERIODS, METRIC_TABLE, type MetricPeriod} from '../../services/health/metrics.js'
 
 export default class MetricsNames extends BaseCommand<typeof MetricsNames> {
+  static override baseFlags = outputFlags
   static override description = `Print the supported metric names per period (the table "metrics get" checks against).
 
 Sends nothing.`

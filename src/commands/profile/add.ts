@@ -1,6 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
+import {localFlags} from '../../cli/flags.js'
 import {askSecret, askText, isInteractive, readStdin} from '../../cli/prompt.js'
 import {UsageError} from '../../errors.js'
 import {registerSecret} from '../../http/secrets/registry.js'
@@ -11,6 +12,7 @@ import {type Profile, sandboxProfile} from '../../profiles/schema.js'
 import {profileExistsError} from '../../profiles/store.js'
 
 export default class ProfileAdd extends BaseCommand<typeof ProfileAdd> {
+  static override baseFlags = localFlags
   static override args = {name: Args.string({description: 'profile name', parse: parseProfileName, required: true})}
   static override description = `Create or replace a profile.
 

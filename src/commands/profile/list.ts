@@ -1,7 +1,9 @@
 import {BaseCommand} from '../../cli/base-command.js'
+import {localFlags} from '../../cli/flags.js'
 import {profileView} from '../../profiles/display.js'
 
 export default class ProfileList extends BaseCommand<typeof ProfileList> {
+  static override baseFlags = localFlags
   static override description = 'List profiles, secrets masked; settings overridden by OPSCTL_* variables show as an "env" row'
   static override examples = ['<%= config.bin %> profile list', '<%= config.bin %> profile list --json']
 

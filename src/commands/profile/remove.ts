@@ -1,11 +1,13 @@
 import {Args} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
+import {localFlags, yesFlag} from '../../cli/flags.js'
 import {askConfirm, isInteractive} from '../../cli/prompt.js'
 import {UsageError} from '../../errors.js'
 import {parseProfileName} from '../../profiles/name-arg.js'
 
 export default class ProfileRemove extends BaseCommand<typeof ProfileRemove> {
+  static override baseFlags = {...localFlags, ...yesFlag}
   static override aliases = ['profile rm']
   static override args = {name: Args.string({description: 'profile name', parse: parseProfileName, required: true})}
   static override description = 'Remove a profile and the credentials it holds'

@@ -1,11 +1,13 @@
 import {Args} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
+import {localFlags} from '../../cli/flags.js'
 import {profileView} from '../../profiles/display.js'
 import {parseProfileName} from '../../profiles/name-arg.js'
 import {resolveProfile} from '../../profiles/resolve.js'
 
 export default class ProfileShow extends BaseCommand<typeof ProfileShow> {
+  static override baseFlags = localFlags
   static override args = {name: Args.string({description: 'profile name (default: the one in use)', parse: parseProfileName})}
   static override description = 'Show one profile as it resolves (environment overrides applied), secrets masked'
   static override examples = ['<%= config.bin %> profile show', '<%= config.bin %> profile show prod --json']

@@ -1,9 +1,11 @@
 import {Args} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
+import {localFlags} from '../../cli/flags.js'
 import {parseProfileName} from '../../profiles/name-arg.js'
 
 export default class ProfileUse extends BaseCommand<typeof ProfileUse> {
+  static override baseFlags = localFlags
   static override args = {name: Args.string({description: 'profile name', parse: parseProfileName, required: true})}
   static override description = 'Make a profile the active one'
   static override examples = ['<%= config.bin %> profile use prod']

@@ -1,11 +1,15 @@
 import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
+import {changeFlags} from '../../cli/flags.js'
 import {UsageError} from '../../errors.js'
+import {refundCheckout} from '../../services/checkout/operations.js'
 import {amountFlag} from '../../services/checkout/request.js'
 import {refundCheckoutChecked} from '../../services/checkout/workflows.js'
 
 export default class RefundCreate extends BaseCommand<typeof RefundCreate> {
+  static override baseFlags = changeFlags
+  static override changes = refundCheckout
   static override args = {checkoutId: Args.string({description: 'checkout id', required: true})}
   static override description = `Refund a payment, completely or partly, from the day after the transaction.
 
@@ -34,15 +38,13 @@ way: a checkout takes one refund.`
     const {checkoutId} = this.args
     if (flags.amount === undefined && !flags.full) throw new UsageError('Say how much: pass --amount <value> or --full')
     const amount = flags.amount === undefined ? undefined : amountFlag(flags.amount, '--amount')
-    this.requireConsentPossible(`Refund of checkout ${checkoutId}`)
     const client = await this.checkoutClient()
     const outcome = await refundCheckoutChecked(client, {
       checkoutId,
       reason: flags.reason,
       amount,
       currency: flags.currency?.toUpperCase(),
-      check: !flags['dry-run'],
-      confirm: (action) => this.confirmDestructive('checkout', action, checkoutId),
+      check: !this.dryRun,
     })
     const result = {
       checkoutId: outcome.checkoutId,

@@ -8,6 +8,7 @@ import {advanceProblem, clockTimeProblem} from '../../services/clock-bounds.js'
 import {parseDuration} from '../../services/duration.js'
 
 export default class SandboxClock extends BaseCommand<typeof SandboxClock> {
+  static override requiresSandbox = {why: 'sandbox clock moves the clock of an embedded sandbox'}
   static override description = `Show or move the clock of the sandbox the profile points at.
 
 Every sandbox rule reads this clock: the void window, session expiry, checkout expiry, metric ranges.`

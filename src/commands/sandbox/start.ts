@@ -6,6 +6,8 @@ import {isLoopback} from '../../http/url.js'
 import {SANDBOX_KEYS, SANDBOX_PORT, sandboxBaseUrls} from '../../services/sandbox-defaults.js'
 
 export default class SandboxStart extends BaseCommand<typeof SandboxStart> {
+  /** It prints the URLs and sends nothing: no --output, --columns, --dry-run or --yes. */
+  static override baseFlags = {}
   static override description = `Run the embedded sandbox: a local emulator of both services on one origin.
 
 Health is served under /api/..., checkout under /checkout/v1/... (checkout base URL: <origin>/checkout).

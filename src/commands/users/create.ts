@@ -27,7 +27,6 @@ terminal; it is never printed.`
     const {flags} = this
     const password = await this.readPassword()
     const client = await this.health()
-    await this.announceChange('health')
     const body = {
       role: flags.type,
       email: flags.email,

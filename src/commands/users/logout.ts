@@ -1,7 +1,9 @@
 import {BaseCommand} from '../../cli/base-command.js'
+import {localFlags} from '../../cli/flags.js'
 import {ENV} from '../../profiles/resolve.js'
 
 export default class UsersLogout extends BaseCommand<typeof UsersLogout> {
+  static override baseFlags = localFlags
   static override description = `Forget the health session stored in the profile (and its user id).
 
 The service has no sign-out operation: the session stays valid on the server until it expires.`

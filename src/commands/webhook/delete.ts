@@ -1,9 +1,12 @@
 import {Args} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
+import {changeFlags} from '../../cli/flags.js'
 import {deleteWebhook} from '../../services/checkout/operations.js'
 
 export default class WebhookDelete extends BaseCommand<typeof WebhookDelete> {
+  static override baseFlags = changeFlags
+  static override changes = deleteWebhook
   static override args = {webhookId: Args.string({description: 'webhook id', required: true})}
   static override description = `Delete a webhook. This cannot be undone: its event is no longer delivered.
 
@@ -13,8 +16,7 @@ Asks for confirmation (--yes without a terminal).`
   async run(): Promise<Record<string, unknown>> {
     const {webhookId} = this.args
     const client = await this.checkoutClient()
-    await this.confirmDestructive('checkout', `Delete webhook ${webhookId} (cannot be undone)`, webhookId)
-    const {data} = await client.call(deleteWebhook, {params: {webhookId}})
+    const {data} = await client.call(deleteWebhook, {params: {webhookId}, confirm: {action: `Delete webhook ${webhookId} (cannot be undone)`}})
     const result = {deleted: data?.id ?? webhookId}
     await this.print(result)
     return result

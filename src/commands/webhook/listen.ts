@@ -8,6 +8,12 @@ import {OpsError, UsageError} from '../../errors.js'
 const CSV_COLUMNS = ['time', 'event', 'checkoutId', 'amount', 'currency', 'status', 'paymentStatus', 'answered', 'forward.status']
 
 export default class WebhookListen extends BaseCommand<typeof WebhookListen> {
+  static override requiresSandbox = {
+    flag: 'register',
+    why: '--register points webhooks at 127.0.0.1, which a production service cannot reach',
+    suggestions: ['Expose a public URL and run: opsctl webhook update <webhookId> --url https://...', 'opsctl webhook listen --register --profile sandbox'],
+  }
+  static override undoesOwnChanges = true
   static override description = `Receive checkout webhooks on this machine and print each event as it arrives.
 
 Listens on 127.0.0.1 (a free port unless --port) and prints one line per delivery: time, event,
@@ -47,19 +53,7 @@ on a production profile: a real service cannot reach a loopback address.`
 
     let client
     if (flags.register) {
-      const {name, profile} = await this.profile()
-      if (profile.env === 'production') {
-        throw new UsageError(
-          `--register points webhooks at 127.0.0.1, which the service behind profile ${name} (production) cannot reach; nothing was changed`,
-          [
-            'Expose a public URL and run: opsctl webhook update <webhookId> --url https://...',
-            'opsctl webhook listen --register --profile sandbox',
-          ],
-        )
-      }
-
       client = await this.checkoutClient()
-      await this.announceChange('checkout')
     }
 
     const {describeProblems, formatEventLine, pointWebhooksAt, restoreWebhooks, startListener} =
@@ -127,11 +121,7 @@ on a production profile: a real service cannot reach a loopback address.`
       if (client && changes.length > 0) {
         const problems = await restoreWebhooks(client, changes)
         if (problems.length > 0) {
-          throw new OpsError(
-            describeProblems(problems),
-            problems[0].error.exitCode,
-            problems.map((p) => p.fix),
-          )
+          throw new OpsError(describeProblems(problems), problems[0].error.exitCode).withNext(...problems.map((p) => p.fix))
         }
 
         stderr(`Put back ${changes.length} webhook(s) as they were`)

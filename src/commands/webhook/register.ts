@@ -18,7 +18,6 @@ export default class WebhookRegister extends BaseCommand<typeof WebhookRegister>
 
   async run(): Promise<Record<string, unknown>> {
     const client = await this.checkoutClient()
-    await this.announceChange('checkout')
     const {data} = await client.call(registerWebhook, {body: {name: this.flags.name, callbackUrl: this.flags.url}})
     await this.print(data, WEBHOOK_COLUMNS)
     return data

@@ -21,7 +21,6 @@ The service replaces both fields; the one not given is kept from the current web
 
   async run(): Promise<Record<string, unknown>> {
     const client = await this.checkoutClient()
-    await this.announceChange('checkout')
     const data = await updateWebhookMerged(client, this.args.webhookId, {
       ...(this.flags.name ? {name: this.flags.name} : {}),
       ...(this.flags.url ? {callbackUrl: this.flags.url} : {}),

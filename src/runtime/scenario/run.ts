@@ -4,8 +4,8 @@ import type {StepResult} from '../report.js'
 import type {ParsedScenario, ParsedStep} from './parse.js'
 import type {Matcher} from './schema.js'
 
-import {getPath} from '../../cli/output.js'
 import {registerArgv} from '../../http/secrets/sources.js'
+import {getPath} from '../../services/dot-path.js'
 import {substitute} from './vars.js'
 
 export interface ScenarioRunOptions {

@@ -2,8 +2,8 @@ import {randomBytes} from 'node:crypto'
 
 import type {BodyOf} from '../../http/operation.js'
 
-import {sessionFromHeaders} from '../../cli/health-command.js'
 import {ApiError} from '../../errors.js'
+import {sessionFromHeaders} from '../../http/session-cookie.js'
 import {
   addEvent,
   addPlanMedication,

@@ -34,14 +34,12 @@ export const CODES = {
   noCustomization: 'PY0065',
 } as const
 
-/** What to do instead, for the two audiences: the service's words and the CLI's command. */
-export interface NextStep {
-  /** e.g. "only a refund is possible now" */
+/**
+ * What is still possible, in the service's words ("only a refund is possible now"). The CLI names
+ * its own command from the violation's code (src/cli/hints.ts).
+ */
+export interface StillPossible {
   text: string
-  /** e.g. "opsctl refund create" */
-  command: string
-  /** a complete command line to suggest, e.g. "opsctl refund create chk_1 --reason '...' --full" */
-  example: string
 }
 
 /** A rule says no. `status` is the HTTP status the service answers with. */
@@ -50,7 +48,7 @@ export class RuleViolation extends Error {
     readonly code: string,
     readonly status: number,
     message: string,
-    readonly next?: NextStep,
+    readonly next?: StillPossible,
   ) {
     super(message)
     this.name = 'RuleViolation'
@@ -59,11 +57,6 @@ export class RuleViolation extends Error {
   /** The service's message: "void window closed at ...; only a refund is possible now". */
   get serviceMessage(): string {
     return this.next ? `${this.message}; ${this.next.text}` : this.message
-  }
-
-  /** The CLI's message: "void window closed at ...; use `opsctl refund create`". */
-  get cliMessage(): string {
-    return this.next ? `${this.message}; use \`${this.next.command}\`` : this.message
   }
 }
 
@@ -196,8 +189,6 @@ export function checkVoid(checkout: CheckoutFacts, now: Date): VoidWindow | unde
   if (now.getTime() >= window.refundsFrom.getTime()) {
     throw new RuleViolation(CODES.voidAfterCutoff, 400, `void window closed at ${formatPhTime(window.lastVoidSecond)}`, {
       text: 'only a refund is possible now',
-      command: 'opsctl refund create',
-      example: `opsctl refund create ${id} --reason "<reason>" --full`,
     })
   }
 
@@ -265,7 +256,7 @@ export function checkRefund(
         CODES.refundBeforeCutoff,
         400,
         `refunds open at ${formatPhTime(window.refundsFrom)}; until then the payment can be voided (void window closes at ${formatPhTime(window.lastVoidSecond)})`,
-        {text: 'only a void is possible now', command: 'opsctl checkout void', example: `opsctl checkout void ${id} --reason "<reason>"`},
+        {text: 'only a void is possible now'},
       )
     }
   }

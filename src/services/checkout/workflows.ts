@@ -1,6 +1,6 @@
 /**
  * What the money commands do, step by step, over the operations table: read the checkout (and
- * its refunds), apply the rules to refuse early, ask for consent, then send once (void and
+ * its refunds), apply the rules to refuse early, then send once (consent is the client's `beforeSend`, from the row) (void and
  * refund are never retried). Commands stay thin: flags in, one call here, data out.
  *
  * The returned objects carry what was read before sending (`before`), so that when the answer to
@@ -17,7 +17,7 @@
  */
 import type {ServiceClient} from '../../http/client.js'
 
-import {ApiError, NetworkError, RuleError, UsageError} from '../../errors.js'
+import {ApiError, NetworkError, type NextStep, RuleError, UsageError} from '../../errors.js'
 import {describeIssues} from '../../http/client.js'
 import {type Cents, centsOf, formatCents} from './money.js'
 import {
@@ -34,12 +34,33 @@ import {
 } from './operations.js'
 import {checkRefund, checkVoid, CODES, formatPhTime, type RefundPlan, RuleViolation, type VoidWindow} from './rules.js'
 
-/** Asks for consent (BaseCommand.confirmDestructive); throws to stop. */
-export type Confirm = (action: string) => Promise<void>
+/** What to do instead of a refused void or refund, by the refusal's code (the service's or ours). */
+function insteadOf(code: string | undefined, checkoutId: string): NextStep | undefined {
+  switch (code) {
+    case CODES.voidAfterCutoff: {
+      return {step: 'refund-full', checkoutId}
+    }
 
-/** A rule refusal as the CLI shows it: exit 5, what applies now, and a command to try. */
-export function ruleError(violation: RuleViolation): RuleError {
-  return new RuleError(violation.cliMessage, violation.next ? [violation.next.example] : [], violation.code)
+    case CODES.refundBeforeCutoff: {
+      return {step: 'void', checkoutId}
+    }
+
+    case CODES.refundExists:
+    case CODES.amountOver: {
+      return {step: 'refund-list', checkoutId}
+    }
+
+    default: {
+      return undefined
+    }
+  }
+}
+
+/** A rule refusal: exit 5, its code, and (for a closed or not yet open window) what applies now. */
+export function ruleError(violation: RuleViolation, checkoutId: string): RuleError {
+  const error = new RuleError(violation.message, [], violation.code)
+  const next = violation.next ? insteadOf(violation.code, checkoutId) : undefined
+  return next ? error.withNext(next) : error
 }
 
 /**
@@ -56,14 +77,8 @@ export function serviceNow(headers: Record<string, string | string[] | undefined
 /** Adds the "what to do instead" to the service's own rule refusals (it keeps status and request id). */
 function withNextStep(error: unknown, checkoutId: string): unknown {
   if (!(error instanceof ApiError)) return error
-  const next: Record<string, string> = {
-    [CODES.voidAfterCutoff]: `opsctl refund create ${checkoutId} --reason "<reason>" --full`,
-    [CODES.refundBeforeCutoff]: `opsctl checkout void ${checkoutId} --reason "<reason>"`,
-    [CODES.refundExists]: `opsctl refund list ${checkoutId}`,
-    [CODES.amountOver]: `opsctl refund list ${checkoutId}`,
-  }
-  const suggestion = error.code ? next[error.code] : undefined
-  if (!suggestion) return error
+  const next = insteadOf(error.code, checkoutId)
+  if (!next) return error
   return new ApiError({
     status: error.status,
     code: error.code,
@@ -73,8 +88,8 @@ function withNextStep(error: unknown, checkoutId: string): unknown {
     service: error.service,
     operationId: error.operationId,
     exitCode: error.exitCode,
-    suggestions: [suggestion],
-  })
+    suggestions: [],
+  }).withNext(next)
 }
 
 /**
@@ -86,9 +101,10 @@ export class LostAnswerError extends NetworkError {
     message: string,
     readonly reconciled: 'not applied' | 'unknown',
     cause: unknown,
-    suggestions: string[],
+    next: NextStep[],
   ) {
-    super(message, cause, reconciled === 'unknown', suggestions)
+    super(message, cause, reconciled === 'unknown')
+    this.withNext(...next)
   }
 
   override toJSON(): Record<string, unknown> {
@@ -128,10 +144,6 @@ function whatHappened(lost: NetworkError): string {
   return lost.message.replace(/; the request may have been applied$/, '')
 }
 
-function shellQuote(text: string): string {
-  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`
-}
-
 export async function readCheckout(client: ServiceClient, checkoutId: string): Promise<{checkout: CheckoutRecord; now: Date}> {
   const res = await client.call(getCheckout, {params: {checkoutId}})
   return {checkout: res.data, now: serviceNow(res.headers)}
@@ -166,8 +178,8 @@ async function reconcileVoid(
 ): Promise<VoidOutcome> {
   const {checkoutId, reason, lost, before} = input
   const amount = before?.totalAmount ? {value: String(before.totalAmount.value), currency: before.totalAmount.currency} : undefined
-  const check = `opsctl checkout get ${checkoutId}`
-  const rerun = `opsctl checkout void ${checkoutId} --reason ${shellQuote(reason)} --yes`
+  const check: NextStep = {step: 'checkout-get', checkoutId}
+  const rerun: NextStep = {step: 'void-again', checkoutId, reason}
   let after: CheckoutRecord
   let readRequestId: string | undefined
   try {
@@ -233,12 +245,12 @@ async function reconcileVoid(
 
 /**
  * Voids a checkout: reads it first and refuses (exit 5) when it cannot be voided or the void
- * window has closed, then asks for consent, then sends the DELETE once. With `check: false`
+ * window has closed, then sends the DELETE once (the client's `beforeSend` asks for consent). With `check: false`
  * (dry runs) nothing is read.
  */
 export async function voidCheckoutChecked(
   client: ServiceClient,
-  input: {checkoutId: string; reason: string; confirm: Confirm; check?: boolean},
+  input: {checkoutId: string; reason: string; check?: boolean},
 ): Promise<VoidOutcome> {
   const {checkoutId} = input
   const reason = input.reason.trim()
@@ -251,18 +263,18 @@ export async function voidCheckoutChecked(
     try {
       window = checkVoid(before, read.now)
     } catch (error) {
-      if (error instanceof RuleViolation) throw ruleError(error)
+      if (error instanceof RuleViolation) throw ruleError(error, checkoutId)
       throw error
     }
   }
 
   const amount = before?.totalAmount ? `${before.totalAmount.value} ${before.totalAmount.currency ?? ''}`.trim() : undefined
-  await input.confirm(`Void checkout ${checkoutId}${amount ? ` (${amount})` : ''}`)
   let res
   try {
     res = await client.call(voidCheckout, {
       params: {checkoutId},
       body: {reason},
+      confirm: {action: `Void checkout ${checkoutId}${amount ? ` (${amount})` : ''}`, resourceId: checkoutId},
       ...(before?.totalAmount
         ? {auditNote: {amount: {value: String(before.totalAmount.value), currency: before.totalAmount.currency}}}
         : {}),
@@ -304,8 +316,7 @@ export interface RefundOutcome {
 function refundFailed(checkoutId: string, refundId: string, value: string, currency: string): RuleError {
   return new RuleError(
     `refund ${refundId} of ${value} ${currency} FAILED: nothing was refunded (a failed refund does not use up the one refund)`,
-    [`opsctl refund get ${checkoutId} ${refundId}`],
-  )
+  ).withNext({step: 'refund-get', checkoutId, refundId})
 }
 
 /**
@@ -320,8 +331,8 @@ async function reconcileRefund(
   input: {checkoutId: string; reason: string; value: string; currency: string; lost: NetworkError; before?: RefundOutcome['before']},
 ): Promise<RefundOutcome> {
   const {checkoutId, reason, value, currency, lost, before} = input
-  const check = `opsctl refund list ${checkoutId}`
-  const rerun = `opsctl refund create ${checkoutId} --reason ${shellQuote(reason)} --amount ${value} --currency ${currency} --yes`
+  const check: NextStep = {step: 'refund-list', checkoutId}
+  const rerun: NextStep = {step: 'refund-again', amount: value, checkoutId, currency, reason}
   if (!before) {
     // Nothing was read before sending, so a new refund cannot be told from an old one.
     throw new LostAnswerError(
@@ -406,13 +417,13 @@ async function reconcileRefund(
 /**
  * Refunds a checkout: reads it and its refunds, refuses (exit 5) a second refund, a refund
  * before the void window closed, or an amount over what is left; `amount` undefined refunds what
- * is left (`--full`). Then asks for consent and sends the POST once. A refund the service
+ * is left (`--full`). Then sends the POST once (the client's `beforeSend` asks for consent). A refund the service
  * answers FAILED is reported as a refusal (exit 5): nothing moved, and it does not use up the
  * one refund.
  */
 export async function refundCheckoutChecked(
   client: ServiceClient,
-  input: {checkoutId: string; reason: string; amount?: Cents; currency?: string; confirm: Confirm; check?: boolean},
+  input: {checkoutId: string; reason: string; amount?: Cents; currency?: string; check?: boolean},
 ): Promise<RefundOutcome> {
   const {checkoutId} = input
   const reason = input.reason.trim()
@@ -428,7 +439,7 @@ export async function refundCheckoutChecked(
     try {
       plan = checkRefund(before.checkout, before.refunds, {amount: input.amount, currency: input.currency}, read.now)
     } catch (error) {
-      if (error instanceof RuleViolation) throw ruleError(error)
+      if (error instanceof RuleViolation) throw ruleError(error, checkoutId)
       throw error
     }
   }
@@ -436,10 +447,13 @@ export async function refundCheckoutChecked(
   const value = formatCents(plan?.amount ?? input.amount!)
   const currency = plan?.currency || input.currency || 'PHP'
   const kind = plan ? ` (${plan.kind}${plan.kind === 'partial' ? ` of ${formatCents(plan.paid)}` : ''})` : ''
-  await input.confirm(`Refund ${value} ${currency} of checkout ${checkoutId}${kind}`)
   let res
   try {
-    res = await client.call(refundCheckout, {params: {checkoutId}, body: {reason, amount: {value, currency}}})
+    res = await client.call(refundCheckout, {
+      params: {checkoutId},
+      body: {reason, amount: {value, currency}},
+      confirm: {action: `Refund ${value} ${currency} of checkout ${checkoutId}${kind}`, resourceId: checkoutId},
+    })
   } catch (error) {
     if (answerLost(error)) {
       const outcome = await reconcileRefund(client, {checkoutId, reason, value, currency, lost: error, before})
@@ -489,8 +503,8 @@ export async function updateWebhookMerged(
         message: `webhook ${webhookId} not found`,
         service: 'checkout',
         operationId: updateWebhook.id,
-        suggestions: ['opsctl webhook list'],
-      })
+        suggestions: [],
+      }).withNext({step: 'webhook-list'})
     }
 
     name ??= current.name as WebhookRequest['name']

@@ -104,7 +104,7 @@ export function planMetricRequest(names: readonly string[], periods: readonly st
       }
     }
 
-    if (!own) return {message: `Unknown metric ${name}; see the supported table with: opsctl metrics names`}
+    if (!own) return {message: `Unknown metric ${name}: it is in no period of the supported table`}
     byPeriod[own] ??= []
     if (!byPeriod[own].includes(name)) byPeriod[own].push(name)
   }

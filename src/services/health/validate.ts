@@ -61,7 +61,7 @@ export function parseSensor(value: string): {mac: string; model: string} {
 export function checkMetricRequest(names: readonly string[], periods: readonly string[] = []): MetricPeriod[] {
   const plan = planMetricRequest(names, periods)
   if (isMetricProblem(plan)) {
-    throw new RuleError(plan.message, ['See every supported pair: opsctl metrics names'], 'UNSUPPORTED_METRIC')
+    throw new RuleError(plan.message, [], 'UNSUPPORTED_METRIC').withNext({step: 'metrics-names'})
   }
 
   return Object.keys(plan.byPeriod) as MetricPeriod[]

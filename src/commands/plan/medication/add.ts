@@ -29,7 +29,6 @@ MAC already attached to another medication is refused by the service.`
     checkRequestBody(addPlanMedication, body)
     const client = await this.health()
     const userId = await this.resolveUserId(this.args.userId, client)
-    await this.announceChange('health')
     await client.call(addPlanMedication, {params: {userId}, body})
     const result = {added: body.medicationId, userId, ...body}
     await this.print(result)

@@ -1,9 +1,12 @@
 import {Args} from '@oclif/core'
 
+import {changeFlags} from '../../../cli/flags.js'
 import {HealthCommand, healthFlags, userIdArg} from '../../../cli/health-command.js'
 import {deletePlanMedication} from '../../../services/health/operations.js'
 
 export default class PlanMedicationDelete extends HealthCommand<typeof PlanMedicationDelete> {
+  static override baseFlags = changeFlags
+  static override changes = deletePlanMedication
   static override args = {userId: userIdArg, medicationId: Args.string({description: 'medication id on the plan', required: true})}
   static override description = `Remove a medication (and its sensors) from a user's plan (deletePlanMedication).
 
@@ -17,8 +20,10 @@ Asks for confirmation in a terminal; pass --yes elsewhere. It is not retried.`
   async run(): Promise<{deleted: string}> {
     const client = await this.health()
     const userId = await this.resolveUserId(this.args.userId, client)
-    await this.confirmDestructive('health', `Remove medication ${this.args.medicationId} from the plan`, this.args.medicationId)
-    await client.call(deletePlanMedication, {params: {userId, medicationId: this.args.medicationId}})
+    await client.call(deletePlanMedication, {
+      params: {userId, medicationId: this.args.medicationId},
+      confirm: {action: `Remove medication ${this.args.medicationId} from the plan`},
+    })
     const result = {deleted: this.args.medicationId}
     await this.print(result)
     return result

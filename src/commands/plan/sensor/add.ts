@@ -36,7 +36,6 @@ A MAC already on another medication is refused by the service.`
     checkRequestBody(addPlanSensor, body)
     const client = await this.health()
     const userId = await this.resolveUserId(this.args.userId, client)
-    await this.announceChange('health')
     await client.call(addPlanSensor, {params: {userId, medicationId: this.args.medicationId}, body})
     const result = {added: body.mac, medicationId: this.args.medicationId, ...body}
     await this.print(result)

@@ -1,10 +1,13 @@
 import {Args} from '@oclif/core'
 
+import {changeFlags} from '../../../cli/flags.js'
 import {HealthCommand, healthFlags, userIdArg} from '../../../cli/health-command.js'
 import {deletePlanSensor} from '../../../services/health/operations.js'
 import {normalizeMac} from '../../../services/health/validate.js'
 
 export default class PlanSensorDelete extends HealthCommand<typeof PlanSensorDelete> {
+  static override baseFlags = changeFlags
+  static override changes = deletePlanSensor
   static override args = {
     userId: userIdArg,
     medicationId: Args.string({description: 'medication id on the plan', required: true}),
@@ -23,8 +26,10 @@ Asks for confirmation in a terminal; pass --yes elsewhere. It is not retried.`
     const mac = normalizeMac(this.args.mac)
     const client = await this.health()
     const userId = await this.resolveUserId(this.args.userId, client)
-    await this.confirmDestructive('health', `Detach sensor ${mac} from ${this.args.medicationId}`, mac)
-    await client.call(deletePlanSensor, {params: {userId, medicationId: this.args.medicationId, mac}})
+    await client.call(deletePlanSensor, {
+      params: {userId, medicationId: this.args.medicationId, mac},
+      confirm: {action: `Detach sensor ${mac} from ${this.args.medicationId}`},
+    })
     const result = {deleted: mac, medicationId: this.args.medicationId}
     await this.print(result)
     return result

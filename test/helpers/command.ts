@@ -1,9 +1,11 @@
 /**
- * Runs a command class in this process the way oclif would (`Cmd.run(argv, config)`), with its own
- * temporary config folder, stdout/stderr captured, stdin replaced, and the exit code it set.
+ * The one command-test harness: runs a command class in this process the way oclif would
+ * (`Cmd.run(argv, config)`), with its own temporary config folder, stdout/stderr captured, stdin
+ * replaced, the exit code it set, and undici's MockAgent as the only dispatcher (no network at
+ * all; every request recorded).
  */
 import {Config} from '@oclif/core'
-import {mkdtempSync, rmSync} from 'node:fs'
+import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
 import {Readable} from 'node:stream'
@@ -11,8 +13,11 @@ import {MockAgent} from 'undici'
 import {vi} from 'vitest'
 
 import {setDispatcher} from '../../src/http/dispatcher.js'
+import {ProfileStore} from '../../src/profiles/store.js'
 
 export const ROOT = resolve(import.meta.dirname, '../..')
+/** The fake loopback origin the built-in sandbox profile points at. */
+export const ORIGIN = 'http://127.0.0.1:4010'
 
 let config: Config | undefined
 
@@ -28,7 +33,7 @@ export interface CommandResult {
   result: unknown
 }
 
-interface Runnable {
+export interface Runnable {
   run(argv: string[], config: Config): Promise<unknown>
 }
 
@@ -122,4 +127,73 @@ function parseBody(body: unknown): unknown {
   } catch {
     return String(body)
   }
+}
+
+export interface CommandHarness {
+  agent: MockAgent
+  /** the mock pool of the fake service origin */
+  pool: ReturnType<MockAgent['get']>
+  /** the temporary OPSCTL_CONFIG_DIR */
+  configDir: string
+  run(Cmd: Runnable, argv: string[], options?: {stdin?: string}): Promise<CommandResult>
+  /** every request that reached the mock: method, path, parsed JSON body, headers */
+  calls(): RecordedCall[]
+  /** profiles.json as written */
+  profiles(): any
+  close(): Promise<void>
+}
+
+/** An isolated config folder (plus `env`) and a MockAgent; `close()` undoes both. */
+export async function commandHarness(env: Record<string, string> = {}): Promise<CommandHarness> {
+  const isolated = isolate()
+  Object.assign(process.env, env)
+  const services = mockServices()
+  return {
+    agent: services.agent,
+    calls: services.calls,
+    async close() {
+      await services.close()
+      isolated.cleanup()
+    },
+    configDir: isolated.dir,
+    pool: services.agent.get(ORIGIN),
+    profiles: () => JSON.parse(readFileSync(join(isolated.dir, 'profiles.json'), 'utf8')),
+    run: (Cmd, argv, options) => runCommand(Cmd, argv, options),
+  }
+}
+
+type FlagValue = boolean | number | string | string[] | undefined
+
+/**
+ * argv from positionals and a flag object: `cli('chk_1', {reason: 'dup', yes: true})` ->
+ * `['chk_1', '--reason', 'dup', '--yes']`. `false` and `undefined` flags are left out; an array repeats the flag.
+ */
+export function cli(...parts: (Record<string, FlagValue> | string)[]): string[] {
+  const argv: string[] = []
+  for (const part of parts) {
+    if (typeof part === 'string') {
+      argv.push(part)
+      continue
+    }
+
+    for (const [name, value] of Object.entries(part)) {
+      if (value === undefined || value === false) continue
+      if (value === true) argv.push(`--${name}`)
+      else for (const v of Array.isArray(value) ? value : [value]) argv.push(`--${name}`, String(v))
+    }
+  }
+
+  return argv
+}
+
+/** Makes `prod`, a production profile with a secret key, the active profile of this config folder. */
+export async function useProduction(configDir: string, secretKey: string): Promise<void> {
+  const store = await ProfileStore.open(configDir)
+  store.set('prod', {
+    env: 'production',
+    health: {baseUrl: 'https://health.example.com'},
+    checkout: {baseUrl: 'https://pay.example.com/checkout', secretKey},
+  })
+  store.use('prod')
+  await store.save()
 }

@@ -1,0 +1,69 @@
+/**
+ * Consent to a change, derived from the operations table in one place: every call a command makes
+ * passes through `consentHook`, which announces a production target before the first change to a
+ * service, and asks before a destructive row (--yes, a prompt in a terminal, the resource id typed
+ * back on production). Without a terminal and without --yes nothing is sent (exit 2).
+ */
+import type {CallInput} from '../http/client.js'
+import type {Operation} from '../http/operation.js'
+import type {ResolvedProfile} from '../profiles/resolve.js'
+
+import {UsageError} from '../errors.js'
+import {pathParams} from '../http/operation.js'
+import {askConfirm, askTypeBack, isInteractive} from './prompt.js'
+
+export interface ConsentContext {
+  yes: boolean
+  dryRun: boolean
+  /** The command only undoes changes of its own (see BaseCommand.undoesOwnChanges): nothing to ask. */
+  ownChanges?: boolean
+  profile(): Promise<ResolvedProfile>
+}
+
+/** What a destructive call does, as the prompt says it, and the id typed back on production. */
+export interface ChangeDescription {
+  action: string
+  resourceId: string
+}
+
+/**
+ * "Delete webhook w-1" from the row `deleteWebhook` and its params; the id is the last path
+ * parameter (or the row's object: "customization" for `removeCustomization`).
+ */
+export function describeChange(op: Operation, params: Record<string, string | undefined> = {}): ChangeDescription {
+  const words = op.id.replaceAll(/([A-Z])/g, ' $1').toLowerCase().split(' ')
+  const names = pathParams(op.path)
+  const resourceId = (names.length > 0 ? params[names.at(-1)!] : undefined) ?? words.at(-1)!
+  const sentence = words.join(' ')
+  const action = sentence[0].toUpperCase() + sentence.slice(1)
+  return {action: names.length > 0 ? `${action} ${resourceId}` : action, resourceId}
+}
+
+/** Without --yes and without a terminal, consent cannot be given: say so before the first request. */
+export function requireConsentPossible(ctx: Pick<ConsentContext, 'dryRun' | 'yes'>, action: string): void {
+  if (ctx.dryRun || ctx.yes || isInteractive()) return
+  throw new UsageError(`${action} is destructive and needs confirmation; pass --yes to confirm without a terminal`)
+}
+
+/** The `beforeSend` hook of every client a command makes. */
+export function consentHook(ctx: ConsentContext): (op: Operation, input: CallInput) => Promise<void> {
+  const announced = new Set<string>()
+  return async (op, input) => {
+    // A dry run sends nothing, so it needs no consent; a read changes nothing.
+    if (ctx.dryRun || op.method === 'GET') return
+    const r = await ctx.profile()
+    if (r.profile.env === 'production' && !announced.has(op.service)) {
+      announced.add(op.service)
+      process.stderr.write(`Profile ${r.name} (production) -> ${r.profile[op.service].baseUrl}\n`)
+    }
+
+    if (!op.destructive || ctx.ownChanges || ctx.yes) return
+    const {action, resourceId} = {...describeChange(op, input.params), ...input.confirm}
+    requireConsentPossible(ctx, action)
+    const ok =
+      r.profile.env === 'production'
+        ? await askTypeBack(`${action} on PRODUCTION (${r.name}). Type ${resourceId} to confirm:`, resourceId)
+        : await askConfirm(`${action}?`)
+    if (!ok) throw new UsageError('Not confirmed; nothing was sent')
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * The global flags, in groups, so that a command offers only what it honours:
+ * - localFlags: --profile and the output contract, for commands that print data and send nothing;
+ * - sendFlags: + --dry-run, --verbose and --timeout, for commands that send requests;
+ * - changeFlags: + --yes, for a command that exists to call a destructive row (its `static changes`).
+ * A command that prints no data and sends nothing (sandbox start) takes none of them.
+ */
+import {Flags} from '@oclif/core'
+
+import {FORMATS} from './output.js'
+
+const GLOBAL = 'GLOBAL'
+
+export const profileFlag = {
+  profile: Flags.string({
+    char: 'p',
+    description: 'profile to use (default: the active one); an empty OPSCTL_PROFILE counts as unset, an empty --profile is an error',
+    env: 'OPSCTL_PROFILE',
+    helpGroup: GLOBAL,
+  }),
+}
+
+export const outputFlags = {
+  output: Flags.option({char: 'o', description: 'output format', helpGroup: GLOBAL, options: FORMATS})(),
+  columns: Flags.string({
+    delimiter: ',',
+    description: 'columns for table/csv output (comma separated, dot paths)',
+    helpGroup: GLOBAL,
+    multiple: true,
+  }),
+}
+
+export const requestFlags = {
+  verbose: Flags.boolean({description: 'print a redacted HTTP trace on stderr', env: 'OPSCTL_VERBOSE', helpGroup: GLOBAL}),
+  'dry-run': Flags.boolean({description: 'print the request as a curl command and send nothing', helpGroup: GLOBAL}),
+  timeout: Flags.integer({
+    default: 30,
+    description: 'seconds to wait for the service, retries included',
+    env: 'OPSCTL_TIMEOUT',
+    helpGroup: GLOBAL,
+    min: 1,
+  }),
+}
+
+export const yesFlag = {
+  yes: Flags.boolean({char: 'y', description: 'skip confirmation of destructive changes', helpGroup: GLOBAL}),
+}
+
+export const localFlags = {...profileFlag, ...outputFlags}
+export const sendFlags = {...localFlags, ...requestFlags}
+export const changeFlags = {...sendFlags, ...yesFlag}
+
+/** Every global flag's value, as the base command reads them: a command may not offer all of them. */
+export type GlobalFlagValues = Partial<{
+  profile: string
+  output: (typeof FORMATS)[number]
+  columns: string[]
+  verbose: boolean
+  'dry-run': boolean
+  timeout: number
+  yes: boolean
+}>

@@ -1,0 +1,98 @@
+/**
+ * The only place with "opsctl ..." next-step text. Rules, workflows, the runtime and the HTTP layer
+ * report facts (rule codes, `NextStep`s with their values); the CLI words them here as the
+ * "Try this:" lines under an error, when BaseCommand catches it.
+ */
+import {type NextStep, OpsError, RuleError} from '../errors.js'
+import {CODES} from '../services/checkout/rules.js'
+
+export const hints = {
+  help: (commandId: string | undefined) => `See: opsctl ${commandId?.replaceAll(':', ' ') ?? ''} --help`.trim(),
+  profileList: 'See the profiles: opsctl profile list',
+}
+
+/** A next step as a command line to run. */
+export function nextStepText(next: NextStep): string {
+  switch (next.step) {
+    case 'checkout-get': {
+      return `opsctl checkout get ${next.checkoutId}`
+    }
+
+    case 'metrics-names': {
+      return 'See every supported pair: opsctl metrics names'
+    }
+
+    case 'profile-add': {
+      if (next.flag === 'base-urls') return 'Fix the profile: opsctl profile add <name> --health-url https://... --checkout-url https://...'
+      return next.flag === 'public-key' ? 'Add it: opsctl profile add <name> --public-key <key>' : 'Add it: opsctl profile add <name> --secret-key-stdin'
+    }
+
+    case 'profile-show': {
+      return 'Check the profile keys: opsctl profile show'
+    }
+
+    case 'refund-again': {
+      const {amount, checkoutId, currency, reason} = next
+      return `opsctl refund create ${checkoutId} --reason ${shellQuote(reason)} --amount ${amount} --currency ${currency} --yes`
+    }
+
+    case 'refund-full': {
+      return `opsctl refund create ${next.checkoutId} --reason "<reason>" --full`
+    }
+
+    case 'refund-get': {
+      return `opsctl refund get ${next.checkoutId} ${next.refundId}`
+    }
+
+    case 'refund-list': {
+      return `opsctl refund list ${next.checkoutId}`
+    }
+
+    case 'sandbox-start': {
+      return 'Start one: opsctl sandbox start'
+    }
+
+    case 'sign-in': {
+      return `${next.again ? 'Sign in again' : 'Sign in'}: opsctl users login --email <email>`
+    }
+
+    case 'void': {
+      return `opsctl checkout void ${next.checkoutId} --reason "<reason>"`
+    }
+
+    case 'void-again': {
+      return `opsctl checkout void ${next.checkoutId} --reason ${shellQuote(next.reason)} --yes`
+    }
+
+    case 'webhook-delete': {
+      return `opsctl webhook delete ${next.webhookId} --yes`
+    }
+
+    case 'webhook-list': {
+      return 'opsctl webhook list'
+    }
+
+    case 'webhook-update': {
+      return `opsctl webhook update ${next.webhookId} --name ${next.name} --url ${next.url}`
+    }
+  }
+}
+
+/** The command a rule refusal points to, named in its message ("...; use `opsctl refund create`"). */
+const USE_INSTEAD: Record<string, string> = {
+  [CODES.refundBeforeCutoff]: 'opsctl checkout void',
+  [CODES.voidAfterCutoff]: 'opsctl refund create',
+}
+
+/** The error as the CLI shows it: its next steps worded first among the suggestions. */
+export function withHints(error: OpsError): OpsError {
+  error.suggestions.unshift(...error.next.map((n) => nextStepText(n)))
+  error.next.length = 0
+  const use = error instanceof RuleError && error.code ? USE_INSTEAD[error.code] : undefined
+  if (use) error.message = `${error.message}; use \`${use}\``
+  return error
+}
+
+function shellQuote(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`
+}

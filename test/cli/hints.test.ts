@@ -1,0 +1,28 @@
+/** The CLI words the facts of lower layers as "Try this:" commands, once, when it shows an error. */
+import {describe, expect, it} from 'vitest'
+
+import {withHints} from '../../src/cli/hints.js'
+import {ApiError, formatErrorForHuman, NetworkError} from '../../src/errors.js'
+
+describe('withHints', () => {
+  it('a rejected session or key points to the fix for that service', () => {
+    const health = withHints(new ApiError({message: 'session expired', operationId: 'getUser', service: 'health', status: 401}))
+    expect(formatErrorForHuman(health)).toContain('Try this: Sign in again: opsctl users login --email <email>')
+    const checkout = withHints(new ApiError({message: 'bad key', operationId: 'getCheckout', service: 'checkout', status: 403}))
+    expect(checkout.suggestions).toEqual(['Check the profile keys: opsctl profile show'])
+  })
+
+  it('next steps come first, before the plain suggestions, and are worded once', () => {
+    const error = new NetworkError('lost', undefined, true, ['Raise the limit with --timeout <seconds>']).withNext(
+      {checkoutId: 'chk_1', step: 'checkout-get'},
+      {checkoutId: 'chk_1', reason: "customer's call", step: 'void-again'},
+    )
+    withHints(error)
+    withHints(error)
+    expect(error.suggestions).toEqual([
+      'opsctl checkout get chk_1',
+      `opsctl checkout void chk_1 --reason 'customer'\\''s call' --yes`,
+      'Raise the limit with --timeout <seconds>',
+    ])
+  })
+})
