@@ -9,7 +9,7 @@ import Smoke from '../../src/commands/smoke.js'
 import {checkoutSteps} from '../../src/runtime/smoke/checkout-steps.js'
 import {healthSteps} from '../../src/runtime/smoke/health-steps.js'
 import {SANDBOX_KEYS} from '../../src/services/sandbox-defaults.js'
-import {isolate, mockServices, runCommand} from './run-command.js'
+import {isolate, mockServices, runCommand} from '../helpers/command.js'
 
 let env: ReturnType<typeof isolate>
 let services: ReturnType<typeof mockServices>

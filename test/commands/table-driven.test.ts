@@ -2,9 +2,8 @@
  * The CLI half of "behaviour derived once": a small service written only as table rows (one
  * destructive DELETE, one paged GET, one POST) and three commands that name them. Nothing else
  * is written for consent, announcements or --dry-run: they come from the rows, through the base
- * command and the client's `beforeSend` hook. (The table engineer's test of the same small
- * service covers the sandbox routes and `paginate`; at the merge these rows become one
- * `defineService(...)`.)
+ * command and the client's `beforeSend` hook. test/services/define-service.test.ts shows the
+ * sandbox side of such a table: routes, statuses and `paginate`.
  */
 import {Args, Flags} from '@oclif/core'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
@@ -12,48 +11,33 @@ import {z} from 'zod'
 
 import {BaseCommand} from '../../src/cli/base-command.js'
 import {changeFlags} from '../../src/cli/flags.js'
-import {operation} from '../../src/http/operation.js'
+import {defineService} from '../../src/http/operation.js'
 import {cli, type CommandHarness, commandHarness, useProduction} from '../helpers/command.js'
 
 const Gadget = z.looseObject({id: z.string(), name: z.string()})
 
-const gadgets = {
-  deleteGadget: operation({
-    id: 'deleteGadget',
-    service: 'checkout',
-    method: 'DELETE',
-    path: '/v1/gadgets/{gadgetId}',
-    auth: 'secret',
-    summary: 'Delete a gadget',
-    successStatus: 204,
-    idempotent: true,
-    destructive: true,
-  }),
-  listGadgets: operation({
-    id: 'listGadgets',
-    service: 'checkout',
-    method: 'GET',
-    path: '/v1/gadgets',
-    auth: 'secret',
-    summary: 'List gadgets, a page at a time',
-    query: z.object({pageToken: z.string().optional()}),
-    response: z.object({items: z.array(Gadget), next: z.string().optional()}),
-    successStatus: 200,
-    idempotent: true,
-  }),
-  createGadget: operation({
-    id: 'createGadget',
-    service: 'checkout',
-    method: 'POST',
-    path: '/v1/gadgets',
-    auth: 'secret',
-    summary: 'Create a gadget',
-    body: z.object({name: z.string().min(1)}),
-    response: Gadget,
-    successStatus: 201,
-    idempotent: false,
-  }),
-}
+const gadgets = defineService({
+  name: 'checkout',
+  operations: {
+    deleteGadget: {method: 'DELETE', path: '/v1/gadgets/{gadgetId}', auth: 'secret', successStatus: 204, destructive: true},
+    listGadgets: {
+      method: 'GET',
+      path: '/v1/gadgets',
+      auth: 'secret',
+      query: z.object({pageToken: z.string().optional()}),
+      response: z.object({items: z.array(Gadget), next: z.string().optional()}),
+      paging: {token: 'pageToken', items: 'items', next: 'next'},
+    },
+    createGadget: {
+      method: 'POST',
+      path: '/v1/gadgets',
+      auth: 'secret',
+      body: z.object({name: z.string().min(1)}),
+      response: Gadget,
+      successStatus: 201,
+    },
+  },
+}).operations
 
 class GadgetDelete extends BaseCommand<typeof GadgetDelete> {
   static override args = {gadgetId: Args.string({required: true})}

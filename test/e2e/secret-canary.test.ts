@@ -7,7 +7,7 @@
  * profiles.json (which holds credentials by design, mode 0600).
  *
  * The commands come from the built oclif.manifest.json: a new command without an entry in ARGV
- * below fails the first test. Plain, --verbose and --json run in-process (test/commands/run-command.ts);
+ * below fails the first test. Plain, --verbose and --json run in-process (test/helpers/command.ts);
  * DEBUG=* runs as real processes, since oclif reads DEBUG when it loads. Run `npm run build` first.
  */
 import {existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'

@@ -184,9 +184,3 @@ describe('the client, from the row', () => {
   })
 })
 
-// The CLI runtime reads the same rows: confirmation from `destructive` and `--dry-run` as a
-// transport belong to src/cli and src/http. Their checks on this service go here.
-describe('the CLI runtime, from the same rows', () => {
-  it.todo('confirms the destructive DELETE: refuses without --yes and without a TTY, nothing sent')
-  it.todo('--dry-run sends nothing and prints curl')
-})
