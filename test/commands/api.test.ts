@@ -1,31 +1,20 @@
 import {mkdtempSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import {afterEach, beforeEach, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 
 import Api from '../../src/commands/api.js'
 import {SANDBOX_KEYS} from '../../src/services/sandbox-defaults.js'
-import {isolate, mockServices, runCommand} from '../helpers/command.js'
+import {isolatedWithMockedServices, runCommand} from '../helpers/command.js'
 
 const ORIGIN = 'http://127.0.0.1:4010'
 const basic = (key: string) => `Basic ${Buffer.from(`${key}:`).toString('base64')}`
 const JSON_HEADERS = {'content-type': 'application/json'}
 
-let env: ReturnType<typeof isolate>
-let services: ReturnType<typeof mockServices>
+const harness = isolatedWithMockedServices()
 
-beforeEach(() => {
-  env = isolate()
-  services = mockServices()
-})
-
-afterEach(async () => {
-  await services.close()
-  env.cleanup()
-})
-
-const calls = () => services.agent.getCallHistory()?.calls() ?? []
-const pool = () => services.agent.get(ORIGIN)
+const calls = () => harness.services.agent.getCallHistory()?.calls() ?? []
+const pool = () => harness.services.agent.get(ORIGIN)
 
 function noSecrets(text: string) {
   for (const s of [

@@ -5,12 +5,12 @@
 import {Args} from '@oclif/core'
 import {readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
-import {afterEach, beforeEach, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 
 import {BaseCommand} from '../../src/cli/base-command.js'
 import {changeFlags} from '../../src/cli/flags.js'
 import {deleteWebhook} from '../../src/services/checkout/operations.js'
-import {isolate, mockServices, runCommand, useProduction} from '../helpers/command.js'
+import {isolatedWithMockedServices, runCommand, useProduction} from '../helpers/command.js'
 
 /** Consent comes from the row: the command only names it. */
 class DeleteWebhook extends BaseCommand<typeof DeleteWebhook> {
@@ -56,27 +56,16 @@ class StoreSession extends BaseCommand<typeof StoreSession> {
     const {name, store} = await this.profile()
     store.update(name, (p) => ({...p, health: {...p.health, session: 'sess-Kk11Ll22Mm33', userId: 'u-7'}}))
     if (process.env.TEST_BREAK_CONFIG_DIR) {
-      rmSync(env.dir, {force: true, recursive: true})
-      writeFileSync(env.dir, 'not a folder')
+      rmSync(harness.env.dir, {force: true, recursive: true})
+      writeFileSync(harness.env.dir, 'not a folder')
     }
 
     return {userId: 'u-7'}
   }
 }
 
-let env: ReturnType<typeof isolate>
-let services: ReturnType<typeof mockServices>
-const calls = () => services.agent.getCallHistory()?.calls() ?? []
-
-beforeEach(() => {
-  env = isolate()
-  services = mockServices()
-})
-
-afterEach(async () => {
-  await services.close()
-  env.cleanup()
-})
+const harness = isolatedWithMockedServices()
+const calls = () => harness.services.agent.getCallHistory()?.calls() ?? []
 
 describe('destructive changes', () => {
   it('without a terminal and without --yes: exit 2, nothing sent', async () => {
@@ -87,7 +76,7 @@ describe('destructive changes', () => {
   })
 
   it('with --yes: sent once, and the result printed under --json', async () => {
-    services.agent.get('http://127.0.0.1:4010').intercept({path: '/checkout/v1/webhooks/w-1', method: 'DELETE'}).reply(200, {id: 'w-1'})
+    harness.services.agent.get('http://127.0.0.1:4010').intercept({path: '/checkout/v1/webhooks/w-1', method: 'DELETE'}).reply(200, {id: 'w-1'})
     const r = await runCommand(DeleteWebhook, ['w-1', '--yes', '--json'])
     expect(r.code, r.stderr).toBe(0)
     expect(JSON.parse(r.stdout)).toEqual({deleted: 'w-1'})
@@ -95,8 +84,8 @@ describe('destructive changes', () => {
   })
 
   it('on a production profile, the profile, env and base URL are announced on stderr first', async () => {
-    await useProduction(env.dir, 'sk-live-Rr12Tt34Yy56')
-    services.agent.get('https://pay.example.com').intercept({path: '/checkout/v1/webhooks/w-1', method: 'DELETE'}).reply(200, {id: 'w-1'})
+    await useProduction(harness.env.dir, 'sk-live-Rr12Tt34Yy56')
+    harness.services.agent.get('https://pay.example.com').intercept({path: '/checkout/v1/webhooks/w-1', method: 'DELETE'}).reply(200, {id: 'w-1'})
     const r = await runCommand(DeleteWebhook, ['w-1', '-y'])
     expect(r.code, r.stderr).toBe(0)
     expect(r.stderr).toContain('Profile prod (production) -> https://pay.example.com/checkout')
@@ -162,7 +151,7 @@ describe('profile changes', () => {
   it('a change a command did not save is written when it ends', async () => {
     const r = await runCommand(StoreSession, ['--json'])
     expect(r.code, r.stderr).toBe(0)
-    const saved = JSON.parse(readFileSync(join(env.dir, 'profiles.json'), 'utf8'))
+    const saved = JSON.parse(readFileSync(join(harness.env.dir, 'profiles.json'), 'utf8'))
     expect(saved.profiles.sandbox.health).toMatchObject({session: 'sess-Kk11Ll22Mm33', userId: 'u-7'})
   })
 
@@ -170,7 +159,7 @@ describe('profile changes', () => {
     process.env.TEST_BREAK_CONFIG_DIR = '1'
     const r = await runCommand(StoreSession, [])
     expect(r.code).toBe(1)
-    expect(r.stderr).toContain(`Error: could not save ${join(env.dir, 'profiles.json')}`)
+    expect(r.stderr).toContain(`Error: could not save ${join(harness.env.dir, 'profiles.json')}`)
     expect(r.stderr).not.toContain('sess-Kk11Ll22Mm33')
   })
 })

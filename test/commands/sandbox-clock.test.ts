@@ -1,22 +1,11 @@
-import {afterEach, beforeEach, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 
 import SandboxClock from '../../src/commands/sandbox/clock.js'
-import {isolate, mockServices, runCommand} from '../helpers/command.js'
+import {isolatedWithMockedServices, runCommand} from '../helpers/command.js'
 
 const ORIGIN = 'http://127.0.0.1:4010'
 
-let env: ReturnType<typeof isolate>
-let services: ReturnType<typeof mockServices>
-
-beforeEach(() => {
-  env = isolate()
-  services = mockServices()
-})
-
-afterEach(async () => {
-  await services.close()
-  env.cleanup()
-})
+const harness = isolatedWithMockedServices()
 
 describe('opsctl sandbox clock: bounds', () => {
   it('refuses a negative or a huge --advance with exit 2 and sends nothing', async () => {
@@ -31,7 +20,7 @@ describe('opsctl sandbox clock: bounds', () => {
       expect(result.stderr.trim().split('\n')).toHaveLength(1)
     }
 
-    expect(services.calls()).toEqual([])
+    expect(harness.services.calls()).toEqual([])
   })
 
   it('refuses --set more than 10 years from today with exit 2 and sends nothing', async () => {
@@ -41,18 +30,18 @@ describe('opsctl sandbox clock: bounds', () => {
       expect(result.stderr).toMatch(/--set must be within 10 years of the real time \(\d{4}-\d\d-\d\d to \d{4}-\d\d-\d\d\)/)
     }
 
-    expect(services.calls()).toEqual([])
+    expect(harness.services.calls()).toEqual([])
   })
 
   it('sends an advance of up to 10 years to the sandbox', async () => {
-    services.agent
+    harness.services.agent
       .get(ORIGIN)
       .intercept({method: 'POST', path: '/__sandbox/clock'})
       .reply(200, {now: '2036-11-20T00:00:00.000Z'}, {headers: {'content-type': 'application/json'}})
     const result = await runCommand(SandboxClock, ['--advance', '3653d', '--json'])
     expect(result.code).toBe(0)
     expect(JSON.parse(result.stdout)).toEqual({now: '2036-11-20T00:00:00.000Z'})
-    expect(services.calls()).toMatchObject([{method: 'POST', path: '/__sandbox/clock', body: {advance: '3653d'}}])
+    expect(harness.services.calls()).toMatchObject([{method: 'POST', path: '/__sandbox/clock', body: {advance: '3653d'}}])
   })
 
   it('--dry-run prints the control call as curl and sends nothing', async () => {
@@ -62,6 +51,6 @@ describe('opsctl sandbox clock: bounds', () => {
     expect(result.stdout).toContain(`--data '{"advance":"1h"}'`)
     const json = await runCommand(SandboxClock, ['--dry-run', '--json'])
     expect(JSON.parse(json.stdout)).toMatchObject({dryRun: true, request: {method: 'GET', url: `${ORIGIN}/__sandbox/clock`}})
-    expect(services.calls()).toEqual([])
+    expect(harness.services.calls()).toEqual([])
   })
 })

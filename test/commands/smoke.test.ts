@@ -2,25 +2,16 @@
  * `smoke --dry-run`: the plan of a run, from the steps' declarations, with nothing sent. The
  * expected steps are computed from the same declarations the run uses, never counted by hand.
  */
-import {afterEach, beforeEach, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 
 import ProfileAdd from '../../src/commands/profile/add.js'
 import Smoke from '../../src/commands/smoke.js'
 import {checkoutSteps} from '../../src/runtime/smoke/checkout-steps.js'
 import {healthSteps} from '../../src/runtime/smoke/health-steps.js'
 import {SANDBOX_KEYS} from '../../src/services/sandbox-defaults.js'
-import {isolate, mockServices, runCommand} from '../helpers/command.js'
+import {isolatedWithMockedServices, runCommand} from '../helpers/command.js'
 
-let env: ReturnType<typeof isolate>
-let services: ReturnType<typeof mockServices>
-beforeEach(() => {
-  env = isolate()
-  services = mockServices()
-})
-afterEach(async () => {
-  await services.close()
-  env.cleanup()
-})
+const harness = isolatedWithMockedServices()
 
 const declared = [...healthSteps({group: 'demo-clinic'}), ...checkoutSteps(undefined)]
 
@@ -40,7 +31,7 @@ describe('opsctl smoke --dry-run', () => {
       curl: `curl -sS -X POST 'http://127.0.0.1:{port}/checkout/v1/checkouts/{checkoutId}/refunds' \\\n  -u "$OPSCTL_CHECKOUT_SECRET_KEY:"`,
     })
     expect(r.stdout).not.toContain(SANDBOX_KEYS.secretKey)
-    expect(services.calls()).toEqual([])
+    expect(harness.services.calls()).toEqual([])
   })
 
   it('without --json, prints one row per step on stdout and says on stderr that nothing was sent', async () => {
@@ -51,7 +42,7 @@ describe('opsctl smoke --dry-run', () => {
     const health = declared.filter((s) => s.suite === 'health')
     expect(rows.slice(1).map((row) => row.split(',')[2])).toEqual(health.map((s) => s.operation))
     expect(r.stderr).toContain(`Smoke, dry run: ${health.length} steps against an embedded sandbox (not started: --dry-run); nothing was sent`)
-    expect(services.calls()).toEqual([])
+    expect(harness.services.calls()).toEqual([])
   })
 
   it('against a production profile: its URLs, and the sandbox-only steps marked as skipped', async () => {
@@ -77,6 +68,6 @@ describe('opsctl smoke --dry-run', () => {
       'https://pay.example.com/checkout/v1/checkouts',
     )
     expect(r.stdout).not.toContain('pk-live-Aa11Bb22')
-    expect(services.calls()).toEqual([])
+    expect(harness.services.calls()).toEqual([])
   })
 })

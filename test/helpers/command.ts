@@ -10,7 +10,7 @@ import {tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
 import {Readable} from 'node:stream'
 import {MockAgent} from 'undici'
-import {vi} from 'vitest'
+import {afterEach, beforeEach, vi} from 'vitest'
 
 import {setDispatcher} from '../../src/http/dispatcher.js'
 import {ProfileStore} from '../../src/profiles/store.js'
@@ -49,6 +49,31 @@ export function isolate(): {dir: string; cleanup(): void} {
     cleanup() {
       process.env = saved
       rmSync(dir, {force: true, recursive: true})
+    },
+  }
+}
+
+/**
+ * For a whole test file: before each test a fresh `isolate()` and `mockServices()`, closed and
+ * removed after it. Read `env` and `services` inside the tests (they change with each one).
+ */
+export function isolatedWithMockedServices(): {readonly env: ReturnType<typeof isolate>; readonly services: MockedServices} {
+  let env: ReturnType<typeof isolate> | undefined
+  let services: MockedServices | undefined
+  beforeEach(() => {
+    env = isolate()
+    services = mockServices()
+  })
+  afterEach(async () => {
+    await services?.close()
+    env?.cleanup()
+  })
+  return {
+    get env() {
+      return env as ReturnType<typeof isolate>
+    },
+    get services() {
+      return services as MockedServices
     },
   }
 }
