@@ -53,19 +53,36 @@ export function isolate(): {dir: string; cleanup(): void} {
   }
 }
 
+/** For a whole test file: a fresh `mockServices()` before each test, closed after it. */
+export function mockedServicesPerTest(): {readonly agent: MockAgent; readonly services: MockedServices} {
+  let services: MockedServices | undefined
+  beforeEach(() => {
+    services = mockServices()
+  })
+  afterEach(async () => {
+    await services?.close()
+  })
+  return {
+    get agent() {
+      return (services as MockedServices).agent
+    },
+    get services() {
+      return services as MockedServices
+    },
+  }
+}
+
 /**
  * For a whole test file: before each test a fresh `isolate()` and `mockServices()`, closed and
  * removed after it. Read `env` and `services` inside the tests (they change with each one).
  */
 export function isolatedWithMockedServices(): {readonly env: ReturnType<typeof isolate>; readonly services: MockedServices} {
   let env: ReturnType<typeof isolate> | undefined
-  let services: MockedServices | undefined
   beforeEach(() => {
     env = isolate()
-    services = mockServices()
   })
-  afterEach(async () => {
-    await services?.close()
+  const mocked = mockedServicesPerTest()
+  afterEach(() => {
     env?.cleanup()
   })
   return {
@@ -73,7 +90,7 @@ export function isolatedWithMockedServices(): {readonly env: ReturnType<typeof i
       return env as ReturnType<typeof isolate>
     },
     get services() {
-      return services as MockedServices
+      return mocked.services
     },
   }
 }

@@ -1,13 +1,12 @@
-import {MockAgent} from 'undici'
-import {afterEach, beforeEach, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 import {z} from 'zod'
 
 import {ApiError, ExitCode, NetworkError, UsageError} from '../../../src/errors.js'
 import {type ClientOptions, ServiceClient} from '../../../src/http/client.js'
-import {setDispatcher} from '../../../src/http/dispatcher.js'
 import {DryRunRequest} from '../../../src/http/dry-run.js'
 import {operation} from '../../../src/http/operation.js'
 import {type ServiceTarget} from '../../../src/http/services.js'
+import {mockedServicesPerTest} from '../../helpers/command.js'
 
 const PUBLIC_KEY = 'pk-test-Aa11Bb22Cc33Dd44'
 const SECRET_KEY = 'sk-test-Ee55Ff66Gg77Hh88'
@@ -85,18 +84,7 @@ const signIn = operation({
   idempotent: false,
 })
 
-let agent: MockAgent
-
-beforeEach(() => {
-  agent = new MockAgent({enableCallHistory: true})
-  agent.disableNetConnect()
-  setDispatcher(agent)
-})
-
-afterEach(async () => {
-  setDispatcher(undefined)
-  await agent.close()
-})
+const mocked = mockedServicesPerTest()
 
 function client(target: ServiceTarget = CHECKOUT, options: Partial<ClientOptions> = {}): ServiceClient {
   // Retries without waiting, so that the retry tests stay fast; the real delays are measured in client-network.test.ts.
@@ -104,7 +92,7 @@ function client(target: ServiceTarget = CHECKOUT, options: Partial<ClientOptions
 }
 
 function calls() {
-  return agent.getCallHistory()?.calls() ?? []
+  return mocked.agent.getCallHistory()?.calls() ?? []
 }
 
 async function failure(promise: Promise<unknown>): Promise<any> {
@@ -122,7 +110,7 @@ const JSON_HEADERS = {'content-type': 'application/json'}
 
 describe('URL building', () => {
   it('keeps the base URL path: https://host/checkout + /v1/checkouts', async () => {
-    agent
+    mocked.agent
       .get('https://pay.example.com')
       .intercept({path: '/checkout/v1/checkouts', method: 'POST'})
       .reply(200, {checkoutId: 'c-1', redirectUrl: 'https://pay.example.com/page/c-1'}, {headers: JSON_HEADERS})
@@ -132,7 +120,7 @@ describe('URL building', () => {
   })
 
   it('keeps the base path when the base URL ends with a slash', async () => {
-    agent
+    mocked.agent
       .get('https://pay.example.com')
       .intercept({path: '/checkout/v1/checkouts/c-1', method: 'GET'})
       .reply(200, {id: 'c-1'}, {headers: JSON_HEADERS})
@@ -141,7 +129,7 @@ describe('URL building', () => {
   })
 
   it('encodes path parameters so that a value cannot change the path', async () => {
-    agent
+    mocked.agent
       .get('https://pay.example.com')
       .intercept({path: '/checkout/v1/checkouts/a%2Fb%3Fc%3Dd%20e%23f', method: 'GET'})
       .reply(200, {id: 'a/b?c=d e#f'}, {headers: JSON_HEADERS})
@@ -169,7 +157,7 @@ describe('URL building', () => {
   })
 
   it('sends query arrays as repeated keys and leaves undefined values out', async () => {
-    agent
+    mocked.agent
       .get('https://health.example.com')
       .intercept({path: /^\/api\/users\/me/, method: 'GET'})
       .reply(200, {}, {headers: JSON_HEADERS})
@@ -178,7 +166,7 @@ describe('URL building', () => {
   })
 
   it('sends a query given inside a raw path (opsctl api ... /v1/x?a=b) as a query, not as part of the path', async () => {
-    agent
+    mocked.agent
       .get('https://pay.example.com')
       .intercept({path: '/checkout/v1/webhooks?a=b&c=d', method: 'GET'})
       .reply(200, [], {headers: JSON_HEADERS})
@@ -189,7 +177,7 @@ describe('URL building', () => {
 
 describe('authentication', () => {
   it('checkout: the public key as Basic base64(key + ":") where the operation says public', async () => {
-    agent
+    mocked.agent
       .get('https://pay.example.com')
       .intercept({path: '/checkout/v1/checkouts', method: 'POST'})
       .reply(200, {checkoutId: 'c-1', redirectUrl: 'x'}, {headers: JSON_HEADERS})
@@ -202,7 +190,7 @@ describe('authentication', () => {
   })
 
   it('checkout: the secret key where the operation says secret', async () => {
-    agent
+    mocked.agent
       .get('https://pay.example.com')
       .intercept({path: '/checkout/v1/checkouts/c-1', method: 'GET'})
       .reply(200, {id: 'c-1'}, {headers: JSON_HEADERS})
@@ -218,7 +206,7 @@ describe('authentication', () => {
   })
 
   it('health: the session cookie, x-ph-api-version 3.14.0 and accept-language', async () => {
-    agent
+    mocked.agent
       .get('https://health.example.com')
       .intercept({path: '/api/users/me', method: 'GET'})
       .reply(200, {id: 'u-1'}, {headers: JSON_HEADERS})
@@ -231,7 +219,7 @@ describe('authentication', () => {
   })
 
   it('health: no accept-language unless one is set; the version header even without a session', async () => {
-    agent.get('https://health.example.com').intercept({path: '/api/sign-in', method: 'POST'}).reply(200, {}, {headers: JSON_HEADERS})
+    mocked.agent.get('https://health.example.com').intercept({path: '/api/sign-in', method: 'POST'}).reply(200, {}, {headers: JSON_HEADERS})
     await client({...HEALTH, session: undefined}).call(signIn, {body: {email: 'a@example.com', password: 'pw-Secret-123'}})
     const {headers} = calls()[0]
     expect(headers?.['x-ph-api-version']).toBe('3.14.0')
@@ -258,7 +246,7 @@ describe('request body validation', () => {
   })
 
   it('unknown fields of a valid body are kept and sent', async () => {
-    agent
+    mocked.agent
       .get('https://pay.example.com')
       .intercept({path: '/checkout/v1/checkouts', method: 'POST'})
       .reply(200, {checkoutId: 'c-1', redirectUrl: 'x'}, {headers: JSON_HEADERS})
@@ -268,7 +256,7 @@ describe('request body validation', () => {
 
   it('a response that does not match its schema is returned as received, with a warning', async () => {
     const warnings: string[] = []
-    agent
+    mocked.agent
       .get('https://pay.example.com')
       .intercept({path: '/checkout/v1/checkouts/c-1', method: 'GET'})
       .reply(200, {checkoutId: 'c-1', extra: true}, {headers: JSON_HEADERS})
@@ -358,7 +346,7 @@ describe('error bodies', () => {
   for (const c of cases) {
     it(`${c.name} -> HTTP ${c.status}, exit ${c.exit}`, async () => {
       const body = typeof c.body === 'string' ? c.body : JSON.stringify(c.body)
-      agent
+      mocked.agent
         .get('https://pay.example.com')
         .intercept({path: '/checkout/v1/checkouts', method: 'POST'})
         .reply(c.status, body, {headers: {...(typeof c.body === 'string' ? {} : JSON_HEADERS), ...c.headers}})
@@ -379,7 +367,7 @@ describe('error bodies', () => {
   }
 
   it('a server message that echoes the key is scrubbed', async () => {
-    agent
+    mocked.agent
       .get('https://pay.example.com')
       .intercept({path: '/checkout/v1/checkouts/c-1', method: 'GET'})
       .reply(401, {error: `Unknown key ${SECRET_KEY}`, code: 'K001'}, {headers: JSON_HEADERS})
@@ -392,7 +380,7 @@ describe('error bodies', () => {
 
 describe('retries', () => {
   it('a non-idempotent POST that gets 503 is sent exactly once', async () => {
-    agent
+    mocked.agent
       .get('https://pay.example.com')
       .intercept({path: '/checkout/v1/checkouts/c-1/refunds', method: 'POST'})
       .reply(503, {message: 'busy'}, {headers: JSON_HEADERS})
@@ -405,7 +393,7 @@ describe('retries', () => {
   })
 
   it('an idempotent GET that gets 503, 503, 200 succeeds after three attempts', async () => {
-    const pool = agent.get('https://pay.example.com')
+    const pool = mocked.agent.get('https://pay.example.com')
     pool.intercept({path: '/checkout/v1/checkouts/c-1', method: 'GET'}).reply(503, {message: 'busy'}, {headers: JSON_HEADERS}).times(2)
     pool.intercept({path: '/checkout/v1/checkouts/c-1', method: 'GET'}).reply(200, {id: 'c-1'}, {headers: JSON_HEADERS})
     const res = await client().call(getCheckout, {params: {checkoutId: 'c-1'}})
@@ -415,7 +403,7 @@ describe('retries', () => {
   })
 
   it('an idempotent GET gives up after the retry budget with the last error (exit 6)', async () => {
-    agent
+    mocked.agent
       .get('https://pay.example.com')
       .intercept({path: '/checkout/v1/checkouts/c-1', method: 'GET'})
       .reply(503, {message: 'still busy'}, {headers: {...JSON_HEADERS, 'x-request-id': 'req-last'}})
@@ -431,7 +419,7 @@ describe('retries', () => {
   })
 
   it('a 4xx answer is never retried, even for an idempotent GET', async () => {
-    agent
+    mocked.agent
       .get('https://pay.example.com')
       .intercept({path: '/checkout/v1/checkouts/c-1', method: 'GET'})
       .reply(404, {message: 'nope'}, {headers: JSON_HEADERS})
@@ -442,7 +430,7 @@ describe('retries', () => {
   })
 
   it('raw requests retry only GET', async () => {
-    const pool = agent.get('https://pay.example.com')
+    const pool = mocked.agent.get('https://pay.example.com')
     pool.intercept({path: '/checkout/v1/webhooks', method: 'POST'}).reply(503, '').persist()
     pool.intercept({path: '/checkout/v1/webhooks', method: 'GET'}).reply(503, '').times(1)
     pool.intercept({path: '/checkout/v1/webhooks', method: 'GET'}).reply(200, [], {headers: JSON_HEADERS})
@@ -458,7 +446,7 @@ describe('retries', () => {
 describe('--verbose trace', () => {
   it('shows method, URL, status, request id, headers and bodies, with every secret masked', async () => {
     const lines: string[] = []
-    agent
+    mocked.agent
       .get('https://health.example.com')
       .intercept({path: '/api/sign-in', method: 'POST'})
       .reply(
@@ -484,7 +472,7 @@ describe('--verbose trace', () => {
 
   it('masks the Authorization header and keys in query strings', async () => {
     const lines: string[] = []
-    agent
+    mocked.agent
       .get('https://pay.example.com')
       .intercept({path: /^\/checkout\/v1\/webhooks/, method: 'GET'})
       .reply(200, [], {headers: JSON_HEADERS})
@@ -508,7 +496,7 @@ describe('echoes of derived forms of a credential', () => {
   for (const [name, form] of Object.entries(forms)) {
     it(`scrubs ${name} from the message, the field errors, the request id and the trace`, async () => {
       const lines: string[] = []
-      agent
+      mocked.agent
         .get('https://pay.example.com')
         .intercept({path: '/checkout/v1/checkouts/c-1', method: 'GET'})
         .reply(
@@ -527,7 +515,7 @@ describe('echoes of derived forms of a credential', () => {
   it('a key that straddles where a text message or a traced body is cut leaves no piece of itself', async () => {
     const lines: string[] = []
     const at = (n: number) => 'x'.repeat(n - 6)
-    agent
+    mocked.agent
       .get('https://pay.example.com')
       .intercept({path: '/checkout/v1/checkouts/c-1', method: 'GET'})
       .reply(500, `${at(200)}${SECRET_KEY} and ${at(2000 - 200 - SECRET_KEY.length - 5)}${SECRET_KEY}`, {
@@ -543,7 +531,7 @@ describe('echoes of derived forms of a credential', () => {
 
   it('a session a sign-in answer sets is scrubbed from what the server says next', async () => {
     const session = 's%3Anew-Session-Kk90Ll12.sig'
-    const origin = agent.get('https://health.example.com')
+    const origin = mocked.agent.get('https://health.example.com')
     origin
       .intercept({path: '/api/sign-in', method: 'POST'})
       .reply(200, {id: 'u-1'}, {headers: {...JSON_HEADERS, 'set-cookie': `connect.sid=${session}; Path=/; HttpOnly`}})
@@ -559,7 +547,7 @@ describe('echoes of derived forms of a credential', () => {
 describe('--verbose trace of an echoing server', () => {
   it('scrubs the profile credentials from a text body that echoes them', async () => {
     const lines: string[] = []
-    agent
+    mocked.agent
       .get('https://pay.example.com')
       .intercept({path: '/checkout/v1/checkouts/c-1', method: 'GET'})
       .reply(401, `bad key ${SECRET_KEY}`, {headers: {'content-type': 'text/plain', 'x-debug-key': SECRET_KEY}})
@@ -585,7 +573,7 @@ describe('transport safety', () => {
 
   it('allows plain http to loopback: 127.0.0.1, localhost and [::1]', async () => {
     for (const origin of ['http://127.0.0.1:4010', 'http://localhost:4010', 'http://[::1]:4010']) {
-      agent.get(origin).intercept({path: '/checkout/v1/checkouts/c-1', method: 'GET'}).reply(200, {id: 'c-1'}, {headers: JSON_HEADERS})
+      mocked.agent.get(origin).intercept({path: '/checkout/v1/checkouts/c-1', method: 'GET'}).reply(200, {id: 'c-1'}, {headers: JSON_HEADERS})
       const res = await client({...CHECKOUT, baseUrl: `${origin}/checkout`}).call(getCheckout, {params: {checkoutId: 'c-1'}})
       expect(res.data).toEqual({id: 'c-1'})
     }
@@ -614,7 +602,7 @@ describe('transport safety', () => {
   })
 
   it('sends a body without a secret-named field over plain http: only credentials are refused', async () => {
-    agent.get('http://health.example.com').intercept({path: '/api/sign-in', method: 'POST'}).reply(200, {}, {headers: JSON_HEADERS})
+    mocked.agent.get('http://health.example.com').intercept({path: '/api/sign-in', method: 'POST'}).reply(200, {}, {headers: JSON_HEADERS})
     await client({service: 'health', baseUrl: 'http://health.example.com'}).raw('POST', '/api/sign-in', {auth: 'none', body: {email: 'a@example.com'}})
     expect(calls()).toHaveLength(1)
   })
@@ -674,7 +662,7 @@ describe('--dry-run', () => {
   })
 
   it('sends one Authorization header, the profile key, whatever case the caller used', async () => {
-    agent.get('https://pay.example.com').intercept({path: '/checkout/v1/webhooks', method: 'GET'}).reply(200, [], {headers: JSON_HEADERS})
+    mocked.agent.get('https://pay.example.com').intercept({path: '/checkout/v1/webhooks', method: 'GET'}).reply(200, [], {headers: JSON_HEADERS})
     await client().raw('GET', '/v1/webhooks', {auth: 'secret', headers: {Authorization: 'Bearer tok-Uu12Ii34'}})
     const sent = calls()[0].headers as Record<string, string>
     expect(Object.keys(sent).filter((k) => k.toLowerCase() === 'authorization')).toEqual(['authorization'])
@@ -702,7 +690,7 @@ describe('--dry-run', () => {
 
 describe('network errors', () => {
   it('a refused connection is exit 7 and the outcome is known (nothing was applied)', async () => {
-    agent
+    mocked.agent
       .get('https://pay.example.com')
       .intercept({path: '/checkout/v1/checkouts', method: 'POST'})
       .replyWithError(Object.assign(new Error('connect ECONNREFUSED'), {code: 'ECONNREFUSED'}))
@@ -713,7 +701,7 @@ describe('network errors', () => {
   })
 
   it('a reset during a non-idempotent request is exit 7 with the outcome unknown', async () => {
-    agent
+    mocked.agent
       .get('https://pay.example.com')
       .intercept({path: '/checkout/v1/checkouts', method: 'POST'})
       .replyWithError(Object.assign(new Error('other side closed'), {code: 'UND_ERR_SOCKET'}))

@@ -3,40 +3,30 @@
  * buyer, sandbox control calls, a form body. Same user-agent, same redaction, same exit-7 rules,
  * and --dry-run as a transport that records and stops before anything leaves.
  */
-import {MockAgent} from 'undici'
-import {afterEach, beforeEach, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 
 import {ExitCode, NetworkError, UsageError} from '../../../src/errors.js'
 import {ServiceClient} from '../../../src/http/client.js'
-import {setDispatcher} from '../../../src/http/dispatcher.js'
 import {DryRunRequest, DryRunTransport} from '../../../src/http/dry-run.js'
 import {createTransport} from '../../../src/http/transport.js'
 import {USER_AGENT} from '../../../src/http/user-agent.js'
 import {actAsBuyer} from '../../../src/runtime/buyer.js'
 import {sandboxControl} from '../../../src/runtime/sandbox-control.js'
+import {mockedServicesPerTest} from '../../helpers/command.js'
 
 const ORIGIN = 'http://127.0.0.1:4010'
 const SECRET_KEY = 'sk-test-Qq12Ww34Ee56'
 const CARD = '4123450131001381'
 const PAGE = `<form method="post" action="/checkout/pay/chk_1"></form>`
 
-let agent: MockAgent
-beforeEach(() => {
-  agent = new MockAgent({enableCallHistory: true})
-  agent.disableNetConnect()
-  setDispatcher(agent)
-})
-afterEach(async () => {
-  setDispatcher(undefined)
-  await agent.close()
-})
+const mocked = mockedServicesPerTest()
 
-const sent = () => agent.getCallHistory()?.calls() ?? []
+const sent = () => mocked.agent.getCallHistory()?.calls() ?? []
 const buyerClient = (options: {dryRun?: boolean; trace?: (t: string) => void} = {}) =>
   new ServiceClient({...options, retry: {minTimeoutMs: 1}, target: {baseUrl: `${ORIGIN}/checkout`, secretKey: SECRET_KEY, service: 'checkout'}})
 
 function payable(): void {
-  const pool = agent.get(ORIGIN)
+  const pool = mocked.agent.get(ORIGIN)
   pool.intercept({method: 'GET', path: '/checkout/pay/chk_1'}).reply(200, PAGE)
   pool.intercept({method: 'POST', path: '/checkout/pay/chk_1'}).reply(303, '', {headers: {location: 'https://shop.example/ok'}})
   pool
@@ -47,7 +37,7 @@ function payable(): void {
 describe('one transport for every sender', () => {
   it('the buyer and a sandbox control call send the same user-agent as service calls', async () => {
     payable()
-    agent.get(ORIGIN).intercept({method: 'GET', path: '/__sandbox/clock'}).reply(200, {now: '2027-01-01T00:00:00.000Z'})
+    mocked.agent.get(ORIGIN).intercept({method: 'GET', path: '/__sandbox/clock'}).reply(200, {now: '2027-01-01T00:00:00.000Z'})
     await actAsBuyer(buyerClient(), {action: 'pay', card: CARD, checkoutId: 'chk_1'})
     expect(await sandboxControl(createTransport(), ORIGIN, 'GET', 'clock')).toEqual({now: '2027-01-01T00:00:00.000Z'})
     expect(sent().map((c) => [c.method, new URL(c.fullUrl).pathname, (c.headers as Record<string, string>)['user-agent']])).toEqual([
@@ -69,7 +59,7 @@ describe('one transport for every sender', () => {
   })
 
   it('a card form whose answer is lost is exit 7 "may have been applied"; a page that refuses the connection is not', async () => {
-    const pool = agent.get(ORIGIN)
+    const pool = mocked.agent.get(ORIGIN)
     pool.intercept({method: 'GET', path: '/checkout/pay/chk_1'}).reply(200, PAGE)
     pool.intercept({method: 'POST', path: '/checkout/pay/chk_1'}).replyWithError(Object.assign(new Error('socket hang up'), {code: 'ECONNRESET'}))
     const lost = await actAsBuyer(buyerClient(), {action: 'pay', checkoutId: 'chk_1'}).catch((error) => error)
@@ -83,7 +73,7 @@ describe('one transport for every sender', () => {
   })
 
   it('a sandbox that does not answer is exit 7, naming its origin', async () => {
-    agent.get(ORIGIN).intercept({method: 'POST', path: '/__sandbox/clock'}).replyWithError(Object.assign(new Error('refused'), {code: 'ECONNREFUSED'}))
+    mocked.agent.get(ORIGIN).intercept({method: 'POST', path: '/__sandbox/clock'}).replyWithError(Object.assign(new Error('refused'), {code: 'ECONNREFUSED'}))
     const error = await sandboxControl(createTransport(), ORIGIN, 'POST', 'clock', {advance: '1h'}).catch((error_) => error_)
     expect(error).toBeInstanceOf(NetworkError)
     expect(error.message).toContain(`No sandbox answering at ${ORIGIN}`)
