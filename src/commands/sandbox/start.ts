@@ -1,6 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
+import {hints} from '../../cli/hints.js'
 import {UsageError} from '../../errors.js'
 import {isLoopback} from '../../http/url.js'
 import {SANDBOX_KEYS, SANDBOX_PORT, sandboxBaseUrls} from '../../services/sandbox-defaults.js'
@@ -101,6 +102,7 @@ Serves until Ctrl-C (SIGINT) or SIGTERM.`
         flags.port === SANDBOX_PORT
           ? 'The built-in "sandbox" profile points here.'
           : `Point the CLI here: export OPSCTL_HEALTH_URL=${urls.health} OPSCTL_CHECKOUT_URL=${urls.checkout}`,
+        ...(flags.seed ? [hints.checkoutListSeeded] : []),
         'Stop with Ctrl-C.',
       ]
       process.stdout.write(lines.join('\n') + '\n')
