@@ -36,7 +36,7 @@ Serves until Ctrl-C (SIGINT) or SIGTERM.`
     clock: Flags.string({description: 'start the sandbox clock at this ISO 8601 time (it runs on from there)'}),
     latency: Flags.integer({default: 0, description: 'milliseconds added to every service request', min: 0}),
     'fail-rate': Flags.string({default: '0', description: 'share of service requests (0..1) answered 503 with Retry-After: 1'}),
-    seed: Flags.boolean({description: 'load demo data into a fresh state'}),
+    seed: Flags.boolean({description: 'load demo data into a fresh state (demo users; two paid checkouts: checkout list --sandbox-seeded)'}),
   }
 
   async run(): Promise<void> {
