@@ -76,6 +76,9 @@ export class UsageError extends OpsError {
   }
 }
 
+/** The person at the prompt said no (or cancelled it): nothing was sent (exit 2). Audited as `declined`. */
+export class DeclinedError extends UsageError {}
+
 /** Missing or rejected credentials detected locally (exit 3). */
 export class CredentialsError extends OpsError {
   constructor(message: string, suggestions: string[] = []) {

@@ -7,10 +7,12 @@ import {scrubSecrets} from '../http/redact.js'
 import {ensurePrivateFolder, openPrivateForAppend} from '../profiles/private-files.js'
 
 /**
- * The local audit log: one JSON line per attempt at a money or configuration change
- * (void, refund, webhook and customization changes), in `<config dir>/audit.jsonl`, mode 0600.
- * It holds what support needs to trace a change (time, profile, operation, ids, amount, outcome,
- * request id) and, by construction, no keys, sessions, passwords or card data.
+ * The local audit log: one JSON line per attempt at a money or configuration change (checkout
+ * creation, void, refund, webhook and customization changes), in `<config dir>/audit.jsonl`, mode
+ * 0600, whatever became of it: applied, refused (by the service or by a rule before sending),
+ * declined at the prompt, unknown, reconciled. It holds what support needs to trace a change
+ * (time, profile, operation, ids, reference, amount, reason, outcome, code, request id) and, by
+ * construction (only named fields are copied), no keys, sessions, passwords, card or buyer data.
  */
 export interface AuditEntry {
   time: string
@@ -20,9 +22,15 @@ export interface AuditEntry {
   checkoutId?: string
   refundId?: string
   webhookId?: string
+  /** The merchant's reference of a created checkout (requestReferenceNumber). */
+  reference?: string
   amount?: {currency?: string; value: string}
-  /** applied | refused | failed | unknown (sent, no answer) | not sent | not applied (reconciled) */
+  /** The reason given for a void or refund (`--reason`). */
+  reason?: string
+  /** One of ATTEMPT_OUTCOMES (a string: lines written by other versions are read as they are). */
   outcome: string
+  /** The rule's code (refused by rule) or the service's error code. */
+  code?: string
   status?: number
   requestId?: string
   message?: string
@@ -91,6 +99,8 @@ export function entryFromAttempt(record: AttemptRecord, profile: string, env: st
   const body = (record.body ?? {}) as Record<string, unknown>
   const data = (record.data ?? {}) as Record<string, unknown>
   const extra = record.note ?? {}
+  // A refund the service answers with status FAILED moved nothing: the service refused it.
+  const failedAnswer = record.outcome === 'applied' && data.status === 'FAILED'
   return {
     time: now.toISOString(),
     profile,
@@ -99,11 +109,14 @@ export function entryFromAttempt(record: AttemptRecord, profile: string, env: st
     checkoutId: str(record.params.checkoutId) ?? str(data.checkoutId),
     refundId: str(data.refundId),
     webhookId: str(record.params.webhookId) ?? (record.operation.id.toLowerCase().includes('webhook') ? str(data.id) : undefined),
+    reference: str(body.requestReferenceNumber),
     amount: amountOf(body.amount) ?? amountOf(body.totalAmount) ?? amountOf(extra.amount),
-    outcome: record.outcome,
+    reason: str(body.reason),
+    outcome: failedAnswer ? 'refused' : record.outcome,
+    code: record.code,
     status: record.status,
     requestId: record.requestId,
-    message: record.message,
+    message: failedAnswer ? 'the service answered status FAILED: nothing was refunded' : record.message,
     ...(record.reconciled ? {reconciled: true} : {}),
   }
 }

@@ -8,7 +8,7 @@ import type {CallInput} from '../http/client.js'
 import type {Operation} from '../http/operation.js'
 import type {ResolvedProfile} from '../profiles/resolve.js'
 
-import {UsageError} from '../errors.js'
+import {DeclinedError, UsageError} from '../errors.js'
 import {pathParams} from '../http/operation.js'
 import {askConfirm, askTypeBack, isInteractive} from './prompt.js'
 
@@ -58,12 +58,25 @@ export function consentHook(ctx: ConsentContext): (op: Operation, input: CallInp
     }
 
     if (!op.destructive || ctx.ownChanges || ctx.yes) return
-    const {action, resourceId} = {...describeChange(op, input.params), ...input.confirm}
+    const {action, detail, resourceId} = {...describeChange(op, input.params), ...input.confirm}
     requireConsentPossible(ctx, action)
-    const ok =
+    const then = detail ? ` ${detail}` : ''
+    const ok = await cancelIsDeclined(() =>
       r.profile.env === 'production'
-        ? await askTypeBack(`${action} on PRODUCTION (${r.name}). Type ${resourceId} to confirm:`, resourceId)
-        : await askConfirm(`${action}?`)
-    if (!ok) throw new UsageError('Not confirmed; nothing was sent')
+        ? askTypeBack(`${action} on PRODUCTION (${r.name}).${then} Type ${resourceId} to confirm:`, resourceId)
+        : askConfirm(`${action}?${then}`),
+    )
+    if (!ok) throw new DeclinedError('Not confirmed; nothing was sent')
+  }
+}
+
+/** Ctrl-C or Ctrl-D at the prompt declines too (and is audited as declined). */
+async function cancelIsDeclined(ask: () => Promise<boolean>): Promise<boolean> {
+  try {
+    return await ask()
+  } catch (error) {
+    const {name} = error as Error
+    if (name === 'ExitPromptError' || name === 'AbortPromptError') throw new DeclinedError('Cancelled; nothing was sent')
+    throw error
   }
 }

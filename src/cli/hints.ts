@@ -9,6 +9,9 @@ import {CODES} from '../services/checkout/rules.js'
 export const hints = {
   help: (commandId: string | undefined) => `See: opsctl ${commandId?.replaceAll(':', ' ') ?? ''} --help`.trim(),
   profileList: 'See the profiles: opsctl profile list',
+  checkoutCreate: 'Create one: opsctl checkout create --amount 150.00',
+  checkoutListSeeded: "A sandbox's seeded paid checkouts: opsctl checkout list --sandbox-seeded",
+  sandboxSeed: 'Start a sandbox with demo data: opsctl sandbox start --seed',
 }
 
 /** A next step as a command line to run. */

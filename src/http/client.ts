@@ -1,7 +1,7 @@
 import type {AuthKind, HttpMethod, InputArgs, Operation, ResultOf} from './operation.js'
 import type {RetryPolicy} from './retry.js'
 
-import {ApiError, ExitCode, NetworkError, UsageError} from '../errors.js'
+import {ApiError, DeclinedError, ExitCode, NetworkError, UsageError} from '../errors.js'
 import {apiErrorFrom} from './api-error.js'
 import {parseJson} from './json.js'
 import {registerSecret} from './secrets/registry.js'
@@ -16,8 +16,11 @@ export interface CallOptions {
   headers?: Record<string, string>
   /** Facts for the audit line that the request itself does not carry (e.g. the amount a void reverses). */
   auditNote?: {amount?: {currency?: string; value: string}}
-  /** For `beforeSend` on a destructive row: the prompt's words and the id typed back on production. */
-  confirm?: {action: string; resourceId?: string}
+  /**
+   * For `beforeSend` on a destructive row: the prompt's words, what the change uses up (said after
+   * the question), and the id typed back on production.
+   */
+  confirm?: {action: string; detail?: string; resourceId?: string}
 }
 
 /** The loose form of a call's input, as the client handles it once the row's types have been checked. */
@@ -35,13 +38,34 @@ export interface ApiResponse<T> {
   durationMs: number
 }
 
+/**
+ * How an attempt at an audited operation ended:
+ * - `applied`; `refused` by the service (its status and code); `failed` (a server error);
+ * - `refused by rule`: a business rule refused it before sending (the rule's code);
+ * - `declined` at the confirmation prompt (nothing sent);
+ * - `unknown` (sent, no answer); `not sent` (the connection failed first);
+ * - `not applied`: only on a reconciliation line (the answer was lost; a read showed nothing changed).
+ */
+export const ATTEMPT_OUTCOMES = [
+  'applied',
+  'refused',
+  'refused by rule',
+  'declined',
+  'failed',
+  'unknown',
+  'not sent',
+  'not applied',
+] as const
+export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number]
+
 /** What the client reports about an attempt at an audited operation (never a credential). */
 export interface AttemptRecord {
   operation: Operation
   params: Record<string, string | undefined>
   body: unknown
-  /** `not applied`: only on a reconciliation line (the answer was lost; a read showed nothing changed). */
-  outcome: 'applied' | 'refused' | 'failed' | 'unknown' | 'not sent' | 'not applied'
+  outcome: AttemptOutcome
+  /** The rule's code (refused by rule) or the service's error code (refused, failed). */
+  code?: string
   /** The line reports a reconciliation (what a read found after the answer was lost), not a request. */
   reconciled?: boolean
   status?: number
@@ -99,7 +123,15 @@ export class ServiceClient {
       query = parsed.data as Record<string, QueryValue>
     }
 
-    await this.options.beforeSend?.(op, input)
+    try {
+      await this.options.beforeSend?.(op, input)
+    } catch (error) {
+      if (error instanceof DeclinedError) {
+        await this.recordAudit({operation: op, params: input.params ?? {}, body, note: input.auditNote, outcome: 'declined', message: error.message})
+      }
+
+      throw error
+    }
 
     const request = {
       method: op.method,
@@ -198,9 +230,10 @@ export class ServiceClient {
   }
 }
 
-function attemptOutcome(error: unknown): Pick<AttemptRecord, 'message' | 'outcome' | 'requestId' | 'status'> {
+function attemptOutcome(error: unknown): Pick<AttemptRecord, 'code' | 'message' | 'outcome' | 'requestId' | 'status'> {
   if (error instanceof ApiError) {
     return {
+      code: error.code,
       message: error.serverMessage,
       outcome: error.exitCode === ExitCode.Refused ? 'refused' : 'failed',
       requestId: error.requestId,

@@ -1,8 +1,9 @@
 /**
  * The local audit log end to end: several money and configuration changes through the built CLI
- * (applied, refused by the service, answer lost and reconciled), then `<config dir>/audit.jsonl`
- * read back: one line per attempt with the right outcome, one more per reconciliation, nothing for
- * reads or for what the CLI refused before sending, and no secret anywhere in the file.
+ * (applied, refused by the service, refused by a rule before sending, answer lost and reconciled),
+ * then `<config dir>/audit.jsonl` read back: one line per attempt with the right outcome (checkout
+ * creation included), one more per reconciliation, nothing for reads, and no secret anywhere in the file.
+ * test/e2e/merchant-history.test.ts covers the refused and declined money attempts in detail.
  * Run `npm run build` first.
  */
 import {readFileSync, statSync} from 'node:fs'
@@ -104,9 +105,14 @@ describe('audit log', {timeout: 180_000}, () => {
       ['deleteWebhook', 'applied', false],
       ['setCustomization', 'applied', false],
       ['removeCustomization', 'applied', false],
+      ['initiateCheckout', 'applied', false],
       ['voidCheckout', 'applied', false],
+      ['initiateCheckout', 'applied', false],
       ['voidCheckout', 'unknown', false],
       ['voidCheckout', 'applied', true],
+      ['voidCheckout', 'refused by rule', false],
+      ['initiateCheckout', 'applied', false],
+      ['initiateCheckout', 'applied', false],
       ['refundCheckout', 'applied', false],
       ['refundCheckout', 'unknown', false],
       ['refundCheckout', 'not applied', true],
@@ -121,10 +127,12 @@ describe('audit log', {timeout: 180_000}, () => {
     expect(lines[0].webhookId).toBe(hook.id)
     expect(lines[1]).toMatchObject({status: 400, requestId: expect.any(String)})
     expect(lines[3].webhookId).toBe(hook.id)
-    expect(lines[6]).toMatchObject({checkoutId: voided, amount: {value: '25.00', currency: 'PHP'}, status: 200})
-    expect(lines[8]).toMatchObject({checkoutId: lostVoid, amount: {value: '26.00', currency: 'PHP'}})
-    expect(lines[9]).toMatchObject({checkoutId: refunded, refundId: refund.refundId, amount: {value: '10.00', currency: 'PHP'}})
-    expect(lines[11]).toMatchObject({checkoutId: lostRefund, amount: {value: '31.00', currency: 'PHP'}})
+    expect(lines[6]).toMatchObject({checkoutId: voided, amount: {value: '25.00', currency: 'PHP'}})
+    expect(lines[7]).toMatchObject({checkoutId: voided, amount: {value: '25.00', currency: 'PHP'}, reason: 'duplicate', status: 200})
+    expect(lines[10]).toMatchObject({checkoutId: lostVoid, amount: {value: '26.00', currency: 'PHP'}})
+    expect(lines[11]).toMatchObject({checkoutId: voided, reason: 'again', code: 'PY0045'})
+    expect(lines[14]).toMatchObject({checkoutId: refunded, refundId: refund.refundId, amount: {value: '10.00', currency: 'PHP'}, reason: 'broken cup'})
+    expect(lines[16]).toMatchObject({checkoutId: lostRefund, amount: {value: '31.00', currency: 'PHP'}})
 
     // No key (raw or as the Basic credential), no session, no password, no card number.
     const basic = (key: string) => Buffer.from(`${key}:`).toString('base64')

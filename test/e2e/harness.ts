@@ -8,6 +8,7 @@ import {mkdtempSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
 import {createInterface} from 'node:readline'
+import {stripVTControlCharacters} from 'node:util'
 import {afterAll, beforeAll} from 'vitest'
 
 export const ROOT = resolve(import.meta.dirname, '../..')
@@ -180,4 +181,46 @@ export async function paidCheckout(cli: Cli, amount: string, card = '51234567890
   const paid = await cli.json(['checkout', 'pay', checkoutId, '--card', card])
   if (paid.paymentStatus !== 'PAYMENT_SUCCESS') throw new Error(`checkout ${checkoutId} was not paid: ${paid.paymentStatus}`)
   return checkoutId
+}
+
+/** Typed into the terminal once the output (escape codes removed) shows `when`. */
+export interface TerminalAnswer {
+  when: string
+  send: string
+}
+
+/**
+ * Runs opsctl in a pseudo-terminal (`script -qec`), as a person at a terminal would: stdin and
+ * stderr are TTYs, CI is unset, and each answer is typed once its prompt has appeared (no timed
+ * guesses). Returns the exit code and everything the terminal showed (stdout and stderr mixed,
+ * escape codes removed); `stderr` is empty.
+ */
+export function runInTerminal(argv: string[], answers: TerminalAnswer[], options: Pick<RunOptions, 'env' | 'timeoutMs'> = {}): Promise<RunResult> {
+  const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`
+  const [command, args] = opsctl(argv, {})
+  // A wide terminal, so that a long prompt is not wrapped across lines.
+  const line = `stty cols 300 rows 40; exec ${[command, ...args].map(quote).join(' ')}`
+  const env: Record<string, string | undefined> = {...baseEnv(), ...options.env, CI: undefined}
+  for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k]
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn('script', ['-qec', line, '/dev/null'], {cwd: ROOT, env: env as NodeJS.ProcessEnv})
+    const pending = [...answers]
+    let shown = ''
+    // Where the search for the next prompt starts: after the one last answered.
+    let from = 0
+    child.stdout.on('data', (d) => {
+      shown += stripVTControlCharacters(String(d))
+      let at: number
+      while (pending.length > 0 && (at = shown.indexOf(pending[0].when, from)) !== -1) {
+        from = at + pending[0].when.length
+        child.stdin.write(pending.shift()!.send)
+      }
+    })
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 25_000)
+    child.on('error', reject)
+    child.on('close', (code, signal) => {
+      clearTimeout(timer)
+      resolvePromise({code: code ?? (signal ? 128 : 1), stdout: shown.replaceAll('\r', ''), stderr: ''})
+    })
+  })
 }

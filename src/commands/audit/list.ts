@@ -1,42 +1,53 @@
 import {Flags} from '@oclif/core'
 
+import {selectEntries} from '../../audit/history.js'
 import {type AuditEntry, auditPath, readAudit} from '../../audit/log.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {outputFlags} from '../../cli/flags.js'
+import {parseTimeFlag} from '../../cli/time-flag.js'
+import {UsageError} from '../../errors.js'
+import {ATTEMPT_OUTCOMES} from '../../http/client.js'
+import {checkoutService} from '../../services/checkout/operations.js'
+
+/** The operations that write audit lines, from the table (`audited: true`). */
+const AUDITED = Object.values(checkoutService.operations)
+  .filter((op) => op.audited)
+  .map((op) => op.id)
 
 export default class AuditList extends BaseCommand<typeof AuditList> {
   static override baseFlags = outputFlags
-  static override description = `Show the local audit log of money and configuration changes.
+  static override description = `Show the local audit log: every attempt at a money or configuration change made from this machine.
 
-Every attempt at a void, refund, webhook change or customization change made from this machine is
-recorded in <config dir>/audit.jsonl (mode 0600): time, profile, operation, ids, amount, outcome
-and request id. It never holds keys, sessions or card data.`
+Each attempt at a checkout creation, void, refund, webhook change or customization change is recorded in <config dir>/audit.jsonl (mode 0600), whatever became of it: applied; refused by the service (status and code); refused by a rule before sending (the rule's code); declined at the confirmation prompt; unknown (sent, no answer); not sent; or reconciled (the answer was lost and a read told what happened). A line holds the time, profile, operation, ids (checkout, refund, webhook), reference, amount and currency, the reason given, the outcome, code, status and request id. It never holds keys, sessions, card or buyer data.`
   static override examples = [
     '<%= config.bin %> audit list',
     '<%= config.bin %> audit list --checkout chk_123 --json',
+    '<%= config.bin %> audit list --outcome "refused by rule" --since 24h',
     '<%= config.bin %> audit list --operation refundCheckout --limit 20',
+    '<%= config.bin %> audit list --since 2026-11-01 --until 2026-12-01 -o csv',
   ]
   static override flags = {
     limit: Flags.integer({description: 'show only the newest N entries', min: 1}),
-    operation: Flags.string({description: 'only this operation id (e.g. voidCheckout, refundCheckout)'}),
+    operation: Flags.string({description: 'only this operation', options: AUDITED}),
     checkout: Flags.string({description: 'only entries about this checkout id'}),
-    outcome: Flags.string({description: 'only this outcome (applied, refused, failed, unknown, not sent, not applied)'}),
+    outcome: Flags.string({description: 'only this outcome', options: [...ATTEMPT_OUTCOMES]}),
+    since: Flags.string({description: 'only entries at or after this time: ISO 8601, or a duration back from now (24h, 7d)'}),
+    until: Flags.string({description: 'only entries before this time: ISO 8601, or a duration back from now'}),
   }
 
   async run(): Promise<{entries: AuditEntry[]; path: string}> {
     const {flags} = this
+    const now = new Date()
+    const since = flags.since === undefined ? undefined : parseTimeFlag(flags.since, '--since', now)
+    const until = flags.until === undefined ? undefined : parseTimeFlag(flags.until, '--until', now)
+    if (since && until && since.getTime() >= until.getTime()) throw new UsageError('--since must be before --until')
     const {entries, skipped} = await readAudit(this.configDir)
-    let selected = entries.filter(
-      (e) =>
-        (!flags.operation || e.operation === flags.operation) &&
-        (!flags.checkout || e.checkoutId === flags.checkout) &&
-        (!flags.outcome || e.outcome === flags.outcome),
-    )
+    let selected = selectEntries(entries, {outcome: flags.outcome, operation: flags.operation, checkoutId: flags.checkout, since, until})
     if (flags.limit) selected = selected.slice(-flags.limit)
     if (skipped > 0) this.note(`Skipped ${skipped} unreadable line(s) in ${auditPath(this.configDir)}`)
     await this.print(
       selected.map((e) => ({...e, amount: e.amount ? `${e.amount.value} ${e.amount.currency ?? ''}`.trim() : ''})),
-      ['time', 'profile', 'operation', 'checkoutId', 'amount', 'outcome', 'status', 'requestId'],
+      ['time', 'operation', 'outcome', 'status', 'code', 'amount', 'reason', 'checkoutId', 'refundId', 'webhookId'],
     )
     return {entries: selected, path: auditPath(this.configDir)}
   }

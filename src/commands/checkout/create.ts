@@ -28,7 +28,7 @@ The request is built from flags, or read whole from --data. Amounts are decimal 
 decimals (3 decimals are refused). When both --amount and --item are given, the items must add up
 to the amount; with items only, the amount is their total; with --amount only, one item
 "Order <ref>" is sent. A reference number is generated when --ref is not given.
-Uses the profile's public key.`
+Uses the profile's public key. The creation is recorded in the local audit log, so "opsctl checkout list" finds the id again later.`
   static override examples = [
     '<%= config.bin %> checkout create --amount 150.00 --item "Tea:2:50.00:TEA-01" --item "Cake:1:50.00"',
     '<%= config.bin %> checkout create --item "Tea:2:75.50" --success-url https://shop.example/ok --failure-url https://shop.example/failed --cancel-url https://shop.example/cart --open',

@@ -2,6 +2,7 @@ import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
 import {changeFlags} from '../../cli/flags.js'
+import {refundConfirmation, refundUsedUp} from '../../cli/money-prompts.js'
 import {UsageError} from '../../errors.js'
 import {refundCheckout} from '../../services/checkout/operations.js'
 import {amountFlag} from '../../services/checkout/request.js'
@@ -16,8 +17,9 @@ export default class RefundCreate extends BaseCommand<typeof RefundCreate> {
 A checkout gets one refund: complete, or one partial refund; never more than was paid. A FAILED
 refund does not count. The checkout and its refunds are read first: a second refund, an amount over
 what is left, or a refund on the transaction day (void it instead) is refused with exit 5 and
-nothing is sent. --full refunds what is left. Asks for confirmation (--yes without a terminal).
-Never retried. If the answer is lost, the command reads the refunds back: exit 0 if the refund
+nothing is sent. --full refunds what is left. Asks for confirmation (--yes without a terminal), and
+says what the refund uses up: a partial refund is the checkout's only one, so the rest can never be
+refunded (the --json result says it too: onlyRefund, unrefundable). Never retried. If the answer is lost, the command reads the refunds back: exit 0 if the refund
 shows (with a note on stderr); if it does not, exit 7 with "not applied" when the service closed
 the connection, or with the outcome unknown when the CLI gave up waiting (--timeout), since the
 service may still apply it: check with "opsctl refund list <id>". Running it again is safe either
@@ -45,6 +47,7 @@ way: a checkout takes one refund.`
       amount,
       currency: flags.currency?.toUpperCase(),
       check: !this.dryRun,
+      confirm: refundConfirmation,
     })
     const result = {
       checkoutId: outcome.checkoutId,
@@ -53,6 +56,7 @@ way: a checkout takes one refund.`
       amount: outcome.amount,
       currency: outcome.currency,
       kind: outcome.kind,
+      ...(outcome.unrefundable === undefined ? {} : {onlyRefund: true, unrefundable: outcome.unrefundable}),
       reason: outcome.reason,
       requestId: outcome.requestId,
       ...(outcome.reconciled ? {reconciled: true} : {}),
@@ -60,6 +64,8 @@ way: a checkout takes one refund.`
     // Said even under --json: it is about money, and stdout stays pure data.
     if (outcome.reconciled) process.stderr.write(`Note: the answer was lost; reconciled: applied (read back from the service)\n`)
     await this.print(result)
+    const usedUp = refundUsedUp(result)
+    if (usedUp) this.note(usedUp)
     return result
   }
 }

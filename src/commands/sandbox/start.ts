@@ -1,6 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
+import {hints} from '../../cli/hints.js'
 import {UsageError} from '../../errors.js'
 import {isLoopback} from '../../http/url.js'
 import {SANDBOX_KEYS, SANDBOX_PORT, sandboxBaseUrls} from '../../services/sandbox-defaults.js'
@@ -35,7 +36,7 @@ Serves until Ctrl-C (SIGINT) or SIGTERM.`
     clock: Flags.string({description: 'start the sandbox clock at this ISO 8601 time (it runs on from there)'}),
     latency: Flags.integer({default: 0, description: 'milliseconds added to every service request', min: 0}),
     'fail-rate': Flags.string({default: '0', description: 'share of service requests (0..1) answered 503 with Retry-After: 1'}),
-    seed: Flags.boolean({description: 'load demo data into a fresh state'}),
+    seed: Flags.boolean({description: 'load demo data into a fresh state (demo users; two paid checkouts: checkout list --sandbox-seeded)'}),
   }
 
   async run(): Promise<void> {
@@ -101,6 +102,7 @@ Serves until Ctrl-C (SIGINT) or SIGTERM.`
         flags.port === SANDBOX_PORT
           ? 'The built-in "sandbox" profile points here.'
           : `Point the CLI here: export OPSCTL_HEALTH_URL=${urls.health} OPSCTL_CHECKOUT_URL=${urls.checkout}`,
+        ...(flags.seed ? [hints.checkoutListSeeded] : []),
         'Stop with Ctrl-C.',
       ]
       process.stdout.write(lines.join('\n') + '\n')

@@ -8,6 +8,7 @@ import {lastFour} from '../../services/checkout/test-cards.js'
 import {sandboxModule} from '../types.js'
 import {CHECKOUT_PREFIX, checkoutHandlers, checkoutState, createCheckout, webhookFor} from './handlers.js'
 import {PAGE_HEADERS, type PageReply, showPaymentPage, submitPaymentForm} from './page.js'
+import {SEEDED_REFERENCES, seededCheckouts} from './seeded.js'
 import {emptyCheckoutState} from './state.js'
 
 function sendPage(reply: FastifyReply, ctx: SandboxContext, page: PageReply): FastifyReply {
@@ -67,6 +68,9 @@ export const checkoutModule = sandboxModule({
   },
 
   control(app: FastifyInstance, ctx: SandboxContext) {
+    /** The seeded paid checkouts (none unless started with --seed), with what the rules allow on each now. */
+    app.get('/__sandbox/checkout/seeded', async () => ({checkouts: seededCheckouts(ctx)}))
+
     /** `{"status": "FAILED", "count": 1}`: the next refund(s) get that status (kept in the list, not counted). */
     app.post<{Body: {status?: string; count?: number}}>('/__sandbox/checkout/next-refund', async (req, reply) => {
       const status = req.body?.status ?? 'FAILED'
@@ -90,7 +94,8 @@ export const checkoutModule = sandboxModule({
   seed(ctx: SandboxContext) {
     const now = ctx.clock.now()
     // One paid today (it can be voided) and one paid two days ago (only a refund).
-    seedPaidCheckout(ctx, 'SEED-PAID-TODAY', now)
-    seedPaidCheckout(ctx, 'SEED-PAID-EARLIER', new Date(now.getTime() - 2 * 24 * 60 * 60 * 1000))
+    const [today, earlier] = SEEDED_REFERENCES
+    seedPaidCheckout(ctx, today, now)
+    seedPaidCheckout(ctx, earlier, new Date(now.getTime() - 2 * 24 * 60 * 60 * 1000))
   },
 })

@@ -250,7 +250,15 @@ export const checkoutService = defineService({
   name: 'checkout',
   operations: {
     /** Initiate checkout: returns checkoutId and redirectUrl (the hosted payment page). A retried POST could create two checkouts for one order. */
-    initiateCheckout: {method: 'POST', path: '/v1/checkouts', auth: 'public', body: CheckoutRequest, response: CheckoutCreated},
+    initiateCheckout: {
+      method: 'POST',
+      path: '/v1/checkouts',
+      auth: 'public',
+      body: CheckoutRequest,
+      response: CheckoutCreated,
+      // Audited so that `checkout list` can show what was created from this machine (no list endpoint).
+      audited: true,
+    },
     /** Retrieve checkout. */
     getCheckout: {method: 'GET', path: '/v1/checkouts/{checkoutId}', auth: 'secret', response: CheckoutRecord},
     /** Void checkout (same day only): invalidates the authorized payment. */

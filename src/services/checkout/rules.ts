@@ -209,6 +209,11 @@ export interface RefundPlan {
   remaining: Cents
   /** Complete (everything paid) or partial. */
   kind: 'complete' | 'partial'
+  /**
+   * What can never be refunded once this refund is made (rule 3: a checkout takes one refund, so
+   * a partial refund uses up the rest): what is left minus this refund; 0 for a complete refund.
+   */
+  unrefundable: Cents
 }
 
 /**
@@ -283,5 +288,5 @@ export function checkRefund(
     )
   }
 
-  return {amount, currency, paid, remaining, kind: amount === paid ? 'complete' : 'partial'}
+  return {amount, currency, paid, remaining, kind: amount === paid ? 'complete' : 'partial', unrefundable: remaining - amount}
 }

@@ -15,7 +15,8 @@
  * - the read fails too -> `LostAnswerError` with the outcome unknown (exit 7).
  * Every reconciliation adds a line to the audit log (`reconciled: true`) with what it found.
  */
-import type {ServiceClient} from '../../http/client.js'
+import type {CallOptions, ServiceClient} from '../../http/client.js'
+import type {Operation} from '../../http/operation.js'
 
 import {ApiError, NetworkError, type NextStep, RuleError, UsageError} from '../../errors.js'
 import {describeIssues} from '../../http/client.js'
@@ -61,6 +62,27 @@ export function ruleError(violation: RuleViolation, checkoutId: string): RuleErr
   const error = new RuleError(violation.message, [], violation.code)
   const next = violation.next ? insteadOf(violation.code, checkoutId) : undefined
   return next ? error.withNext(next) : error
+}
+
+/**
+ * A rule refused the change before anything was sent: the attempt still gets its audit line
+ * (`refused by rule`, with the rule's code), then the refusal is thrown (exit 5).
+ */
+async function refuseByRule(
+  client: ServiceClient,
+  violation: RuleViolation,
+  attempt: {operation: Operation; checkoutId: string; body: unknown; amount?: {currency?: string; value: string}},
+): Promise<never> {
+  await client.recordAudit({
+    operation: attempt.operation,
+    params: {checkoutId: attempt.checkoutId},
+    body: attempt.body,
+    note: attempt.amount ? {amount: attempt.amount} : undefined,
+    outcome: 'refused by rule',
+    code: violation.code,
+    message: violation.serviceMessage,
+  })
+  throw ruleError(violation, attempt.checkoutId)
 }
 
 /**
@@ -263,8 +285,14 @@ export async function voidCheckoutChecked(
     try {
       window = checkVoid(before, read.now)
     } catch (error) {
-      if (error instanceof RuleViolation) throw ruleError(error, checkoutId)
-      throw error
+      if (!(error instanceof RuleViolation)) throw error
+      const paid = before.totalAmount
+      await refuseByRule(client, error, {
+        operation: voidCheckout,
+        checkoutId,
+        body: {reason},
+        amount: paid ? {value: String(paid.value), currency: paid.currency} : undefined,
+      })
     }
   }
 
@@ -305,6 +333,8 @@ export interface RefundOutcome {
   amount: string
   currency: string
   kind?: RefundPlan['kind']
+  /** What can never be refunded after this refund (the checkout takes one), two decimals; unknown under --dry-run. */
+  unrefundable?: string
   reason: string
   requestId?: string
   /** What was read before sending (undefined under --dry-run). */
@@ -421,9 +451,26 @@ async function reconcileRefund(
  * answers FAILED is reported as a refusal (exit 5): nothing moved, and it does not use up the
  * one refund.
  */
+/** The facts a refund's confirmation prompt words (the CLI words them: src/cli). */
+export interface RefundToConfirm {
+  checkoutId: string
+  value: string
+  currency: string
+  /** Undefined under --dry-run (nothing was read). */
+  plan?: RefundPlan
+}
+
 export async function refundCheckoutChecked(
   client: ServiceClient,
-  input: {checkoutId: string; reason: string; amount?: Cents; currency?: string; check?: boolean},
+  input: {
+    checkoutId: string
+    reason: string
+    amount?: Cents
+    currency?: string
+    check?: boolean
+    /** The prompt's words for this refund; by default the row's ("Refund checkout <id>"). */
+    confirm?: (refund: RefundToConfirm) => CallOptions['confirm']
+  },
 ): Promise<RefundOutcome> {
   const {checkoutId} = input
   const reason = input.reason.trim()
@@ -439,25 +486,27 @@ export async function refundCheckoutChecked(
     try {
       plan = checkRefund(before.checkout, before.refunds, {amount: input.amount, currency: input.currency}, read.now)
     } catch (error) {
-      if (error instanceof RuleViolation) throw ruleError(error, checkoutId)
-      throw error
+      if (!(error instanceof RuleViolation)) throw error
+      const currency = input.currency ?? before.checkout.totalAmount?.currency
+      const asked = input.amount === undefined ? undefined : {value: formatCents(input.amount), currency}
+      await refuseByRule(client, error, {operation: refundCheckout, checkoutId, body: {reason}, amount: asked})
     }
   }
 
   const value = formatCents(plan?.amount ?? input.amount!)
   const currency = plan?.currency || input.currency || 'PHP'
-  const kind = plan ? ` (${plan.kind}${plan.kind === 'partial' ? ` of ${formatCents(plan.paid)}` : ''})` : ''
+  const confirm = input.confirm?.({checkoutId, value, currency, plan})
   let res
   try {
     res = await client.call(refundCheckout, {
       params: {checkoutId},
       body: {reason, amount: {value, currency}},
-      confirm: {action: `Refund ${value} ${currency} of checkout ${checkoutId}${kind}`, resourceId: checkoutId},
+      ...(confirm ? {confirm} : {}),
     })
   } catch (error) {
     if (answerLost(error)) {
       const outcome = await reconcileRefund(client, {checkoutId, reason, value, currency, lost: error, before})
-      return plan ? {...outcome, kind: plan.kind} : outcome
+      return plan ? {...outcome, kind: plan.kind, unrefundable: formatCents(plan.unrefundable)} : outcome
     }
 
     throw withNextStep(error, checkoutId)
@@ -469,7 +518,7 @@ export async function refundCheckoutChecked(
     status: res.data.status,
     amount: value,
     currency,
-    ...(plan ? {kind: plan.kind} : {}),
+    ...(plan ? {kind: plan.kind, unrefundable: formatCents(plan.unrefundable)} : {}),
     reason,
     requestId: res.requestId,
     before,

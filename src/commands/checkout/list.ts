@@ -1,0 +1,60 @@
+import {Flags} from '@oclif/core'
+
+import {type CreatedCheckout, createdCheckouts} from '../../audit/history.js'
+import {readAudit} from '../../audit/log.js'
+import {BaseCommand} from '../../cli/base-command.js'
+import {hints} from '../../cli/hints.js'
+import {createTransport} from '../../http/transport.js'
+import {sandboxControl, sandboxOrigin} from '../../runtime/sandbox-control.js'
+
+const COLUMNS = ['checkoutId', 'amount', 'currency', 'createdAt', 'reference', 'lastChange']
+const SEEDED_COLUMNS = ['checkoutId', 'amount', 'currency', 'paidAt', 'reference', 'paymentStatus', 'possible']
+
+/** "refund applied", "void refused by rule PY0073": the last void or refund, as a table cell. */
+function lastChangeText(change: CreatedCheckout['lastChange']): string {
+  if (!change) return ''
+  const what = change.operation === 'voidCheckout' ? 'void' : 'refund'
+  return [what, change.outcome, change.code, change.reconciled ? '(reconciled)' : undefined].filter(Boolean).join(' ')
+}
+
+export default class CheckoutList extends BaseCommand<typeof CheckoutList> {
+  static override description = `List the checkouts created from this machine, newest first, from the local audit log.
+
+The checkout service has no endpoint that lists checkouts, so this reads the audit log (<config dir>/audit.jsonl; see opsctl audit list): every checkout created with the profile in use, with its amount, currency, when it was created, its reference, and the last void or refund attempted on it from here and how that ended. Checkouts created elsewhere (another machine, the service's dashboard) are not in it. With --sandbox-seeded it lists instead the paid checkouts of a sandbox started with --seed, asked of the sandbox, with what the rules allow on each now (void or refund).`
+  static override examples = [
+    '<%= config.bin %> checkout list',
+    '<%= config.bin %> checkout list --limit 5 --json',
+    '<%= config.bin %> checkout list --sandbox-seeded',
+  ]
+  static override flags = {
+    limit: Flags.integer({description: 'show only the newest N checkouts', min: 1}),
+    'sandbox-seeded': Flags.boolean({description: "list the sandbox's seeded paid checkouts instead (sandbox start --seed)", exclusive: ['limit']}),
+  }
+  static override requiresSandbox = {flag: 'sandbox-seeded', why: 'checkout list --sandbox-seeded asks a local sandbox for its demo data'}
+
+  async run(): Promise<{checkouts: unknown[]}> {
+    if (this.flags['sandbox-seeded']) return this.seeded()
+    const {name} = await this.profile()
+    const {entries} = await readAudit(this.configDir)
+    let checkouts = createdCheckouts(entries, name)
+    if (this.flags.limit) checkouts = checkouts.slice(0, this.flags.limit)
+    if (checkouts.length === 0) {
+      this.note(`No checkouts created from this machine with profile ${name} yet.\n  ${hints.checkoutCreate}\n  ${hints.checkoutListSeeded}`)
+    }
+
+    await this.print(
+      checkouts.map((c) => ({...c, lastChange: lastChangeText(c.lastChange)})),
+      COLUMNS,
+    )
+    return {checkouts}
+  }
+
+  private async seeded(): Promise<{checkouts: unknown[]}> {
+    const origin = sandboxOrigin((await this.profile()).profile.health.baseUrl)
+    const transport = createTransport(this.clientOptions())
+    const {checkouts} = (await sandboxControl(transport, origin, 'GET', 'checkout/seeded')) as {checkouts: unknown[]}
+    if (checkouts.length === 0) this.note(`This sandbox has no seeded checkouts.\n  ${hints.sandboxSeed}`)
+    await this.print(checkouts, SEEDED_COLUMNS)
+    return {checkouts}
+  }
+}

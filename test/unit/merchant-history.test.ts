@@ -1,0 +1,152 @@
+import {describe, expect, it} from 'vitest'
+
+import type {AuditEntry} from '../../src/audit/log.js'
+
+import {createdCheckouts, selectEntries} from '../../src/audit/history.js'
+import {entryFromAttempt} from '../../src/audit/log.js'
+import {refundConfirmation} from '../../src/cli/money-prompts.js'
+import {parseTimeFlag} from '../../src/cli/time-flag.js'
+import {parseAmount} from '../../src/services/checkout/money.js'
+import {initiateCheckout, refundCheckout} from '../../src/services/checkout/operations.js'
+import {checkRefund} from '../../src/services/checkout/rules.js'
+
+const line = (time: string, operation: string, outcome: string, extra: Partial<AuditEntry> = {}): AuditEntry => ({
+  env: 'sandbox',
+  operation,
+  outcome,
+  profile: 'sandbox',
+  time,
+  ...extra,
+})
+
+const LOG: AuditEntry[] = [
+  line('2026-11-21T01:00:00.000Z', 'initiateCheckout', 'applied', {checkoutId: 'chk_a', amount: {value: '70.00', currency: 'PHP'}, reference: 'A'}),
+  line('2026-11-21T02:00:00.000Z', 'initiateCheckout', 'applied', {checkoutId: 'chk_b', amount: {value: '30.00', currency: 'PHP'}, reference: 'B'}),
+  line('2026-11-21T02:30:00.000Z', 'initiateCheckout', 'refused', {status: 400}),
+  line('2026-11-21T03:00:00.000Z', 'initiateCheckout', 'applied', {checkoutId: 'chk_p', profile: 'prod', env: 'production'}),
+  line('2026-11-22T01:00:00.000Z', 'refundCheckout', 'refused by rule', {checkoutId: 'chk_a', code: 'PY0048'}),
+  line('2026-11-22T02:00:00.000Z', 'refundCheckout', 'applied', {checkoutId: 'chk_a', refundId: 'rfd_1'}),
+  line('2026-11-22T03:00:00.000Z', 'registerWebhook', 'applied', {webhookId: 'wh_1'}),
+  line('2026-11-22T04:00:00.000Z', 'voidCheckout', 'unknown', {checkoutId: 'chk_b'}),
+  line('2026-11-22T04:00:01.000Z', 'voidCheckout', 'applied', {checkoutId: 'chk_b', reconciled: true}),
+]
+
+describe('checkout list from the audit log', () => {
+  it("lists the profile's created checkouts newest first, each with its last void or refund", () => {
+    expect(createdCheckouts(LOG, 'sandbox')).toEqual([
+      {
+        checkoutId: 'chk_b',
+        amount: '30.00',
+        currency: 'PHP',
+        createdAt: '2026-11-21T02:00:00.000Z',
+        reference: 'B',
+        profile: 'sandbox',
+        lastChange: {operation: 'voidCheckout', outcome: 'applied', time: '2026-11-22T04:00:01.000Z', reconciled: true},
+      },
+      {
+        checkoutId: 'chk_a',
+        amount: '70.00',
+        currency: 'PHP',
+        createdAt: '2026-11-21T01:00:00.000Z',
+        reference: 'A',
+        profile: 'sandbox',
+        lastChange: {operation: 'refundCheckout', outcome: 'applied', time: '2026-11-22T02:00:00.000Z', refundId: 'rfd_1'},
+      },
+    ])
+    expect(createdCheckouts(LOG, 'prod').map((c) => [c.checkoutId, c.lastChange])).toEqual([['chk_p', null]])
+  })
+})
+
+describe('audit list selection', () => {
+  it('combines outcome, operation, checkout and a half-open time range', () => {
+    expect(selectEntries(LOG, {outcome: 'refused by rule'}).map((e) => e.code)).toEqual(['PY0048'])
+    expect(selectEntries(LOG, {operation: 'voidCheckout', checkoutId: 'chk_b'})).toHaveLength(2)
+    const day2 = selectEntries(LOG, {since: new Date('2026-11-22T00:00:00Z'), until: new Date('2026-11-22T04:00:00Z')})
+    expect(day2.map((e) => e.operation)).toEqual(['refundCheckout', 'refundCheckout', 'registerWebhook'])
+  })
+
+  it('reads --since/--until as ISO times or durations back from now, and refuses anything else (exit 2)', () => {
+    const now = new Date('2026-11-22T12:00:00Z')
+    expect(parseTimeFlag('24h', '--since', now).toISOString()).toBe('2026-11-21T12:00:00.000Z')
+    expect(parseTimeFlag('2026-11-01', '--since', now).toISOString()).toBe('2026-11-01T00:00:00.000Z')
+    for (const bad of ['yesterday', '12', '-2h']) expect(() => parseTimeFlag(bad, '--since', now)).toThrow(/--since must be an ISO 8601 time/)
+  })
+})
+
+describe('the refund prompt says what the refund uses up', () => {
+  const checkout = {
+    id: 'chk_a',
+    paymentStatus: 'PAYMENT_SUCCESS',
+    totalAmount: {value: '70.00', currency: 'PHP'},
+    paymentDetails: {paymentAt: '2026-11-21T02:00:00Z'},
+  }
+  const nextDay = new Date('2026-11-22T02:00:00Z')
+
+  it('a partial refund is the only one: the rest can never be refunded', () => {
+    const plan = checkRefund(checkout, [], {amount: parseAmount('10.00')}, nextDay)
+    expect(plan.unrefundable).toBe(6000n)
+    const {action, detail} = refundConfirmation({checkoutId: 'chk_a', value: '10.00', currency: 'PHP', plan})!
+    expect(`${action}? ${detail}`).toBe('Refund 10.00 PHP of checkout chk_a? This is its only refund: the other 60.00 PHP can never be refunded.')
+  })
+
+  it('a complete refund says it refunds the whole payment; under --dry-run (nothing read) only the amount', () => {
+    const plan = checkRefund(checkout, [], {}, nextDay)
+    expect(plan.unrefundable).toBe(0n)
+    expect(refundConfirmation({checkoutId: 'chk_a', value: '70.00', currency: 'PHP', plan})!.detail).toBe(
+      'This is its only refund: the whole payment of 70.00 PHP.',
+    )
+    expect(refundConfirmation({checkoutId: 'chk_a', value: '5.00', currency: 'PHP'})).toEqual({
+      action: 'Refund 5.00 PHP of checkout chk_a',
+      resourceId: 'chk_a',
+    })
+  })
+})
+
+describe('an audit line from an attempt', () => {
+  it('keeps the reason, reference and code, never the buyer; a refund answered FAILED reads refused', () => {
+    const created = entryFromAttempt(
+      {
+        operation: initiateCheckout,
+        params: {},
+        body: {
+          totalAmount: {value: '70.00', currency: 'PHP'},
+          requestReferenceNumber: 'ORDER-1',
+          buyer: {firstName: 'Ana', contact: {email: 'ana@example.com'}},
+        },
+        data: {checkoutId: 'chk_a', redirectUrl: 'http://127.0.0.1/pay/chk_a'},
+        outcome: 'applied',
+      },
+      'sandbox',
+      'sandbox',
+    )
+    expect(created).toMatchObject({checkoutId: 'chk_a', reference: 'ORDER-1', amount: {value: '70.00', currency: 'PHP'}})
+    expect(JSON.stringify(created)).not.toMatch(/Ana|ana@example.com/)
+
+    const refused = entryFromAttempt(
+      {
+        operation: refundCheckout,
+        params: {checkoutId: 'chk_a'},
+        body: {reason: 'over', amount: {value: '80.00', currency: 'PHP'}},
+        outcome: 'refused by rule',
+        code: 'PY0048',
+      },
+      'sandbox',
+      'sandbox',
+    )
+    expect(refused).toMatchObject({outcome: 'refused by rule', code: 'PY0048', reason: 'over'})
+
+    const failed = entryFromAttempt(
+      {
+        operation: refundCheckout,
+        params: {checkoutId: 'chk_a'},
+        body: {reason: 'card closed', amount: {value: '20.00', currency: 'PHP'}},
+        data: {refundId: 'rfd_9', status: 'FAILED'},
+        outcome: 'applied',
+        status: 200,
+      },
+      'sandbox',
+      'sandbox',
+    )
+    expect(failed).toMatchObject({outcome: 'refused', refundId: 'rfd_9', message: 'the service answered status FAILED: nothing was refunded'})
+  })
+})
