@@ -3,6 +3,7 @@ import {Flags} from '@oclif/core'
 import {type AuditEntry, auditPath, readAudit} from '../../audit/log.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {outputFlags} from '../../cli/flags.js'
+import {type View} from '../../cli/output/view.js'
 
 export default class AuditList extends BaseCommand<typeof AuditList> {
   static override baseFlags = outputFlags
@@ -23,6 +24,11 @@ and request id. It never holds keys, sessions or card data.`
     outcome: Flags.string({description: 'only this outcome (applied, refused, failed, unknown, not sent, not applied)'}),
   }
 
+  static override view: View = {
+    columns: ['time', 'profile', 'operation', 'checkoutId', 'amount.value', 'amount.currency', 'outcome', 'status', 'requestId'],
+    list: 'entries',
+  }
+
   async run(): Promise<{entries: AuditEntry[]; path: string}> {
     const {flags} = this
     const {entries, skipped} = await readAudit(this.configDir)
@@ -34,10 +40,6 @@ and request id. It never holds keys, sessions or card data.`
     )
     if (flags.limit) selected = selected.slice(-flags.limit)
     if (skipped > 0) this.note(`Skipped ${skipped} unreadable line(s) in ${auditPath(this.configDir)}`)
-    await this.print(
-      selected.map((e) => ({...e, amount: e.amount ? `${e.amount.value} ${e.amount.currency ?? ''}`.trim() : ''})),
-      ['time', 'profile', 'operation', 'checkoutId', 'amount', 'outcome', 'status', 'requestId'],
-    )
     return {entries: selected, path: auditPath(this.configDir)}
   }
 }

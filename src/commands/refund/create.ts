@@ -2,6 +2,7 @@ import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
 import {changeFlags} from '../../cli/flags.js'
+import {CHECKOUT_ZONE, type View} from '../../cli/output/view.js'
 import {UsageError} from '../../errors.js'
 import {refundCheckout} from '../../services/checkout/operations.js'
 import {amountFlag} from '../../services/checkout/request.js'
@@ -33,6 +34,8 @@ way: a checkout takes one refund.`
     full: Flags.boolean({description: 'refund everything that is left', exclusive: ['amount', 'currency']}),
   }
 
+  static override view: View = {zone: CHECKOUT_ZONE}
+
   async run(): Promise<Record<string, unknown>> {
     const {flags} = this
     const {checkoutId} = this.args
@@ -59,7 +62,6 @@ way: a checkout takes one refund.`
     }
     // Said even under --json: it is about money, and stdout stays pure data.
     if (outcome.reconciled) process.stderr.write(`Note: the answer was lost; reconciled: applied (read back from the service)\n`)
-    await this.print(result)
     return result
   }
 }
