@@ -20,7 +20,7 @@ import RefundList from '../../src/commands/refund/list.js'
 import UsersLogin from '../../src/commands/users/login.js'
 import UsersMe from '../../src/commands/users/me.js'
 import WebhookList from '../../src/commands/webhook/list.js'
-import {BASE, checkoutRecord, JSON_HEADERS as CHECKOUT_HEADERS} from '../helpers/checkout.js'
+import {BASE, JSON_HEADERS as CHECKOUT_HEADERS, checkoutRecord} from '../helpers/checkout.js'
 import {cli, type CommandHarness, commandHarness, ORIGIN, type Runnable} from '../helpers/command.js'
 import {JSON_HEADERS, signedIn} from '../helpers/health.js'
 
