@@ -37,8 +37,8 @@ let h: CommandHarness
 
 function serve(): void {
   const pool = h.agent.get(ORIGIN)
-  const health = (path: (p: string) => boolean, body: unknown) => pool.intercept({method: 'GET', path}).reply(200, body, {headers: JSON_HEADERS}).persist()
-  const checkout = (path: string, body: unknown) => pool.intercept({method: 'GET', path: BASE + path}).reply(200, body, {headers: CHECKOUT_HEADERS}).persist()
+  const health = (path: (p: string) => boolean, body: object) => pool.intercept({method: 'GET', path}).reply(200, body, {headers: JSON_HEADERS}).persist()
+  const checkout = (path: string, body: object) => pool.intercept({method: 'GET', path: BASE + path}).reply(200, body, {headers: CHECKOUT_HEADERS}).persist()
   health((p) => p.startsWith('/api/users/u-1/events?') || p === '/api/users/u-1/events', {events: EVENTS, paging: {}})
   health((p) => p === '/api/users/u-1/events/e1', EVENTS[0])
   health((p) => p.startsWith('/api/users/u-1/metrics'), METRICS)
