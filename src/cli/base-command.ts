@@ -17,7 +17,8 @@ import {defaultConfigDir, ProfileStore} from '../profiles/store.js'
 import {type ConsentContext, consentHook, describeChange, requireConsentPossible} from './consent.js'
 import {type GlobalFlagValues, sendFlags} from './flags.js'
 import {hints, withHints} from './hints.js'
-import {type Format, render, RowWriter} from './output.js'
+import {type Format, ListWriter, type OutputMode, renderDocument} from './output.js'
+import {knownColumns, type Row, unknownColumns, type View} from './output/view.js'
 
 /** A command that does not choose its global flags has those of BaseCommand: `sendFlags`. */
 type GlobalsOf<T extends typeof Command> = string extends keyof T['baseFlags'] ? typeof sendFlags : T['baseFlags']
@@ -51,8 +52,9 @@ function watchStdoutEpipe(): void {
  * Owns everything commands share: the global flags a command chose (./flags.ts), the resolved
  * profile, lazy service clients, output, consent to changes (from the table, ./consent.ts), the
  * sandbox-only requirement, and the mapping of every error to an exit code (with ./hints.ts).
- * A command parses, makes one call into src/services or src/runtime, returns its data, and renders it only when
- * --json is off.
+ * A command parses, makes one call into src/services or src/runtime and returns its document (the
+ * declared type of `run()`); the base command prints that document under the command's `view`,
+ * after `--query`, in the format asked for (./output.ts). --json and -o json print the same thing.
  */
 export abstract class BaseCommand<T extends typeof Command> extends Command {
   /** The global flags this command honours (see ./flags.ts): by default those of a command that sends. */
@@ -70,12 +72,39 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   static undoesOwnChanges = false
   /** Format when --output is not given. */
   static defaultFormat: Format = 'table'
+  /** How the document `run()` returns is shown in tables, CSV and ndjson (./output/view.ts). */
+  static view: View = {}
   static override enableJsonFlag = true
 
   protected args!: InferArgs<T>
   protected flags!: InferFlags<T>
   private resolved?: Promise<ResolvedProfile>
   private store?: Promise<ProfileStore>
+  /** The document's list was already written as it arrived (`listWriter`). */
+  private streamed = false
+  /** The command printed its own view (a chart, a test report): the document is not printed again. */
+  private shownOwnView = false
+
+  /**
+   * oclif's run, with the document printed by this class in every format (oclif would print it
+   * only under --json). Printing happens inside the error handling, so a failure there has its exit code.
+   */
+  protected override async _run<R>(): Promise<R> {
+    let failure: Error | undefined
+    let result: unknown
+    try {
+      await this.init()
+      result = await this.run()
+      if (result !== undefined && !this.streamed && !this.shownOwnView) await this.printDocument(result)
+    } catch (error) {
+      failure = error as Error
+      await this.catch(failure)
+    } finally {
+      await this.finally(failure)
+    }
+
+    return result as R
+  }
 
   override async init(): Promise<void> {
     await super.init()
@@ -105,6 +134,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     if (flags.profile === '') throw new UsageError('--profile must not be empty', [hints.profileList])
     this.flags = flags as InferFlags<T>
     this.args = args as InferArgs<T>
+    this.checkOutputFlags()
     await this.checkSandboxRequirement()
     const {changes} = this.ctor as unknown as typeof BaseCommand
     if (changes?.destructive) requireConsentPossible(this.consentContext(), describeChange(changes, this.args as Record<string, string>).action)
@@ -167,22 +197,113 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   }
 
   protected get format(): Format {
+    if (this.jsonEnabled()) return 'json'
     return this.globals.output ?? (this.ctor as unknown as typeof BaseCommand).defaultFormat
   }
 
-  /** Renders data on stdout unless --json is on (oclif then prints the returned value). */
-  protected async print(data: unknown, defaultColumns?: string[]): Promise<void> {
-    if (this.jsonEnabled()) return
-    const {columns: chosen} = this.globals
-    const columns = chosen && chosen.length > 0 ? chosen : defaultColumns
-    process.stdout.write((await render(data, {columns, format: this.format})) + '\n')
+  /** The view of this run's document; a command whose document differs by mode (smoke --dry-run) overrides it. */
+  protected get view(): View {
+    return (this.ctor as unknown as typeof BaseCommand).view
   }
 
-  /** For listings that stream; under --json the rows are collected and returned instead. */
-  protected rowWriter(defaultColumns?: string[]): RowWriter {
-    const {columns: chosen} = this.globals
-    const columns = chosen && chosen.length > 0 ? chosen : defaultColumns
-    return new RowWriter({columns, format: this.format})
+  /**
+   * True when the whole document is printed as JSON (--json, -o json, ndjson, --query): a command
+   * with a view of its own (a chart, a test report) prints that only when this is false, then calls `shownOwnView`.
+   */
+  protected get documentWanted(): boolean {
+    return this.format === 'json' || this.format === 'ndjson' || this.globals.query !== undefined
+  }
+
+  /** The command wrote its own view on stdout; the document is not printed again. */
+  protected markShown(): void {
+    this.shownOwnView = true
+  }
+
+  /**
+   * For a listing that arrives in pages (`events list --all`): in table, CSV and ndjson form each
+   * item is written as it arrives and nothing is kept (`items` stays empty); for JSON and --query
+   * the items are collected into `items`, for the document `run()` returns.
+   */
+  protected async listWriter<I extends object>(): Promise<{push(item: I): Promise<void>; endPage(): Promise<void>; end(): Promise<void>; items: I[]}> {
+    const items: I[] = []
+    if (this.format === 'json' || this.globals.query !== undefined) {
+      return {
+        async end() {},
+        async endPage() {},
+        items,
+        async push(item) {
+          items.push(item)
+        },
+      }
+    }
+
+    this.streamed = true
+    const writer = new ListWriter(await this.outputMode(), this.view)
+    return {end: () => writer.end(), endPage: () => writer.endPage(), items, push: (item) => writer.push(item as Row)}
+  }
+
+  /** The zone of times in tables and CSV when the view names none; the health commands use the user's. */
+  protected async displayZone(): Promise<string | undefined> {
+    return undefined
+  }
+
+  private async outputMode(): Promise<OutputMode> {
+    const {columns, truncate, utc} = this.globals
+    return {
+      columns: columns && columns.length > 0 ? columns : undefined,
+      format: this.format,
+      terminal: process.stdout.isTTY === true,
+      truncate: truncate !== false,
+      width: process.stdout.columns || 80,
+      zone: utc ? undefined : (this.view.zone ?? (await this.displayZone())),
+    }
+  }
+
+  private async printDocument(document: unknown): Promise<void> {
+    const {query} = this.globals
+    if (this.view.quiet && !this.documentWanted) return
+    if (query === undefined) {
+      await renderDocument(document, this.view, await this.outputMode())
+      return
+    }
+
+    const {applyQuery} = await import('./output/query.js')
+    const queried = await applyQuery(document, query)
+    const mode = await this.outputMode()
+    this.checkColumnsAgainst(queried)
+    await renderDocument(queried, {}, mode)
+  }
+
+  /** Conflicting formats and unknown columns are refused while reading argv: exit 2, nothing sent. */
+  private checkOutputFlags(): void {
+    const {columns, output, query} = this.globals
+    if (this.jsonEnabled() && output !== undefined && output !== 'json') {
+      throw new UsageError(`--json and --output ${output} ask for two formats; use one of them`, [hints.help(this.id)])
+    }
+
+    if (!columns || columns.length === 0 || query !== undefined) return
+    const known = knownColumns(this.view)
+    if (known.length === 0) return
+    const unknown = unknownColumns(columns, known)
+    if (unknown.length > 0) throw this.unknownColumnsError(unknown, known)
+  }
+
+  /** After --query the document has a new shape: its columns are those of its rows. */
+  private checkColumnsAgainst(document: unknown): void {
+    const {columns} = this.globals
+    if (!columns || columns.length === 0) return
+    const rows = Array.isArray(document) ? document : document && typeof document === 'object' ? [document] : []
+    const known = [...new Set(rows.slice(0, 50).flatMap((r) => (r && typeof r === 'object' ? Object.keys(r) : [])))]
+    const unknown = unknownColumns(
+      columns.map((c) => c.split('.')[0]),
+      known,
+    )
+    if (rows.length > 0 && unknown.length > 0) throw this.unknownColumnsError(unknown, known)
+  }
+
+  private unknownColumnsError(unknown: string[], known: string[]): UsageError {
+    const names = unknown.map((c) => `"${c}"`).join(', ')
+    return new UsageError(`--columns: unknown ${unknown.length === 1 ? 'column' : 'columns'} ${names}; available: ${known.join(', ')}`)
   }
 
   /** A file the user asked for (a JUnit report), scrubbed of secrets like stdout. */

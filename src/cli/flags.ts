@@ -21,13 +21,34 @@ export const profileFlag = {
 }
 
 export const outputFlags = {
-  output: Flags.option({char: 'o', description: 'output format', helpGroup: GLOBAL, options: FORMATS})(),
+  output: Flags.option({
+    char: 'o',
+    description: 'output format: table (tab-separated when piped), json (the same document as --json), ndjson (one element of its list per line) or csv',
+    helpGroup: GLOBAL,
+    options: FORMATS,
+  })(),
   columns: Flags.string({
     delimiter: ',',
-    description: 'columns for table/csv output (comma separated, dot paths)',
+    description: 'columns for table/csv output, as dot paths (repeatable or comma separated); an unknown name is an error that lists the known ones',
     helpGroup: GLOBAL,
     multiple: true,
+    multipleNonGreedy: true,
   }),
+  query: Flags.string({
+    description: 'JMESPath expression applied to the JSON document before it is printed in any format',
+    helpGroup: GLOBAL,
+    helpValue: '<JMESPath>',
+    async parse(input) {
+      const {checkQuery} = await import('./output/query.js')
+      return checkQuery(input)
+    },
+  }),
+  truncate: Flags.boolean({
+    allowNo: true,
+    description: 'shorten table cells to fit the terminal (--no-truncate: show every character)',
+    helpGroup: GLOBAL,
+  }),
+  utc: Flags.boolean({description: 'show times in UTC rather than the zone of the user or service', helpGroup: GLOBAL}),
 }
 
 export const requestFlags = {
@@ -55,6 +76,9 @@ export type GlobalFlagValues = Partial<{
   profile: string
   output: (typeof FORMATS)[number]
   columns: string[]
+  query: string
+  truncate: boolean
+  utc: boolean
   verbose: boolean
   'dry-run': boolean
   timeout: number

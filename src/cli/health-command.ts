@@ -10,8 +10,9 @@ import {UsageError} from '../errors.js'
 import {registerSecret} from '../http/secrets/registry.js'
 import {sessionFromHeaders} from '../http/session-cookie.js'
 import {ENV} from '../profiles/resolve.js'
-import {Bcp47, getUser, type User} from '../services/health/operations.js'
+import {Bcp47, getUser, User} from '../services/health/operations.js'
 import {BaseCommand} from './base-command.js'
+import {fieldsOf, type View} from './output/view.js'
 import {askSecret, isInteractive, readStdin} from './prompt.js'
 
 export const healthFlags = {
@@ -32,6 +33,7 @@ export const healthFlags = {
 export const userIdArg = Args.string({description: 'user id, or "me" for the signed-in user', required: true})
 
 export const USER_COLUMNS = ['id', 'email', 'role', 'givenName', 'familyName', 'language', 'timeZone', 'createdDate']
+export const USER_VIEW: View = {columns: USER_COLUMNS, fields: fieldsOf(User)}
 
 /** Flags of the commands that send a password. The value never appears in output, traces or errors. */
 export const passwordFlags = {
@@ -40,6 +42,15 @@ export const passwordFlags = {
 }
 
 export abstract class HealthCommand<T extends typeof Command> extends BaseCommand<T> {
+  /**
+   * Times in tables and CSV read in the signed-in user's own zone (kept in the profile at sign-in,
+   * from the user document): night events and metric windows are defined in it.
+   */
+  protected override async displayZone(): Promise<string | undefined> {
+    const resolved = await this.profile().catch(() => undefined)
+    return resolved?.profile.health.timeZone
+  }
+
   /** The health client for this call, with --language as accept-language. */
   protected async health(): Promise<ServiceClient> {
     return this.healthClient((this.flags as {language?: string}).language)
@@ -87,7 +98,7 @@ export abstract class HealthCommand<T extends typeof Command> extends BaseComman
     const session = sessionFromHeaders(headers)
     if (!session) throw new UsageError('The service answered without a connect.sid session cookie; nothing was stored')
     const r = await this.profile()
-    r.store.update(r.name, (p) => ({...p, health: {...p.health, session, userId: user.id}}))
+    r.store.update(r.name, (p) => ({...p, health: {...p.health, session, timeZone: user.timeZone, userId: user.id}}))
     await r.store.save()
     this.note(`Signed in as ${user.email} (${user.id}); session stored in profile ${r.name}`)
     if (r.fromEnv.includes(ENV.healthSession)) this.note(`Note: ${ENV.healthSession} is set and overrides the stored session`)

@@ -10,8 +10,9 @@ export const planMedicationFlags = {
   usage: Flags.string({
     description: 'scheduled intake HH:MM=doses, local time (repeatable; replaces the whole usage list)',
     multiple: true,
+    multipleNonGreedy: true,
   }),
-  sensor: Flags.string({description: 'attached sensor MAC=model (repeatable; replaces the sensor list)', multiple: true}),
+  sensor: Flags.string({description: 'attached sensor MAC=model (repeatable; replaces the sensor list)', multiple: true, multipleNonGreedy: true}),
 }
 
 export interface PlanMedicationFlagValues {

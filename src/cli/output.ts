@@ -1,99 +1,72 @@
 /**
- * The one way data reaches stdout. Tables (cli-table3) and CSV (csv-stringify) are imported only
- * when asked for, so JSON output and start-up never pay for them.
+ * The one way data reaches stdout: a command's JSON document, rendered under its view
+ * (./output/view.ts). `json` is the document; `ndjson` one element of its list per line; `table`
+ * an aligned table in a terminal and tab-separated lines with a header in a pipe (like gh);
+ * `csv` comma-separated. Tables (cli-table3) and CSV (csv-stringify) load only when asked for.
  */
-import {getPath} from '../services/dot-path.js'
+import {type CellStyle, rowCells} from './output/cells.js'
+import {keyValueTable, TableStream} from './output/table.js'
+import {listOf, type Row, type View} from './output/view.js'
 
 export const FORMATS = ['table', 'json', 'ndjson', 'csv'] as const
 export type Format = (typeof FORMATS)[number]
 
-export interface RenderOptions {
+export interface OutputMode {
   format: Format
-  /** Columns for table/csv (dot paths); default: the keys of the first row. */
+  /** stdout is a terminal: `table` is aligned (else tab-separated). */
+  terminal: boolean
+  /** Terminal width in columns. */
+  width: number
+  /** Shorten cells to fit the width (`--no-truncate` turns it off). */
+  truncate: boolean
+  /** Zone of times in tables and CSV; undefined: UTC. */
+  zone?: string
+  /** `--columns` */
   columns?: string[]
 }
 
-type Row = Record<string, unknown>
-
-export function cellText(value: unknown): string {
-  if (value === undefined || value === null) return ''
-  if (typeof value === 'object') return JSON.stringify(value)
-  return String(value)
+export interface Sinks {
+  out: (text: string) => void
+  err: (text: string) => void
 }
 
-function columnsOf(rows: Row[], wanted?: string[]): string[] {
-  if (wanted && wanted.length > 0) return wanted
+const PAGE = 100
+
+const processSinks: Sinks = {
+  err: (text) => process.stderr.write(text),
+  out: (text) => process.stdout.write(text),
+}
+
+function columnsOf(rows: Row[], chosen?: readonly string[]): string[] {
+  if (chosen && chosen.length > 0) return [...chosen]
   const seen = new Set<string>()
   for (const row of rows.slice(0, 50)) for (const key of Object.keys(row)) seen.add(key)
   return [...seen]
 }
 
-function asRows(data: unknown): Row[] | undefined {
-  if (Array.isArray(data)) return data.map((d) => (d && typeof d === 'object' ? (d as Row) : {value: d}))
-  return undefined
-}
-
-/** Renders a whole value. Arrays are rows; a single object is a two-column field/value table in table form. */
-export async function render(data: unknown, options: RenderOptions): Promise<string> {
-  const rows = asRows(data)
-  switch (options.format) {
-    case 'json': {
-      return JSON.stringify(data, null, 2)
-    }
-
-    case 'ndjson': {
-      return (rows ?? [data]).map((r) => JSON.stringify(r)).join('\n')
-    }
-
-    case 'csv': {
-      const list = rows ?? [data as Row]
-      return csvLines(list, columnsOf(list, options.columns), true)
-    }
-
-    case 'table': {
-      if (rows) return table(rows, columnsOf(rows, options.columns))
-      if (data && typeof data === 'object') return recordTable(data as Row, options.columns)
-      return cellText(data)
-    }
-  }
-}
-
-async function csvLines(rows: Row[], columns: string[], header: boolean): Promise<string> {
+async function separated(records: string[][], delimiter: string): Promise<string> {
   const {stringify} = await import('csv-stringify/sync')
-  const records = rows.map((r) => columns.map((c) => cellText(getPath(r, c))))
-  return stringify(header ? [columns, ...records] : records).replace(/\n$/, '')
-}
-
-async function table(rows: Row[], columns: string[]): Promise<string> {
-  if (rows.length === 0) return '(none)'
-  const {default: Table} = await import('cli-table3')
-  const t = new Table({head: columns, style: {head: [], border: []}})
-  for (const r of rows) t.push(columns.map((c) => cellText(getPath(r, c))))
-  return t.toString()
-}
-
-async function recordTable(record: Row, columns?: string[]): Promise<string> {
-  const {default: Table} = await import('cli-table3')
-  const t = new Table({style: {head: [], border: []}})
-  const keys = columns && columns.length > 0 ? columns : Object.keys(record)
-  for (const k of keys) t.push({[k]: cellText(getPath(record, k))})
-  return t.toString()
+  return stringify(records, {delimiter})
 }
 
 /**
- * Writes rows as they arrive (for `--all` listings): ndjson and csv stream with flat memory,
- * json streams one array, table buffers (it needs every row to size its columns).
+ * Writes a list row by row as it arrives (`events list --all`): ndjson at once, tables and CSV a
+ * page at a time (`endPage()`, or every 100 rows), so memory stays flat and time linear.
  */
-export class RowWriter {
+export class ListWriter {
   private count = 0
-  private buffered: Row[] = []
+  private pending: Row[] = []
   private columns: string[] | undefined
+  private table: TableStream | undefined
+  private headerWritten = false
 
   constructor(
-    private readonly options: RenderOptions,
-    private readonly write: (text: string) => void = (t) => process.stdout.write(t),
+    private readonly mode: OutputMode,
+    private readonly view: Pick<View, 'columns' | 'freeText'> = {},
+    private readonly sinks: Sinks = processSinks,
   ) {
-    this.columns = options.columns && options.columns.length > 0 ? options.columns : undefined
+    const chosen = mode.columns && mode.columns.length > 0 ? mode.columns : view.columns
+    this.columns = chosen && chosen.length > 0 ? [...chosen] : undefined
   }
 
   get written(): number {
@@ -101,35 +74,99 @@ export class RowWriter {
   }
 
   async push(row: Row): Promise<void> {
-    const first = this.count === 0
     this.count++
-    switch (this.options.format) {
-      case 'ndjson': {
-        this.write(JSON.stringify(row) + '\n')
-        break
-      }
-
-      case 'json': {
-        this.write((first ? '[\n' : ',\n') + JSON.stringify(row, null, 2).replaceAll(/^/gm, '  '))
-        break
-      }
-
-      case 'csv': {
-        this.columns ??= Object.keys(row)
-        this.write((await csvLines([row], this.columns, first)) + '\n')
-        break
-      }
-
-      case 'table': {
-        this.buffered.push(row)
-        break
-      }
+    if (this.mode.format === 'ndjson') {
+      this.sinks.out(JSON.stringify(row) + '\n')
+      return
     }
+
+    this.pending.push(row)
+    if (this.pending.length >= PAGE) await this.endPage()
+  }
+
+  /** A page of the listing has arrived: write what is pending. */
+  async endPage(): Promise<void> {
+    if (this.pending.length === 0) return
+    const rows = this.pending
+    this.pending = []
+    this.columns ??= columnsOf(rows)
+    const cells = rows.map((r) => rowCells(r, this.columns!, this.cellStyle))
+    await this.writeCells(cells, !this.headerWritten)
+    this.headerWritten = true
   }
 
   async end(): Promise<void> {
-    if (this.options.format === 'json') this.write(this.count === 0 ? '[]\n' : '\n]\n')
-    if (this.options.format === 'table') this.write((await table(this.buffered, columnsOf(this.buffered, this.columns))) + '\n')
-    if (this.options.format === 'csv' && this.count === 0 && this.columns) this.write((await csvLines([], this.columns, true)) + '\n')
+    await this.endPage()
+    if (this.count > 0) return
+    if (this.mode.format === 'csv' && this.columns) this.sinks.out(await separated([this.columns], ','))
+    if (this.mode.format === 'table') this.sinks.err('(none)\n')
   }
+
+  private get cellStyle(): CellStyle {
+    return {style: this.mode.format === 'table' && this.mode.terminal ? 'table' : 'csv', zone: this.mode.zone}
+  }
+
+  private async writeCells(cells: string[][], withHeader: boolean): Promise<void> {
+    const columns = this.columns!
+    if (this.mode.format === 'csv' || !this.mode.terminal) {
+      const delimiter = this.mode.format === 'csv' ? ',' : '\t'
+      this.sinks.out(await separated(withHeader ? [columns, ...cells] : cells, delimiter))
+      return
+    }
+
+    this.table ??= new TableStream(columns, {freeText: this.view.freeText, truncate: this.mode.truncate, width: this.mode.width}, this.sinks.out)
+    await this.table.page(cells)
+  }
+}
+
+/** Renders a whole document under its view (the document after `--query` has no view: `{}`). */
+export async function renderDocument(document: unknown, view: View, mode: OutputMode, sinks: Sinks = processSinks): Promise<void> {
+  if (mode.format === 'json') {
+    sinks.out(JSON.stringify(document ?? null, null, 2) + '\n')
+    return
+  }
+
+  const list = listOf(document, view)
+  if (mode.format === 'ndjson') {
+    for (const item of list ?? [document]) sinks.out(JSON.stringify(item ?? null) + '\n')
+    return
+  }
+
+  if (list && !view.withFields) {
+    await writeList(list, view, mode, sinks)
+    return
+  }
+
+  if (document === null || typeof document !== 'object') {
+    if (document !== undefined && document !== null) sinks.out(String(document) + '\n')
+    return
+  }
+
+  const record = document as Row
+  const omit = view.withFields && view.list ? view.list : undefined
+  const chosen = mode.columns && mode.columns.length > 0 ? mode.columns : view.columns
+  const keys = chosen && chosen.length > 0 ? [...chosen] : Object.keys(record).filter((k) => k !== omit)
+  await writeRecord(record, keys, mode, sinks)
+  if (list) {
+    sinks.out('\n')
+    await writeList(list, {}, {...mode, columns: undefined}, sinks)
+  }
+}
+
+async function writeList(list: Row[], view: View, mode: OutputMode, sinks: Sinks): Promise<void> {
+  const writer = new ListWriter(mode, view, sinks)
+  for (const row of list) await writer.push(row)
+  await writer.end()
+}
+
+async function writeRecord(record: Row, keys: string[], mode: OutputMode, sinks: Sinks): Promise<void> {
+  const terminalTable = mode.format === 'table' && mode.terminal
+  const values = rowCells(record, keys, {style: terminalTable ? 'table' : 'csv', zone: mode.zone})
+  if (mode.format === 'csv') {
+    sinks.out(await separated([keys, values], ','))
+    return
+  }
+
+  const pairs = keys.map((k, i): [string, string] => [k, values[i]])
+  sinks.out(terminalTable ? (await keyValueTable(pairs, mode.width)) + '\n' : await separated(pairs, '\t'))
 }

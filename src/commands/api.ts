@@ -24,12 +24,12 @@ Only GET requests are retried.`
     '<%= config.bin %> api health GET /api/users/me',
     '<%= config.bin %> api checkout GET /v1/webhooks',
     '<%= config.bin %> api checkout POST /v1/checkouts --data @checkout.json',
-    '<%= config.bin %> api health GET /api/users/me/events --query startDate=2026-01-01T00:00:00Z --query symptoms=cough',
+    '<%= config.bin %> api health GET /api/users/me/events --param startDate=2026-01-01T00:00:00Z --param symptoms=cough',
   ]
   static override flags = {
     data: Flags.string({char: 'd', description: 'JSON body: inline, @file.json, or - for stdin'}),
-    query: Flags.string({char: 'q', description: 'query parameter k=v (repeatable)', multiple: true}),
-    header: Flags.string({char: 'H', description: 'extra header "name: value" (repeatable)', multiple: true}),
+    param: Flags.string({char: 'P', description: 'query parameter k=v (repeatable)', multiple: true, multipleNonGreedy: true}),
+    header: Flags.string({char: 'H', description: 'extra header "name: value" (repeatable)', multiple: true, multipleNonGreedy: true}),
     key: Flags.option({description: 'checkout key to use (default by path)', options: ['public', 'secret'] as const})(),
     'no-auth': Flags.boolean({description: 'send no credential'}),
   }
@@ -45,13 +45,12 @@ Only GET requests are retried.`
     const headers = Object.fromEntries(
       Object.entries(parsePairs(flags.header, '--header', ':')).map(([k, v]) => [k.toLowerCase(), String(v)]),
     )
-    const query = parsePairs(flags.query, '--query')
+    const query = parsePairs(flags.param, '--param')
     const service = args.service as 'checkout' | 'health'
     const client = service === 'health' ? await this.healthClient() : await this.checkoutClient()
     const auth = this.authFor(service, method, args.path, Boolean(client.target.session))
     const response = await client.raw(method, args.path, {auth, body, headers, query})
     const result = response.data ?? {status: response.status}
-    await this.print(result)
     return result
   }
 

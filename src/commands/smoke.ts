@@ -3,6 +3,8 @@ import {Flags} from '@oclif/core'
 import type {ServiceTarget} from '../http/services.js'
 
 import {BaseCommand} from '../cli/base-command.js'
+import {type View} from '../cli/output/view.js'
+import {stepProgress} from '../cli/progress.js'
 import {isInteractive} from '../cli/prompt.js'
 import {type ClientOptions, ServiceClient} from '../http/client.js'
 import {checkoutTarget, healthTarget} from '../profiles/resolve.js'
@@ -55,6 +57,9 @@ started and no step runs.`
     group: Flags.string({default: 'demo-clinic', description: 'health group (id or name) whose medications the health steps use'}),
   }
 
+  /** The document is the plan under --dry-run (one row per step), else the results (shown by a reporter). */
+  static override view: View = {columns: ['suite', 'name', 'operation', 'request.method', 'request.url', 'runs'], list: 'steps'}
+
   async run(): Promise<SmokePlan | {results: StepResult[]; summary: ReturnType<typeof summarize>}> {
     const {flags} = this
     if (flags['dry-run']) return this.plan()
@@ -81,7 +86,9 @@ started and no step runs.`
       }
       const steps = this.steps(receiver)
       this.note(`Smoke: ${steps.length} steps against ${targets.label}`)
-      const results = await runSteps(steps, ctx, {bail: flags.bail, onStep: (r) => process.stderr.write(progressLine(r) + '\n')})
+      const shown = stepProgress('smoke', steps.length, progressLine, (r: StepResult) => r.outcome === 'passed')
+      const results = await runSteps(steps, ctx, {bail: flags.bail, onStep: shown.onStep})
+      shown.done()
       return await this.report(results)
     } finally {
       await receiver?.stop()
@@ -95,10 +102,6 @@ started and no step runs.`
     const label = this.flags.sandbox ? 'an embedded sandbox (not started: --dry-run)' : targets.label
     const steps = planSmoke(this.steps(undefined), targets)
     this.note(`Smoke, dry run: ${steps.length} steps against ${label}; nothing was sent`)
-    await this.print(
-      steps.map((s) => ({...s, request: s.request ? `${s.request.method} ${s.request.url}` : '(waits for a webhook delivery)'})),
-      ['suite', 'name', 'operation', 'request', 'runs'],
-    )
     return {dryRun: true, target: label, steps}
   }
 
@@ -119,10 +122,11 @@ started and no step runs.`
   private async report(results: StepResult[]): Promise<{results: StepResult[]; summary: ReturnType<typeof summarize>}> {
     const summary = summarize(results)
     if (this.flags['junit-file']) await this.writeOutputFile(this.flags['junit-file'], (await renderReport(results, 'junit', 'opsctl smoke')) + '\n')
-    if (!this.jsonEnabled()) {
+    if (!this.documentWanted || this.flags.reporter) {
       const reporter = this.flags.reporter ?? (isInteractive() ? 'table' : 'json')
       process.stdout.write((await renderReport(results, reporter, 'opsctl smoke')) + '\n')
       if (reporter !== 'table') process.stderr.write(summaryLine(summary) + '\n')
+      this.markShown()
     }
 
     // A failed check is a result, not a crash: the report is still printed (or returned under --json).

@@ -65,6 +65,8 @@ export async function walk<I>(
   pages: AsyncIterable<{items: I[]; next?: string}>,
   options: WalkOptions,
   onItem: (item: I) => Promise<void> | void,
+  /** After each page's items, with the count so far (a table writes a page at a time, progress is shown). */
+  onPage?: (count: number) => Promise<void> | void,
 ): Promise<WalkResult> {
   let count = 0
   for await (const page of pages) {
@@ -73,6 +75,8 @@ export async function walk<I>(
       await onItem(item)
       count++
     }
+
+    await onPage?.(count)
 
     if (room < page.items.length) return {count}
     const wantMore = options.all || (options.limit !== undefined && count < options.limit)

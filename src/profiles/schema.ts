@@ -16,6 +16,8 @@ export interface HealthSettings {
   session?: string
   /** id of the signed-in user, so `me` can stand for it in paths */
   userId?: string
+  /** the signed-in user's IANA time zone (from the user document), for showing times */
+  timeZone?: string
   apiVersion?: string
   language?: string
 }
@@ -63,7 +65,7 @@ export function profileProblem(value: unknown, at = ''): string | undefined {
   return (
     urlProblem(value.health.baseUrl, p('health.baseUrl')) ??
     stringProblem(value.health, ['session'], p('health'), true) ??
-    stringProblem(value.health, ['userId', 'apiVersion', 'language'], p('health'), false) ??
+    stringProblem(value.health, ['userId', 'timeZone', 'apiVersion', 'language'], p('health'), false) ??
     urlProblem(value.checkout.baseUrl, p('checkout.baseUrl')) ??
     stringProblem(value.checkout, ['publicKey', 'secretKey'], p('checkout'), true)
   )

@@ -28,7 +28,7 @@ function noSecrets(text: string) {
 }
 
 describe('api checkout', () => {
-  it('GET with --query sends repeated keys with the secret key and prints the JSON body', async () => {
+  it('GET with --param sends repeated keys with the secret key and prints the JSON body', async () => {
     pool()
       .intercept({path: '/checkout/v1/webhooks?name=CHECKOUT_SUCCESS&name=CHECKOUT_FAILURE&limit=5', method: 'GET'})
       .reply(200, [{id: 'w-1', name: 'CHECKOUT_SUCCESS'}], {headers: JSON_HEADERS})
@@ -36,11 +36,11 @@ describe('api checkout', () => {
       'checkout',
       'GET',
       '/v1/webhooks',
-      '-q',
+      '-P',
       'name=CHECKOUT_SUCCESS',
-      '--query',
+      '--param',
       'name=CHECKOUT_FAILURE',
-      '--query',
+      '--param',
       'limit=5',
     ])
     expect(r.code, r.stderr).toBe(0)
@@ -198,7 +198,7 @@ describe('api: bad input is exit 2 and nothing is sent', () => {
     ['a path without /', ['checkout', 'GET', 'v1/x'], /must start with "\/"/],
     ['invalid JSON', ['checkout', 'POST', '/v1/x', '--data', '{nope'], /--data is not valid JSON/],
     ['a missing @file', ['checkout', 'POST', '/v1/x', '--data', '@/nonexistent/x.json'], /Cannot read \/nonexistent\/x\.json: ENOENT/],
-    ['a bad --query', ['checkout', 'GET', '/v1/x', '--query', 'novalue'], /--query expects key=value/],
+    ['a bad --param', ['checkout', 'GET', '/v1/x', '--param', 'novalue'], /--param expects key=value/],
     ['a bad --header', ['checkout', 'GET', '/v1/x', '--header', 'nocolon'], /--header expects key:value/],
     ['an unknown service', ['billing', 'GET', '/v1/x'], /Expected billing to be one of: health, checkout/],
     ['an unknown flag', ['checkout', 'GET', '/v1/x', '--nope'], /Nonexistent flag: --nope/],

@@ -28,13 +28,13 @@ class DeleteWebhook extends BaseCommand<typeof DeleteWebhook> {
 
 class ListThings extends BaseCommand<typeof ListThings> {
   static override description = 'test: a listing'
+  static override view = {columns: ['id', 'name'], fields: ['nested', 'nested.n']}
 
   async run(): Promise<unknown> {
     const rows = [
       {id: 'a', name: 'Alpha, Inc.', nested: {n: 1}},
       {id: 'b', name: 'Beta', nested: {n: 2}},
     ]
-    await this.print(rows, ['id', 'name'])
     this.note('listed 2')
     return rows
   }
@@ -106,7 +106,8 @@ describe('destructive changes', () => {
 describe('output', () => {
   it('table by default with the default columns; chatter on stderr', async () => {
     const r = await runCommand(ListThings, [])
-    expect(r.stdout).toMatch(/│ id │ name\s+│/)
+    // stdout is not a terminal here: tab-separated, with a header
+    expect(r.stdout).toBe('id\tname\na\tAlpha, Inc.\nb\tBeta\n')
     expect(r.stdout).not.toContain('nested')
     expect(r.stderr).toBe('listed 2\n')
   })

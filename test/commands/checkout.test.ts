@@ -219,8 +219,8 @@ describe('checkout get', () => {
     const out = await h.run(CheckoutGet, ['chk_1', '--verbose'])
     expect(out.code).toBe(0)
     expect(h.calls()[0].headers.authorization).toBe(basicAuth(SANDBOX_KEYS.secretKey))
-    expect(out.stdout).toMatch(/paymentStatus\s*│\s*PAYMENT_SUCCESS/)
-    expect(out.stdout).toMatch(/totalAmount\.value\s*│\s*1500\.00/)
+    expect(out.stdout).toMatch(/paymentStatus\tPAYMENT_SUCCESS/)
+    expect(out.stdout).toMatch(/totalAmount\.value\t1500\.00/)
     for (const secret of SECRETS) expect(out.stdout + out.stderr).not.toContain(secret)
   })
 

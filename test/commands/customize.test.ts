@@ -37,7 +37,7 @@ describe('customize commands', () => {
     const out = await h.run(CustomizeSet, argv())
     expect(out.code).toBe(0)
     expect(h.calls()[0].body).toEqual(BODY)
-    expect(out.stdout).toMatch(/colorScheme\s*│\s*#0a7d3b/)
+    expect(out.stdout).toMatch(/colorScheme\t#0a7d3b/)
   })
 
   it('refuses a bad colour before sending (exit 2)', async () => {

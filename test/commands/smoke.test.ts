@@ -38,7 +38,7 @@ describe('opsctl smoke --dry-run', () => {
     const r = await runCommand(Smoke, ['--sandbox', '--dry-run', '--service', 'health', '--output', 'csv'])
     expect(r.code, r.stderr).toBe(0)
     const rows = r.stdout.trim().split('\n')
-    expect(rows[0]).toBe('suite,name,operation,request,runs')
+    expect(rows[0]).toBe('suite,name,operation,request.method,request.url,runs')
     const health = declared.filter((s) => s.suite === 'health')
     expect(rows.slice(1).map((row) => row.split(',')[2])).toEqual(health.map((s) => s.operation))
     expect(r.stderr).toContain(`Smoke, dry run: ${health.length} steps against an embedded sandbox (not started: --dry-run); nothing was sent`)

@@ -59,7 +59,6 @@ class GadgetCreate extends BaseCommand<typeof GadgetCreate> {
   async run(): Promise<unknown> {
     const client = await this.checkoutClient()
     const {data} = await client.call(gadgets.createGadget, {body: {name: this.flags.name}})
-    await this.print(data)
     return data
   }
 }

@@ -1,6 +1,8 @@
 import {describe, expect, it} from 'vitest'
 
-import {render, RowWriter} from '../../src/cli/output.js'
+import {ListWriter, type OutputMode, renderDocument} from '../../src/cli/output.js'
+import {fitWidths} from '../../src/cli/output/table.js'
+import {localTime} from '../../src/cli/output/times.js'
 import {getPath} from '../../src/services/dot-path.js'
 
 const rows = [
@@ -8,29 +10,48 @@ const rows = [
   {id: 'c-2', amount: {value: '5.00', currency: 'PHP'}, note: 'has "quotes", a comma\nand a newline'},
 ]
 
-describe('render', () => {
-  it('json and ndjson', async () => {
-    expect(JSON.parse(await render(rows, {format: 'json'}))).toEqual(rows)
-    expect((await render(rows, {format: 'ndjson'})).split('\n').map((l) => JSON.parse(l))).toEqual(rows)
-    expect(await render({a: 1}, {format: 'ndjson'})).toBe('{"a":1}')
+const pipe: OutputMode = {format: 'table', terminal: false, truncate: true, width: 80}
+const terminal: OutputMode = {...pipe, terminal: true}
+
+async function render(document: unknown, mode: OutputMode, view = {}) {
+  let out = ''
+  let err = ''
+  await renderDocument(document, view, mode, {err: (t) => (err += t), out: (t) => (out += t)})
+  return {err, out}
+}
+
+describe('renderDocument', () => {
+  it('json is the document; ndjson is one element of its list per line', async () => {
+    const document = {count: 2, things: rows}
+    expect(JSON.parse((await render(document, {...pipe, format: 'json'})).out)).toEqual(document)
+    const ndjson = (await render(document, {...pipe, format: 'ndjson'}, {list: 'things'})).out
+    expect(ndjson.trim().split('\n').map((l) => JSON.parse(l))).toEqual(rows)
+    expect((await render({a: 1}, {...pipe, format: 'ndjson'})).out).toBe('{"a":1}\n')
   })
 
-  it('csv quotes commas, quotes and newlines, and picks dot-path columns', async () => {
-    const csv = await render(rows, {columns: ['id', 'amount.value', 'note'], format: 'csv'})
-    expect(csv).toBe('id,amount.value,note\nc-1,12.34,plain\nc-2,5.00,"has ""quotes"", a comma\nand a newline"')
+  it('csv quotes commas, quotes and newlines, picks dot-path columns, and joins arrays with ;', async () => {
+    const csv = (await render(rows, {...pipe, columns: ['id', 'amount.value', 'note'], format: 'csv'})).out
+    expect(csv).toBe('id,amount.value,note\nc-1,12.34,plain\nc-2,5.00,"has ""quotes"", a comma\nand a newline"\n')
+    expect((await render([{id: 'e', symptoms: ['cough', 'wheeze']}], {...pipe, format: 'csv'})).out).toBe('id,symptoms\ne,cough;wheeze\n')
   })
 
-  it('csv of one object is one row; nested values become JSON', async () => {
-    expect(await render({id: 'x', amount: {value: '1'}}, {format: 'csv'})).toBe('id,amount\nx,"{""value"":""1""}"')
+  it('a table in a pipe is tab-separated with a header; a record is key<TAB>value lines', async () => {
+    expect((await render(rows, {...pipe, columns: ['id', 'amount.currency']})).out).toBe('id\tamount.currency\nc-1\tPHP\nc-2\tPHP\n')
+    expect((await render({status: 'ok', count: 2}, pipe)).out).toBe('status\tok\ncount\t2\n')
   })
 
-  it('table: rows with the chosen columns, an object as field/value, and (none) for an empty list', async () => {
-    const table = await render(rows, {columns: ['id', 'amount.currency'], format: 'table'})
-    expect(table).toMatch(/│ id\s+│ amount\.currency │/)
-    expect(table).toMatch(/│ c-2\s+│ PHP\s+│/)
-    expect(table).not.toContain('note')
-    expect(await render({status: 'ok', count: 2}, {format: 'table'})).toMatch(/│ status │ ok\s+│[\s\S]*│ count\s+│ 2\s+│/)
-    expect(await render([], {format: 'table'})).toBe('(none)')
+  it('a table in a terminal has no boxes and no rules; (none) goes to stderr', async () => {
+    const {out} = await render(rows, {...terminal, columns: ['id', 'amount.currency']})
+    expect(out).toBe('id   amount.currency\nc-1  PHP\nc-2  PHP\n')
+    expect(await render([], terminal)).toEqual({err: '(none)\n', out: ''})
+  })
+
+  it('times are shown in the zone asked for in tables and CSV, exactly in JSON', async () => {
+    const event = {date: '2026-03-01T15:30:00.000Z'}
+    expect((await render([event], {...terminal, zone: 'Asia/Manila'})).out).toBe('date\n2026-03-01 23:30 +08:00\n')
+    expect((await render([event], {...pipe, format: 'csv', zone: 'Asia/Manila'})).out).toBe('date\n2026-03-01T23:30:00.000+08:00\n')
+    expect((await render([event], {...terminal})).out).toBe('date\n2026-03-01 15:30 UTC\n')
+    expect(JSON.parse((await render([event], {...pipe, format: 'json', zone: 'Asia/Manila'})).out)).toEqual([event])
   })
 
   it('getPath follows dot paths and stops at missing parts', () => {
@@ -40,26 +61,50 @@ describe('render', () => {
   })
 })
 
-describe('RowWriter', () => {
-  async function write(format: 'csv' | 'json' | 'ndjson' | 'table', list: object[], columns?: string[]) {
-    let out = ''
-    const writer = new RowWriter({columns, format}, (t) => (out += t))
-    for (const r of list) await writer.push(r as Record<string, unknown>)
-    await writer.end()
-    return {out, written: writer.written}
-  }
-
-  it('streams ndjson and csv row by row, json as one valid array', async () => {
-    expect((await write('ndjson', rows)).out.trim().split('\n')).toHaveLength(2)
-    const csv = await write('csv', rows, ['id', 'amount.value'])
-    expect(csv.out).toBe('id,amount.value\nc-1,12.34\nc-2,5.00\n')
-    expect(csv.written).toBe(2)
-    expect(JSON.parse((await write('json', rows)).out)).toEqual(rows)
-    expect(JSON.parse((await write('json', [])).out)).toEqual([])
+describe('tables that fit', () => {
+  it('shortens the free-text column first, and every line fits the width', async () => {
+    const long = {id: 'ev-1', note: 'x'.repeat(200), source: 'manual'}
+    const {out} = await render([long], {...terminal, width: 40}, {freeText: ['note']})
+    for (const line of out.trimEnd().split('\n')) expect(line.length).toBeLessThanOrEqual(40)
+    expect(out).toContain('…')
+    expect(out).toMatch(/ev-1 +x+… +manual/)
   })
 
-  it('an empty csv listing still has its header when columns are known; a table says (none)', async () => {
-    expect((await write('csv', [], ['id', 'status'])).out).toBe('id,status\n')
-    expect((await write('table', [])).out).toBe('(none)\n')
+  it('--no-truncate keeps every character', async () => {
+    const long = {id: 'ev-1', note: 'word '.repeat(30).trim()}
+    const {out} = await render([long], {...terminal, truncate: false, width: 40})
+    expect(out).not.toContain('…')
+    expect(out).toContain(long.note)
+  })
+
+  it('fitWidths gives way in order: free text, then headers wider than values, then the widest', () => {
+    expect(fitWidths(['id', 'note'], [10, 100], {freeText: ['note'], truncate: true, width: 30})).toEqual([10, 18])
+    expect(fitWidths(['nightEvent', 'id'], [5, 20], {truncate: true, width: 27})).toEqual([5, 20])
+    expect(fitWidths(['a', 'b'], [50, 50], {truncate: true, width: 40})).toEqual([19, 19])
+  })
+
+  it('streams page by page with the widths of the first page (bench/table-render.mjs times 20,000 rows)', async () => {
+    let out = ''
+    const writer = new ListWriter({...terminal, width: 100}, {columns: ['id', 'date', 'note']}, {err() {}, out: (t) => (out += t)})
+    for (let i = 0; i < 2000; i++) {
+      await writer.push({date: '2026-03-01T15:30:00.000Z', id: `ev-${i}`, note: i === 500 ? 'y'.repeat(300) : 'cough'})
+      if (i % 50 === 49) await writer.endPage()
+    }
+
+    await writer.end()
+    const lines = out.trimEnd().split('\n')
+    expect(lines).toHaveLength(2001)
+    expect(lines[0]).toMatch(/^id +date +note$/)
+    // widths come from the first page: the long note of a later page is cut to the same width
+    expect(new Set(lines.slice(1).map((l) => l.indexOf('2026')))).toEqual(new Set([lines[1].indexOf('2026')]))
+    expect(lines[501]).toMatch(/y…$/)
+  })
+})
+
+describe('localTime', () => {
+  it('keeps milliseconds in CSV and drops them in tables; UTC without a zone', () => {
+    expect(localTime('2026-03-01T15:30:12.345Z', 'Asia/Manila', 'csv')).toBe('2026-03-01T23:30:12.345+08:00')
+    expect(localTime('2026-03-01T15:30:12.345Z', undefined, 'csv')).toBe('2026-03-01T15:30:12.345Z')
+    expect(localTime('2026-07-01T12:00:00Z', 'America/New_York', 'table')).toBe('2026-07-01 08:00 -04:00')
   })
 })

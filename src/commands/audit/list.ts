@@ -13,6 +13,7 @@ import {checkoutService} from '../../services/checkout/operations.js'
 const AUDITED = Object.values(checkoutService.operations)
   .filter((op) => op.audited)
   .map((op) => op.id)
+import {type View} from '../../cli/output/view.js'
 
 export default class AuditList extends BaseCommand<typeof AuditList> {
   static override baseFlags = outputFlags
@@ -35,6 +36,11 @@ Each attempt at a checkout creation, void, refund, webhook change or customizati
     until: Flags.string({description: 'only entries before this time: ISO 8601, or a duration back from now'}),
   }
 
+  static override view: View = {
+    columns: ['time', 'operation', 'outcome', 'status', 'code', 'amount.value', 'amount.currency', 'reason', 'checkoutId', 'refundId', 'webhookId'],
+    list: 'entries',
+  }
+
   async run(): Promise<{entries: AuditEntry[]; path: string}> {
     const {flags} = this
     const now = new Date()
@@ -45,10 +51,6 @@ Each attempt at a checkout creation, void, refund, webhook change or customizati
     let selected = selectEntries(entries, {outcome: flags.outcome, operation: flags.operation, checkoutId: flags.checkout, since, until})
     if (flags.limit) selected = selected.slice(-flags.limit)
     if (skipped > 0) this.note(`Skipped ${skipped} unreadable line(s) in ${auditPath(this.configDir)}`)
-    await this.print(
-      selected.map((e) => ({...e, amount: e.amount ? `${e.amount.value} ${e.amount.currency ?? ''}`.trim() : ''})),
-      ['time', 'operation', 'outcome', 'status', 'code', 'amount', 'reason', 'checkoutId', 'refundId', 'webhookId'],
-    )
     return {entries: selected, path: auditPath(this.configDir)}
   }
 }

@@ -3,6 +3,7 @@ import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {parsePairs, readJsonData} from '../../cli/data-input.js'
 import {openInBrowser} from '../../cli/open-browser.js'
+import {CHECKOUT_ZONE, type View} from '../../cli/output/view.js'
 import {checkRequestBody} from '../../cli/request-body.js'
 import {initiateCheckout} from '../../services/checkout/operations.js'
 import {buildCheckoutRequest, checkRequestTotals, completeRequest} from '../../services/checkout/request.js'
@@ -38,7 +39,7 @@ Uses the profile's public key. The creation is recorded in the local audit log, 
   static override flags = {
     amount: Flags.string({description: 'total amount, e.g. 1500.00 (at most two decimals)'}),
     currency: Flags.string({default: 'PHP', description: 'currency code of the total'}),
-    item: Flags.string({description: 'an item "name:quantity:unit-price[:code]" (repeatable)', multiple: true}),
+    item: Flags.string({description: 'an item "name:quantity:unit-price[:code]" (repeatable)', multiple: true, multipleNonGreedy: true}),
     ref: Flags.string({description: "merchant's request reference number (generated when absent)"}),
     'success-url': Flags.string({description: 'where the page sends the buyer after a successful payment'}),
     'failure-url': Flags.string({description: 'where the page sends the buyer after a failed payment'}),
@@ -47,7 +48,7 @@ Uses the profile's public key. The creation is recorded in the local audit log, 
     'buyer-last-name': Flags.string({description: "buyer's last name"}),
     'buyer-email': Flags.string({description: "buyer's email"}),
     'buyer-phone': Flags.string({description: "buyer's phone"}),
-    metadata: Flags.string({description: 'metadata key=value (repeatable)', multiple: true}),
+    metadata: Flags.string({description: 'metadata key=value (repeatable)', multiple: true, multipleNonGreedy: true}),
     data: Flags.string({
       char: 'd',
       description: 'the whole checkout request as JSON: @file.json or - for stdin',
@@ -55,6 +56,8 @@ Uses the profile's public key. The creation is recorded in the local audit log, 
     }),
     open: Flags.boolean({description: 'open the payment page in the browser'}),
   }
+
+  static override view: View = {columns: ['checkoutId', 'redirectUrl', 'requestReferenceNumber', 'amount', 'currency'], zone: CHECKOUT_ZONE}
 
   async run(): Promise<Record<string, unknown>> {
     const {flags} = this
@@ -89,7 +92,6 @@ Uses the profile's public key. The creation is recorded in the local audit log, 
       currency: total?.currency,
       requestId,
     }
-    await this.print(result, ['checkoutId', 'redirectUrl', 'requestReferenceNumber', 'amount', 'currency'])
     if (!flags.open) return result
     const browser = await openInBrowser(data.redirectUrl)
     if (browser.opened) this.note(`Opening ${data.redirectUrl} in your browser`)

@@ -1,7 +1,8 @@
 import {Args} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
-import {getCheckout} from '../../services/checkout/operations.js'
+import {CHECKOUT_ZONE, fieldsOf, type View} from '../../cli/output/view.js'
+import {CheckoutRecord, getCheckout} from '../../services/checkout/operations.js'
 
 export const CHECKOUT_COLUMNS = [
   'id',
@@ -29,10 +30,11 @@ The table shows the main fields; -o json (or --json) shows the whole record, ite
     '<%= config.bin %> checkout get 5f1a2b3c-... --json | jq .paymentStatus',
   ]
 
+  static override view: View = {columns: CHECKOUT_COLUMNS, fields: fieldsOf(CheckoutRecord), zone: CHECKOUT_ZONE}
+
   async run(): Promise<Record<string, unknown>> {
     const client = await this.checkoutClient()
     const {data} = await client.call(getCheckout, {params: {checkoutId: this.args.checkoutId}})
-    await this.print(data, CHECKOUT_COLUMNS)
     return data
   }
 }

@@ -4,6 +4,7 @@ import {type CreatedCheckout, createdCheckouts} from '../../audit/history.js'
 import {readAudit} from '../../audit/log.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {hints} from '../../cli/hints.js'
+import {CHECKOUT_ZONE, type View} from '../../cli/output/view.js'
 import {createTransport} from '../../http/transport.js'
 import {sandboxControl, sandboxOrigin} from '../../runtime/sandbox-control.js'
 
@@ -30,6 +31,13 @@ The checkout service has no endpoint that lists checkouts, so this reads the aud
     limit: Flags.integer({description: 'show only the newest N checkouts', min: 1}),
     'sandbox-seeded': Flags.boolean({description: "list the sandbox's seeded paid checkouts instead (sandbox start --seed)", exclusive: ['limit']}),
   }
+  static override view: View = {
+    columns: COLUMNS,
+    list: 'checkouts',
+    rows: (document) => (document as {checkouts: CreatedCheckout[]}).checkouts.map((c) => ({...c, lastChange: lastChangeText(c.lastChange)})),
+    zone: CHECKOUT_ZONE,
+  }
+  static readonly seededView: View = {columns: SEEDED_COLUMNS, list: 'checkouts', zone: CHECKOUT_ZONE}
   static override requiresSandbox = {flag: 'sandbox-seeded', why: 'checkout list --sandbox-seeded asks a local sandbox for its demo data'}
 
   async run(): Promise<{checkouts: unknown[]}> {
@@ -42,11 +50,11 @@ The checkout service has no endpoint that lists checkouts, so this reads the aud
       this.note(`No checkouts created from this machine with profile ${name} yet.\n  ${hints.checkoutCreate}\n  ${hints.checkoutListSeeded}`)
     }
 
-    await this.print(
-      checkouts.map((c) => ({...c, lastChange: lastChangeText(c.lastChange)})),
-      COLUMNS,
-    )
     return {checkouts}
+  }
+
+  protected override get view(): View {
+    return this.flags['sandbox-seeded'] ? CheckoutList.seededView : CheckoutList.view
   }
 
   private async seeded(): Promise<{checkouts: unknown[]}> {
@@ -54,7 +62,6 @@ The checkout service has no endpoint that lists checkouts, so this reads the aud
     const transport = createTransport(this.clientOptions())
     const {checkouts} = (await sandboxControl(transport, origin, 'GET', 'checkout/seeded')) as {checkouts: unknown[]}
     if (checkouts.length === 0) this.note(`This sandbox has no seeded checkouts.\n  ${hints.sandboxSeed}`)
-    await this.print(checkouts, SEEDED_COLUMNS)
     return {checkouts}
   }
 }

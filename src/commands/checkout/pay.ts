@@ -1,6 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
+import {CHECKOUT_ZONE, type View} from '../../cli/output/view.js'
 import {actAsBuyer} from '../../runtime/buyer.js'
 import {TEST_CARDS} from '../../services/checkout/test-cards.js'
 
@@ -36,6 +37,8 @@ posted: method, URL and the masked card.`
     cancel: Flags.boolean({description: 'cancel on the page instead of paying (a dropout)', exclusive: ['card', 'fail']}),
   }
 
+  static override view: View = {columns: ['checkoutId', 'action', 'sent.method', 'sent.url', 'sent.card', 'status', 'paymentStatus', 'redirectedTo'], zone: CHECKOUT_ZONE}
+
   async run(): Promise<Record<string, unknown>> {
     const {flags} = this
     const client = await this.checkoutClient()
@@ -46,7 +49,6 @@ posted: method, URL and the masked card.`
       expiry: flags.expiry,
       cvc: flags.cvc,
     })
-    await this.print(result, ['checkoutId', 'action', 'sent.method', 'sent.url', 'sent.card', 'status', 'paymentStatus', 'redirectedTo'])
     return {...result}
   }
 }

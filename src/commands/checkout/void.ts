@@ -2,6 +2,7 @@ import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
 import {changeFlags} from '../../cli/flags.js'
+import {CHECKOUT_ZONE, type View} from '../../cli/output/view.js'
 import {voidCheckout} from '../../services/checkout/operations.js'
 import {voidCheckoutChecked} from '../../services/checkout/workflows.js'
 
@@ -27,6 +28,8 @@ the CLI gave up waiting (--timeout), since the service may still apply it: check
     reason: Flags.string({description: 'why the payment is voided (required)', required: true}),
   }
 
+  static override view: View = {zone: CHECKOUT_ZONE}
+
   async run(): Promise<Record<string, unknown>> {
     const {checkoutId} = this.args
     const client = await this.checkoutClient()
@@ -45,7 +48,6 @@ the CLI gave up waiting (--timeout), since the service may still apply it: check
     }
     // Said even under --json: it is about money, and stdout stays pure data.
     if (outcome.reconciled) process.stderr.write(`Note: the answer was lost; reconciled: applied (read back from the service)\n`)
-    await this.print(result)
     return result
   }
 }

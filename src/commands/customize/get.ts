@@ -1,4 +1,5 @@
 import {BaseCommand} from '../../cli/base-command.js'
+import {type View} from '../../cli/output/view.js'
 import {getCustomization} from '../../services/checkout/operations.js'
 import {CUSTOMIZATION_COLUMNS} from './set.js'
 
@@ -6,10 +7,11 @@ export default class CustomizeGet extends BaseCommand<typeof CustomizeGet> {
   static override description = `Show the customization of the hosted payment page (exit 4 when there is none).`
   static override examples = ['<%= config.bin %> customize get', '<%= config.bin %> customize get --json']
 
+  static override view: View = {columns: CUSTOMIZATION_COLUMNS}
+
   async run(): Promise<Record<string, unknown>> {
     const client = await this.checkoutClient()
     const {data} = await client.call(getCustomization)
-    await this.print(data, CUSTOMIZATION_COLUMNS)
     return data
   }
 }

@@ -14,7 +14,6 @@ Asks for confirmation (--yes without a terminal).`
     const client = await this.checkoutClient()
     const {data} = await client.call(removeCustomization, {confirm: {action: 'Remove the payment page customization'}})
     const result = {removed: true, message: data?.message ?? null}
-    await this.print(result)
     return result
   }
 }

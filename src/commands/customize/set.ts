@@ -1,6 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
+import {type View} from '../../cli/output/view.js'
 import {customizationFromFlags} from '../../services/checkout/customization.js'
 import {setCustomization} from '../../services/checkout/operations.js'
 
@@ -23,6 +24,8 @@ icon is best 120 x 120 px.`
     color: Flags.string({description: 'hex colour of the pay button, e.g. #0a7d3b', required: true}),
   }
 
+  static override view: View = {columns: CUSTOMIZATION_COLUMNS}
+
   async run(): Promise<Record<string, unknown>> {
     const {flags} = this
     const {body, warnings} = customizationFromFlags({
@@ -35,7 +38,6 @@ icon is best 120 x 120 px.`
     for (const w of warnings) this.note(w)
     const client = await this.checkoutClient()
     const {data} = await client.call(setCustomization, {body})
-    await this.print(data, CUSTOMIZATION_COLUMNS)
     return data
   }
 }

@@ -1,7 +1,8 @@
 import {HealthCommand, healthFlags, userIdArg} from '../../cli/health-command.js'
 import {EVENT_COLUMNS, eventBodyFromFlags, eventFlags} from '../../cli/health-events.js'
+import {fieldsOf, type View} from '../../cli/output/view.js'
 import {checkRequestBody} from '../../cli/request-body.js'
-import {addEvent, type Event} from '../../services/health/operations.js'
+import {addEvent, Event} from '../../services/health/operations.js'
 
 export default class EventsAdd extends HealthCommand<typeof EventsAdd> {
   static override args = {userId: userIdArg}
@@ -17,13 +18,14 @@ defaults to now; the service derives nightEvent (22:00-06:00 in the user's time 
   ]
   static override flags = {...healthFlags, ...eventFlags}
 
+  static override view: View = {columns: EVENT_COLUMNS, fields: fieldsOf(Event)}
+
   async run(): Promise<Event> {
     const body = await eventBodyFromFlags(this.flags, {defaultDate: new Date().toISOString()})
     checkRequestBody(addEvent, body)
     const client = await this.health()
     const userId = await this.resolveUserId(this.args.userId, client)
     const {data} = await client.call(addEvent, {params: {userId}, body})
-    await this.print(data, EVENT_COLUMNS)
     return data
   }
 }

@@ -22,7 +22,6 @@ It is not retried: one confirmation, one request.`
     const userId = await this.resolveUserId(this.args.userId, client)
     await client.call(deleteEvent, {params: {userId, eventId: this.args.eventId}})
     const result = {deleted: this.args.eventId}
-    await this.print(result)
     return result
   }
 }

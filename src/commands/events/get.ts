@@ -1,7 +1,8 @@
 import {Args} from '@oclif/core'
 
 import {HealthCommand, healthFlags, userIdArg} from '../../cli/health-command.js'
-import {type Event, getEventById} from '../../services/health/operations.js'
+import {fieldsOf, type View} from '../../cli/output/view.js'
+import {Event, getEventById} from '../../services/health/operations.js'
 
 export default class EventsGet extends HealthCommand<typeof EventsGet> {
   static override args = {userId: userIdArg, eventId: Args.string({description: 'event id', required: true})}
@@ -12,11 +13,12 @@ export default class EventsGet extends HealthCommand<typeof EventsGet> {
   ]
   static override flags = {...healthFlags}
 
+  static override view: View = {fields: fieldsOf(Event)}
+
   async run(): Promise<Event> {
     const client = await this.health()
     const userId = await this.resolveUserId(this.args.userId, client)
     const {data} = await client.call(getEventById, {params: {userId, eventId: this.args.eventId}})
-    await this.print(data)
     return data
   }
 }

@@ -2,8 +2,10 @@ import {Flags} from '@oclif/core'
 
 import {HealthCommand, healthFlags, userIdArg} from '../../cli/health-command.js'
 import {EVENT_COLUMNS, eventFilterFlags, eventsQueryFromFlags} from '../../cli/health-events.js'
+import {fieldsOf, type View} from '../../cli/output/view.js'
+import {progress} from '../../cli/progress.js'
 import {paginate, walk} from '../../http/paginate.js'
-import {type Event, getEvents} from '../../services/health/operations.js'
+import {Event, getEvents} from '../../services/health/operations.js'
 
 export default class EventsList extends HealthCommand<typeof EventsList> {
   static override args = {userId: userIdArg}
@@ -27,26 +29,26 @@ Lists (--medication-id, --symptom, --trigger) keep events that have any of the v
     'paging-token': Flags.string({description: 'start from this page (the token a previous listing printed)'}),
   }
 
-  async run(): Promise<{count: number; events?: Event[]; paging: {next?: string}}> {
+  static override view: View = {columns: EVENT_COLUMNS, fields: fieldsOf(Event), freeText: ['symptoms', 'triggers', 'medicationId'], list: 'events'}
+
+  /** In table, CSV and ndjson form the events were written as they arrived, and `events` is empty. */
+  async run(): Promise<{count: number; events: Event[]; paging: {next?: string}}> {
     const {flags} = this
     const query = eventsQueryFromFlags(flags)
     const client = await this.health()
     const userId = await this.resolveUserId(this.args.userId, client)
     const pages = paginate(client, getEvents, {params: {userId}, query: {...query, pagingToken: flags['paging-token']}})
-    const options = {all: flags.all, limit: flags.limit}
-
-    if (this.jsonEnabled()) {
-      const events: Event[] = []
-      const read = await walk(pages, options, (e) => {
-        events.push(e)
-      })
-      return {count: read.count, events, paging: read.next ? {next: read.next} : {}}
-    }
-
-    const writer = this.rowWriter(EVENT_COLUMNS)
-    const read = await walk(pages, options, (e) => writer.push(e))
+    const writer = await this.listWriter<Event>()
+    const shown = progress()
+    let pagesRead = 0
+    const read = await walk(pages, {all: flags.all, limit: flags.limit}, (e) => writer.push(e), async (count) => {
+      pagesRead++
+      await writer.endPage()
+      if (flags.all || flags.limit) shown.update(`events list: ${pagesRead} page(s), ${count} event(s) so far`)
+    })
+    shown.done()
     await writer.end()
     if (read.next) this.note(`More events: add --paging-token ${read.next}, or --all for every page`)
-    return {count: read.count, paging: read.next ? {next: read.next} : {}}
+    return {count: read.count, events: writer.items, paging: read.next ? {next: read.next} : {}}
   }
 }

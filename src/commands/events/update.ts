@@ -27,7 +27,6 @@ leaves the same event.`
     const userId = await this.resolveUserId(this.args.userId, client)
     await client.call(updateEvent, {params: {userId, eventId: this.args.eventId}, body})
     const result = {eventId: this.args.eventId, updated: body}
-    await this.print(result)
     return result
   }
 }

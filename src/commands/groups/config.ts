@@ -1,6 +1,7 @@
 import {Args} from '@oclif/core'
 
 import {HealthCommand, healthFlags} from '../../cli/health-command.js'
+import {type View} from '../../cli/output/view.js'
 import {getGroupConfig, type GroupConfig} from '../../services/health/operations.js'
 
 export default class GroupsConfig extends HealthCommand<typeof GroupsConfig> {
@@ -15,17 +16,11 @@ The table lists the group's fields, then its medication catalogue.`
   ]
   static override flags = {...healthFlags}
 
+  static override view: View = {list: 'medications', withFields: true}
+
   async run(): Promise<GroupConfig> {
     const client = await this.health()
     const {data} = await client.call(getGroupConfig, {params: {idOrName: this.args.idOrName}})
-    if (this.format === 'table' && !this.flags.columns) {
-      const {medications, ...fields} = data
-      await this.print(fields)
-      await this.print(medications, ['id', 'shortName', 'type', 'formFactor', 'diseases', 'name'])
-    } else {
-      await this.print(data)
-    }
-
     return data
   }
 }

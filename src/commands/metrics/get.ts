@@ -1,7 +1,9 @@
 import {Flags} from '@oclif/core'
 
 import {HealthCommand, healthFlags, userIdArg} from '../../cli/health-command.js'
+import {type View} from '../../cli/output/view.js'
 import {chartMetrics, metricRows} from '../../cli/views/metrics.js'
+import {METRIC_TABLE} from '../../services/health/metrics.js'
 import {getMetrics, type MetricsResult} from '../../services/health/operations.js'
 import {checkMetricRequest, parseIsoDate} from '../../services/health/validate.js'
 
@@ -20,11 +22,18 @@ before sending (exit 5). Without --period each name uses its own period. The ran
   ]
   static override flags = {
     ...healthFlags,
-    name: Flags.string({delimiter: ',', description: 'metric name (repeatable or comma separated)', multiple: true, required: true}),
-    period: Flags.string({delimiter: ',', description: 'series, daily, weekly or monthly (repeatable)', multiple: true}),
+    name: Flags.string({delimiter: ',', description: 'metric name (repeatable or comma separated)', multiple: true, multipleNonGreedy: true, required: true}),
+    period: Flags.string({delimiter: ',', description: 'series, daily, weekly or monthly (repeatable or comma separated)', multiple: true, multipleNonGreedy: true}),
     start: Flags.string({description: 'start of the range, ISO 8601 (default: 30 days before now)'}),
     end: Flags.string({description: 'end of the range, ISO 8601 (default: now)'}),
     chart: Flags.boolean({description: 'draw each metric as a chart in the terminal'}),
+  }
+
+  /** One row per window: period, date, then each metric (in the order of --name). */
+  static override view: View = {fields: ['period', 'date', ...Object.values(METRIC_TABLE).flat()], rows: (result: MetricsResult) => metricRows(result, []).rows}
+
+  protected override get view(): View {
+    return {...MetricsGet.view, rows: (result: MetricsResult) => metricRows(result, this.flags.name).rows}
   }
 
   async run(): Promise<MetricsResult> {
@@ -40,12 +49,9 @@ before sending (exit 5). Without --period each name uses its own period. The ran
     const client = await this.health()
     const userId = await this.resolveUserId(this.args.userId, client)
     const {data} = await client.call(getMetrics, {params: {userId}, query})
-    if (!this.jsonEnabled()) {
-      if (flags.chart) process.stdout.write((await chartMetrics(data)) + '\n')
-      else {
-        const {columns, rows} = metricRows(data, flags.name)
-        await this.print(rows, columns)
-      }
+    if (flags.chart && !this.documentWanted) {
+      process.stdout.write((await chartMetrics(data)) + '\n')
+      this.markShown()
     }
 
     return data

@@ -2,6 +2,7 @@ import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
 import {outputFlags} from '../../cli/flags.js'
+import {type View} from '../../cli/output/view.js'
 import {METRIC_PERIODS, METRIC_TABLE, type MetricPeriod} from '../../services/health/metrics.js'
 
 export default class MetricsNames extends BaseCommand<typeof MetricsNames> {
@@ -18,10 +19,11 @@ Sends nothing.`
     period: Flags.option({description: 'only this period', options: METRIC_PERIODS})(),
   }
 
+  static override view: View = {columns: ['period', 'name']}
+
   async run(): Promise<{name: string; period: MetricPeriod}[]> {
     const periods = this.flags.period ? [this.flags.period] : METRIC_PERIODS
     const rows = periods.flatMap((period) => METRIC_TABLE[period].map((name) => ({period, name})))
-    await this.print(rows, ['period', 'name'])
     return rows
   }
 }

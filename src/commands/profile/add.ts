@@ -82,7 +82,6 @@ elsewhere pass them as flags (the secret key only through --secret-key-stdin, ne
     await store.save()
     if (!secretKey) this.note('No secret key stored: checkout commands other than "checkout create" will need OPSCTL_CHECKOUT_SECRET_KEY')
     const view = profileView(name, profile, store.activeName === name)
-    await this.print(view)
     return view
   }
 

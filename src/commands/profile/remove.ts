@@ -2,6 +2,7 @@ import {Args} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
 import {localFlags, yesFlag} from '../../cli/flags.js'
+import {type View} from '../../cli/output/view.js'
 import {askConfirm, isInteractive} from '../../cli/prompt.js'
 import {UsageError} from '../../errors.js'
 import {parseProfileName} from '../../profiles/name-arg.js'
@@ -12,6 +13,9 @@ export default class ProfileRemove extends BaseCommand<typeof ProfileRemove> {
   static override args = {name: Args.string({description: 'profile name', parse: parseProfileName, required: true})}
   static override description = 'Remove a profile and the credentials it holds'
   static override examples = ['<%= config.bin %> profile remove old --yes']
+
+  /** What changed is said on stderr; the document is printed only when asked for (--json, -o json). */
+  static override view: View = {quiet: true}
 
   async run(): Promise<{removed: string; active: null | string}> {
     const store = await this.profileStore()

@@ -22,7 +22,6 @@ export default class ProfileShow extends BaseCommand<typeof ProfileShow> {
       resolved.name === store.activeName,
       resolved.fromEnv.length > 0 ? `file+env(${resolved.fromEnv.join(',')})` : 'file',
     )
-    await this.print(view)
     return view
   }
 }

@@ -2,6 +2,7 @@ import {Args} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
 import {localFlags} from '../../cli/flags.js'
+import {type View} from '../../cli/output/view.js'
 import {parseProfileName} from '../../profiles/name-arg.js'
 
 export default class ProfileUse extends BaseCommand<typeof ProfileUse> {
@@ -9,6 +10,9 @@ export default class ProfileUse extends BaseCommand<typeof ProfileUse> {
   static override args = {name: Args.string({description: 'profile name', parse: parseProfileName, required: true})}
   static override description = 'Make a profile the active one'
   static override examples = ['<%= config.bin %> profile use prod']
+
+  /** What changed is said on stderr; the document is printed only when asked for (--json, -o json). */
+  static override view: View = {quiet: true}
 
   async run(): Promise<{active: string}> {
     const store = await this.profileStore()

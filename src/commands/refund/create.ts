@@ -3,6 +3,7 @@ import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {changeFlags} from '../../cli/flags.js'
 import {refundConfirmation, refundUsedUp} from '../../cli/money-prompts.js'
+import {CHECKOUT_ZONE, type View} from '../../cli/output/view.js'
 import {UsageError} from '../../errors.js'
 import {refundCheckout} from '../../services/checkout/operations.js'
 import {amountFlag} from '../../services/checkout/request.js'
@@ -35,6 +36,8 @@ way: a checkout takes one refund.`
     full: Flags.boolean({description: 'refund everything that is left', exclusive: ['amount', 'currency']}),
   }
 
+  static override view: View = {zone: CHECKOUT_ZONE}
+
   async run(): Promise<Record<string, unknown>> {
     const {flags} = this
     const {checkoutId} = this.args
@@ -63,7 +66,6 @@ way: a checkout takes one refund.`
     }
     // Said even under --json: it is about money, and stdout stays pure data.
     if (outcome.reconciled) process.stderr.write(`Note: the answer was lost; reconciled: applied (read back from the service)\n`)
-    await this.print(result)
     const usedUp = refundUsedUp(result)
     if (usedUp) this.note(usedUp)
     return result

@@ -1,7 +1,8 @@
 import {Args} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
-import {getRefund} from '../../services/checkout/operations.js'
+import {CHECKOUT_ZONE, fieldsOf, type View} from '../../cli/output/view.js'
+import {getRefund, RefundRecord} from '../../services/checkout/operations.js'
 
 export default class RefundGet extends BaseCommand<typeof RefundGet> {
   static override args = {
@@ -11,10 +12,11 @@ export default class RefundGet extends BaseCommand<typeof RefundGet> {
   static override description = `Show one refund of a checkout.`
   static override examples = ['<%= config.bin %> refund get 5f1a2b3c-... 9d8e7f6a-...']
 
+  static override view: View = {columns: ['id', 'checkout', 'status', 'amount.value', 'amount.currency', 'reason', 'createdAt'], fields: fieldsOf(RefundRecord), zone: CHECKOUT_ZONE}
+
   async run(): Promise<Record<string, unknown>> {
     const client = await this.checkoutClient()
     const {data} = await client.call(getRefund, {params: {checkoutId: this.args.checkoutId, refundId: this.args.refundId}})
-    await this.print(data, ['id', 'checkout', 'status', 'amount.value', 'amount.currency', 'reason', 'createdAt'])
     return data
   }
 }

@@ -1,7 +1,8 @@
 import {Args} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
-import {listRefunds} from '../../services/checkout/operations.js'
+import {CHECKOUT_ZONE, fieldsOf, type View} from '../../cli/output/view.js'
+import {listRefunds, RefundRecord} from '../../services/checkout/operations.js'
 
 export const REFUND_COLUMNS = ['id', 'status', 'amount.value', 'amount.currency', 'reason', 'createdAt']
 
@@ -10,11 +11,12 @@ export default class RefundList extends BaseCommand<typeof RefundList> {
   static override description = `List the refunds of a checkout, FAILED attempts included.`
   static override examples = ['<%= config.bin %> refund list 5f1a2b3c-...', '<%= config.bin %> refund list 5f1a2b3c-... -o csv']
 
+  static override view: View = {columns: REFUND_COLUMNS, fields: fieldsOf(RefundRecord), freeText: ['reason'], list: 'refunds', zone: CHECKOUT_ZONE}
+
   async run(): Promise<{refunds: unknown[]}> {
     const client = await this.checkoutClient()
     const {data} = await client.call(listRefunds, {params: {checkoutId: this.args.checkoutId}})
     const refunds = Array.isArray(data) ? data : []
-    await this.print(refunds, REFUND_COLUMNS)
     return {refunds}
   }
 }

@@ -42,7 +42,6 @@ Every sandbox rule reads this clock: the void window, session expiry, checkout e
     const origin = sandboxOrigin((await this.profile()).profile.health.baseUrl)
     const transport = createTransport(this.clientOptions())
     const result = await sandboxControl(transport, origin, body ? 'POST' : 'GET', 'clock', body)
-    await this.print({now: result.now})
     return {now: result.now}
   }
 }

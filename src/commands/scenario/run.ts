@@ -3,6 +3,7 @@ import {join} from 'node:path'
 
 import {BaseCommand} from '../../cli/base-command.js'
 import {parsePairs} from '../../cli/data-input.js'
+import {stepProgress} from '../../cli/progress.js'
 import {isInteractive} from '../../cli/prompt.js'
 import {progressLine, renderReport, REPORTERS, type StepResult, summarize, summaryLine} from '../../runtime/report.js'
 import {loadScenario} from '../../runtime/scenario/parse.js'
@@ -23,7 +24,7 @@ Exits 0 when every step passed, 1 when one failed, 2 when the file is invalid.`
     '<%= config.bin %> scenario run smoke.yaml --var amount=99.99 --reporter junit --junit-file scenario.xml',
   ]
   static override flags = {
-    var: Flags.string({description: "variable k=v (repeatable), overriding the file's vars", multiple: true}),
+    var: Flags.string({description: "variable k=v (repeatable), overriding the file's vars", multiple: true, multipleNonGreedy: true}),
     reporter: Flags.option({description: 'report format (default: table in a terminal, json otherwise)', options: REPORTERS})(),
     'junit-file': Flags.string({description: 'also write a JUnit XML report to this file'}),
   }
@@ -33,17 +34,16 @@ Exits 0 when every step passed, 1 when one failed, 2 when the file is invalid.`
     const vars = Object.fromEntries(Object.entries(parsePairs(flags.var, '--var')).map(([k, v]) => [k, Array.isArray(v) ? v.at(-1)! : v]))
     const scenario = await loadScenario(args.file, vars)
     this.note(`Scenario "${scenario.name}": ${scenario.steps.length} step(s)`)
-    const results = await runScenario(scenario, {
-      env: process.env,
-      onStep: (r) => process.stderr.write(progressLine(r) + '\n'),
-      script: join(this.config.root, 'bin', 'run.js'),
-    })
+    const shown = stepProgress('scenario', scenario.steps.length, progressLine, (r: StepResult) => r.outcome === 'passed')
+    const results = await runScenario(scenario, {env: process.env, onStep: shown.onStep, script: join(this.config.root, 'bin', 'run.js')})
+    shown.done()
     const summary = summarize(results)
     if (flags['junit-file']) await this.writeOutputFile(flags['junit-file'], (await renderReport(results, 'junit', scenario.name)) + '\n')
-    if (!this.jsonEnabled()) {
+    if (!this.documentWanted || flags.reporter) {
       const reporter = flags.reporter ?? (isInteractive() ? 'table' : 'json')
       process.stdout.write((await renderReport(results, reporter, scenario.name)) + '\n')
       if (reporter !== 'table') process.stderr.write(summaryLine(summary) + '\n')
+      this.markShown()
     }
 
     // A failed check is a result, not a crash: the report is still printed (or returned under --json).

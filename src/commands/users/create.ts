@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 
-import {HealthCommand, healthFlags, passwordFlags, USER_COLUMNS} from '../../cli/health-command.js'
+import {HealthCommand, healthFlags, passwordFlags, USER_VIEW} from '../../cli/health-command.js'
 import {createUser, ROLES, type User} from '../../services/health/operations.js'
 
 export default class UsersCreate extends HealthCommand<typeof UsersCreate> {
@@ -23,6 +23,8 @@ terminal; it is never printed.`
     'time-zone': Flags.string({description: 'IANA time zone of the user, e.g. Asia/Manila (metrics are computed in it)'}),
   }
 
+  static override view = USER_VIEW
+
   async run(): Promise<User> {
     const {flags} = this
     const password = await this.readPassword()
@@ -38,7 +40,6 @@ terminal; it is never printed.`
     }
     const {data, headers} = await client.call(createUser, {body})
     await this.storeSession(data, headers)
-    await this.print(data, USER_COLUMNS)
     return data
   }
 }

@@ -1,4 +1,4 @@
-import {HealthCommand, healthFlags, USER_COLUMNS, userIdArg} from '../../cli/health-command.js'
+import {HealthCommand, healthFlags, USER_VIEW, userIdArg} from '../../cli/health-command.js'
 import {getUserById, type User} from '../../services/health/operations.js'
 
 export default class UsersGet extends HealthCommand<typeof UsersGet> {
@@ -7,11 +7,12 @@ export default class UsersGet extends HealthCommand<typeof UsersGet> {
   static override examples = ['<%= config.bin %> users get 65f1c0ffee00000000000001', '<%= config.bin %> users get me --json']
   static override flags = {...healthFlags}
 
+  static override view = USER_VIEW
+
   async run(): Promise<User> {
     const client = await this.health()
     const userId = await this.resolveUserId(this.args.userId, client)
     const {data} = await client.call(getUserById, {params: {userId}})
-    await this.print(data, USER_COLUMNS)
     return data
   }
 }

@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 
-import {HealthCommand, healthFlags, passwordFlags, USER_COLUMNS} from '../../cli/health-command.js'
+import {HealthCommand, healthFlags, passwordFlags, USER_VIEW} from '../../cli/health-command.js'
 import {askText} from '../../cli/prompt.js'
 import {signIn, type User} from '../../services/health/operations.js'
 
@@ -20,13 +20,14 @@ printed. Sign in again the same way when a command says the session expired.`
     email: Flags.string({description: 'email address of the account'}),
   }
 
+  static override view = USER_VIEW
+
   async run(): Promise<User> {
     const email = this.flags.email ?? (await askText('Email', '--email'))
     const password = await this.readPassword()
     const client = await this.health()
     const {data, headers} = await client.call(signIn, {body: {email, password}})
     await this.storeSession(data, headers)
-    await this.print(data, USER_COLUMNS)
     return data
   }
 }

@@ -17,7 +17,6 @@ The service has no sign-out operation: the session stays valid on the server unt
     if (r.fromEnv.includes(ENV.healthSession)) this.note(`Note: ${ENV.healthSession} is still set and still supplies a session`)
     const result = {loggedOut: true, hadSession: had, profile: r.name}
     this.note(had ? `Session removed from profile ${r.name}` : `Profile ${r.name} had no stored session`)
-    await this.print(result)
     return result
   }
 }

@@ -1,4 +1,4 @@
-import {HealthCommand, healthFlags, USER_COLUMNS} from '../../cli/health-command.js'
+import {HealthCommand, healthFlags, USER_VIEW} from '../../cli/health-command.js'
 import {getUser, type User} from '../../services/health/operations.js'
 
 export default class UsersMe extends HealthCommand<typeof UsersMe> {
@@ -10,10 +10,11 @@ export default class UsersMe extends HealthCommand<typeof UsersMe> {
   ]
   static override flags = {...healthFlags}
 
+  static override view = USER_VIEW
+
   async run(): Promise<User> {
     const client = await this.health()
     const {data} = await client.call(getUser)
-    await this.print(data, USER_COLUMNS)
     return data
   }
 }

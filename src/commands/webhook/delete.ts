@@ -2,6 +2,7 @@ import {Args} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
 import {changeFlags} from '../../cli/flags.js'
+import {CHECKOUT_ZONE, type View} from '../../cli/output/view.js'
 import {deleteWebhook} from '../../services/checkout/operations.js'
 
 export default class WebhookDelete extends BaseCommand<typeof WebhookDelete> {
@@ -13,12 +14,13 @@ export default class WebhookDelete extends BaseCommand<typeof WebhookDelete> {
 Asks for confirmation (--yes without a terminal).`
   static override examples = ['<%= config.bin %> webhook delete 3c9d...', '<%= config.bin %> webhook delete 3c9d... --yes']
 
+  static override view: View = {zone: CHECKOUT_ZONE}
+
   async run(): Promise<Record<string, unknown>> {
     const {webhookId} = this.args
     const client = await this.checkoutClient()
     const {data} = await client.call(deleteWebhook, {params: {webhookId}, confirm: {action: `Delete webhook ${webhookId} (cannot be undone)`}})
     const result = {deleted: data?.id ?? webhookId}
-    await this.print(result)
     return result
   }
 }

@@ -1,4 +1,5 @@
 import {BaseCommand} from '../../cli/base-command.js'
+import {CHECKOUT_ZONE, type View} from '../../cli/output/view.js'
 import {listWebhooks} from '../../services/checkout/operations.js'
 import {WEBHOOK_COLUMNS} from './register.js'
 
@@ -6,11 +7,12 @@ export default class WebhookList extends BaseCommand<typeof WebhookList> {
   static override description = `List the registered webhooks.`
   static override examples = ['<%= config.bin %> webhook list', '<%= config.bin %> webhook list --json']
 
+  static override view: View = {columns: WEBHOOK_COLUMNS, list: 'webhooks', zone: CHECKOUT_ZONE}
+
   async run(): Promise<{webhooks: unknown[]}> {
     const client = await this.checkoutClient()
     const {data} = await client.call(listWebhooks)
     const webhooks = Array.isArray(data) ? data : []
-    await this.print(webhooks, WEBHOOK_COLUMNS)
     return {webhooks}
   }
 }

@@ -3,6 +3,7 @@ import {Flags} from '@oclif/core'
 import type {ChangedWebhook, ReceivedEvent} from '../../runtime/webhook-receiver.js'
 
 import {BaseCommand} from '../../cli/base-command.js'
+import {type View} from '../../cli/output/view.js'
 import {OpsError, UsageError} from '../../errors.js'
 
 const CSV_COLUMNS = ['time', 'event', 'checkoutId', 'amount', 'currency', 'status', 'paymentStatus', 'answered', 'forward.status']
@@ -41,6 +42,8 @@ on a production profile: a real service cannot reach a loopback address.`
     register: Flags.boolean({description: 'point the three webhooks at the listener; restore the previous ones on exit'}),
   }
 
+  static override view: View = {columns: CSV_COLUMNS}
+
   /** Runs until SIGINT/SIGTERM; returns nothing (under --json the events were the output). */
   async run(): Promise<void> {
     const {flags} = this
@@ -59,10 +62,14 @@ on a production profile: a real service cannot reach a loopback address.`
     const {describeProblems, formatEventLine, pointWebhooksAt, restoreWebhooks, startListener} =
       await import('../../runtime/webhook-receiver.js')
     const ndjson = this.jsonEnabled() || this.format === 'ndjson' || this.format === 'json'
-    const csv = this.format === 'csv' && !this.jsonEnabled() ? this.rowWriter(CSV_COLUMNS) : undefined
+    const csv = this.format === 'csv' && !this.jsonEnabled() ? await this.listWriter<ReceivedEvent>() : undefined
     const onEvent = async (event: ReceivedEvent) => {
       if (ndjson) process.stdout.write(JSON.stringify(event) + '\n')
-      else if (csv) await csv.push(event as unknown as Record<string, unknown>)
+      else if (csv) {
+        // each event is written as it arrives, not a page later
+        await csv.push(event)
+        await csv.endPage()
+      }
       else process.stdout.write(formatEventLine(event) + '\n')
     }
 

@@ -1,6 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
+import {CHECKOUT_ZONE, type View} from '../../cli/output/view.js'
 import {registerWebhook, WEBHOOK_EVENTS} from '../../services/checkout/operations.js'
 
 export const WEBHOOK_COLUMNS = ['id', 'name', 'callbackUrl', 'createdAt', 'updatedAt']
@@ -16,10 +17,11 @@ export default class WebhookRegister extends BaseCommand<typeof WebhookRegister>
     url: Flags.string({description: 'callback URL (http or https) that receives the event', required: true}),
   }
 
+  static override view: View = {columns: WEBHOOK_COLUMNS, zone: CHECKOUT_ZONE}
+
   async run(): Promise<Record<string, unknown>> {
     const client = await this.checkoutClient()
     const {data} = await client.call(registerWebhook, {body: {name: this.flags.name, callbackUrl: this.flags.url}})
-    await this.print(data, WEBHOOK_COLUMNS)
     return data
   }
 }

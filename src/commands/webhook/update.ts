@@ -1,6 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
+import {CHECKOUT_ZONE, type View} from '../../cli/output/view.js'
 import {WEBHOOK_EVENTS} from '../../services/checkout/operations.js'
 import {updateWebhookMerged} from '../../services/checkout/workflows.js'
 import {WEBHOOK_COLUMNS} from './register.js'
@@ -19,13 +20,14 @@ The service replaces both fields; the one not given is kept from the current web
     url: Flags.string({description: 'callback URL (http or https)'}),
   }
 
+  static override view: View = {columns: WEBHOOK_COLUMNS, zone: CHECKOUT_ZONE}
+
   async run(): Promise<Record<string, unknown>> {
     const client = await this.checkoutClient()
     const data = await updateWebhookMerged(client, this.args.webhookId, {
       ...(this.flags.name ? {name: this.flags.name} : {}),
       ...(this.flags.url ? {callbackUrl: this.flags.url} : {}),
     })
-    await this.print(data, WEBHOOK_COLUMNS)
     return data
   }
 }

@@ -31,7 +31,6 @@ MAC already attached to another medication is refused by the service.`
     const userId = await this.resolveUserId(this.args.userId, client)
     await client.call(addPlanMedication, {params: {userId}, body})
     const result = {added: body.medicationId, userId, ...body}
-    await this.print(result)
     return result
   }
 }

@@ -25,7 +25,6 @@ Asks for confirmation in a terminal; pass --yes elsewhere. It is not retried.`
       confirm: {action: `Remove medication ${this.args.medicationId} from the plan`},
     })
     const result = {deleted: this.args.medicationId}
-    await this.print(result)
     return result
   }
 }

@@ -25,7 +25,6 @@ Give the usage list and sensors as flags or as --data (flags override its fields
     const userId = await this.resolveUserId(this.args.userId, client)
     await client.call(patchPlanMedication, {params: {userId, medicationId: this.args.medicationId}, body})
     const result = {updated: this.args.medicationId, userId, ...body}
-    await this.print(result)
     return result
   }
 }

@@ -38,7 +38,6 @@ A MAC already on another medication is refused by the service.`
     const userId = await this.resolveUserId(this.args.userId, client)
     await client.call(addPlanSensor, {params: {userId, medicationId: this.args.medicationId}, body})
     const result = {added: body.mac, medicationId: this.args.medicationId, ...body}
-    await this.print(result)
     return result
   }
 }

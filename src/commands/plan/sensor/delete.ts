@@ -31,7 +31,6 @@ Asks for confirmation in a terminal; pass --yes elsewhere. It is not retried.`
       confirm: {action: `Detach sensor ${mac} from ${this.args.medicationId}`},
     })
     const result = {deleted: mac, medicationId: this.args.medicationId}
-    await this.print(result)
     return result
   }
 }

@@ -1,0 +1,115 @@
+#!/usr/bin/env node
+/**
+ * `events list me --all` over 20,000 seeded events in the default format, in a pseudo-terminal
+ * (`script -qec`, 120 columns, so it is the aligned table) and piped (tab-separated), next to
+ * `--output ndjson`: wall time and the CLI's peak memory (its own process.resourceUsage().maxRSS).
+ *
+ *   npm run build && node bench/table-render.mjs [count]
+ *
+ * Talks only to a sandbox it starts on a free loopback port and stops at the end.
+ * NODE_EXTRA_CA_CERTS is unset for every child (no CA bundle is read at start).
+ */
+import {spawn} from 'node:child_process'
+import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join, resolve} from 'node:path'
+import {createInterface} from 'node:readline'
+
+const ROOT = resolve(import.meta.dirname, '..')
+const BIN = join(ROOT, 'bin/run.js')
+const COUNT = Number(process.argv[2] ?? 20_000)
+const LIMIT_MS = 3000
+
+function cleanEnv(extra) {
+  const env = {}
+  for (const [k, v] of Object.entries(process.env)) {
+    if (k.startsWith('OPSCTL_') || /^(https?_proxy|no_proxy|NODE_OPTIONS|NODE_EXTRA_CA_CERTS)$/i.test(k)) continue
+    env[k] = v
+  }
+
+  return {...env, CI: 'true', NO_COLOR: '1', ...extra}
+}
+
+async function startSandbox() {
+  const child = spawn(process.execPath, [BIN, 'sandbox', 'start', '--port', '0', '--json'], {cwd: ROOT, env: cleanEnv({}), stdio: ['ignore', 'pipe', 'inherit']})
+  const line = await new Promise((ok, fail) => {
+    createInterface({input: child.stdout}).once('line', ok)
+    child.once('exit', (code) => fail(new Error(`sandbox exited with ${code}`)))
+  })
+  return {child, origin: JSON.parse(line).origin}
+}
+
+/** Runs the CLI in-process inside a small wrapper that records its peak RSS in a file as it exits. */
+function run(argv, env, {terminal}) {
+  const dir = mkdtempSync(join(tmpdir(), 'opsctl-bench-run-'))
+  const wrapper = join(dir, 'run.mjs')
+  const rssFile = join(dir, 'rss')
+  writeFileSync(
+    wrapper,
+    `process.argv = [process.argv[0], ${JSON.stringify(BIN)}, ...${JSON.stringify(argv)}];
+     process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(rssFile)}, String(process.resourceUsage().maxRSS)));
+     import {createRequire} from 'node:module'; const require = createRequire(import.meta.url);
+     await import(${JSON.stringify(BIN)});\n`,
+  )
+  const quoted = (s) => `'${s.replaceAll("'", "'\\''")}'`
+  const [cmd, args] = terminal
+    ? ['script', ['-qec', `stty cols 120; ${quoted(process.execPath)} ${quoted(wrapper)}`, '/dev/null']]
+    : [process.execPath, [wrapper]]
+  return new Promise((ok, fail) => {
+    const started = performance.now()
+    const child = spawn(cmd, args, {cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe']})
+    let lines = 0
+    let widest = 0
+    let partial = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk) => {
+      const parts = (partial + chunk).split('\n')
+      partial = parts.pop()
+      lines += parts.length
+      for (const p of parts) widest = Math.max(widest, p.replace(/\r$/, '').length)
+    })
+    child.stderr.on('data', (d) => (stderr += d))
+    child.once('error', fail)
+    child.once('close', (code) => {
+      const ms = performance.now() - started
+      const rssKb = Number(readFileSync(rssFile, 'utf8'))
+      rmSync(dir, {force: true, recursive: true})
+      ok({code, lines: lines + (partial ? 1 : 0), maxRssMb: Math.round(rssKb / 1024), ms: Math.round(ms), stderr, widest})
+    })
+  })
+}
+
+const sandbox = await startSandbox()
+const configDir = mkdtempSync(join(tmpdir(), 'opsctl-bench-'))
+const env = cleanEnv({OPSCTL_CONFIG_DIR: configDir, OPSCTL_HEALTH_URL: sandbox.origin})
+try {
+  const create = spawn(process.execPath, [BIN, 'users', 'create', '--type', 'patient', '--email', 'table@example.com', '--given-name', 'T', '--family-name', 'R', '--password-stdin', '--json'], {cwd: ROOT, env})
+  let out = ''
+  create.stdout.on('data', (d) => (out += d))
+  create.stdin.end('bench-pass-7c1d')
+  await new Promise((ok) => create.once('close', ok))
+  const userId = JSON.parse(out).id
+  const seeded = await fetch(`${sandbox.origin}/__sandbox/health/events`, {
+    body: JSON.stringify({count: COUNT, userId}),
+    headers: {'content-type': 'application/json'},
+    method: 'POST',
+  })
+  if (!seeded.ok) throw new Error(`seeding failed: ${seeded.status} ${await seeded.text()}`)
+
+  const results = {
+    table: await run(['events', 'list', 'me', '--all'], env, {terminal: true}),
+    tsv: await run(['events', 'list', 'me', '--all'], env, {terminal: false}),
+    ndjson: await run(['events', 'list', 'me', '--all', '--output', 'ndjson'], env, {terminal: false}),
+  }
+  const report = {events: COUNT, limitMs: LIMIT_MS}
+  for (const [name, r] of Object.entries(results)) {
+    if (r.code !== 0) throw new Error(`${name} failed (exit ${r.code}): ${r.stderr}`)
+    report[name] = {ms: r.ms, peakRssMb: r.maxRssMb, lines: r.lines, widestLine: r.widest, underLimit: r.ms < LIMIT_MS}
+  }
+
+  console.log(JSON.stringify(report, null, 2))
+  if (!Object.values(results).every((r) => r.ms < LIMIT_MS)) process.exitCode = 1
+} finally {
+  sandbox.child.kill('SIGTERM')
+  rmSync(configDir, {force: true, recursive: true})
+}
