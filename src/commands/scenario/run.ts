@@ -1,5 +1,4 @@
 import {Args, Flags} from '@oclif/core'
-import {join} from 'node:path'
 
 import {BaseCommand} from '../../cli/base-command.js'
 import {parsePairs} from '../../cli/data-input.js'
@@ -12,7 +11,7 @@ export default class ScenarioRun extends BaseCommand<typeof ScenarioRun> {
   static override args = {file: Args.string({description: 'scenario file (YAML)', required: true})}
   static override description = `Run a scenario file: opsctl command lines with expectations, in order.
 
-Each step runs as its own opsctl process with this environment (profile, OPSCTL_* variables).
+Each step runs in this process, as a separate opsctl process with piped input and output would: with this environment (profile, OPSCTL_* variables), no terminal (nothing prompts), its own output and exit code.
 A step can expect an exit code, values at dot paths of its --json output (equals, matches, exists,
 length) and text in stdout/stderr, and save values as variables for later steps: \${name}, or
 \${env:NAME|default} from the environment. The whole file is checked (unknown keys, undefined
@@ -36,7 +35,7 @@ Exits 0 when every step passed, 1 when one failed, 2 when the file is invalid.`
     const results = await runScenario(scenario, {
       env: process.env,
       onStep: (r) => process.stderr.write(progressLine(r) + '\n'),
-      script: join(this.config.root, 'bin', 'run.js'),
+      config: this.config,
     })
     const summary = summarize(results)
     if (flags['junit-file']) await this.writeOutputFile(flags['junit-file'], (await renderReport(results, 'junit', scenario.name)) + '\n')

@@ -1,4 +1,4 @@
-import {spawn} from 'node:child_process'
+import type {Config} from '@oclif/core'
 
 import type {StepResult} from '../report.js'
 import type {ParsedScenario, ParsedStep} from './parse.js'
@@ -6,20 +6,17 @@ import type {Matcher} from './schema.js'
 
 import {registerArgv} from '../../http/secrets/sources.js'
 import {getPath} from '../../services/dot-path.js'
+import {type InProcessResult, runInProcess} from '../in-process.js'
 import {substitute} from './vars.js'
 
 export interface ScenarioRunOptions {
-  /** the CLI's own entry script: each step runs as `node <script> ...argv` */
-  script: string
+  /** the CLI's loaded configuration: each step runs as its command line in this process */
+  config: Config
   env?: NodeJS.ProcessEnv
   onStep?: (result: StepResult) => void
 }
 
-interface Outcome {
-  code: number
-  stdout: string
-  stderr: string
-}
+type Outcome = InProcessResult
 
 /** Runs the steps in order; after a failure the remaining steps are reported as skipped. */
 export async function runScenario(scenario: ParsedScenario, options: ScenarioRunOptions): Promise<StepResult[]> {
@@ -30,7 +27,7 @@ export async function runScenario(scenario: ParsedScenario, options: ScenarioRun
   // A step's command line may carry a password: it is shown as the step's name, and in what the step prints.
   for (const step of scenario.steps) registerArgv(step.argv)
   for (const step of scenario.steps) {
-    const result = failed ? skipped(scenario, step) : await runStep(scenario, step, vars, options.script, env)
+    const result = failed ? skipped(scenario, step) : await runStep(scenario, step, vars, options.config, env)
     if (result.outcome === 'failed') failed = true
     results.push(result)
     options.onStep?.(result)
@@ -47,7 +44,7 @@ async function runStep(
   scenario: ParsedScenario,
   step: ParsedStep,
   vars: Record<string, string>,
-  script: string,
+  config: Config,
   env: NodeJS.ProcessEnv,
 ): Promise<StepResult> {
   const started = performance.now()
@@ -60,10 +57,19 @@ async function runStep(
     return {...base, durationMs: 0, message: (error as Error).message, outcome: 'failed'}
   }
 
-  const out = await exec(script, argv, env, (step.raw.timeout ?? 120) * 1000)
+  const timeoutMs = (step.raw.timeout ?? 120) * 1000
+  const out = await runInProcess(config, argv, {env: {CI: env.CI ?? 'true'}, timeoutMs})
   const durationMs = Math.round(performance.now() - started)
+  if (out.timedOut) return {...base, durationMs, message: `did not finish within ${timeoutMs / 1000} s; its outcome is unknown`, outcome: 'failed'}
   const json = parseJson(out.stdout) ?? (out.code === 0 ? undefined : parseJson(out.stderr))
   const requestId = firstString(getPath(json, 'requestId'), getPath(json, 'error.requestId'))
+  const wantExit = step.raw.expect?.exit ?? 0
+  // An unexpected exit is the failure: the command's own words say why; checks of its output would only add noise.
+  if (out.code !== wantExit) {
+    const said = errorMessage(out.stderr)
+    return {...base, durationMs, exit: {code: out.code, expected: wantExit}, outcome: 'failed', requestId, ...(said ? {message: said} : {})}
+  }
+
   const problems = check(step, out, json, vars, env)
   if (problems.length > 0) return {...base, durationMs, message: problems.join('; '), outcome: 'failed', requestId}
 
@@ -79,11 +85,6 @@ async function runStep(
 function check(step: ParsedStep, out: Outcome, json: unknown, vars: Record<string, string>, env: NodeJS.ProcessEnv): string[] {
   const expect = step.raw.expect ?? {}
   const problems: string[] = []
-  const wantExit = expect.exit ?? 0
-  if (out.code !== wantExit) {
-    const said = out.stderr.trim().split('\n')[0]?.slice(0, 200)
-    problems.push(`exit ${out.code}, expected ${wantExit}${said ? ` (${said})` : ''}`)
-  }
 
   for (const [stream, matcher] of [
     ['stdout', expect.stdout],
@@ -139,20 +140,16 @@ export function matchValue(
   return undefined
 }
 
-function exec(script: string, argv: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<Outcome> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [script, ...argv], {env: {...env, CI: env.CI ?? 'true'}, stdio: ['ignore', 'pipe', 'pipe']})
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (d) => (stdout += d))
-    child.stderr.on('data', (d) => (stderr += d))
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
-    child.on('error', (error) => resolve({code: 127, stderr: error.message, stdout}))
-    child.on('close', (code, signal) => {
-      clearTimeout(timer)
-      resolve({code: code ?? (signal ? 124 : 1), stderr: signal ? `${stderr}\n(killed after ${timeoutMs / 1000} s)` : stderr, stdout})
-    })
-  })
+/**
+ * The command's error message, as BaseCommand.catch printed it: the `message` of the
+ * `{"error": ...}` document under --json, else the text of its `Error: ...` line.
+ */
+export function errorMessage(stderr: string): string | undefined {
+  const document = parseJson(stderr)
+  const message = getPath(document, 'error.message')
+  if (typeof message === 'string') return message
+  const line = stderr.split('\n').find((l) => l.startsWith('Error: '))
+  return line?.slice('Error: '.length).trim() || undefined
 }
 
 function parseJson(text: string): unknown {
