@@ -7,7 +7,7 @@ import type {Matcher} from './schema.js'
 import {registerArgv} from '../../http/secrets/sources.js'
 import {getPath} from '../../services/dot-path.js'
 import {type InProcessResult, runInProcess} from '../in-process.js'
-import {substitute} from './vars.js'
+import {newRunId, substitute} from './vars.js'
 
 export interface ScenarioRunOptions {
   /** the CLI's loaded configuration: each step runs as its command line in this process */
@@ -20,8 +20,10 @@ type Outcome = InProcessResult
 
 /** Runs the steps in order; after a failure the remaining steps are reported as skipped. */
 export async function runScenario(scenario: ParsedScenario, options: ScenarioRunOptions): Promise<StepResult[]> {
-  const vars = {...scenario.vars}
   const env = options.env ?? process.env
+  const vars: Record<string, string> = Object.assign(Object.create(null), {'run.id': newRunId()})
+  // A value may use the built-ins and the variables before it: `email: patient-${run.id}@example.com`.
+  for (const [name, value] of Object.entries(scenario.vars)) vars[name] = substitute(value, vars, env)
   const results: StepResult[] = []
   let failed = false
   // A step's command line may carry a password: it is shown as the step's name, and in what the step prints.
@@ -74,7 +76,7 @@ async function runStep(
   if (problems.length > 0) return {...base, durationMs, message: problems.join('; '), outcome: 'failed', requestId}
 
   for (const [name, path] of Object.entries(step.raw.save ?? {})) {
-    const value = getPath(json, path)
+    const value = valueAt(json, path)
     if (value === undefined) return {...base, durationMs, message: `save ${name}: nothing at ${path}`, outcome: 'failed', requestId}
     vars[name] = typeof value === 'string' ? value : JSON.stringify(value)
   }
@@ -101,12 +103,18 @@ function check(step: ParsedStep, out: Outcome, json: unknown, vars: Record<strin
   if (expect.json) {
     if (json === undefined) return [...problems, 'the output is not JSON (add --json to the command)']
     for (const [path, matcher] of Object.entries(expect.json)) {
-      const problem = matchValue(getPath(json, path), matcher, vars, env)
+      const problem = matchValue(valueAt(json, path), matcher, vars, env)
       if (problem) problems.push(`${path}: ${problem}`)
     }
   }
 
   return problems
+}
+
+/** A dot path into a step's JSON output; `$` is the whole document (a top-level list, say), `$.0.id` a path from it. */
+export function valueAt(document: unknown, path: string): unknown {
+  if (path === '$') return document
+  return getPath(document, path.startsWith('$.') ? path.slice(2) : path)
 }
 
 /** One matcher against one value; undefined when it holds, else what was expected. */
