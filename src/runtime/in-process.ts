@@ -48,6 +48,7 @@ export async function runInProcess(config: Config, argv: string[], options: InPr
     replaceExit((code) => {
       exitRequested ??= code
     }),
+    keepCommandIds(config),
   ]
   let restored = false
   const restoreAll = () => {
@@ -84,6 +85,18 @@ export async function runInProcess(config: Config, argv: string[], options: InPr
 
 function text(chunks: Buffer[]): string {
   return Buffer.concat(chunks).toString('utf8')
+}
+
+/**
+ * oclif's help writes the display form of ids ("checkout get") into the loaded command objects, as
+ * a process that ends after help can afford to; the next command line would then not be found.
+ */
+function keepCommandIds(config: Config): () => void {
+  const commands = new Set([...config.commands, ...config.getPluginsList().flatMap((p) => p.commands)])
+  const saved = [...commands].map((c) => ({aliases: c.aliases, command: c, id: c.id}))
+  return () => {
+    for (const {aliases, command, id} of saved) Object.assign(command, {aliases, id})
+  }
 }
 
 function saveExitCode(): () => void {
