@@ -3,7 +3,10 @@
  * Scenario speed: the wall time of `opsctl scenario run` over a 20-step checkout scenario against a
  * sandbox, measured as a user pays it (one real `node bin/run.js scenario run ...` process).
  *
- *   node bench/scenario.mjs [--runs 3] [--json]
+ *   node bench/scenario.mjs [--runs 3] [--json] [--bin other/bin/run.js ...]
+ *
+ * `--bin` (repeatable) times other builds too, interleaved with this one (a checkout of an older
+ * commit, say), for a before/after comparison on a machine whose load changes from minute to minute.
  *
  * Needs `npm run build` first. Children run with NODE_EXTRA_CA_CERTS and NODE_OPTIONS removed (a
  * CA bundle adds ~110 ms to every Node start on these machines and would hide what opsctl itself
@@ -13,7 +16,7 @@
 import {spawn, spawnSync} from 'node:child_process'
 import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
 import {loadavg, tmpdir} from 'node:os'
-import {dirname, join} from 'node:path'
+import {dirname, join, relative, resolve} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {parseArgs} from 'node:util'
 
@@ -22,11 +25,13 @@ const BIN = join(ROOT, 'bin', 'run.js')
 
 const {values} = parseArgs({
   options: {
+    bin: {multiple: true, type: 'string'},
     json: {default: false, type: 'boolean'},
     runs: {default: '3', type: 'string'},
   },
 })
 const runs = Math.max(1, Number.parseInt(values.runs, 10) || 3)
+const bins = [BIN, ...(values.bin ?? []).map((b) => resolve(b))]
 
 const dir = mkdtempSync(join(tmpdir(), 'opsctl-bench-scenario-'))
 const env = {}
@@ -93,27 +98,33 @@ async function startSandbox() {
 const sandbox = await startSandbox()
 Object.assign(env, {OPSCTL_CHECKOUT_URL: `${sandbox.origin}/checkout`, OPSCTL_HEALTH_URL: sandbox.origin})
 
-const times = []
+const times = new Map(bins.map((bin) => [bin, []]))
 try {
   for (let i = 0; i < runs; i++) {
-    const started = performance.now()
-    const child = spawnSync(process.execPath, [BIN, 'scenario', 'run', file, '--reporter', 'json'], {cwd: ROOT, encoding: 'utf8', env})
-    const ms = performance.now() - started
-    if (child.status !== 0) throw new Error(`scenario run exited ${child.status}:\n${child.stdout}\n${child.stderr}`)
-    const {results} = JSON.parse(child.stdout)
-    if (results.length !== 20) throw new Error(`expected 20 steps, the report has ${results.length}`)
-    times.push(ms)
+    for (const bin of bins) {
+      const started = performance.now()
+      const child = spawnSync(process.execPath, [bin, 'scenario', 'run', file, '--reporter', 'json'], {cwd: ROOT, encoding: 'utf8', env})
+      const ms = performance.now() - started
+      if (child.status !== 0) throw new Error(`${bin} scenario run exited ${child.status}:\n${child.stdout}\n${child.stderr}`)
+      const {results} = JSON.parse(child.stdout)
+      if (results.length !== 20) throw new Error(`expected 20 steps, the report has ${results.length}`)
+      times.get(bin).push(ms)
+    }
   }
 } finally {
   sandbox.child.kill('SIGTERM')
   if (!process.env.KEEP) rmSync(dir, {force: true, recursive: true})
 }
 
-const sorted = [...times].sort((a, b) => a - b)
-const median = sorted[Math.floor(sorted.length / 2)]
-const summary = {load1: loadavg()[0], medianMs: Math.round(median), runs: times.map(Math.round), steps: 20}
+const median = (list) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)]
+const rows = bins.map((bin) => ({
+  bin: bin === BIN ? 'opsctl' : relative(process.cwd(), bin) || bin,
+  medianMs: Math.round(median(times.get(bin))),
+  runsMs: times.get(bin).map(Math.round),
+}))
+const summary = {load1: loadavg()[0], rows, steps: 20}
 if (values.json) console.log(JSON.stringify(summary, null, 2))
 else {
   console.log(`scenario run, 20 checkout steps against a sandbox (NODE_EXTRA_CA_CERTS unset, load ${summary.load1.toFixed(2)})`)
-  console.log(`  median ${summary.medianMs} ms over ${runs} run(s): ${summary.runs.join(', ')} ms`)
+  for (const row of rows) console.log(`  ${row.bin}: median ${row.medianMs} ms over ${runs} run(s): ${row.runsMs.join(', ')} ms`)
 }
