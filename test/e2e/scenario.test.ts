@@ -65,6 +65,22 @@ describe('opsctl scenario run', () => {
     }
   })
 
+  it('runs every step against the profile given to scenario run', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'opsctl-scenario-'))
+    const cli = cliFor(sandbox)
+    try {
+      const file = join(dir, 'profiled.yaml')
+      writeFileSync(file, 'steps:\n  - run: opsctl webhook list --json\n')
+      expect((await cli.run(['scenario', 'run', file])).code).toBe(0)
+      const result = await cli.run(['scenario', 'run', file, '--profile', 'nowhere', '--reporter', 'json'])
+      expect(result.code).toBe(1)
+      expect(JSON.parse(result.stdout).results[0]).toMatchObject({exit: {code: 2, expected: 0}, message: 'No profile named "nowhere"'})
+    } finally {
+      cli.cleanup()
+      rmSync(dir, {force: true, recursive: true})
+    }
+  })
+
   it('refuses a malformed scenario with file and line before running anything', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'opsctl-scenario-'))
     const cli = cliFor(sandbox)

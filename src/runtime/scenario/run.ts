@@ -13,6 +13,8 @@ export interface ScenarioRunOptions {
   /** the CLI's loaded configuration: each step runs as its command line in this process */
   config: Config
   env?: NodeJS.ProcessEnv
+  /** set for every step (the scenario command's --profile and --timeout, as OPSCTL_* variables) */
+  stepEnv?: Record<string, string>
   onStep?: (result: StepResult) => void
 }
 
@@ -29,7 +31,7 @@ export async function runScenario(scenario: ParsedScenario, options: ScenarioRun
   // A step's command line may carry a password: it is shown as the step's name, and in what the step prints.
   for (const step of scenario.steps) registerArgv(step.argv)
   for (const step of scenario.steps) {
-    const result = failed ? skipped(scenario, step) : await runStep(scenario, step, vars, options.config, env)
+    const result = failed ? skipped(scenario, step) : await runStep(scenario, step, vars, options.config, env, options.stepEnv)
     if (result.outcome === 'failed') failed = true
     results.push(result)
     options.onStep?.(result)
@@ -48,6 +50,7 @@ async function runStep(
   vars: Record<string, string>,
   config: Config,
   env: NodeJS.ProcessEnv,
+  stepEnv: Record<string, string> = {},
 ): Promise<StepResult> {
   const started = performance.now()
   const base = {name: step.name, operation: `line ${step.line}`, suite: scenario.name}
@@ -60,7 +63,7 @@ async function runStep(
   }
 
   const timeoutMs = (step.raw.timeout ?? 120) * 1000
-  const out = await runInProcess(config, argv, {env: {CI: env.CI ?? 'true'}, timeoutMs})
+  const out = await runInProcess(config, argv, {env: {CI: env.CI ?? 'true', ...stepEnv}, timeoutMs})
   const durationMs = Math.round(performance.now() - started)
   if (out.timedOut) return {...base, durationMs, message: `did not finish within ${timeoutMs / 1000} s; its outcome is unknown`, outcome: 'failed'}
   const json = parseJson(out.stdout) ?? (out.code === 0 ? undefined : parseJson(out.stderr))
