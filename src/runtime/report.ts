@@ -17,6 +17,15 @@ export interface StepResult {
   durationMs: number
   requestId?: string
   message?: string
+  /** a scenario step that ended with another exit code than it expected (the message is then the command's error message) */
+  exit?: {code: number; expected: number}
+}
+
+/** What went wrong, with the exit code first when that was the surprise. */
+export function failureText(r: StepResult): string | undefined {
+  if (!r.exit) return r.message
+  const exit = `exit ${r.exit.code} (expected ${r.exit.expected})`
+  return r.message ? `${exit}: ${r.message}` : exit
 }
 
 export interface Summary {
@@ -41,7 +50,8 @@ const MARK: Record<Outcome, string> = {failed: 'FAIL', passed: 'ok  ', skipped: 
 /** One progress line per finished step (for stderr). */
 export function progressLine(r: StepResult): string {
   const op = r.operation ? ` (${r.operation})` : ''
-  const extra = r.outcome === 'passed' ? '' : r.message ? ` - ${r.message}` : ''
+  const text = failureText(r)
+  const extra = r.outcome === 'passed' ? '' : text ? ` - ${text}` : ''
   const id = r.outcome === 'failed' && r.requestId ? ` [request id ${r.requestId}]` : ''
   return `${MARK[r.outcome]} ${r.suite} > ${r.name}${op} ${r.durationMs} ms${extra}${id}`
 }
@@ -65,7 +75,7 @@ export async function renderReport(results: readonly StepResult[], reporter: Rep
       })
       for (const r of results) {
         const detail =
-          r.outcome === 'passed' ? (r.requestId ?? '') : [r.message, r.requestId && `request id ${r.requestId}`].filter(Boolean).join(' | ')
+          r.outcome === 'passed' ? (r.requestId ?? '') : [failureText(r), r.requestId && `request id ${r.requestId}`].filter(Boolean).join(' | ')
         table.push([r.suite, r.name, r.operation ?? '', r.outcome, r.durationMs, detail.length > 90 ? `${detail.slice(0, 89)}…` : detail])
       }
 
@@ -112,8 +122,8 @@ export function toJUnit(results: readonly StepResult[], title: string): string {
       lines.push(`    <testcase ${attrs}>`)
       if (r.outcome === 'skipped') lines.push(`      <skipped message="${xml(r.message ?? 'skipped')}"/>`)
       else {
-        const message = [r.message ?? 'failed', r.requestId && `request id ${r.requestId}`].filter(Boolean).join(' | ')
-        const detail = [r.operation && `operation: ${r.operation}`, r.requestId && `request id: ${r.requestId}`, r.message]
+        const message = [failureText(r) ?? 'failed', r.requestId && `request id ${r.requestId}`].filter(Boolean).join(' | ')
+        const detail = [r.operation && `operation: ${r.operation}`, r.requestId && `request id: ${r.requestId}`, failureText(r)]
           .filter(Boolean)
           .join('\n')
         lines.push(`      <failure message="${xml(message)}" type="AssertionError">${xml(detail)}</failure>`)

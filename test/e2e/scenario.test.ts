@@ -12,20 +12,74 @@ describe('opsctl scenario run', () => {
   })
   afterAll(() => sandbox.stop())
 
+  // Twice in a row against the same sandbox: what a run creates must not stand in the next run's way.
   for (const file of ['examples/checkout-happy-path.yaml', 'examples/health-journey.yaml']) {
-    it(`runs ${file} green`, async () => {
-      const cli = cliFor(sandbox)
-      try {
-        const result = await cli.run(['scenario', 'run', join(ROOT, file), '--reporter', 'json'], {timeoutMs: 90_000})
-        expect(result.code, result.stderr).toBe(0)
-        const report = JSON.parse(result.stdout)
-        expect(report.summary.failed).toBe(0)
-        expect(report.summary.passed).toBe(report.results.length)
-      } finally {
-        cli.cleanup()
+    it(`runs ${file} green, twice in a row against one sandbox`, async () => {
+      for (const run of [1, 2]) {
+        const cli = cliFor(sandbox)
+        try {
+          const result = await cli.run(['scenario', 'run', join(ROOT, file), '--reporter', 'json'], {timeoutMs: 90_000})
+          expect(result.code, `run ${run}: ${result.stderr}`).toBe(0)
+          const report = JSON.parse(result.stdout)
+          expect(report.summary.failed, `run ${run}`).toBe(0)
+          expect(report.summary.passed, `run ${run}`).toBe(report.results.length)
+        } finally {
+          cli.cleanup()
+        }
       }
-    }, 120_000)
+    })
   }
+
+  it("says a failed step's own error message: the message of its {\"error\": ...} document under --json, its Error: line without", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'opsctl-scenario-'))
+    const cli = cliFor(sandbox)
+    try {
+      const cases = [
+        {argv: ['checkout', 'get', 'chk-not-there', '--json'], exit: 4},
+        {argv: ['checkout', 'void', 'chk-not-there', '--reason', 'late'], exit: 2},
+      ]
+      for (const {argv, exit} of cases) {
+        const direct = await cli.run(argv)
+        expect(direct.code).toBe(exit)
+        const file = join(dir, 'fails.yaml')
+        writeFileSync(file, `steps:\n  - run: opsctl ${argv.map((a) => (a.includes(' ') ? `"${a}"` : a)).join(' ')}\n  - run: opsctl profile list\n`)
+        const result = await cli.run(['scenario', 'run', file, '--reporter', 'json'])
+        expect(result.code).toBe(1)
+        const [step, skipped] = JSON.parse(result.stdout).results
+        expect(skipped.outcome).toBe('skipped')
+        expect(step.exit).toEqual({code: exit, expected: 0})
+        if (argv.includes('--json')) {
+          const {error} = JSON.parse(direct.stderr)
+          // the same message, but for the request id of each call
+          expect(step.message).toBe(error.message.replace(error.requestId, step.requestId))
+        } else {
+          expect(direct.stderr.split('\n')[0]).toBe(`Error: ${step.message}`)
+        }
+
+        expect(result.stderr).toContain(`FAIL fails > ${argv.join(' ')} (line 2)`)
+        expect(result.stderr).toContain(`- exit ${exit} (expected 0): ${step.message}`)
+      }
+    } finally {
+      cli.cleanup()
+      rmSync(dir, {force: true, recursive: true})
+    }
+  })
+
+  it('runs every step against the profile given to scenario run', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'opsctl-scenario-'))
+    const cli = cliFor(sandbox)
+    try {
+      const file = join(dir, 'profiled.yaml')
+      writeFileSync(file, 'steps:\n  - run: opsctl webhook list --json\n')
+      expect((await cli.run(['scenario', 'run', file])).code).toBe(0)
+      const result = await cli.run(['scenario', 'run', file, '--profile', 'nowhere', '--reporter', 'json'])
+      expect(result.code).toBe(1)
+      expect(JSON.parse(result.stdout).results[0]).toMatchObject({exit: {code: 2, expected: 0}, message: 'No profile named "nowhere"'})
+    } finally {
+      cli.cleanup()
+      rmSync(dir, {force: true, recursive: true})
+    }
+  })
 
   it('refuses a malformed scenario with file and line before running anything', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'opsctl-scenario-'))

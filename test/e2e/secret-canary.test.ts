@@ -130,8 +130,9 @@ const ARGV: Record<string, (c: Ctx) => Variant[]> = {
   'sandbox:clock': () => [{argv: ['sandbox', 'clock']}],
   // Its port is taken (by the echo server): it fails at once instead of serving forever.
   'sandbox:start': (c) => [{argv: ['sandbox', 'start', '--host', '127.0.0.1', '--port', String(c.port)], local: true}],
-  // Each scenario step is a child process of its own: one step, one server mode, to keep the run short.
+  // One step (run in-process by the scenario runner, its output captured), one server mode, to keep the run short.
   'scenario:run': (c) => [{argv: ['scenario', 'run', c.scenarioFile], modes: ['e401json']}],
+  'scenario:schema': () => [{argv: ['scenario', 'schema'], local: true}],
   smoke: (c) => [{argv: ['smoke', '--bail', '--junit-file', join(c.configDir, 'smoke.xml')]}],
   'users:create': () => [
     {argv: [...signUp, '--password-stdin'], stdin: CANARY.password},

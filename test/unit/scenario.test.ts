@@ -1,7 +1,7 @@
 import {describe, expect, it} from 'vitest'
 
 import {parseScenario, ScenarioFileError} from '../../src/runtime/scenario/parse.js'
-import {matchValue} from '../../src/runtime/scenario/run.js'
+import {matchValue, valueAt} from '../../src/runtime/scenario/run.js'
 import {substitute} from '../../src/runtime/scenario/vars.js'
 
 const VALID = `name: checkout happy path
@@ -72,7 +72,7 @@ describe('scenario files', () => {
 
   it('reports a missing required key', () => {
     const error = problemOf('name: no steps here\n')
-    expect(error.message).toMatch(/^flow\.yaml:1:1: steps: /)
+    expect(error.message).toMatch(/^flow\.yaml:1:1: missing key "steps" at the top level/)
   })
 
   it('substitutes variables and environment references with defaults', () => {
@@ -91,5 +91,98 @@ describe('scenario files', () => {
     expect(matchValue([1, 2], {length: 2}, {})).toBeUndefined()
     expect(matchValue([1], {length: 2}, {})).toBe('expected length 2, found 1')
     expect(matchValue({a: 1}, {equals: {a: 1}}, {})).toBeUndefined()
+  })
+})
+
+describe('scenario files that explain themselves', () => {
+  it('names the scenario after its file when the file does not', () => {
+    expect(parseScenario('steps:\n  - run: opsctl profile list\n', 'ci/nightly-checks.yaml').name).toBe('nightly-checks')
+  })
+
+  it('reads a plain value as equals, for text, numbers, booleans, null and lists', () => {
+    const scenario = parseScenario(
+      'steps:\n  - run: opsctl checkout get x --json\n    expect: {json: {amount: "25.00", count: 2, paid: true, note: null, tags: [a]}}\n',
+      'f.yaml',
+    )
+    expect(scenario.steps[0].raw.expect?.json).toEqual({
+      amount: {equals: '25.00'},
+      count: {equals: 2},
+      note: {equals: null},
+      paid: {equals: true},
+      tags: {equals: ['a']},
+    })
+  })
+
+  it('addresses the whole document with $, so a top-level list can be checked', () => {
+    expect(matchValue(valueAt([{id: 'a'}], '$'), {length: 1}, {})).toBeUndefined()
+    expect(matchValue(valueAt([{id: 'a'}, {id: 'b'}], '$'), {length: 1}, {})).toBe('expected length 1, found 2')
+    expect(valueAt([{id: 'a'}, {id: 'b'}], '$.1.id')).toBe('b')
+    expect(valueAt({events: [{id: 'e1'}]}, 'events.0.id')).toBe('e1')
+  })
+
+  it('refuses pipes and other shell syntax in run, with the line and what to use instead', () => {
+    for (const [run, op] of [
+      ['opsctl webhook list --json | jq .', '|'],
+      ['opsctl webhook list --json > hooks.json', '>'],
+      ['opsctl profile list && opsctl webhook list', '&&'],
+      ['opsctl profile list; opsctl webhook list', ';'],
+      ['opsctl checkout get `cat id`', '`'],
+      ['opsctl checkout get $(cat id)', '$('],
+    ]) {
+      const error = problemOf(`name: s\nsteps:\n  - run: opsctl profile list\n  - run: ${JSON.stringify(run)}\n`)
+      expect(error.message, run).toBe(
+        `flow.yaml:4:10: steps.1.run: "${op}" is shell syntax, and a step runs one opsctl command line without a shell; check the output with expect (json, stdout, stderr) and pass values on with save`,
+      )
+    }
+  })
+
+  it('lets quoted arguments and ${env:NAME|default} carry those characters', () => {
+    const scenario = parseScenario(
+      'steps:\n  - run: opsctl checkout void c1 --reason "late; sorry | really" --note \'a>b\' --x ${env:REASON|none} --json\n',
+      'f.yaml',
+    )
+    expect(scenario.steps[0].argv).toEqual(['checkout', 'void', 'c1', '--reason', 'late; sorry | really', '--note', 'a>b', '--x', '${env:REASON|none}', '--json'])
+  })
+
+  it('knows the built-in variables ${run.id} and ${uuid}, also inside vars', () => {
+    const scenario = parseScenario(
+      'vars: {email: "p-${run.id}@example.com"}\nsteps:\n  - run: opsctl users create --email ${email} --ref ${uuid}\n',
+      'f.yaml',
+    )
+    expect(scenario.vars.email).toBe('p-${run.id}@example.com')
+    const first = substitute('${uuid}', {}, {})
+    expect(first).toMatch(/^[\da-f]{8}-[\da-f]{4}-4[\da-f]{3}-[\da-f]{4}-[\da-f]{12}$/)
+    expect(substitute('${uuid}', {}, {})).not.toBe(first)
+    expect(problemOf('vars: {uuid: x}\nsteps:\n  - run: opsctl profile list\n').message).toBe(
+      'flow.yaml:1:8: uuid is a built-in variable; choose another name',
+    )
+  })
+
+  it('refuses a var that uses a variable defined after it', () => {
+    expect(problemOf('vars: {a: "${b}", b: x}\nsteps:\n  - run: opsctl profile list\n').message).toMatch(
+      /^flow\.yaml:1:\d+: vars\.a: variable \$\{b\} is not defined before it/,
+    )
+  })
+
+  it('says which key is missing and which keys a step has, instead of zod\'s "expected string, received undefined"', () => {
+    expect(problemOf('steps:\n  - name: no run here\n').message).toBe(
+      'flow.yaml:2:5: missing key "run" at steps.0 (every step runs one opsctl command line); expected name, run, expect, save, timeout',
+    )
+    expect(problemOf('name: no steps here\n').message).toBe(
+      'flow.yaml:1:1: missing key "steps" at the top level (a list of steps, each with a run line); expected name, description, vars, steps',
+    )
+    expect(problemOf('steps: opsctl profile list\n').message).toBe('flow.yaml:1:8: steps: expected a list, found text "opsctl profile list"')
+  })
+
+  it('names the matchers when a check is neither a value nor a matcher', () => {
+    expect(problemOf('steps:\n  - run: opsctl x --json\n    expect: {json: {a: {equal: 1}}}\n').message).toBe(
+      'flow.yaml:3:25: unknown key "equal" at steps.0.expect.json.a; expected equals, matches, exists, length (or a plain value instead of a map, meaning equals)',
+    )
+    expect(problemOf('steps:\n  - run: opsctl x --json\n    expect: {json: {a: {}}}\n').message).toBe(
+      'flow.yaml:3:24: steps.0.expect.json.a: expected one of equals, matches, exists, length',
+    )
+    expect(problemOf('steps:\n  - run: opsctl x --json\n    expect: {json: {a: {length: -1}}}\n').message).toMatch(
+      /^flow\.yaml:3:\d+: steps\.0\.expect\.json\.a\.length: /,
+    )
   })
 })

@@ -1,5 +1,4 @@
 import {Args, Flags} from '@oclif/core'
-import {join} from 'node:path'
 
 import {BaseCommand} from '../../cli/base-command.js'
 import {parsePairs} from '../../cli/data-input.js'
@@ -13,12 +12,11 @@ export default class ScenarioRun extends BaseCommand<typeof ScenarioRun> {
   static override args = {file: Args.string({description: 'scenario file (YAML)', required: true})}
   static override description = `Run a scenario file: opsctl command lines with expectations, in order.
 
-Each step runs as its own opsctl process with this environment (profile, OPSCTL_* variables).
-A step can expect an exit code, values at dot paths of its --json output (equals, matches, exists,
-length) and text in stdout/stderr, and save values as variables for later steps: \${name}, or
-\${env:NAME|default} from the environment. The whole file is checked (unknown keys, undefined
-variables, malformed YAML) before any step runs. Progress goes to stderr; the report to stdout.
-Exits 0 when every step passed, 1 when one failed, 2 when the file is invalid.`
+Each step runs in this process the way a separate opsctl process with piped input and output would: with this environment (OPSCTL_* variables, and --profile and --timeout when given), no terminal (nothing prompts; a destructive step needs --yes), and its own output and exit code. A step runs one command line without a shell: pipes, redirections and ; are refused.
+
+A step can expect an exit code (default 0), values at dot paths of its --json output, and text in stdout or stderr. A value is a plain value (status: CREATED) or a matcher: equals, matches, exists, length; the path $ is the whole document, so $: {length: 1} checks a top-level list. A step can save values for later steps as \${name}. Built-in variables: \${run.id} (one per run, for names that must differ from the last run's), \${uuid} (new at each use) and \${env:NAME|default}. The name of the scenario defaults to the file name.
+
+The whole file is checked (unknown keys, undefined variables, shell syntax, malformed YAML) before any step runs. "opsctl scenario schema" prints the file format as a JSON Schema. Progress goes to stderr, the report to stdout. Exits 0 when every step passed, 1 when one failed, 2 when the file is invalid.`
   static override examples = [
     '<%= config.bin %> scenario run examples/checkout-happy-path.yaml',
     '<%= config.bin %> scenario run smoke.yaml --var amount=99.99 --reporter junit --junit-file scenario.xml',
@@ -35,7 +33,13 @@ Exits 0 when every step passed, 1 when one failed, 2 when the file is invalid.`
     const scenario = await loadScenario(args.file, vars)
     this.note(`Scenario "${scenario.name}": ${scenario.steps.length} step(s)`)
     const shown = stepProgress('scenario', scenario.steps.length, progressLine, (r: StepResult) => r.outcome === 'passed')
-    const results = await runScenario(scenario, {env: process.env, onStep: shown.onStep, script: join(this.config.root, 'bin', 'run.js')})
+    const results = await runScenario(scenario, {
+      config: this.config,
+      env: process.env,
+      onStep: shown.onStep,
+      // What the scenario was asked to run against applies to each step, as if set in the environment.
+      stepEnv: {...(flags.profile ? {OPSCTL_PROFILE: flags.profile} : {}), OPSCTL_TIMEOUT: String(flags.timeout)},
+    })
     shown.done()
     const summary = summarize(results)
     if (flags['junit-file']) await this.writeOutputFile(flags['junit-file'], (await renderReport(results, 'junit', scenario.name)) + '\n')

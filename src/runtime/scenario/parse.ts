@@ -1,10 +1,13 @@
+import type {z} from 'zod'
+
 import {readFile} from 'node:fs/promises'
+import {basename, extname} from 'node:path'
 import {parseArgsStringToArgv} from 'string-argv'
 import {type Document, isMap, isPair, isScalar, LineCounter, parseDocument} from 'yaml'
 
 import {UsageError} from '../../errors.js'
-import {Scenario} from './schema.js'
-import {variableRefs} from './vars.js'
+import {MATCHER_KEYS, Scenario} from './schema.js'
+import {BUILT_IN_VARIABLES, variableRefs} from './vars.js'
 
 export interface ParsedStep {
   name: string
@@ -71,66 +74,197 @@ export function parseScenario(text: string, file: string, cliVars: Record<string
   }
 
   const at = (path: readonly PropertyKey[], key?: string): {column: number; line: number} => positionOf(doc, lines, path, key)
-  const parsed = Scenario.safeParse(doc.toJS())
+  const raw: unknown = doc.toJS()
+  const parsed = Scenario.safeParse(raw)
   if (!parsed.success) {
     throw new ScenarioFileError(
       file,
-      parsed.error.issues.map((issue) => {
-        if (issue.code === 'unrecognized_keys') {
-          return {
-            ...at(issue.path, issue.keys[0]),
-            message: `unknown key "${issue.keys.join('", "')}" at ${describePath(issue.path)}; expected ${expectedKeys(issue.path)}`,
-          }
-        }
-
-        return {...at(issue.path), message: `${describePath(issue.path)}: ${issue.message}`}
-      }),
+      parsed.error.issues.flatMap((issue) => describeIssue(issue, raw)).map(({key, message, path}) => ({...at(path, key), message})),
     )
   }
 
   const scenario = parsed.data
-  const vars: Record<string, string> = {
-    ...Object.fromEntries(Object.entries(scenario.vars ?? {}).map(([k, v]) => [k, String(v)])),
-    ...cliVars,
-  }
-  const known = new Set(Object.keys(vars))
   const problems: Problem[] = []
+  for (const [name, where] of [
+    ...Object.keys(scenario.vars ?? {}).map((k) => [k, at(['vars'], k)] as const),
+    ...Object.keys(cliVars).map((k) => [k, {column: 1, line: 1}] as const),
+  ]) {
+    if (BUILT_IN_VARIABLES.has(name)) problems.push({...where, message: `${name} is a built-in variable; choose another name`})
+  }
+
+  // Keyed by names from the file: no inherited keys (a variable named toString or __proto__ is just a variable).
+  const vars: Record<string, string> = Object.assign(
+    Object.create(null),
+    Object.fromEntries(Object.entries(scenario.vars ?? {}).map(([k, v]) => [k, String(v)])),
+    cliVars,
+  )
+  const known = new Set(BUILT_IN_VARIABLES)
+  for (const [name, value] of Object.entries(vars)) {
+    for (const ref of variableRefs(value)) {
+      if (!ref.startsWith('env:') && !known.has(ref)) {
+        problems.push({
+          ...(Object.hasOwn(cliVars, name) ? {column: 1, line: 1} : at(['vars', name])),
+          message: `vars.${name}: variable \${${ref}} is not defined before it; a value may use \${run.id}, \${uuid}, \${env:NAME|default} and the variables above it`,
+        })
+      }
+    }
+
+    known.add(name)
+  }
+
   const steps = scenario.steps.map((step, i) => {
     const argv = parseArgsStringToArgv(step.run)
     const runPos = at(['steps', i, 'run'])
-    if (argv[0] !== 'opsctl')
+    const shell = shellSyntax(step.run)
+    if (shell) {
+      problems.push({
+        ...runPos,
+        message: `steps.${i}.run: "${shell}" is shell syntax, and a step runs one opsctl command line without a shell; check the output with expect (json, stdout, stderr) and pass values on with save`,
+      })
+    } else if (argv[0] !== 'opsctl') {
       problems.push({...runPos, message: `steps.${i}.run: expected an opsctl command line, got "${step.run.slice(0, 40)}"`})
+    }
+
+    const expect = step.expect ?? {}
     const texts = [
       step.run,
-      ...Object.values(step.expect?.json ?? {}).flatMap((m) => [m.matches, typeof m.equals === 'string' ? m.equals : undefined]),
+      ...Object.values(expect.json ?? {}).flatMap((m) => [m.matches, typeof m.equals === 'string' ? m.equals : undefined]),
+      ...[expect.stdout, expect.stderr].flatMap((m) => [m?.contains, m?.matches]),
     ]
     for (const ref of texts.flatMap((t) => (t ? variableRefs(t) : []))) {
       if (!ref.startsWith('env:') && !known.has(ref)) {
         problems.push({
           ...runPos,
-          message: `steps.${i}: variable \${${ref}} is not defined; expected it in vars, --var or the save of an earlier step`,
+          message: `steps.${i}: variable \${${ref}} is not defined; expected it in vars, --var or the save of an earlier step (built in: \${run.id}, \${uuid}, \${env:NAME|default})`,
         })
       }
     }
 
-    for (const name of Object.keys(step.save ?? {})) known.add(name)
+    for (const name of Object.keys(step.save ?? {})) {
+      if (BUILT_IN_VARIABLES.has(name)) problems.push({...at(['steps', i, 'save'], name), message: `steps.${i}.save: ${name} is a built-in variable; choose another name`})
+      known.add(name)
+    }
+
     return {argv: argv.slice(1), line: runPos.line, name: step.name ?? step.run.replace(/^opsctl\s+/, ''), raw: step}
   })
   if (problems.length > 0) throw new ScenarioFileError(file, problems)
-  return {file, name: scenario.name, steps, vars}
+  return {file, name: scenario.name ?? basename(file, extname(file)), steps, vars}
+}
+
+/**
+ * The first piece of shell syntax in a command line, outside quotes and `${...}` references: a
+ * step runs without a shell, so `| jq`, `> file` or `&& next` would reach opsctl as arguments.
+ */
+export function shellSyntax(run: string): string | undefined {
+  const bare = run.replaceAll(/\$\{[^}]*\}/g, 'v').replaceAll(/"(?:[^"\\]|\\.)*"|'[^']*'/g, 'q')
+  return /\|\||&&|\||;|>>|>|<|`|\$\(|&/.exec(bare)?.[0]
+}
+
+interface Described {
+  path: readonly PropertyKey[]
+  key?: string
+  message: string
+}
+
+const TYPE_WORDS: Record<string, string> = {
+  array: 'a list',
+  boolean: 'true or false',
+  int: 'a whole number',
+  number: 'a number',
+  object: 'a map of keys',
+  string: 'text',
+}
+
+/** A zod issue in the words of the file format: which keys, matchers or kinds of value fit there. */
+function describeIssue(issue: z.core.$ZodIssue, raw: unknown): Described[] {
+  const {path} = issue
+  const where = describePath(path)
+  const value = valueAtPath(raw, path)
+  switch (issue.code) {
+    case 'unrecognized_keys': {
+      return [{key: issue.keys[0], message: `unknown key "${issue.keys.join('", "')}" at ${where}; expected ${expectedKeys(path)}`, path}]
+    }
+
+    case 'invalid_union': {
+      if (isMatcherPath(path)) {
+        // A map here is a matcher: report what its own schema said about it (an unknown matcher, say).
+        if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+          return (issue.errors[0] ?? []).flatMap((inner) => describeIssue({...inner, path: [...path, ...inner.path]}, raw))
+        }
+
+        return [{message: `${where}: expected a value (the same as {equals: value}) or a matcher: ${MATCHER_KEYS.join(', ')}`, path}]
+      }
+
+      return [{message: `${where}: expected text, a number or true/false, found ${shown(value)}`, path}]
+    }
+
+    case 'invalid_type': {
+      if (value === undefined) {
+        const key = String(path.at(-1))
+        const parent = path.slice(0, -1)
+        return [{message: `missing key "${key}" at ${describePath(parent)}${REQUIRED_WHY[key] ?? ''}; expected ${expectedKeys(parent)}`, path: parent}]
+      }
+
+      const expected = issue.expected === 'object' ? `a map of keys (${expectedKeys(path)})` : (TYPE_WORDS[issue.expected] ?? issue.expected)
+      return [{message: `${where}: expected ${expected}, found ${shown(value)}`, path}]
+    }
+
+    case 'too_small': {
+      if (issue.origin === 'array') return [{message: `${where}: expected at least ${issue.minimum} item(s)`, path}]
+      if (issue.origin === 'string') return [{message: `${where}: must not be empty`, path}]
+      return [{message: `${where}: ${issue.message}`, path}]
+    }
+
+    case 'invalid_key': {
+      return issue.issues.map((inner) => ({message: `${where}: "${String(inner.input ?? '')}" ${inner.message}`, path}))
+    }
+
+    default: {
+      return [{message: `${where}: ${issue.message}`, path}]
+    }
+  }
+}
+
+const REQUIRED_WHY: Record<string, string> = {
+  run: ' (every step runs one opsctl command line)',
+  steps: ' (a list of steps, each with a run line)',
+}
+
+function isMatcherPath(path: readonly PropertyKey[]): boolean {
+  return path.length === 5 && path[0] === 'steps' && path[2] === 'expect' && path[3] === 'json'
+}
+
+function valueAtPath(value: unknown, path: readonly PropertyKey[]): unknown {
+  let current = value
+  for (const key of path) {
+    if (current === null || typeof current !== 'object') return undefined
+    current = (current as Record<PropertyKey, unknown>)[key]
+  }
+
+  return current
+}
+
+function shown(value: unknown): string {
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return 'a list'
+  if (typeof value === 'object') return 'a map'
+  if (typeof value === 'string') return `text "${value.slice(0, 40)}"`
+  return `${typeof value} ${String(value)}`
 }
 
 const KEYS: Record<string, string> = {
   expect: 'exit, json, stdout, stderr',
-  matcher: 'equals, matches, exists, length',
+  matcher: `${MATCHER_KEYS.join(', ')} (or a plain value instead of a map, meaning equals)`,
   root: 'name, description, vars, steps',
   step: 'name, run, expect, save, timeout',
+  text: 'contains, matches',
 }
 
 function expectedKeys(path: readonly PropertyKey[]): string {
   if (path.length === 0) return KEYS.root
   if (path.length === 2 && path[0] === 'steps') return KEYS.step
   if (path.at(-1) === 'expect') return KEYS.expect
+  if (path.at(-1) === 'stdout' || path.at(-1) === 'stderr') return KEYS.text
   if (path.includes('json')) return KEYS.matcher
   return 'a known key'
 }

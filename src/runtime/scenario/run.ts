@@ -1,4 +1,4 @@
-import {spawn} from 'node:child_process'
+import type {Config} from '@oclif/core'
 
 import type {StepResult} from '../report.js'
 import type {ParsedScenario, ParsedStep} from './parse.js'
@@ -6,31 +6,32 @@ import type {Matcher} from './schema.js'
 
 import {registerArgv} from '../../http/secrets/sources.js'
 import {getPath} from '../../services/dot-path.js'
-import {substitute} from './vars.js'
+import {type InProcessResult, runInProcess} from '../in-process.js'
+import {newRunId, substitute} from './vars.js'
 
 export interface ScenarioRunOptions {
-  /** the CLI's own entry script: each step runs as `node <script> ...argv` */
-  script: string
+  /** the CLI's loaded configuration: each step runs as its command line in this process */
+  config: Config
   env?: NodeJS.ProcessEnv
+  /** set for every step (the scenario command's --profile and --timeout, as OPSCTL_* variables) */
+  stepEnv?: Record<string, string>
   onStep?: (result: StepResult) => void
 }
 
-interface Outcome {
-  code: number
-  stdout: string
-  stderr: string
-}
+type Outcome = InProcessResult
 
 /** Runs the steps in order; after a failure the remaining steps are reported as skipped. */
 export async function runScenario(scenario: ParsedScenario, options: ScenarioRunOptions): Promise<StepResult[]> {
-  const vars = {...scenario.vars}
   const env = options.env ?? process.env
+  const vars: Record<string, string> = Object.assign(Object.create(null), {'run.id': newRunId()})
+  // A value may use the built-ins and the variables before it: `email: patient-${run.id}@example.com`.
+  for (const [name, value] of Object.entries(scenario.vars)) vars[name] = substitute(value, vars, env)
   const results: StepResult[] = []
   let failed = false
   // A step's command line may carry a password: it is shown as the step's name, and in what the step prints.
   for (const step of scenario.steps) registerArgv(step.argv)
   for (const step of scenario.steps) {
-    const result = failed ? skipped(scenario, step) : await runStep(scenario, step, vars, options.script, env)
+    const result = failed ? skipped(scenario, step) : await runStep(scenario, step, vars, options.config, env, options.stepEnv)
     if (result.outcome === 'failed') failed = true
     results.push(result)
     options.onStep?.(result)
@@ -47,8 +48,9 @@ async function runStep(
   scenario: ParsedScenario,
   step: ParsedStep,
   vars: Record<string, string>,
-  script: string,
+  config: Config,
   env: NodeJS.ProcessEnv,
+  stepEnv: Record<string, string> = {},
 ): Promise<StepResult> {
   const started = performance.now()
   const base = {name: step.name, operation: `line ${step.line}`, suite: scenario.name}
@@ -60,15 +62,24 @@ async function runStep(
     return {...base, durationMs: 0, message: (error as Error).message, outcome: 'failed'}
   }
 
-  const out = await exec(script, argv, env, (step.raw.timeout ?? 120) * 1000)
+  const timeoutMs = (step.raw.timeout ?? 120) * 1000
+  const out = await runInProcess(config, argv, {env: {CI: env.CI ?? 'true', ...stepEnv}, timeoutMs})
   const durationMs = Math.round(performance.now() - started)
+  if (out.timedOut) return {...base, durationMs, message: `did not finish within ${timeoutMs / 1000} s; its outcome is unknown`, outcome: 'failed'}
   const json = parseJson(out.stdout) ?? (out.code === 0 ? undefined : parseJson(out.stderr))
   const requestId = firstString(getPath(json, 'requestId'), getPath(json, 'error.requestId'))
+  const wantExit = step.raw.expect?.exit ?? 0
+  // An unexpected exit is the failure: the command's own words say why; checks of its output would only add noise.
+  if (out.code !== wantExit) {
+    const said = errorMessage(out.stderr)
+    return {...base, durationMs, exit: {code: out.code, expected: wantExit}, outcome: 'failed', requestId, ...(said ? {message: said} : {})}
+  }
+
   const problems = check(step, out, json, vars, env)
   if (problems.length > 0) return {...base, durationMs, message: problems.join('; '), outcome: 'failed', requestId}
 
   for (const [name, path] of Object.entries(step.raw.save ?? {})) {
-    const value = getPath(json, path)
+    const value = valueAt(json, path)
     if (value === undefined) return {...base, durationMs, message: `save ${name}: nothing at ${path}`, outcome: 'failed', requestId}
     vars[name] = typeof value === 'string' ? value : JSON.stringify(value)
   }
@@ -79,11 +90,6 @@ async function runStep(
 function check(step: ParsedStep, out: Outcome, json: unknown, vars: Record<string, string>, env: NodeJS.ProcessEnv): string[] {
   const expect = step.raw.expect ?? {}
   const problems: string[] = []
-  const wantExit = expect.exit ?? 0
-  if (out.code !== wantExit) {
-    const said = out.stderr.trim().split('\n')[0]?.slice(0, 200)
-    problems.push(`exit ${out.code}, expected ${wantExit}${said ? ` (${said})` : ''}`)
-  }
 
   for (const [stream, matcher] of [
     ['stdout', expect.stdout],
@@ -100,12 +106,18 @@ function check(step: ParsedStep, out: Outcome, json: unknown, vars: Record<strin
   if (expect.json) {
     if (json === undefined) return [...problems, 'the output is not JSON (add --json to the command)']
     for (const [path, matcher] of Object.entries(expect.json)) {
-      const problem = matchValue(getPath(json, path), matcher, vars, env)
+      const problem = matchValue(valueAt(json, path), matcher, vars, env)
       if (problem) problems.push(`${path}: ${problem}`)
     }
   }
 
   return problems
+}
+
+/** A dot path into a step's JSON output; `$` is the whole document (a top-level list, say), `$.0.id` a path from it. */
+export function valueAt(document: unknown, path: string): unknown {
+  if (path === '$') return document
+  return getPath(document, path.startsWith('$.') ? path.slice(2) : path)
 }
 
 /** One matcher against one value; undefined when it holds, else what was expected. */
@@ -139,20 +151,16 @@ export function matchValue(
   return undefined
 }
 
-function exec(script: string, argv: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<Outcome> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [script, ...argv], {env: {...env, CI: env.CI ?? 'true'}, stdio: ['ignore', 'pipe', 'pipe']})
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (d) => (stdout += d))
-    child.stderr.on('data', (d) => (stderr += d))
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
-    child.on('error', (error) => resolve({code: 127, stderr: error.message, stdout}))
-    child.on('close', (code, signal) => {
-      clearTimeout(timer)
-      resolve({code: code ?? (signal ? 124 : 1), stderr: signal ? `${stderr}\n(killed after ${timeoutMs / 1000} s)` : stderr, stdout})
-    })
-  })
+/**
+ * The command's error message, as BaseCommand.catch printed it: the `message` of the
+ * `{"error": ...}` document under --json, else the text of its `Error: ...` line.
+ */
+export function errorMessage(stderr: string): string | undefined {
+  const document = parseJson(stderr)
+  const message = getPath(document, 'error.message')
+  if (typeof message === 'string') return message
+  const line = stderr.split('\n').find((l) => l.startsWith('Error: '))
+  return line?.slice('Error: '.length).trim() || undefined
 }
 
 function parseJson(text: string): unknown {
