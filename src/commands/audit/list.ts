@@ -8,9 +8,7 @@ export default class AuditList extends BaseCommand<typeof AuditList> {
   static override baseFlags = outputFlags
   static override description = `Show the local audit log of money and configuration changes.
 
-Every attempt at a void, refund, webhook change or customization change made from this machine is
-recorded in <config dir>/audit.jsonl (mode 0600): time, profile, operation, ids, amount, outcome
-and request id. It never holds keys, sessions or card data.`
+Every attempt at a void, refund, webhook change or customization change made from this machine is recorded in <config dir>/audit.jsonl (mode 0600): time, profile, operation, ids, amount, outcome and request id. It never holds keys, sessions or card data.`
   static override examples = [
     '<%= config.bin %> audit list',
     '<%= config.bin %> audit list --checkout chk_123 --json',

@@ -9,6 +9,7 @@ import {buildCheckoutRequest, checkRequestTotals, completeRequest} from '../../s
 
 const BUILDING_FLAGS = [
   'amount',
+  'currency',
   'item',
   'ref',
   'success-url',
@@ -24,16 +25,17 @@ const BUILDING_FLAGS = [
 export default class CheckoutCreate extends BaseCommand<typeof CheckoutCreate> {
   static override description = `Create a checkout and print its id and the address of its hosted payment page.
 
-The request is built from flags, or read whole from --data. Amounts are decimal with at most two
-decimals (3 decimals are refused). When both --amount and --item are given, the items must add up
-to the amount; with items only, the amount is their total; with --amount only, one item
-"Order <ref>" is sent. A reference number is generated when --ref is not given.
-Uses the profile's public key.`
+The request is built from flags, or read whole from --data. Amounts are decimal with at most two decimals (3 decimals are refused). When both --amount and --item are given, the items must add up to the amount; with items only, the amount is their total; with --amount only, one item "Order <ref>" is sent. A reference number is generated when --ref is not given. Uses the profile's public key.`
   static override examples = [
-    '<%= config.bin %> checkout create --amount 150.00 --item "Tea:2:50.00:TEA-01" --item "Cake:1:50.00"',
-    '<%= config.bin %> checkout create --item "Tea:2:75.50" --success-url https://shop.example/ok --failure-url https://shop.example/failed --cancel-url https://shop.example/cart --open',
-    '<%= config.bin %> checkout create --amount 99.99 --ref ORDER-1001 --buyer-email ana@example.com --json',
+    '<%= config.bin %> checkout create --amount 150.00 --item "Tea:2:50.00:TEA-01" \\\n  --item "Cake:1:50.00"',
+    '<%= config.bin %> checkout create --item "Tea:2:75.50" \\\n  --success-url https://shop.example/ok \\\n  --failure-url https://shop.example/failed \\\n  --cancel-url https://shop.example/cart --open',
+    '<%= config.bin %> checkout create --amount 99.99 --ref ORDER-1001 \\\n  --buyer-email ana@example.com --json',
     '<%= config.bin %> checkout create --data @checkout.json',
+  ]
+  // Written out: oclif's generated usage reads --data's exclusions as if every other flag excluded the rest.
+  static override usage = [
+    '<%= command.id %> [--amount <value>] [--item <value>...] [--currency <value>] [--ref <value>] [--success-url <value>] [--failure-url <value>] [--cancel-url <value>] [--buyer-first-name <value>] [--buyer-last-name <value>] [--buyer-email <value>] [--buyer-phone <value>] [--metadata <value>...] [--open]',
+    '<%= command.id %> -d <value> [--open]',
   ]
   static override flags = {
     amount: Flags.string({description: 'total amount, e.g. 1500.00 (at most two decimals)'}),

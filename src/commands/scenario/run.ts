@@ -12,15 +12,10 @@ export default class ScenarioRun extends BaseCommand<typeof ScenarioRun> {
   static override args = {file: Args.string({description: 'scenario file (YAML)', required: true})}
   static override description = `Run a scenario file: opsctl command lines with expectations, in order.
 
-Each step runs as its own opsctl process with this environment (profile, OPSCTL_* variables).
-A step can expect an exit code, values at dot paths of its --json output (equals, matches, exists,
-length) and text in stdout/stderr, and save values as variables for later steps: \${name}, or
-\${env:NAME|default} from the environment. The whole file is checked (unknown keys, undefined
-variables, malformed YAML) before any step runs. Progress goes to stderr; the report to stdout.
-Exits 0 when every step passed, 1 when one failed, 2 when the file is invalid.`
+Each step runs as its own opsctl process with this environment (profile, OPSCTL_* variables). A step can expect an exit code, values at dot paths of its --json output (equals, matches, exists, length) and text in stdout/stderr, and save values as variables for later steps: \${name}, or \${env:NAME|default} from the environment. The whole file is checked (unknown keys, undefined variables, malformed YAML) before any step runs. Progress goes to stderr; the report to stdout. Exits 0 when every step passed, 1 when one failed, 2 when the file is invalid.`
   static override examples = [
     '<%= config.bin %> scenario run examples/checkout-happy-path.yaml',
-    '<%= config.bin %> scenario run smoke.yaml --var amount=99.99 --reporter junit --junit-file scenario.xml',
+    '<%= config.bin %> scenario run smoke.yaml --var amount=99.99 --reporter junit \\\n  --junit-file scenario.xml',
   ]
   static override flags = {
     var: Flags.string({description: "variable k=v (repeatable), overriding the file's vars", multiple: true}),
