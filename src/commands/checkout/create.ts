@@ -32,11 +32,6 @@ The request is built from flags, or read whole from --data. Amounts are decimal 
     '<%= config.bin %> checkout create --amount 99.99 --ref ORDER-1001 \\\n  --buyer-email ana@example.com --json',
     '<%= config.bin %> checkout create --data @checkout.json',
   ]
-  // Written out: oclif's generated usage reads --data's exclusions as if every other flag excluded the rest.
-  static override usage = [
-    '<%= command.id %> [--amount <value>] [--item <value>...] [--currency <value>] [--ref <value>] [--success-url <value>] [--failure-url <value>] [--cancel-url <value>] [--buyer-first-name <value>] [--buyer-last-name <value>] [--buyer-email <value>] [--buyer-phone <value>] [--metadata <value>...] [--open]',
-    '<%= command.id %> -d <value> [--open]',
-  ]
   static override flags = {
     amount: Flags.string({description: 'total amount, e.g. 1500.00 (at most two decimals)'}),
     currency: Flags.string({default: 'PHP', description: 'currency code of the total'}),
@@ -52,8 +47,9 @@ The request is built from flags, or read whole from --data. Amounts are decimal 
     metadata: Flags.string({description: 'metadata key=value (repeatable)', multiple: true}),
     data: Flags.string({
       char: 'd',
-      description: 'the whole checkout request as JSON: @file.json or - for stdin',
-      exclusive: BUILDING_FLAGS,
+      description: 'the whole checkout request as JSON: @file.json or - for stdin (instead of the other request flags)',
+      // A relationship, not `exclusive`: oclif's usage line would read it as every flag excluding the others.
+      relationships: [{flags: BUILDING_FLAGS, type: 'none'}],
     }),
     open: Flags.boolean({description: 'open the payment page in the browser'}),
   }

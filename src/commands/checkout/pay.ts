@@ -27,16 +27,11 @@ The card data is posted only to the profile's checkout origin (the sandbox): a p
     '<%= config.bin %> checkout pay 5f1a2b3c-... --fail',
     '<%= config.bin %> checkout pay 5f1a2b3c-... --cancel',
   ]
-  // Written out: oclif's generated usage shows empty alternatives for --expiry and --cvc.
-  static override usage = [
-    '<%= command.id %> CHECKOUTID [--card <value>] [--expiry <value>] [--cvc <value>]',
-    '<%= command.id %> CHECKOUTID --fail [--expiry <value>] [--cvc <value>]',
-    '<%= command.id %> CHECKOUTID --cancel',
-  ]
   static override flags = {
     card: Flags.string({description: 'card number (a sandbox test card)', exclusive: ['fail', 'cancel']}),
-    expiry: Flags.string({description: 'card expiry MM/YY (default: December, three years ahead)', exclusive: ['cancel']}),
-    cvc: Flags.string({description: 'card security code (default 123)', exclusive: ['cancel']}),
+    // Relationships, not `exclusive`: oclif's usage line would show them as empty alternatives.
+    expiry: Flags.string({description: 'card expiry MM/YY (default: December, three years ahead)', relationships: [{flags: ['cancel'], type: 'none'}]}),
+    cvc: Flags.string({description: 'card security code (default 123)', relationships: [{flags: ['cancel'], type: 'none'}]}),
     fail: Flags.boolean({description: 'pay with the declined test card', exclusive: ['card', 'cancel']}),
     cancel: Flags.boolean({description: 'cancel on the page instead of paying (a dropout)', exclusive: ['card', 'fail']}),
   }

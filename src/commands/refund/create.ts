@@ -18,15 +18,11 @@ A checkout gets one refund: complete, or one partial refund; never more than was
     '<%= config.bin %> refund create 5f1a2b3c-... --reason "damaged item" --amount 50.00',
     '<%= config.bin %> refund create 5f1a2b3c-... --reason "order cancelled" --full --yes',
   ]
-  // Written out: oclif's generated usage cannot say "--full, or --amount with an optional --currency".
-  static override usage = [
-    '<%= command.id %> CHECKOUTID --reason <value> --amount <value> [--currency <value>] [-y]',
-    '<%= command.id %> CHECKOUTID --reason <value> --full [-y]',
-  ]
   static override flags = {
     reason: Flags.string({description: 'why the payment is refunded', required: true}),
     amount: Flags.string({description: 'amount to refund, e.g. 50.00 (at most two decimals)', exclusive: ['full']}),
-    currency: Flags.string({description: "currency of --amount (default: the checkout's)", exclusive: ['full']}),
+    // A relationship, not `exclusive`: oclif's usage line would show it as an empty alternative.
+    currency: Flags.string({description: "currency of --amount (default: the checkout's)", relationships: [{flags: ['full'], type: 'none'}]}),
     full: Flags.boolean({description: 'refund everything that is left', exclusive: ['amount', 'currency']}),
   }
 
