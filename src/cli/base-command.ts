@@ -3,7 +3,7 @@ import type {FlagInput} from '@oclif/core/interfaces'
 import {Command, type Interfaces} from '@oclif/core'
 
 import {appendAudit, entryFromAttempt} from '../audit/log.js'
-import {ExitCode, formatErrorForHuman, OpsError, UsageError} from '../errors.js'
+import {ExitCode, OpsError, UsageError} from '../errors.js'
 import {type ClientOptions, ServiceClient} from '../http/client.js'
 import {closeDispatcher} from '../http/dispatcher.js'
 import {DryRunRequest} from '../http/dry-run.js'
@@ -15,10 +15,12 @@ import {guardOutputStreams} from '../http/secrets/streams.js'
 import {checkoutTarget, healthTarget, type ResolvedProfile, resolveProfile} from '../profiles/resolve.js'
 import {defaultConfigDir, ProfileStore} from '../profiles/store.js'
 import {type ConsentContext, consentHook, describeChange, requireConsentPossible} from './consent.js'
+import {writeError} from './error-output.js'
 import {type GlobalFlagValues, sendFlags} from './flags.js'
 import {hints, withHints} from './hints.js'
 import {type Format, ListWriter, type OutputMode, renderDocument} from './output.js'
 import {knownColumns, type Row, unknownColumns, type View} from './output/view.js'
+import {unknownFlagError} from './unknown-flag.js'
 
 /** A command that does not choose its global flags has those of BaseCommand: `sendFlags`. */
 type GlobalsOf<T extends typeof Command> = string extends keyof T['baseFlags'] ? typeof sendFlags : T['baseFlags']
@@ -125,7 +127,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     } catch (error) {
       // Whatever fails while reading argv (oclif's own checks or a flag's parse function) is bad input.
       if (error instanceof OpsError) throw error
-      throw this.usageError((error as Error).message)
+      throw unknownFlagError(error, {baseFlags: (super.ctor as typeof BaseCommand).baseFlags, enableJsonFlag: this.ctor.enableJsonFlag, flags: this.ctor.flags, id: this.id}) ?? this.usageError((error as Error).message)
     }
 
     const {args, flags} = parsed
@@ -343,13 +345,10 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
     const opsError = withHints(this.toOpsError(error))
     process.exitCode = opsError.exitCode
-    // The stream guard scrubs these writes too; this also covers a process whose streams it does not guard.
-    const scrub = (text: string) => scrubSecrets(text)
-    if (this.jsonEnabled()) {
-      process.stderr.write(scrub(JSON.stringify({error: {name: opsError.name, ...opsError.toJSON()}}, null, 2)) + '\n')
-    } else {
-      process.stderr.write(scrub(formatErrorForHuman(opsError)) + '\n')
-      if (this.globals?.verbose && opsError.exitCode === ExitCode.Unexpected && error.stack) process.stderr.write(scrub(error.stack) + '\n')
+    // The stream guard scrubs these writes too; writeError also covers a process whose streams it does not guard.
+    writeError(opsError, this.jsonEnabled())
+    if (!this.jsonEnabled() && this.globals?.verbose && opsError.exitCode === ExitCode.Unexpected && error.stack) {
+      process.stderr.write(scrubSecrets(error.stack) + '\n')
     }
   }
 

@@ -7,7 +7,7 @@ import {type NextStep, OpsError, RuleError} from '../errors.js'
 import {CODES} from '../services/checkout/rules.js'
 
 export const hints = {
-  help: (commandId: string | undefined) => `See: opsctl ${commandId?.replaceAll(':', ' ') ?? ''} --help`.trim(),
+  help: (commandId: string | undefined) => ['See: opsctl', commandId?.replaceAll(':', ' '), '--help'].filter(Boolean).join(' '),
   profileList: 'See the profiles: opsctl profile list',
   checkoutCreate: 'Create one: opsctl checkout create --amount 150.00',
   checkoutListSeeded: "A sandbox's seeded paid checkouts: opsctl checkout list --sandbox-seeded",

@@ -17,14 +17,12 @@ export default class Api extends BaseCommand<typeof Api> {
   static override defaultFormat = 'json' as const
   static override description = `Send a raw request with the profile's auth, for anything the other commands do not cover.
 
-Health requests carry the session cookie (when the profile has one) and x-ph-api-version.
-Checkout requests carry the secret key, or the public key for POST /v1/checkouts; --key overrides.
-Only GET requests are retried.`
+Health requests carry the session cookie (when the profile has one) and x-ph-api-version. Checkout requests carry the secret key, or the public key for POST /v1/checkouts; --key overrides. Only GET requests are retried.`
   static override examples = [
     '<%= config.bin %> api health GET /api/users/me',
     '<%= config.bin %> api checkout GET /v1/webhooks',
     '<%= config.bin %> api checkout POST /v1/checkouts --data @checkout.json',
-    '<%= config.bin %> api health GET /api/users/me/events --param startDate=2026-01-01T00:00:00Z --param symptoms=cough',
+    '<%= config.bin %> api health GET /api/users/me/events \\\n  --param startDate=2026-01-01T00:00:00Z --param symptoms=cough',
   ]
   static override flags = {
     data: Flags.string({char: 'd', description: 'JSON body: inline, @file.json, or - for stdin'}),

@@ -1,21 +1,33 @@
 import type {Hook} from '@oclif/core'
 
-import {toConfiguredId} from '@oclif/core'
-import levenshtein from 'fast-levenshtein'
+import {writeError} from '../cli/error-output.js'
+import {hints} from '../cli/hints.js'
+import {type Candidate, nearestName} from '../cli/suggest.js'
+import {UsageError} from '../errors.js'
 
 /**
- * Without a terminal, @oclif/plugin-not-found only says the command is unknown. Scripts and CI
- * deserve the suggestion too, on one line, with the usage exit code (2). In a terminal this hook
- * stays out of the way and the plugin offers to run the suggestion.
+ * Answers a mistyped command or topic the same way in every mode (terminal or not): one line
+ * naming the nearest command or topic, exit 2, `{"error": ...}` under --json. It never asks and
+ * never runs the guess: `customize remov --yes` followed by Enter must change nothing.
  */
 const hook: Hook.CommandNotFound = async function (opts) {
-  if (process.stdin.isTTY && process.stderr.isTTY) return
-  const ids = opts.config.commands.filter((c) => !c.hidden).flatMap((c) => [c.id, ...c.aliases])
-  const best = ids.map((id) => ({distance: levenshtein.get(opts.id, id), id})).sort((a, b) => a.distance - b.distance)[0]
-  const typed = toConfiguredId(opts.id, opts.config)
-  const hint = best ? ` Did you mean "${toConfiguredId(best.id, opts.config)}"?` : ''
-  process.stderr.write(`Error: "${typed}" is not an ${opts.config.bin} command.${hint}\n  Try this: ${opts.config.bin} help\n`)
-  process.exit(2)
+  const {config} = opts
+  const candidates: Candidate[] = [
+    ...config.commands
+      .filter((c) => !c.hidden)
+      .flatMap((c) => {
+        const takesArgs = c.strict === false || Object.keys(c.args ?? {}).length > 0
+        return [c.id, ...c.aliases].map((id) => ({name: id.replaceAll(':', ' '), takesArgs}))
+      }),
+    ...config.topics.filter((t) => !t.hidden).map((t) => ({name: t.name.replaceAll(':', ' '), takesArgs: false})),
+  ]
+  // oclif's id holds every leading word before the first flag ("evnts:list:me"); words after a flag are not part of it.
+  const typedWords = opts.id.split(':')
+  const typed = typedWords.join(' ')
+  const guess = nearestName(typedWords, candidates)
+  const message = `\`${typed}\` is not a command.${guess ? ` Did you mean \`${guess}\`?` : ''}`
+  writeError(new UsageError(message, [hints.help(guess)]), (opts.argv ?? []).includes('--json'))
+  process.exitCode = 2
 }
 
 export default hook

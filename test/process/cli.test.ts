@@ -83,14 +83,22 @@ describe('help, version, unknown commands', () => {
     const r = await run(['profil', 'list'])
     expect(r.code).toBe(2)
     expect(r.stdout).toBe('')
-    expect(r.stderr).toContain('"profil list" is not an opsctl command')
-    expect(r.stderr).toContain('Did you mean "profile list"?')
+    expect(r.stderr).toContain('`profil list` is not a command. Did you mean `profile list`?')
+  })
+
+  it('-h is --help and -v is --version', async () => {
+    const [help, longHelp] = await Promise.all([run(['checkout', 'void', '-h']), run(['checkout', 'void', '--help'])])
+    expect(help.code).toBe(0)
+    expect(help.stdout).toBe(longHelp.stdout)
+    const [version, longVersion] = await Promise.all([run(['-v']), run(['--version'])])
+    expect(version.code).toBe(0)
+    expect(version.stdout).toBe(longVersion.stdout)
   })
 
   it('an unknown flag is one line of usage error, exit 2, no stack trace', async () => {
     const r = await run(['profile', 'list', '--bogus'])
     expect(r.code).toBe(2)
-    expect(r.stderr).toMatch(/^Error: Nonexistent flag: --bogus/)
+    expect(r.stderr).toMatch(/^Error: Unknown flag --bogus\./)
     expect(r.stderr).not.toMatch(/\n\s+at /)
   })
 })

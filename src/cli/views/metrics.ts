@@ -1,6 +1,8 @@
 /** Renders a getMetrics answer: one row per window (table/csv/ndjson) or one chart per metric. */
 import type {MetricsResult} from '../../services/health/operations.js'
 
+import {dateAxis, layOut} from './chart-axes.js'
+
 export function metricRows(result: MetricsResult, names: readonly string[]): {columns: string[]; rows: Record<string, unknown>[]} {
   const rows: Record<string, unknown>[] = []
   const shown = new Set<string>()
@@ -31,8 +33,11 @@ export async function chartMetrics(result: MetricsResult, height = 8): Promise<s
       }
 
       const series = points.map((w) => w.values[name] as number)
-      const plot = asciichart.plot(series.length === 1 ? [series[0], series[0]] : series, {height})
-      blocks.push(`${title}  ${points[0].date} .. ${points.at(-1)!.date}  min ${Math.min(...series)}  max ${Math.max(...series)}\n${plot}`)
+      const layout = layOut(series, height)
+      const {format, max, min} = layout
+      const plot = asciichart.plot(layout.series, {height: layout.height, ...(format ? {format, max, min} : {})})
+      const axis = dateAxis(plot, points.map((w) => w.date), layout.columnsPerPoint)
+      blocks.push(`${title}  ${points[0].date} .. ${points.at(-1)!.date}  min ${Math.min(...series)}  max ${Math.max(...series)}\n${plot}\n${axis}`)
     }
   }
 

@@ -10,6 +10,7 @@ import {buildCheckoutRequest, checkRequestTotals, completeRequest} from '../../s
 
 const BUILDING_FLAGS = [
   'amount',
+  'currency',
   'item',
   'ref',
   'success-url',
@@ -25,15 +26,11 @@ const BUILDING_FLAGS = [
 export default class CheckoutCreate extends BaseCommand<typeof CheckoutCreate> {
   static override description = `Create a checkout and print its id and the address of its hosted payment page.
 
-The request is built from flags, or read whole from --data. Amounts are decimal with at most two
-decimals (3 decimals are refused). When both --amount and --item are given, the items must add up
-to the amount; with items only, the amount is their total; with --amount only, one item
-"Order <ref>" is sent. A reference number is generated when --ref is not given.
-Uses the profile's public key. The creation is recorded in the local audit log, so "opsctl checkout list" finds the id again later.`
+The request is built from flags, or read whole from --data. Amounts are decimal with at most two decimals (3 decimals are refused). When both --amount and --item are given, the items must add up to the amount; with items only, the amount is their total; with --amount only, one item "Order <ref>" is sent. A reference number is generated when --ref is not given. Uses the profile's public key. The creation is recorded in the local audit log, so "opsctl checkout list" finds the id again later.`
   static override examples = [
-    '<%= config.bin %> checkout create --amount 150.00 --item "Tea:2:50.00:TEA-01" --item "Cake:1:50.00"',
-    '<%= config.bin %> checkout create --item "Tea:2:75.50" --success-url https://shop.example/ok --failure-url https://shop.example/failed --cancel-url https://shop.example/cart --open',
-    '<%= config.bin %> checkout create --amount 99.99 --ref ORDER-1001 --buyer-email ana@example.com --json',
+    '<%= config.bin %> checkout create --amount 150.00 --item "Tea:2:50.00:TEA-01" \\\n  --item "Cake:1:50.00"',
+    '<%= config.bin %> checkout create --item "Tea:2:75.50" \\\n  --success-url https://shop.example/ok \\\n  --failure-url https://shop.example/failed \\\n  --cancel-url https://shop.example/cart --open',
+    '<%= config.bin %> checkout create --amount 99.99 --ref ORDER-1001 \\\n  --buyer-email ana@example.com --json',
     '<%= config.bin %> checkout create --data @checkout.json',
   ]
   static override flags = {
@@ -51,8 +48,9 @@ Uses the profile's public key. The creation is recorded in the local audit log, 
     metadata: Flags.string({description: 'metadata key=value (repeatable)', multiple: true, multipleNonGreedy: true}),
     data: Flags.string({
       char: 'd',
-      description: 'the whole checkout request as JSON: @file.json or - for stdin',
-      exclusive: BUILDING_FLAGS,
+      description: 'the whole checkout request as JSON: @file.json or - for stdin (instead of the other request flags)',
+      // A relationship, not `exclusive`: oclif's usage line would read it as every flag excluding the others.
+      relationships: [{flags: BUILDING_FLAGS, type: 'none'}],
     }),
     open: Flags.boolean({description: 'open the payment page in the browser'}),
   }

@@ -13,26 +13,26 @@ export default class CheckoutPay extends BaseCommand<typeof CheckoutPay> {
   }
   static override description = `Act as the buyer on the sandbox's hosted payment page (sandbox profiles only).
 
-Fills in the page's card form over HTTP, as a browser would, and reports where the page sent the
-buyer and the checkout's resulting status. Test cards decide the outcome:
-  ${TEST_CARDS.mastercardSuccess} (Mastercard) and ${TEST_CARDS.visaSuccess} (VISA) succeed;
-  ${TEST_CARDS.mastercardDeclined} (and any other valid number) is declined; the page refuses a
-  number that fails the Luhn check, or an expired card, and the checkout stays payable.
-Without --card a succeeding test card is used; --fail uses the declined card; --cancel leaves the
-page as a buyer who gives up. Only the card's scheme and last four digits are ever shown.
-The card data is posted only to the profile's checkout origin (the sandbox): a page whose form
-points anywhere else is refused (exit 5) before anything is posted. The output says what was
-posted: method, URL and the masked card.`
+Fills in the page's card form over HTTP, as a browser would, and reports where the page sent the buyer and the checkout's resulting status. Test cards decide the outcome:
+
+- ${TEST_CARDS.mastercardSuccess} (Mastercard) and ${TEST_CARDS.visaSuccess} (VISA) succeed;
+- ${TEST_CARDS.mastercardDeclined} (and any other valid number) is declined;
+- a number that fails the Luhn check, or an expired card, is refused by the page, and the checkout stays payable.
+
+Without --card a succeeding test card is used; --fail uses the declined card; --cancel leaves the page as a buyer who gives up. Only the card's scheme and last four digits are ever shown.
+
+The card data is posted only to the profile's checkout origin (the sandbox): a page whose form points anywhere else is refused (exit 5) before anything is posted. The output says what was posted: method, URL and the masked card.`
   static override examples = [
     '<%= config.bin %> checkout pay 5f1a2b3c-...',
-    `<%= config.bin %> checkout pay 5f1a2b3c-... --card ${TEST_CARDS.visaSuccess} --expiry 12/30 --cvc 123`,
+    `<%= config.bin %> checkout pay 5f1a2b3c-... --card ${TEST_CARDS.visaSuccess} --expiry 12/30 \\\n  --cvc 123`,
     '<%= config.bin %> checkout pay 5f1a2b3c-... --fail',
     '<%= config.bin %> checkout pay 5f1a2b3c-... --cancel',
   ]
   static override flags = {
     card: Flags.string({description: 'card number (a sandbox test card)', exclusive: ['fail', 'cancel']}),
-    expiry: Flags.string({description: 'card expiry MM/YY (default: December, three years ahead)', exclusive: ['cancel']}),
-    cvc: Flags.string({description: 'card security code (default 123)', exclusive: ['cancel']}),
+    // Relationships, not `exclusive`: oclif's usage line would show them as empty alternatives.
+    expiry: Flags.string({description: 'card expiry MM/YY (default: December, three years ahead)', relationships: [{flags: ['cancel'], type: 'none'}]}),
+    cvc: Flags.string({description: 'card security code (default 123)', relationships: [{flags: ['cancel'], type: 'none'}]}),
     fail: Flags.boolean({description: 'pay with the declined test card', exclusive: ['card', 'cancel']}),
     cancel: Flags.boolean({description: 'cancel on the page instead of paying (a dropout)', exclusive: ['card', 'fail']}),
   }

@@ -10,11 +10,9 @@ export const CUSTOMIZATION_COLUMNS = ['customTitle', 'colorScheme', 'logoUrl', '
 export default class CustomizeSet extends BaseCommand<typeof CustomizeSet> {
   static override description = `Set the customization of the hosted payment page: logo, icons, title and button colour.
 
-All five are required; the URLs must be http(s) and the colour a hex colour (#1a2b3c or #abc),
-checked before sending. Recommended image formats: .jpg, .gif, .png, .svg, .ico; the Apple touch
-icon is best 120 x 120 px.`
+All five are required; the URLs must be http(s) and the colour a hex colour (#1a2b3c or #abc), checked before sending. Recommended image formats: .jpg, .gif, .png, .svg, .ico; the Apple touch icon is best 120 x 120 px.`
   static override examples = [
-    '<%= config.bin %> customize set --logo-url https://shop.example/logo.png --icon-url https://shop.example/favicon.ico --apple-touch-icon-url https://shop.example/touch.png --title "Tea Shop" --color "#0a7d3b"',
+    '<%= config.bin %> customize set --logo-url https://shop.example/logo.png \\\n  --icon-url https://shop.example/favicon.ico \\\n  --apple-touch-icon-url https://shop.example/touch.png --title "Tea Shop" \\\n  --color "#0a7d3b"',
   ]
   static override flags = {
     'logo-url': Flags.string({description: 'URL of the merchant logo shown in the header', required: true}),

@@ -11,13 +11,11 @@ export default class EventsList extends HealthCommand<typeof EventsList> {
   static override args = {userId: userIdArg}
   static override description = `List a user's events, newest first (getEvents), with every filter of the service.
 
-One page (50 events) by default. --limit N reads pages until N events; --all follows every page,
-writing each event as it arrives: with --output ndjson memory stays flat however many there are.
-Lists (--medication-id, --symptom, --trigger) keep events that have any of the values.`
+One page (50 events) by default. --limit N reads pages until N events; --all follows every page, writing each event as it arrives: with --output ndjson memory stays flat however many there are. Lists (--medication-id, --symptom, --trigger) keep events that have any of the values.`
   static override examples = [
     '<%= config.bin %> events list me',
-    '<%= config.bin %> events list me --start 2026-03-01 --end 2026-03-31T23:59:59Z --medication-type rescue --night',
-    '<%= config.bin %> events list me --symptom cough --symptom wheeze --trigger coldAir --no-preemptive',
+    '<%= config.bin %> events list me --start 2026-03-01 --end 2026-03-31T23:59:59Z \\\n  --medication-type rescue --night',
+    '<%= config.bin %> events list me --symptom cough --symptom wheeze --trigger coldAir \\\n  --no-preemptive',
     '<%= config.bin %> events list me --all --output ndjson > events.ndjson',
     '<%= config.bin %> events list me --limit 120 --output csv',
   ]

@@ -11,14 +11,12 @@ export default class MetricsGet extends HealthCommand<typeof MetricsGet> {
   static override args = {userId: userIdArg}
   static override description = `Get metrics computed from a user's events, grouped into time windows (getMetrics).
 
-Names must be supported for the periods asked (see "metrics names"); an unsupported pair is refused
-before sending (exit 5). Without --period each name uses its own period. The range defaults to the
-30 days before now; windows are computed in the user's time zone. --chart draws each series.`
+Names must be supported for the periods asked (see "metrics names"); an unsupported pair is refused before sending (exit 5). Without --period each name uses its own period. The range defaults to the 30 days before now; windows are computed in the user's time zone. --chart draws each series.`
   static override examples = [
-    '<%= config.bin %> metrics get me --name eventsRescue --name eventsRescueNight --period daily',
-    '<%= config.bin %> metrics get me --name adherencePercent --period weekly --start 2026-02-01 --end 2026-03-01',
+    '<%= config.bin %> metrics get me --name eventsRescue --name eventsRescueNight \\\n  --period daily',
+    '<%= config.bin %> metrics get me --name adherencePercent --period weekly \\\n  --start 2026-02-01 --end 2026-03-01',
     '<%= config.bin %> metrics get me --name eventsRescue,rescueBaseline --chart',
-    '<%= config.bin %> metrics get me --name trendTimeOfDayNight,trendTriggerColdAir --period monthly --json',
+    '<%= config.bin %> metrics get me --name trendTimeOfDayNight,trendTriggerColdAir \\\n  --period monthly --json',
   ]
   static override flags = {
     ...healthFlags,

@@ -16,12 +16,10 @@ export default class ProfileAdd extends BaseCommand<typeof ProfileAdd> {
   static override args = {name: Args.string({description: 'profile name', parse: parseProfileName, required: true})}
   static override description = `Create or replace a profile.
 
-A sandbox profile defaults to the embedded sandbox and its test keys. A production profile needs
-both base URLs and the keys; in a terminal the missing ones are asked for (the secret key hidden),
-elsewhere pass them as flags (the secret key only through --secret-key-stdin, never on the command line).`
+A sandbox profile defaults to the embedded sandbox and its test keys. A production profile needs both base URLs and the keys; in a terminal the missing ones are asked for (the secret key hidden), elsewhere pass them as flags (the secret key only through --secret-key-stdin, never on the command line).`
   static override examples = [
-    '<%= config.bin %> profile add local --env sandbox --health-url http://127.0.0.1:5010 --checkout-url http://127.0.0.1:5010/checkout',
-    'printf %s "$SECRET" | <%= config.bin %> profile add prod --env production --health-url https://health.example.com --checkout-url https://pay.example.com --public-key pk-live-... --secret-key-stdin',
+    '<%= config.bin %> profile add local --env sandbox --health-url http://127.0.0.1:5010 \\\n  --checkout-url http://127.0.0.1:5010/checkout',
+    'printf %s "$SECRET" | <%= config.bin %> profile add prod --env production \\\n  --health-url https://health.example.com \\\n  --checkout-url https://pay.example.com --public-key pk-live-... \\\n  --secret-key-stdin',
   ]
   static override flags = {
     env: Flags.option({default: 'production', description: 'kind of environment', options: ['sandbox', 'production'] as const})(),

@@ -15,24 +15,16 @@ export default class RefundCreate extends BaseCommand<typeof RefundCreate> {
   static override args = {checkoutId: Args.string({description: 'checkout id', required: true})}
   static override description = `Refund a payment, completely or partly, from the day after the transaction.
 
-A checkout gets one refund: complete, or one partial refund; never more than was paid. A FAILED
-refund does not count. The checkout and its refunds are read first: a second refund, an amount over
-what is left, or a refund on the transaction day (void it instead) is refused with exit 5 and
-nothing is sent. --full refunds what is left. Asks for confirmation (--yes without a terminal), and
-says what the refund uses up: a partial refund is the checkout's only one, so the rest can never be
-refunded (the --json result says it too: onlyRefund, unrefundable). Never retried. If the answer is lost, the command reads the refunds back: exit 0 if the refund
-shows (with a note on stderr); if it does not, exit 7 with "not applied" when the service closed
-the connection, or with the outcome unknown when the CLI gave up waiting (--timeout), since the
-service may still apply it: check with "opsctl refund list <id>". Running it again is safe either
-way: a checkout takes one refund.`
+A checkout gets one refund: complete, or one partial refund; never more than was paid. A FAILED refund does not count. The checkout and its refunds are read first: a second refund, an amount over what is left, or a refund on the transaction day (void it instead) is refused with exit 5 and nothing is sent. --full refunds what is left. Asks for confirmation (--yes without a terminal), and says what the refund uses up: a partial refund is the checkout's only one, so the rest can never be refunded (the --json result says it too: onlyRefund, unrefundable). Never retried. If the answer is lost, the command reads the refunds back: exit 0 if the refund shows (with a note on stderr); if it does not, exit 7 with "not applied" when the service closed the connection, or with the outcome unknown when the CLI gave up waiting (--timeout), since the service may still apply it: check with "opsctl refund list <id>". Running it again is safe either way: a checkout takes one refund.`
   static override examples = [
     '<%= config.bin %> refund create 5f1a2b3c-... --reason "damaged item" --amount 50.00',
     '<%= config.bin %> refund create 5f1a2b3c-... --reason "order cancelled" --full --yes',
   ]
   static override flags = {
-    reason: Flags.string({description: 'why the payment is refunded (required)', required: true}),
+    reason: Flags.string({description: 'why the payment is refunded', required: true}),
     amount: Flags.string({description: 'amount to refund, e.g. 50.00 (at most two decimals)', exclusive: ['full']}),
-    currency: Flags.string({description: "currency of --amount (default: the checkout's)", exclusive: ['full']}),
+    // A relationship, not `exclusive`: oclif's usage line would show it as an empty alternative.
+    currency: Flags.string({description: "currency of --amount (default: the checkout's)", relationships: [{flags: ['full'], type: 'none'}]}),
     full: Flags.boolean({description: 'refund everything that is left', exclusive: ['amount', 'currency']}),
   }
 

@@ -11,16 +11,12 @@ export default class SandboxStart extends BaseCommand<typeof SandboxStart> {
   static override baseFlags = {}
   static override description = `Run the embedded sandbox: a local emulator of both services on one origin.
 
-Health is served under /api/..., checkout under /checkout/v1/... (checkout base URL: <origin>/checkout).
-It keeps state (in memory, or in --state FILE, saved atomically after every change), enforces the
-auth and rules of both specs, serves the hosted payment page, and has a controllable clock and
-fault injection under /__sandbox/. The built-in "sandbox" profile points at port ${SANDBOX_PORT}.
-Serves until Ctrl-C (SIGINT) or SIGTERM.`
+Health is served under /api/..., checkout under /checkout/v1/... (checkout base URL: <origin>/checkout). It keeps state (in memory, or in --state FILE, saved atomically after every change), enforces the auth and rules of both specs, serves the hosted payment page, and has a controllable clock and fault injection under /__sandbox/. The built-in "sandbox" profile points at port ${SANDBOX_PORT}. Serves until Ctrl-C (SIGINT) or SIGTERM.`
   static override examples = [
     '<%= config.bin %> sandbox start',
     '<%= config.bin %> sandbox start --seed --state ./sandbox.json',
-    '<%= config.bin %> sandbox start --port 0 --json    # free port; prints one JSON line with the URLs',
-    '<%= config.bin %> sandbox start --clock 2026-11-21T15:00:00Z --latency 200 --fail-rate 0.1',
+    '<%= config.bin %> sandbox start --port 0 \\\n  --json    # free port; prints one JSON line with the URLs',
+    '<%= config.bin %> sandbox start --clock 2026-11-21T15:00:00Z --latency 200 \\\n  --fail-rate 0.1',
   ]
   static override flags = {
     port: Flags.integer({

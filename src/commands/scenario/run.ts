@@ -19,7 +19,7 @@ A step can expect an exit code (default 0), values at dot paths of its --json ou
 The whole file is checked (unknown keys, undefined variables, shell syntax, malformed YAML) before any step runs. "opsctl scenario schema" prints the file format as a JSON Schema. Progress goes to stderr, the report to stdout. Exits 0 when every step passed, 1 when one failed, 2 when the file is invalid.`
   static override examples = [
     '<%= config.bin %> scenario run examples/checkout-happy-path.yaml',
-    '<%= config.bin %> scenario run smoke.yaml --var amount=99.99 --reporter junit --junit-file scenario.xml',
+    '<%= config.bin %> scenario run smoke.yaml --var amount=99.99 --reporter junit \\\n  --junit-file scenario.xml',
   ]
   static override flags = {
     var: Flags.string({description: "variable k=v (repeatable), overriding the file's vars", multiple: true, multipleNonGreedy: true}),

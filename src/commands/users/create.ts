@@ -6,12 +6,10 @@ import {createUser, ROLES, type User} from '../../services/health/operations.js'
 export default class UsersCreate extends HealthCommand<typeof UsersCreate> {
   static override description = `Create a patient or caregiver account and sign in as it.
 
-The session the service answers with is stored in the profile in use (with the user id, so "me"
-works in other commands). The password is read from stdin (--password-stdin) or asked hidden in a
-terminal; it is never printed.`
+The session the service answers with is stored in the profile in use (with the user id, so "me" works in other commands). The password is read from stdin (--password-stdin) or asked hidden in a terminal; it is never printed.`
   static override examples = [
-    'printf %s "$PASSWORD" | <%= config.bin %> users create --type patient --email ana@example.com --given-name Ana --family-name Cruz --password-stdin',
-    '<%= config.bin %> users create --type caregiver --email bo@example.com --given-name Bo --family-name Lim --time-zone Asia/Manila --language en-PH',
+    'printf %s "$PASSWORD" | <%= config.bin %> users create --type patient \\\n  --email ana@example.com --given-name Ana --family-name Cruz \\\n  --password-stdin',
+    '<%= config.bin %> users create --type caregiver --email bo@example.com \\\n  --given-name Bo --family-name Lim --time-zone Asia/Manila --language en-PH',
   ]
   static override flags = {
     ...healthFlags,

@@ -7,12 +7,11 @@ import {signIn, type User} from '../../services/health/operations.js'
 export default class UsersLogin extends HealthCommand<typeof UsersLogin> {
   static override description = `Sign in to the health service and store the session in the profile.
 
-The password is read from stdin (--password-stdin) or asked hidden in a terminal; it is never
-printed. Sign in again the same way when a command says the session expired.`
+The password is read from stdin (--password-stdin) or asked hidden in a terminal; it is never printed. Sign in again the same way when a command says the session expired.`
   static override examples = [
     '<%= config.bin %> users login --email ana@example.com',
-    'printf %s "$PASSWORD" | <%= config.bin %> users login --email ana@example.com --password-stdin',
-    'printf %s "$PASSWORD" | <%= config.bin %> users login -p staging --email ana@example.com --password-stdin',
+    'printf %s "$PASSWORD" | <%= config.bin %> users login --email ana@example.com \\\n  --password-stdin',
+    'printf %s "$PASSWORD" | <%= config.bin %> users login -p staging \\\n  --email ana@example.com --password-stdin',
   ]
   static override flags = {
     ...healthFlags,

@@ -17,23 +17,14 @@ export default class WebhookListen extends BaseCommand<typeof WebhookListen> {
   static override undoesOwnChanges = true
   static override description = `Receive checkout webhooks on this machine and print each event as it arrives.
 
-Listens on 127.0.0.1 (a free port unless --port) and prints one line per delivery: time, event,
-checkout id, amount and status (one JSON object per line with --json or -o ndjson). The event name
-comes from the x-checkout-event header, else from the payload's paymentStatus. Chatter, such as
-"Listening on http://127.0.0.1:PORT/webhooks", goes to stderr.
+Listens on 127.0.0.1 (a free port unless --port) and prints one line per delivery: time, event, checkout id, amount and status (one JSON object per line with --json or -o ndjson). The event name comes from the x-checkout-event header, else from the payload's paymentStatus. Chatter, such as "Listening on http://127.0.0.1:PORT/webhooks", goes to stderr.
 
---forward-to URL posts each event on (same body and content-type) and prints the forward's status.
-The sender is answered with the forward's own status and body, and with 502 when the forward gets no
-answer, so the sender's retries work as if it called the app directly; the listener never retries.
-Without --forward-to every JSON delivery is answered 200.
+--forward-to URL posts each event on (same body and content-type) and prints the forward's status. The sender is answered with the forward's own status and body, and with 502 when the forward gets no answer, so the sender's retries work as if it called the app directly; the listener never retries. Without --forward-to every JSON delivery is answered 200.
 
---register points the CHECKOUT_SUCCESS, CHECKOUT_FAILURE and CHECKOUT_DROPOUT webhooks at the
-listener (updating the ones that exist, registering the others) and on Ctrl-C (SIGINT) or SIGTERM
-puts back exactly what was there: the previous URLs, and no webhook where there was none. Refused
-on a production profile: a real service cannot reach a loopback address.`
+--register points the CHECKOUT_SUCCESS, CHECKOUT_FAILURE and CHECKOUT_DROPOUT webhooks at the listener (updating the ones that exist, registering the others) and on Ctrl-C (SIGINT) or SIGTERM puts back exactly what was there: the previous URLs, and no webhook where there was none. Refused on a production profile: a real service cannot reach a loopback address.`
   static override examples = [
     '<%= config.bin %> webhook listen --register',
-    '<%= config.bin %> webhook listen --register --forward-to http://localhost:3000/hooks/checkout',
+    '<%= config.bin %> webhook listen --register \\\n  --forward-to http://localhost:3000/hooks/checkout',
     '<%= config.bin %> webhook listen --port 8787 --json | jq .checkoutId',
   ]
   static override flags = {

@@ -9,8 +9,8 @@ export const WEBHOOK_COLUMNS = ['id', 'name', 'callbackUrl', 'createdAt', 'updat
 export default class WebhookRegister extends BaseCommand<typeof WebhookRegister> {
   static override description = `Register the callback URL of a checkout event (one webhook per event name).`
   static override examples = [
-    '<%= config.bin %> webhook register --name CHECKOUT_SUCCESS --url https://shop.example/hooks/paid',
-    '<%= config.bin %> webhook register --name CHECKOUT_DROPOUT --url https://shop.example/hooks/dropout --json',
+    '<%= config.bin %> webhook register --name CHECKOUT_SUCCESS \\\n  --url https://shop.example/hooks/paid',
+    '<%= config.bin %> webhook register --name CHECKOUT_DROPOUT \\\n  --url https://shop.example/hooks/dropout --json',
   ]
   static override flags = {
     name: Flags.option({description: 'event name', options: WEBHOOK_EVENTS, required: true})(),

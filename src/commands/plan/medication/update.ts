@@ -12,8 +12,8 @@ export default class PlanMedicationUpdate extends HealthCommand<typeof PlanMedic
 
 Give the usage list and sensors as flags or as --data (flags override its fields).`
   static override examples = [
-    '<%= config.bin %> plan medication update me med-fluticasone --usage 07:30=1 --usage 19:30=1',
-    '<%= config.bin %> plan medication update me med-fluticasone --data \'{"usageList":[{"hour":9,"minute":0,"doses":2}]}\'',
+    '<%= config.bin %> plan medication update me med-fluticasone --usage 07:30=1 \\\n  --usage 19:30=1',
+    '<%= config.bin %> plan medication update me med-fluticasone \\\n  --data \'{"usageList":[{"hour":9,"minute":0,"doses":2}]}\'',
   ]
   static override flags = {...healthFlags, ...planMedicationFlags}
 

@@ -9,11 +9,10 @@ export default class PlanSensorAdd extends HealthCommand<typeof PlanSensorAdd> {
   static override args = {userId: userIdArg, medicationId: Args.string({description: 'medication id on the plan', required: true})}
   static override description = `Attach a sensor to a plan medication (addPlanSensor).
 
-The MAC is checked before sending (six hex pairs; lower case and "-" are normalised to AA:BB:CC:DD:EE:FF).
-A MAC already on another medication is refused by the service.`
+The MAC is checked before sending (six hex pairs; lower case and "-" are normalised to AA:BB:CC:DD:EE:FF). A MAC already on another medication is refused by the service.`
   static override examples = [
-    '<%= config.bin %> plan sensor add me med-salbutamol --mac AA:BB:CC:DD:EE:01 --model hfa-sensor',
-    '<%= config.bin %> plan sensor add me med-salbutamol --mac aa-bb-cc-dd-ee-02 --model hfa-sensor --battery-level 80',
+    '<%= config.bin %> plan sensor add me med-salbutamol --mac AA:BB:CC:DD:EE:01 \\\n  --model hfa-sensor',
+    '<%= config.bin %> plan sensor add me med-salbutamol --mac aa-bb-cc-dd-ee-02 \\\n  --model hfa-sensor --battery-level 80',
   ]
   static override flags = {
     ...healthFlags,

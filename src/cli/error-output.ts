@@ -1,0 +1,11 @@
+import {formatErrorForHuman, type OpsError} from '../errors.js'
+import {scrubSecrets} from '../http/redact.js'
+
+/**
+ * Writes a failure the one way every part of the CLI does: `{"error": {...}}` under --json, else
+ * "Error: ..." with its "Try this:" lines; on stderr, scrubbed of secrets either way.
+ */
+export function writeError(error: OpsError, json: boolean): void {
+  const text = json ? JSON.stringify({error: {name: error.name, ...error.toJSON()}}, null, 2) : formatErrorForHuman(error)
+  process.stderr.write(scrubSecrets(text) + '\n')
+}

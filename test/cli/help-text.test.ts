@@ -1,0 +1,76 @@
+/**
+ * Help that reads well in an 80-column terminal, for every command: descriptions are paragraphs
+ * that oclif wraps (no hard wrap inside a sentence), examples fit 80 columns as written, and usage
+ * lines are true (no empty alternatives, no flag the command does not have).
+ */
+import {type Command, Help} from '@oclif/core'
+import {beforeAll, describe, expect, it} from 'vitest'
+
+import {loadConfig} from '../helpers/command.js'
+
+/** oclif's help of one command, as text. */
+class CommandText extends Help {
+  of(command: Command.Loadable): string {
+    return this.formatCommand(command)
+  }
+}
+
+let commands: Command.Loadable[]
+let help: CommandText
+
+beforeAll(async () => {
+  const config = await loadConfig()
+  commands = config.commands.filter((c) => !c.hidden && c.pluginType === 'core')
+  // As wide as it takes: what is measured is the text as written, not oclif's wrapping of it.
+  help = new CommandText(config, {maxWidth: 1000, stripAnsi: true})
+})
+
+function section(text: string, header: string): string[] {
+  const lines = text.split('\n')
+  const start = lines.indexOf(header)
+  if (start === -1) return []
+  const end = lines.findIndex((line, i) => i > start && /^[A-Z][A-Z ]+$/.test(line))
+  return lines.slice(start + 1, end === -1 ? undefined : end).filter((line) => line.trim() !== '')
+}
+
+describe('help of every command', () => {
+  it('covers every command of the project', () => {
+    expect(commands.length).toBeGreaterThanOrEqual(44)
+  })
+
+  it('writes each description as paragraphs: a line break only between paragraphs or before a list item', () => {
+    const wrapped = commands.flatMap((c) =>
+      [...(c.description ?? '').matchAll(/[^\n]*[^\n]\n(?!\n|- )[^\n]*/g)].map((m) => `${c.id}: ${JSON.stringify(m[0])}`),
+    )
+    expect(wrapped).toEqual([])
+  })
+
+  it('has examples that fit 80 columns as written', () => {
+    const wide = commands.flatMap((c) =>
+      section(help.of(c), 'EXAMPLES')
+        .filter((line) => line.length > 80)
+        .map((line) => `${c.id} (${line.length}): ${line.trim()}`),
+    )
+    expect(wide).toEqual([])
+  })
+
+  it('has usage lines without empty alternatives or unknown flags', () => {
+    const problems = commands.flatMap((c) => {
+      const usage = section(help.of(c), 'USAGE').join(' ')
+      const flags = new Set(Object.entries(c.flags).flatMap(([name, f]) => [`--${name}`, ...(f.char ? [`-${f.char}`] : [])]))
+      const unknown = [...usage.matchAll(/(?<=[\s[(|])--?[\w-]+/g)].map((m) => m[0]).filter((f) => !flags.has(f))
+      const empty = /\|\s*[\])]|[[(]\s*\||\[\s*]/.test(usage) ? [`${c.id}: empty alternative in ${usage}`] : []
+      return [...empty, ...unknown.map((f) => `${c.id}: ${f} is not a flag`)]
+    })
+    expect(problems).toEqual([])
+  })
+
+  it('says "required" once: oclif marks required flags itself', () => {
+    const twice = commands.flatMap((c) =>
+      Object.entries(c.flags)
+        .filter(([, f]) => f.required && /required/i.test(f.description ?? ''))
+        .map(([name]) => `${c.id} --${name}`),
+    )
+    expect(twice).toEqual([])
+  })
+})

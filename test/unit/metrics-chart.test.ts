@@ -1,0 +1,45 @@
+import {describe, expect, it} from 'vitest'
+
+import {chartMetrics} from '../../src/cli/views/metrics.js'
+
+const daily = (values: number[]) => ({
+  periods: {daily: values.map((v, i) => ({date: `2026-03-${String(i + 1).padStart(2, '0')}`, values: {eventsRescue: v}}))},
+})
+
+/** The y-axis labels of a chart, top to bottom. */
+function yLabels(chart: string): string[] {
+  return chart
+    .split('\n')
+    .filter((line) => /[┤┼]/.test(line))
+    .map((line) => line.slice(0, line.search(/[┤┼]/)).trim())
+}
+
+describe('metrics get --chart', () => {
+  it('labels a count on whole numbers, one per row, top to bottom', async () => {
+    const chart = await chartMetrics(daily([1, 3, 0]) as never)
+    expect(yLabels(chart)).toEqual(['3', '2', '1', '0'])
+  })
+
+  it('keeps whole-number labels for a wide range of counts', async () => {
+    const labels = yLabels(await chartMetrics(daily([0, 117, 40]) as never))
+    expect(labels.every((l) => /^\d+$/.test(l))).toBe(true)
+    expect(Number(labels[0])).toBeGreaterThanOrEqual(117)
+    expect(labels.length).toBeLessThanOrEqual(13)
+  })
+
+  it('puts each window’s day under its point on the x axis', async () => {
+    const lines = (await chartMetrics(daily([1, 3, 0]) as never)).split('\n')
+    const [ticks, dates] = lines.slice(-2)
+    expect(dates.trim().split(/\s+/)).toEqual(['03-01', '03-02', '03-03'])
+    // Each date starts under a tick (the first under the axis corner).
+    for (const date of ['03-01', '03-02', '03-03']) expect('└┬').toContain(ticks[dates.indexOf(date)])
+  })
+
+  it('labels at most every few days of a month so the dates do not run together, within 80 columns', async () => {
+    const lines = (await chartMetrics(daily(Array.from({length: 31}, (_, i) => i % 4)) as never)).split('\n')
+    const dates = lines.at(-1)!.trim().split(/\s+/)
+    expect(dates[0]).toBe('03-01')
+    expect(dates.length).toBeGreaterThan(3)
+    expect(Math.max(...lines.map((l) => l.length))).toBeLessThanOrEqual(80)
+  })
+})
