@@ -18,6 +18,7 @@ import {type ConsentContext, consentHook, describeChange, requireConsentPossible
 import {type GlobalFlagValues, sendFlags} from './flags.js'
 import {hints, withHints} from './hints.js'
 import {type Format, render, RowWriter} from './output.js'
+import {PATIENT_DATA_NOTICE, patientDataShown, patientTraceMask} from './patient-data.js'
 
 /** A command that does not choose its global flags has those of BaseCommand: `sendFlags`. */
 type GlobalsOf<T extends typeof Command> = string extends keyof T['baseFlags'] ? typeof sendFlags : T['baseFlags']
@@ -74,6 +75,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   protected args!: InferArgs<T>
   protected flags!: InferFlags<T>
+  private patientDataNoticed = false
   private resolved?: Promise<ResolvedProfile>
   private store?: Promise<ProfileStore>
 
@@ -158,8 +160,19 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     }
   }
 
+  /** Options of a health client: those of every client, and patient data masked in the trace (./patient-data.ts). */
+  protected healthClientOptions(): Omit<ClientOptions, 'target'> {
+    const options = this.clientOptions()
+    if (options.trace && patientDataShown() && !this.patientDataNoticed) {
+      this.patientDataNoticed = true
+      process.stderr.write(PATIENT_DATA_NOTICE + '\n')
+    }
+
+    return {...options, traceMasked: patientTraceMask()}
+  }
+
   protected async healthClient(language?: string): Promise<ServiceClient> {
-    return new ServiceClient({...this.clientOptions(), target: healthTarget(await this.profile(), language)})
+    return new ServiceClient({...this.healthClientOptions(), target: healthTarget(await this.profile(), language)})
   }
 
   protected async checkoutClient(): Promise<ServiceClient> {
