@@ -366,6 +366,7 @@ describe('health service through the CLI and the sandbox', {timeout: 120_000}, (
     let med = (await cli.json(['users', 'me'])).plan.medications.find((m: any) => m.medicationId === 'med-budesonide')
     expect(med).toEqual({
       medicationId: 'med-budesonide',
+      medicationType: 'controller',
       usageList: [
         {hour: 7, minute: 30, doses: 2},
         {hour: 19, minute: 30, doses: 2},

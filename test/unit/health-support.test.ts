@@ -99,3 +99,9 @@ describe('summarizeMonth', () => {
     expect(summary.rescueEvents).toBe(1)
   })
 })
+
+describe('monthStart with a zone the runtime does not know', () => {
+  it('counts the month in UTC rather than failing', () => {
+    expect(monthStart(new Date('2026-03-15T10:00:00Z'), 'Mars/Olympus_Mons').toISOString()).toBe('2026-03-01T00:00:00.000Z')
+  })
+})

@@ -27,12 +27,13 @@ It only reads (getUserById, then getEvents and getMetrics together). A caregiver
     const {plan, user} = userAndPlan(document)
     const timeZone = user.timeZone ?? 'UTC'
     const now = new Date()
-    const range = {endDate: now.toISOString(), startDate: monthStart(now, timeZone).toISOString(), timeZone}
+    // The end is left to the service (its own "now", which a sandbox clock may have moved).
+    const startDate = monthStart(now, timeZone).toISOString()
     const [events, metrics] = await Promise.all([
       this.flags.events === 0 ? [] : client.call(getEvents, {params: {userId: user.id}}).then(({data}) => data.events.slice(0, this.flags.events)),
       client
-        .call(getMetrics, {params: {userId: user.id}, query: {name: [...MONTH_METRICS], period: ['daily'], startDate: range.startDate, endDate: range.endDate}})
-        .then(({data}) => summarizeMonth(data, range)),
+        .call(getMetrics, {params: {userId: user.id}, query: {name: [...MONTH_METRICS], period: ['daily'], startDate}})
+        .then(({data}) => summarizeMonth(data, {endDate: data.endDate ?? now.toISOString(), startDate, timeZone})),
     ])
     const inspection: Inspection = {user, plan, events, metrics}
     if (!this.jsonEnabled()) await this.render(inspection)

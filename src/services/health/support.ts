@@ -31,6 +31,14 @@ export interface Inspection {
   metrics: MonthSummary
 }
 
+function knownZone(timeZone: string): boolean {
+  try {
+    return Boolean(new Intl.DateTimeFormat('en-US', {timeZone}).resolvedOptions().timeZone)
+  } catch {
+    return false
+  }
+}
+
 function offsetMs(at: number, timeZone: string): number {
   const parts = new Intl.DateTimeFormat('en-US', {
     day: 'numeric',
@@ -46,8 +54,9 @@ function offsetMs(at: number, timeZone: string): number {
   return Date.UTC(n('year'), n('month') - 1, n('day'), n('hour'), n('minute'), n('second')) - Math.floor(at / 1000) * 1000
 }
 
-/** Midnight of the first day of `now`'s month in `timeZone`, as an instant. */
+/** Midnight of the first day of `now`'s month in `timeZone` (UTC for a zone the runtime does not know), as an instant. */
 export function monthStart(now: Date, timeZone: string): Date {
+  if (!knownZone(timeZone)) return monthStart(now, 'UTC')
   const local = new Date(now.getTime() + offsetMs(now.getTime(), timeZone))
   const guess = Date.UTC(local.getUTCFullYear(), local.getUTCMonth(), 1)
   // The offset at local midnight may differ from now's (a DST change this month): take the one in force then.
