@@ -31,6 +31,7 @@ export type NextStep =
   | {step: 'checkout-get'; checkoutId: string}
   | {step: 'metrics-names'}
   | {step: 'profile-add'; flag: 'base-urls' | 'public-key' | 'secret-key'}
+  | {step: 'plan-show'; userId: string}
   | {step: 'profile-show'}
   | {step: 'refund-again'; amount: string; checkoutId: string; currency: string; reason: string}
   | {step: 'refund-full'; checkoutId: string}
@@ -38,6 +39,8 @@ export type NextStep =
   | {step: 'refund-list'; checkoutId: string}
   | {step: 'sandbox-start'}
   | {again?: boolean; step: 'sign-in'}
+  /** Another user's data (403): their own session, or a linked caregiver's to read it. */
+  | {step: 'sign-in-as-owner'}
   | {step: 'void'; checkoutId: string}
   | {step: 'void-again'; checkoutId: string; reason: string}
   | {step: 'webhook-delete'; webhookId: string}
@@ -142,7 +145,7 @@ export class ApiError extends OpsError {
     const exitCode = init.exitCode ?? exitCodeForStatus(init.status)
     super(describeApiError(init), exitCode, init.suggestions ?? defaultSuggestions(init.status))
     if (!init.suggestions && (init.status === 401 || init.status === 403)) {
-      this.withNext(init.service === 'health' ? {again: true, step: 'sign-in'} : {step: 'profile-show'})
+      this.withNext(authStep(init.service, init.status))
     }
 
     this.status = init.status
@@ -193,6 +196,12 @@ function describeApiError(init: ApiErrorInit): string {
 function defaultSuggestions(status: number): string[] {
   if (status >= 500) return ['Retry later; quote the request id to support if it persists']
   return []
+}
+
+/** What fixes a 401/403: for health, a new session (401) or another user's session (403); for checkout, the profile's keys. */
+function authStep(service: string, status: number): NextStep {
+  if (service !== 'health') return {step: 'profile-show'}
+  return status === 403 ? {step: 'sign-in-as-owner'} : {again: true, step: 'sign-in'}
 }
 
 /** One line for humans; suggestions follow on their own lines. */

@@ -20,6 +20,7 @@ import {type GlobalFlagValues, sendFlags} from './flags.js'
 import {hints, withHints} from './hints.js'
 import {type Format, ListWriter, type OutputMode, renderDocument} from './output.js'
 import {knownColumns, type Row, unknownColumns, type View} from './output/view.js'
+import {PATIENT_DATA_NOTICE, patientDataShown, patientTraceMask} from './patient-data.js'
 import {unknownFlagError} from './unknown-flag.js'
 
 /** A command that does not choose its global flags has those of BaseCommand: `sendFlags`. */
@@ -80,6 +81,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   protected args!: InferArgs<T>
   protected flags!: InferFlags<T>
+  private patientDataNoticed = false
   private resolved?: Promise<ResolvedProfile>
   private store?: Promise<ProfileStore>
   /** The document's list was already written as it arrived (`listWriter`). */
@@ -190,8 +192,19 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     }
   }
 
+  /** Options of a health client: those of every client, and patient data masked in the trace (./patient-data.ts). */
+  protected healthClientOptions(): Omit<ClientOptions, 'target'> {
+    const options = this.clientOptions()
+    if (options.trace && patientDataShown() && !this.patientDataNoticed) {
+      this.patientDataNoticed = true
+      process.stderr.write(PATIENT_DATA_NOTICE + '\n')
+    }
+
+    return {...options, traceMasked: patientTraceMask()}
+  }
+
   protected async healthClient(language?: string): Promise<ServiceClient> {
-    return new ServiceClient({...this.clientOptions(), target: healthTarget(await this.profile(), language)})
+    return new ServiceClient({...this.healthClientOptions(), target: healthTarget(await this.profile(), language)})
   }
 
   protected async checkoutClient(): Promise<ServiceClient> {
@@ -242,6 +255,11 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     this.streamed = true
     const writer = new ListWriter(await this.outputMode(), this.view)
     return {end: () => writer.end(), endPage: () => writer.endPage(), items, push: (item) => writer.push(item as Row)}
+  }
+
+  /** For a command with a view of its own made of several parts (users inspect): one part, in the output mode asked for. */
+  protected async renderPart(part: unknown, view: View): Promise<void> {
+    await renderDocument(part, view, await this.outputMode())
   }
 
   /** The zone of times in tables and CSV when the view names none; the health commands use the user's. */

@@ -30,6 +30,10 @@ export function nextStepText(next: NextStep): string {
       return next.flag === 'public-key' ? 'Add it: opsctl profile add <name> --public-key <key>' : 'Add it: opsctl profile add <name> --secret-key-stdin'
     }
 
+    case 'plan-show': {
+      return `See the plan: opsctl plan show ${next.userId}`
+    }
+
     case 'profile-show': {
       return 'Check the profile keys: opsctl profile show'
     }
@@ -57,6 +61,10 @@ export function nextStepText(next: NextStep): string {
 
     case 'sign-in': {
       return `${next.again ? 'Sign in again' : 'Sign in'}: opsctl users login --email <email>`
+    }
+
+    case 'sign-in-as-owner': {
+      return 'Sign in as that user, or as a caregiver linked to them (to read): opsctl users login --email <email>'
     }
 
     case 'void': {

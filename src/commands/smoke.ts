@@ -68,14 +68,15 @@ Progress goes to stderr as steps finish; the report goes to stdout, ending with 
 
       // In-process sandbox runs leave no trace in the user's audit log; runs against a profile are real changes, and logged.
       const options: Omit<ClientOptions, 'target'> = {...this.clientOptions(), ...(sandbox ? {onAudited: undefined} : {})}
+      const healthOptions = {...options, traceMasked: this.healthClientOptions().traceMasked}
       const ctx: SmokeContext = {
         checkout: new ServiceClient({...options, target: targets.checkout}),
         cleanups: [],
-        health: new ServiceClient({...options, target: targets.health}),
+        health: new ServiceClient({...healthOptions, target: targets.health}),
         sandbox: targets.sandboxOrigin ? {origin: targets.sandboxOrigin} : undefined,
         values: {},
         withSession(session) {
-          ctx.health = new ServiceClient({...options, target: {...targets.health, session}})
+          ctx.health = new ServiceClient({...healthOptions, target: {...targets.health, session}})
         },
       }
       const steps = this.steps(receiver)

@@ -1,4 +1,5 @@
 import type {AuthKind, HttpMethod, InputArgs, Operation, ResultOf} from './operation.js'
+import type {MaskedFields} from './redact.js'
 import type {RetryPolicy} from './retry.js'
 
 import {ApiError, DeclinedError, ExitCode, NetworkError, UsageError} from '../errors.js'
@@ -81,6 +82,8 @@ export interface ClientOptions {
   timeoutMs?: number
   /** Receives the redacted `--verbose` trace. */
   trace?: (text: string) => void
+  /** Fields whose values the trace masks (patient data). */
+  traceMasked?: MaskedFields
   /** Receives warnings (a response that does not match its schema). */
   warn?: (text: string) => void
   dryRun?: boolean

@@ -6,7 +6,7 @@ import {getDispatcher} from './dispatcher.js'
 import {parseJson} from './json.js'
 import {networkError} from './network-error.js'
 import {prepareRequest, shownBody} from './prepare.js'
-import {redactBody, redactHeaders, redactUrl, scrubSecrets} from './redact.js'
+import {maskFields, redactBody, redactHeaders, redactUrl, scrubSecrets} from './redact.js'
 import {type RetryPolicy, retryWithin} from './retry.js'
 import {registerHeaderSecrets} from './secrets/sources.js'
 import {requestIdFrom} from './services.js'
@@ -44,7 +44,8 @@ export class HttpTransport implements Transport {
 
   async send(req: OutboundRequest): Promise<InboundResponse> {
     const prepared = prepareRequest(req)
-    this.trace(`> ${req.method} ${redactUrl(req.url)}`, prepared.headers, shownBody(req.body))
+    const masked = this.options.traceMasked
+    this.trace(`> ${req.method} ${redactUrl(req.url, masked)}`, prepared.headers, maskFields(shownBody(req.body), masked))
 
     const started = performance.now()
     const timeoutMs = req.timeoutMs ?? this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS
@@ -72,9 +73,9 @@ export class HttpTransport implements Transport {
     const data = parseJson(text)
     const requestId = requestIdFrom(res.headers, data)
     this.trace(
-      `< ${res.statusCode} ${req.method} ${redactUrl(req.url)} (${durationMs} ms${requestId ? `, request id ${requestId}` : ''})`,
+      `< ${res.statusCode} ${req.method} ${redactUrl(req.url, masked)} (${durationMs} ms${requestId ? `, request id ${requestId}` : ''})`,
       res.headers,
-      data === undefined ? text || undefined : redactBody(data),
+      data === undefined ? text || undefined : maskFields(redactBody(data), masked),
     )
     return {durationMs, headers: res.headers, status: res.statusCode, text}
   }

@@ -57,8 +57,45 @@ export function redactBody(value: unknown): unknown {
   return value
 }
 
-/** A URL for a trace: the values of secret-looking query parameters and any user:password masked. */
-export function redactUrl(url: URL): string {
+/**
+ * Field names (lower case) whose values a trace masks: patient data, given by the caller (the
+ * health service's list lives next to its operations, src/services/health/patient-data.ts).
+ */
+export type MaskedFields = ReadonlySet<string>
+
+export function maskedFields(names: readonly string[]): MaskedFields {
+  return new Set(names.map((n) => n.toLowerCase()))
+}
+
+/** `Maria Santos` -> `***** ******`: letters and digits hidden, length and separators kept, so the shape still reads. */
+export function maskText(text: string): string {
+  return text.replaceAll(/[\p{L}\p{N}]/gu, '*')
+}
+
+function maskAll(value: unknown): unknown {
+  if (typeof value === 'string') return maskText(value)
+  if (typeof value === 'number') return maskText(String(value))
+  if (Array.isArray(value)) return value.map((v) => maskAll(v))
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, maskAll(v)]))
+  return value
+}
+
+/** Deep copy of a JSON value with the values under the given field names masked (at any depth). */
+export function maskFields(value: unknown, fields: MaskedFields | undefined): unknown {
+  if (!fields || fields.size === 0) return value
+  if (Array.isArray(value)) return value.map((v) => maskFields(v, fields))
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fields.has(k.toLowerCase()) ? maskAll(v) : maskFields(v, fields)]))
+  }
+
+  return value
+}
+
+/**
+ * A URL for a trace: the values of secret-looking query parameters and any user:password masked,
+ * and the values of `masked` fields (patient data used as filters) hidden, keeping their length.
+ */
+export function redactUrl(url: URL, masked?: MaskedFields): string {
   const copy = new URL(url.href)
   if (copy.password) copy.password = 'REDACTED'
   if (copy.username) copy.username = 'REDACTED'
@@ -67,6 +104,10 @@ export function redactUrl(url: URL): string {
       const count = copy.searchParams.getAll(key).length
       copy.searchParams.delete(key)
       for (let i = 0; i < count; i++) copy.searchParams.append(key, '[REDACTED]')
+    } else if (masked?.has(key.toLowerCase())) {
+      const values = copy.searchParams.getAll(key)
+      copy.searchParams.delete(key)
+      for (const v of values) copy.searchParams.append(key, maskText(v))
     }
   }
 

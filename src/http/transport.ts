@@ -5,6 +5,7 @@
  * instead of sending, so whatever sends honours it without a check of its own.
  */
 import type {HttpMethod} from './operation.js'
+import type {MaskedFields} from './redact.js'
 import type {RetryPolicy} from './retry.js'
 import type {AuthParts} from './services.js'
 
@@ -65,6 +66,8 @@ export interface TransportOptions {
   timeoutMs?: number
   /** Receives the redacted `--verbose` trace. */
   trace?: (text: string) => void
+  /** Fields whose values the trace masks (patient data), see `maskFields`. */
+  traceMasked?: MaskedFields
   retry?: Partial<RetryPolicy>
 }
 

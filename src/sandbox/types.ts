@@ -131,6 +131,8 @@ export interface SandboxModule<S extends ServiceDefinition = ServiceDefinition> 
   control?(app: FastifyInstance, ctx: SandboxContext): void
   /** Demo data for `--seed`. */
   seed?(ctx: SandboxContext): void
+  /** Who may reach another user's `userId` (health): throws to refuse. Without it, only the caller's own data. */
+  userAccess?(op: Operation, targetId: string, callerId: string, ctx: SandboxContext): void
   /** The callback URL registered for an event, if any: the core delivers the event there. */
   webhookTarget?(event: SandboxEvent, ctx: SandboxContext): string | undefined
 }

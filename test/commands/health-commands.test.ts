@@ -298,6 +298,7 @@ describe('events', () => {
       '--address',
       'Makati',
       '--address-confirmed',
+      '--no-plan-check',
     ])
     expect(r.code).toBe(0)
     expect(h.calls()[0].body).toEqual({
@@ -318,6 +319,7 @@ describe('events', () => {
       '{"date":"2026-03-02T08:00:00Z","medicationId":"med-a","medicationType":"controller","doses":1,"note":"kept"}',
       '--doses',
       '2',
+      '--no-plan-check',
     ])
     expect(h.calls()[1].body).toEqual({
       date: '2026-03-02T08:00:00.000Z',

@@ -99,6 +99,7 @@ describe('health service through the CLI and the sandbox', {timeout: 120_000}, (
     expect(me.plan.medications).toEqual([
       {
         medicationId: 'med-fluticasone',
+        medicationType: 'controller',
         usageList: [
           {hour: 8, minute: 0, doses: 2},
           {hour: 20, minute: 0, doses: 2},
@@ -109,7 +110,8 @@ describe('health service through the CLI and the sandbox', {timeout: 120_000}, (
   })
 
   it('events add x 11: the known set, with nightEvent derived in Asia/Manila', async () => {
-    const rescue = ['--medication-id', 'med-salbutamol', '--medication-type', 'rescue']
+    // med-salbutamol is not on this user's plan: recorded without the plan check
+    const rescue = ['--medication-id', 'med-salbutamol', '--medication-type', 'rescue', '--no-plan-check']
     const controller = ['--medication-id', 'med-fluticasone', '--medication-type', 'controller', '--source', 'sensor']
     const adds: [string, string[]][] = [
       ['E0', [...rescue, '--date', '2026-02-20T10:00:00+08:00']],
@@ -364,6 +366,7 @@ describe('health service through the CLI and the sandbox', {timeout: 120_000}, (
     let med = (await cli.json(['users', 'me'])).plan.medications.find((m: any) => m.medicationId === 'med-budesonide')
     expect(med).toEqual({
       medicationId: 'med-budesonide',
+      medicationType: 'controller',
       usageList: [
         {hour: 7, minute: 30, doses: 2},
         {hour: 19, minute: 30, doses: 2},

@@ -109,6 +109,7 @@ const ARGV: Record<string, (c: Ctx) => Variant[]> = {
   'plan:medication:update': () => [{argv: ['plan', 'medication', 'update', UID, MED, '--usage', '07:30=1']}],
   'plan:sensor:add': () => [{argv: ['plan', 'sensor', 'add', UID, MED, '--mac', MAC, '--model', 'hfa-sensor']}],
   'plan:sensor:delete': () => [{argv: ['plan', 'sensor', 'delete', UID, MED, MAC, '--yes']}],
+  'plan:show': () => [{argv: ['plan', 'show', UID]}],
   'profile:add': () => [
     {
       argv: ['profile', 'add', 'prod', '--health-url', 'https://health.example.com', '--checkout-url', 'https://pay.example.com'],
@@ -139,6 +140,7 @@ const ARGV: Record<string, (c: Ctx) => Variant[]> = {
     {argv: [...signUp, '--password-stdin'], stdin: CANARY.password, modes: [OK_MODE]},
   ],
   'users:get': () => [{argv: ['users', 'get', UID]}],
+  'users:inspect': () => [{argv: ['users', 'inspect', UID]}],
   'users:login': () => [
     {argv: ['users', 'login', '--email', 'ana@example.com', '--password-stdin'], stdin: CANARY.password},
     {argv: ['users', 'login', '--email', 'ana@example.com', '--password', CANARY.flagPassword]},

@@ -2,6 +2,7 @@ import {Args} from '@oclif/core'
 
 import {HealthCommand, healthFlags, userIdArg} from '../../cli/health-command.js'
 import {eventBodyFromFlags, eventFlags} from '../../cli/health-events.js'
+import {checkPlan, planCheckFlags} from '../../cli/health-plan-check.js'
 import {checkRequestBody} from '../../cli/request-body.js'
 import {UsageError} from '../../errors.js'
 import {updateEvent} from '../../services/health/operations.js'
@@ -10,13 +11,15 @@ export default class EventsUpdate extends HealthCommand<typeof EventsUpdate> {
   static override args = {userId: userIdArg, eventId: Args.string({description: 'event id', required: true})}
   static override description = `Change an event (updateEvent): the fields given replace the stored ones.
 
-Give the fields as flags or as --data (flags override its fields). Sending the same update twice leaves the same event.`
+Give the fields as flags or as --data (flags override its fields). Sending the same update twice leaves the same event.
+
+A change of medication or type is checked against the user's plan first (reading the plan and the event): a medication not on the plan, or another type than the plan's, is refused with exit 2 and nothing is written. --no-plan-check skips the reads.`
   static override examples = [
     '<%= config.bin %> events update me 65f1c0ffee0000000000abcd --doses 2 \\\n  --symptom wheeze --symptom cough',
     '<%= config.bin %> events update me 65f1c0ffee0000000000abcd --no-preemptive \\\n  --address "12 Rizal St" --address-confirmed',
     '<%= config.bin %> events update me 65f1c0ffee0000000000abcd --data @changes.json',
   ]
-  static override flags = {...healthFlags, ...eventFlags}
+  static override flags = {...healthFlags, ...eventFlags, ...planCheckFlags}
 
   async run(): Promise<{eventId: string; updated: Record<string, unknown>}> {
     const body = await eventBodyFromFlags(this.flags)
@@ -24,6 +27,8 @@ Give the fields as flags or as --data (flags override its fields). Sending the s
     checkRequestBody(updateEvent, body)
     const client = await this.health()
     const userId = await this.resolveUserId(this.args.userId, client)
+    const {eventId} = this.args
+    await checkPlan({body, client, dryRun: this.dryRun, enabled: this.flags['plan-check'], eventId, note: (t) => this.note(t), userId})
     await client.call(updateEvent, {params: {userId, eventId: this.args.eventId}, body})
     const result = {eventId: this.args.eventId, updated: body}
     return result

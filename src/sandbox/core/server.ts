@@ -187,7 +187,7 @@ function registerOperation(app: FastifyInstance, m: SandboxModule, op: Operation
       let key: 'public' | 'secret' | undefined
       if (service === 'health') {
         userId = authenticateHealth(op, headers, ctx)
-        if (op.auth === 'session') authorizeUserParam(params, userId)
+        if (op.auth === 'session') authorizeUserParam(params, userId, m.userAccess && {ctx, op, rule: m.userAccess})
       } else if (op.auth !== 'none') {
         key = authenticateCheckout(op, headers)
       }

@@ -16,6 +16,7 @@ import type {HealthState, PasswordHash, StoredUser} from './state.js'
 import {isMetricProblem, METRICS_DEFAULT_RANGE_DAYS, planMetricRequest} from '../../services/health/metrics.js'
 import {type Event, type healthService, type PlanMedication, type User} from '../../services/health/operations.js'
 import {Reply, SandboxError} from '../types.js'
+import {type Access, accessibleUser} from './access.js'
 import {insertSorted, pageOf, removeEvent} from './events.js'
 import {computeMetrics} from './metrics.js'
 import {isNightEvent} from './time.js'
@@ -56,15 +57,14 @@ function notFound(what: string, field: string): SandboxError {
   return new SandboxError(404, 'NOT_FOUND', `${what} not found`, [{field, description: 'not found'}])
 }
 
-/** The user addressed by the path, who must be the caller. */
-function ownUser(req: SandboxRequest, ctx: SandboxContext): StoredUser {
-  const userId = req.params.userId ?? req.userId
+/** The user addressed by the path, if the caller may reach them for `access` (./access.ts): 404 unknown, 403 not allowed. */
+function userFor(req: SandboxRequest, ctx: SandboxContext, access: Access): StoredUser {
   if (!req.userId) throw new SandboxError(401, 'UNAUTHORIZED', 'A valid session is required')
-  if (userId !== req.userId) throw new SandboxError(403, 'FORBIDDEN', 'A user may read and change only their own data')
-  const user = health(ctx).users.get(userId)
-  if (!user) throw notFound(`User ${userId}`, 'userId')
-  return user
+  return accessibleUser(ctx, req.userId, req.params.userId ?? req.userId, access)
 }
+
+const readableUser = (req: SandboxRequest, ctx: SandboxContext) => userFor(req, ctx, 'read')
+const ownUser = (req: SandboxRequest, ctx: SandboxContext) => userFor(req, ctx, 'write')
 
 /** The user's stored list of events (created empty on first use). */
 export function eventsOf(ctx: SandboxContext, userId: string): Event[] {
@@ -115,6 +115,16 @@ function findMedication(user: StoredUser, medicationId: string): PlanMedication 
   const med = user.plan.medications.find((m) => m.medicationId === medicationId)
   if (!med) throw notFound(`Medication ${medicationId} on the plan`, 'medicationId')
   return med
+}
+
+/** A medication's type in the groups' catalogues (rescue, controller), so that a plan says it (the emulator's choice). */
+export function catalogueType(ctx: SandboxContext, medicationId: string): string | undefined {
+  for (const group of health(ctx).groups.values()) {
+    const type = group.medications.find((m) => m.id === medicationId)?.type
+    if (type) return type
+  }
+
+  return undefined
 }
 
 /** The user, with the cookie of a new session. */
@@ -193,11 +203,11 @@ export const healthHandlers: HandlersFor<typeof healthService> = {
   },
 
   getUser(req, ctx) {
-    return publicUser(ownUser({...req, params: {userId: req.userId ?? ''}}, ctx))
+    return publicUser(readableUser({...req, params: {userId: req.userId ?? ''}}, ctx))
   },
 
   getUserById(req, ctx) {
-    return publicUser(ownUser(req, ctx))
+    return publicUser(readableUser(req, ctx))
   },
 
   addEvent(req, ctx) {
@@ -209,7 +219,7 @@ export const healthHandlers: HandlersFor<typeof healthService> = {
   },
 
   getEvents(req, ctx) {
-    const user = ownUser(req, ctx)
+    const user = readableUser(req, ctx)
     const q = req.query
     if (q.startDate && q.endDate && Date.parse(q.startDate) > Date.parse(q.endDate)) {
       throw new SandboxError(400, 'INVALID_RANGE', 'startDate is after endDate', [{field: 'startDate', description: 'after endDate'}])
@@ -219,7 +229,7 @@ export const healthHandlers: HandlersFor<typeof healthService> = {
   },
 
   getEventById(req, ctx) {
-    const user = ownUser(req, ctx)
+    const user = readableUser(req, ctx)
     return findEvent(ctx, user.id, req.params.eventId)
   },
 
@@ -257,7 +267,7 @@ export const healthHandlers: HandlersFor<typeof healthService> = {
   },
 
   getMetrics(req, ctx) {
-    const user = ownUser(req, ctx)
+    const user = readableUser(req, ctx)
     const q = req.query as {endDate?: string; name: string[]; period?: string[]; startDate?: string}
     const plan = planMetricRequest(q.name, q.period ?? [])
     if (isMetricProblem(plan)) {
@@ -302,7 +312,8 @@ export const healthHandlers: HandlersFor<typeof healthService> = {
       {userId: user.id, medicationId: body.medicationId},
       (i) => `sensors.${i}.mac`,
     )
-    user.plan.medications.push({...body, usageList: body.usageList ?? [], sensors})
+    const medicationType = body.medicationType ?? catalogueType(ctx, body.medicationId)
+    user.plan.medications.push({...body, ...(medicationType ? {medicationType} : {}), usageList: body.usageList ?? [], sensors})
     ctx.changed()
   },
 

@@ -5,6 +5,7 @@ import type {StoredUser} from './state.js'
 
 import {healthService} from '../../services/health/operations.js'
 import {sandboxModule} from '../types.js'
+import {accessFor, accessibleUser} from './access.js'
 import {eventsOf, health, healthHandlers} from './handlers.js'
 import {bulkEvents, seedHealth} from './seed.js'
 import {emptyHealthState} from './state.js'
@@ -28,6 +29,9 @@ export const healthModule = sandboxModule({
   prefix: '',
   handlers: healthHandlers,
   emptyState: emptyHealthState,
+  userAccess(op, targetId, callerId, ctx) {
+    accessibleUser(ctx, callerId, targetId, accessFor(op.method))
+  },
 
   control(app: FastifyInstance, ctx: SandboxContext) {
     /** ACT results feed the actAdult / actChild series: {userId | email, score 5-25, kind adult|child, date?} */

@@ -7,6 +7,7 @@ import type {SandboxContext} from '../types.js'
 import type {StoredUser} from './state.js'
 
 import {SYMPTOMS, TRIGGERS} from '../../services/health/operations.js'
+import {linkedPatients} from './access.js'
 import {sortEvents} from './events.js'
 import {eventsOf, hashPassword, health, newEvent} from './handlers.js'
 
@@ -85,20 +86,32 @@ function createUser(ctx: SandboxContext, role: 'caregiver' | 'patient', timeZone
 export function seedHealth(ctx: SandboxContext): void {
   const state = health(ctx)
   const patient = createUser(ctx, 'patient', 'Asia/Manila')
-  createUser(ctx, 'caregiver', 'Asia/Manila')
+  const caregiver = createUser(ctx, 'caregiver', 'Asia/Manila')
+  // The demo caregiver may read the demo patient's data (./access.ts).
+  if (!linkedPatients(caregiver).includes(patient.id)) {
+    caregiver.caregiverOf = [...linkedPatients(caregiver), patient.id]
+    ctx.changed()
+  }
+
   const list = eventsOf(ctx, patient.id)
   if (list.length > 0) return
 
   patient.plan.medications = [
     {
       medicationId: 'med-fluticasone',
+      medicationType: 'controller',
       usageList: [
         {hour: 8, minute: 0, doses: 2},
         {hour: 20, minute: 0, doses: 2},
       ],
       sensors: [{mac: 'AA:BB:CC:00:00:01', model: 'hfa-sensor', batteryLevel: 90}],
     },
-    {medicationId: 'med-salbutamol', usageList: [], sensors: [{mac: 'AA:BB:CC:00:00:02', model: 'hfa-sensor', batteryLevel: 75}]},
+    {
+      medicationId: 'med-salbutamol',
+      medicationType: 'rescue',
+      usageList: [],
+      sensors: [{mac: 'AA:BB:CC:00:00:02', model: 'hfa-sensor', batteryLevel: 75}],
+    },
   ]
 
   // Manila is UTC+8 all year: local hour h of a day is h - 8 UTC.

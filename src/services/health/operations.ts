@@ -147,8 +147,13 @@ export const EditPlanMedicationBody = z
   })
   .refine(changesSomething(PLAN_MEDICATION_FIELDS), nothingToChange(PLAN_MEDICATION_FIELDS))
 
+/**
+ * A plan medication. `medicationType` ("not shown"): the sandbox fills it from the group's
+ * medication catalogue; when a service leaves it out, the plan check of `events add` checks the id only.
+ */
 export const PlanMedication = z.looseObject({
   medicationId: z.string(),
+  medicationType: z.string().optional(),
   usageList: z.array(z.looseObject({hour: z.number(), minute: z.number(), doses: z.number()})).default([]),
   sensors: z.array(PlanSensor).default([]),
 })
@@ -185,6 +190,8 @@ export const User = z.looseObject({
   disease: z.string().optional(),
   createdDate: z.string().optional(),
   plan: z.looseObject({medications: z.array(PlanMedication).default([])}).optional(),
+  /** A caregiver's linked patients ("not shown": the sandbox's access rule, docs/health-support.md). */
+  caregiverOf: z.array(z.string()).optional(),
 })
 export type User = z.output<typeof User>
 

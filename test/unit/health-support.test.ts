@@ -1,0 +1,107 @@
+/** The pure parts of health support: the plan check's facts, this month's range and summary. */
+import {describe, expect, it} from 'vitest'
+
+import {PlanMedication} from '../../src/services/health/operations.js'
+import {checkEventAgainstPlan, needsPlanCheck} from '../../src/services/health/plan-check.js'
+import {monthStart, summarizeMonth} from '../../src/services/health/support.js'
+
+const plan = [
+  PlanMedication.parse({medicationId: 'med-fluticasone', medicationType: 'controller'}),
+  PlanMedication.parse({medicationId: 'med-salbutamol', medicationType: 'rescue'}),
+  PlanMedication.parse({medicationId: 'med-trial'}), // a service that does not say the type
+]
+const entries = [
+  {medicationId: 'med-fluticasone', medicationType: 'controller'},
+  {medicationId: 'med-salbutamol', medicationType: 'rescue'},
+  {medicationId: 'med-trial'},
+]
+
+describe('checkEventAgainstPlan', () => {
+  it('accepts a medication of the plan with its type, or without one', () => {
+    expect(checkEventAgainstPlan({medicationId: 'med-salbutamol', medicationType: 'rescue'}, plan)).toEqual({ok: true})
+    expect(checkEventAgainstPlan({medicationId: 'med-fluticasone'}, plan)).toEqual({ok: true})
+  })
+
+  it('refuses a medication not on the plan, naming the plan', () => {
+    expect(checkEventAgainstPlan({medicationId: 'med-nope', medicationType: 'rescue'}, plan)).toEqual({
+      ok: false,
+      problem: 'not-on-plan',
+      medicationId: 'med-nope',
+      plan: entries,
+    })
+    expect(checkEventAgainstPlan({medicationId: 'med-salbutamol'}, [])).toMatchObject({ok: false, problem: 'not-on-plan', plan: []})
+  })
+
+  it("refuses another type than the plan's; a plan medication without a type is checked by id only", () => {
+    expect(checkEventAgainstPlan({medicationId: 'med-fluticasone', medicationType: 'rescue'}, plan)).toEqual({
+      ok: false,
+      problem: 'wrong-type',
+      medicationId: 'med-fluticasone',
+      medicationType: 'rescue',
+      expectedType: 'controller',
+      plan: entries,
+    })
+    expect(checkEventAgainstPlan({medicationId: 'med-trial', medicationType: 'rescue'}, plan)).toEqual({ok: true})
+  })
+
+  it('is needed only when the body names a medication or a type', () => {
+    expect(needsPlanCheck({doses: 2})).toBe(false)
+    expect(needsPlanCheck({medicationType: 'rescue'})).toBe(true)
+    expect(needsPlanCheck({medicationId: 'x'})).toBe(true)
+  })
+})
+
+describe('monthStart', () => {
+  it("is local midnight of the month's first day, in the user's zone, across DST and month ends", () => {
+    const at = (now: string, zone: string) => monthStart(new Date(now), zone).toISOString()
+    expect(at('2026-03-15T10:00:00Z', 'Asia/Manila')).toBe('2026-02-28T16:00:00.000Z')
+    // already April 1st in Manila
+    expect(at('2026-03-31T20:00:00Z', 'Asia/Manila')).toBe('2026-03-31T16:00:00.000Z')
+    // EDT now, EST on March 1st
+    expect(at('2026-03-15T10:00:00Z', 'America/New_York')).toBe('2026-03-01T05:00:00.000Z')
+    // still October 31st in New York (EDT)
+    expect(at('2026-11-01T03:00:00Z', 'America/New_York')).toBe('2026-10-01T04:00:00.000Z')
+    expect(at('2026-03-15T10:00:00Z', 'UTC')).toBe('2026-03-01T00:00:00.000Z')
+  })
+})
+
+describe('summarizeMonth', () => {
+  const range = {startDate: '2026-02-28T16:00:00.000Z', endDate: '2026-03-03T04:00:00.000Z', timeZone: 'Asia/Manila'}
+  const day = (date: string, values: Record<string, null | number>) => ({date, values})
+
+  it('adds the daily counts; adherence counts at most the prescribed doses of each day', () => {
+    const summary = summarizeMonth(
+      {
+        periods: {
+          daily: [
+            day('2026-03-01', {eventsRescue: 2, eventsRescueNight: 1, eventsControllerAdministered: 6, eventsControllerPrescribed: 4}),
+            day('2026-03-02', {eventsRescue: 1, eventsRescueNight: 0, eventsControllerAdministered: 0, eventsControllerPrescribed: 4}),
+            day('2026-03-03', {eventsRescue: null, eventsRescueNight: null, eventsControllerAdministered: 2, eventsControllerPrescribed: 4}),
+          ],
+        },
+      },
+      range,
+    )
+    expect(summary).toEqual({
+      ...range,
+      rescueEvents: 3,
+      rescueNightEvents: 1,
+      controllerDosesTaken: 8,
+      controllerDosesPrescribed: 12,
+      // (4 + 0 + 2) / 12: the extra doses of the first day do not make up for the missed ones
+      adherencePercent: 50,
+    })
+  })
+
+  it('has no adherence without a prescription', () => {
+    const summary = summarizeMonth({periods: {daily: [day('2026-03-01', {eventsRescue: 1, eventsControllerPrescribed: 0})]}}, range)
+    expect(summary.adherencePercent).toBeNull()
+    expect(summary.rescueEvents).toBe(1)
+  })
+})
+
+describe('monthStart with a zone the runtime does not know', () => {
+  it('counts the month in UTC rather than failing', () => {
+    expect(monthStart(new Date('2026-03-15T10:00:00Z'), 'Mars/Olympus_Mons').toISOString()).toBe('2026-03-01T00:00:00.000Z')
+  })
+})
