@@ -22,7 +22,7 @@ export async function getDispatcher(): Promise<Dispatcher> {
       const {LoopbackDirectAgent} = await import('./loopback-direct.js')
       shared = new LoopbackDirectAgent()
     } else {
-      const {Agent} = await import('undici')
+      const {Agent} = await import('./undici.js')
       shared = new Agent()
     }
   }
