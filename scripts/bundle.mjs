@@ -26,6 +26,16 @@ const BY_PATH = ['src/oclif.ts', 'src/http/secrets/registry.ts', 'src/http/secre
 // typescript and ts-node: oclif looks for them only in development (NODE_ENV=development).
 const EXTERNAL = ['better-sqlite3', 'fastify', '@fastify/*', 'light-my-request', 'open', '@oclif/plugin-*', 'typescript', 'ts-node', 'tsx']
 
+/** `undici` from opsctl's sources is ./undici-slim.cjs: the parts it uses, without fetch and WebSocket. */
+const undiciSlim = {
+  name: 'undici-slim',
+  setup(b) {
+    b.onResolve({filter: /^undici$/}, (args) =>
+      args.importer.startsWith(join(ROOT, 'src')) ? {path: join(ROOT, 'scripts', 'undici-slim.cjs')} : undefined,
+    )
+  },
+}
+
 function sources(dir) {
   return readdirSync(join(ROOT, dir), {recursive: true, withFileTypes: true})
     .filter((e) => e.isFile() && e.name.endsWith('.ts') && !e.name.endsWith('.d.ts'))
@@ -59,6 +69,7 @@ const result = await build({
   legalComments: 'none',
   logLevel: 'warning',
   metafile: true,
+  plugins: [undiciSlim],
 })
 
 const inputs = {}
