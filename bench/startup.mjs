@@ -67,6 +67,12 @@ async function startSandbox() {
 }
 
 const sandbox = await startSandbox()
+async function stopSandbox() {
+  sandbox.child.kill('SIGINT')
+  await onceEvent(sandbox.child, 'exit')
+  rmSync(configDir, {force: true, recursive: true})
+}
+
 Object.assign(env, {OPSCTL_CHECKOUT_URL: `${sandbox.origin}/checkout`, OPSCTL_HEALTH_URL: sandbox.origin})
 const login = spawnSync(process.execPath, [bins[0], 'users', 'login', '--email', 'patient@demo-clinic.test', '--password-stdin'], {
   cwd: ROOT,
@@ -74,7 +80,10 @@ const login = spawnSync(process.execPath, [bins[0], 'users', 'login', '--email',
   env,
   input: 'demo-patient-pass',
 })
-if (login.status !== 0) throw new Error(`users login exited ${login.status}: ${login.stderr}`)
+if (login.status !== 0) {
+  await stopSandbox()
+  throw new Error(`users login exited ${login.status}: ${login.stderr}`)
+}
 
 const cases = [{argv: ['-e', '0'], name: 'node -e 0'}]
 for (const [i, bin] of bins.entries()) {
@@ -141,9 +150,7 @@ try {
     })
   })
 } finally {
-  sandbox.child.kill('SIGINT')
-  await onceEvent(sandbox.child, 'exit')
-  rmSync(configDir, {force: true, recursive: true})
+  await stopSandbox()
 }
 
 const facts = `node ${process.version}, ${runs} runs after ${warmup} warm-up, NODE_EXTRA_CA_CERTS and NODE_OPTIONS unset in the children, temporary OPSCTL_CONFIG_DIR`

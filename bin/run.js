@@ -13,5 +13,5 @@ registerEnv(process.env)
 guardOutputStreams()
 guardFatalErrors()
 
-const {execute} = await import('@oclif/core')
+const {execute} = await import('../dist/oclif.js')
 await execute({dir: import.meta.url})

@@ -11,7 +11,8 @@ export function setDispatcher(dispatcher: Dispatcher | undefined): void {
 /**
  * The process-wide dispatcher. With a proxy variable set, HTTP(S)_PROXY and NO_PROXY are honoured
  * (undici's EnvHttpProxyAgent) except for loopback targets, which always go direct whatever NO_PROXY
- * says (the sandbox is always local). undici is imported here, lazily, so commands that send
+ * says (the sandbox is always local). Plain-http requests travel on Node's own HTTP client
+ * (./carrier.ts), https ones on undici's. undici is imported here, lazily, so commands that send
  * nothing (help, profiles, dry runs) never pay for it.
  */
 export async function getDispatcher(): Promise<Dispatcher> {
@@ -22,8 +23,8 @@ export async function getDispatcher(): Promise<Dispatcher> {
       const {LoopbackDirectAgent} = await import('./loopback-direct.js')
       shared = new LoopbackDirectAgent()
     } else {
-      const {Agent} = await import('undici')
-      shared = new Agent()
+      const {NodeHttpCarrier} = await import('./carrier.js')
+      shared = new NodeHttpCarrier()
     }
   }
 

@@ -83,7 +83,7 @@ export class HttpTransport implements Transport {
   private async dispatcherFor(req: OutboundRequest, deadline: number): Promise<Dispatcher> {
     const base = await this.base()
     if (!req.idempotent) return base
-    const {interceptors} = await import('undici')
+    const {interceptors} = await import('./undici.js')
     const override: RetryOverride = req.retry ?? {}
     const policy = {...DEFAULT_RETRY, ...this.options.retry, ...definedOnly(override)}
     const statusCodes = override.statusCodes ?? RETRY_STATUS
@@ -107,7 +107,7 @@ export class HttpTransport implements Transport {
   private async base(): Promise<Dispatcher> {
     if (this.options.pool !== 'private') return getDispatcher()
     if (!this.own) {
-      const {Agent} = await import('undici')
+      const {Agent} = await import('./undici.js')
       this.own = new Agent()
     }
 

@@ -1,5 +1,6 @@
-import {Agent, Dispatcher, EnvHttpProxyAgent} from 'undici'
+import {Dispatcher, EnvHttpProxyAgent} from 'undici'
 
+import {NodeHttpCarrier} from './carrier.js'
 import {isLoopback} from './url.js'
 
 /**
@@ -8,7 +9,7 @@ import {isLoopback} from './url.js'
  * request carries its credentials in clear text. Loaded only when a proxy variable is set.
  */
 export class LoopbackDirectAgent extends Dispatcher {
-  private readonly direct = new Agent()
+  private readonly direct = new NodeHttpCarrier()
   private readonly proxied = new EnvHttpProxyAgent()
 
   override dispatch(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {

@@ -8,7 +8,6 @@ import {createServer, type Server} from 'node:http'
 import {type AddressInfo} from 'node:net'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import {pathToFileURL} from 'node:url'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {ROOT, runCli} from '../e2e/harness.js'
@@ -243,62 +242,5 @@ describe('network', () => {
       server.closeAllConnections()
       server.close()
     }
-  })
-})
-
-describe('start-up: what cheap commands load', () => {
-  // A module load hook (off the main thread) reports every file the process imports.
-  async function loaded(argv: string[]): Promise<string[]> {
-    const hooks = join(configDir, 'hooks.mjs')
-    const register = join(configDir, 'register.mjs')
-    writeFileSync(
-      hooks,
-      `export async function load(url, context, next) { if (url.startsWith('file:')) process.stderr.write('LOADED ' + url + '\\n'); return next(url, context) }\n`,
-    )
-    writeFileSync(register, `import {register} from 'node:module'\nregister(${JSON.stringify(pathToFileURL(hooks).href)})\n`)
-    const r = await run(argv, {NODE_OPTIONS: `--import ${pathToFileURL(register).href}`})
-    expect(r.code, r.stderr).toBe(0)
-    return r.stderr
-      .split('\n')
-      .filter((l) => l.startsWith('LOADED '))
-      .map((l) => l.slice(7))
-  }
-
-  const heavy = /node_modules\/(zod|conf|ajv|undici|cli-table3|@inquirer|fastify|asciichart|proper-lockfile)\//
-
-  it('profile list and api --dry-run load neither zod, conf, undici, prompts nor the sandbox', async () => {
-    await run(['profile', 'list'])
-    const list = await loaded(['profile', 'list', '--json'])
-    expect(list.some((u) => u.includes('/dist/commands/profile/list.js'))).toBe(true)
-    expect(list.filter((u) => heavy.test(u) || u.includes('/dist/sandbox/'))).toEqual([])
-    const dry = await loaded(['api', 'checkout', 'GET', '/v1/x', '--dry-run'])
-    expect(dry.some((u) => u.includes('/dist/commands/api.js'))).toBe(true)
-    expect(dry.filter((u) => heavy.test(u) || u.includes('/dist/sandbox/'))).toEqual([])
-  })
-
-  it('smoke --sandbox --dry-run starts no sandbox and sends nothing: neither the sandbox, fastify nor undici is even loaded', async () => {
-    const dry = await loaded(['smoke', '--sandbox', '--dry-run', '--json'])
-    expect(dry.some((u) => u.includes('/dist/runtime/smoke/plan.js'))).toBe(true)
-    expect(dry.filter((u) => /node_modules\/(undici|fastify)\//.test(u) || u.includes('/dist/sandbox/'))).toEqual([])
-  })
-
-  it('a command that changes profiles.json loads the lock and conf only then', async () => {
-    await run(['profile', 'list'])
-    const use = await loaded(['profile', 'use', 'sandbox'])
-    expect(use.some((u) => u.includes('/node_modules/proper-lockfile/'))).toBe(true)
-    expect(use.some((u) => u.includes('/node_modules/conf/'))).toBe(true)
-  })
-
-  it('--version loads no command: from dist/ only the secret guard that bin/run.js installs before oclif', async () => {
-    const version = await loaded(['--version'])
-    const fromDist = version.filter((u) => u.includes('/dist/')).map((u) => u.slice(u.indexOf('/dist/') + 6))
-    expect(fromDist.sort()).toEqual([
-      'errors.js',
-      'http/redact.js',
-      'http/secrets/registry.js',
-      'http/secrets/sources.js',
-      'http/secrets/streams.js',
-      'http/services.js',
-    ])
   })
 })

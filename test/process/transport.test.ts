@@ -5,7 +5,7 @@
  * refusal must come before any.
  */
 import {mkdtempSync, rmSync} from 'node:fs'
-import {createServer} from 'node:http'
+import {createServer, type IncomingMessage, type ServerResponse} from 'node:http'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
@@ -79,5 +79,66 @@ describe('loopback targets are never proxied', () => {
     expect(r.code).toBe(0)
     expect(received).toEqual(['GET /checkout/v1/webhooks'])
     expect(proxy.seen).toEqual([])
+  })
+})
+
+describe('what carries the bytes, in the built CLI', () => {
+  const answer = (body: unknown) => (_req: IncomingMessage, res: ServerResponse) =>
+    res.writeHead(200, {'content-type': 'application/json'}).end(JSON.stringify(body))
+
+  it('a non-loopback target travels through HTTP_PROXY: a loopback proxy that tunnels and answers', async () => {
+    const tunnelled: string[] = []
+    // What the proxy reaches at the far end of a CONNECT tunnel: here it answers itself.
+    const far = createServer((req, res) => {
+      tunnelled.push(`${req.method} ${req.headers.host}${req.url}`)
+      answer({group: 'demo', via: 'proxy'})(req, res)
+    })
+    const forwarding = createServer((req, res) => {
+      tunnelled.push(`${req.method} ${req.url}`)
+      answer({group: 'demo', via: 'proxy'})(req, res)
+    })
+    forwarding.on('connect', (_req, socket) => {
+      socket.write('HTTP/1.1 200 Connection Established\r\n\r\n')
+      far.emit('connection', socket)
+    })
+    const url = await servers.listen(forwarding)
+    const r = await runCli(['api', 'health', 'GET', '/api/groups/demo', '--no-auth', '--timeout', '5'], {
+      env: {HTTP_PROXY: url, OPSCTL_CONFIG_DIR: configDir, OPSCTL_HEALTH_URL: 'http://health.example.com'},
+    })
+    expect(r.stderr).toBe('')
+    expect(r.code).toBe(0)
+    expect(JSON.parse(r.stdout)).toEqual({group: 'demo', via: 'proxy'})
+    expect(tunnelled.join(' ')).toContain('health.example.com')
+    expect(tunnelled.join(' ')).toContain('/api/groups/demo')
+  })
+
+  it('a GET whose connection drops is retried on the plain-http carrier: two attempts, one answer, exit 0', async () => {
+    const hits: string[] = []
+    const target = await servers.listen(
+      createServer((req, res) => {
+        hits.push(`${req.method} ${req.url}`)
+        if (hits.length === 1) req.socket.destroy()
+        else answer([{id: 'wh-1'}])(req, res)
+      }),
+    )
+    const r = await run(['api', 'checkout', 'GET', '/v1/webhooks'], {OPSCTL_CHECKOUT_SECRET_KEY: 'sk-retry-Canary-2', OPSCTL_CHECKOUT_URL: `${target}/checkout`})
+    expect(r.stderr).toBe('')
+    expect(r.code).toBe(0)
+    expect(JSON.parse(r.stdout)).toEqual([{id: 'wh-1'}])
+    expect(hits).toEqual(['GET /checkout/v1/webhooks', 'GET /checkout/v1/webhooks'])
+    expect(proxy.seen).toEqual([])
+  })
+
+  it('a server that never answers: exit 7 once --timeout expires, and the process ends then', async () => {
+    const target = await servers.listen(createServer(() => {}))
+    const started = performance.now()
+    const r = await run(['api', 'checkout', 'GET', '/v1/webhooks', '--timeout', '1'], {
+      OPSCTL_CHECKOUT_SECRET_KEY: 'sk-timeout-Canary-3',
+      OPSCTL_CHECKOUT_URL: `${target}/checkout`,
+    })
+    expect(r.code).toBe(7)
+    expect(r.stderr).toMatch(/timed out after 1 s/)
+    expect(r.stderr).not.toContain('sk-timeout-Canary-3')
+    expect(performance.now() - started).toBeLessThan(15_000)
   })
 })

@@ -1,0 +1,91 @@
+#!/usr/bin/env node
+/**
+ * Bundles src/ into dist/ with esbuild (tsc only type-checks). Each command, each hook and the few
+ * modules that bin/run.js and the tests load by path is an entry at the path tsc would have given
+ * it (dist/commands/webhook/list.js...), so oclif's manifest and pattern strategy work unchanged.
+ * What entries share goes into dist/chunks/, split at every dynamic import: a command loads a few
+ * files instead of hundreds of modules, and what it imports lazily (undici, the sandbox, prompts)
+ * still loads only when used.
+ *
+ * Packages stay outside the bundle when they cannot move: native code (better-sqlite3), files
+ * found next to their own sources (open's xdg-open), plugins oclif loads by path, and fastify's
+ * family, which only the sandbox loads.
+ *
+ * dist/bundle-inputs.json says which packages each output file holds, for the start-up budget test.
+ */
+import {build} from 'esbuild'
+import {readdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {dirname, join, relative} from 'node:path'
+import {fileURLToPath} from 'node:url'
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
+const pjson = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
+
+/** Loaded by path from outside the bundle: bin/run.js (the secret guard, oclif) and test fixtures. */
+const BY_PATH = ['src/oclif.ts', 'src/http/secrets/registry.ts', 'src/http/secrets/sources.ts', 'src/http/secrets/streams.ts', 'src/profiles/lock.ts']
+// typescript and ts-node: oclif looks for them only in development (NODE_ENV=development).
+const EXTERNAL = ['better-sqlite3', 'fastify', '@fastify/*', 'light-my-request', 'open', '@oclif/plugin-*', 'typescript', 'ts-node', 'tsx']
+
+/** `undici` from opsctl's sources is ./undici-slim.cjs: the parts it uses, without fetch and WebSocket. */
+const undiciSlim = {
+  name: 'undici-slim',
+  setup(b) {
+    b.onResolve({filter: /^undici$/}, (args) =>
+      args.importer.startsWith(join(ROOT, 'src')) ? {path: join(ROOT, 'scripts', 'undici-slim.cjs')} : undefined,
+    )
+  },
+}
+
+function sources(dir) {
+  return readdirSync(join(ROOT, dir), {recursive: true, withFileTypes: true})
+    .filter((e) => e.isFile() && e.name.endsWith('.ts') && !e.name.endsWith('.d.ts'))
+    .map((e) => relative(ROOT, join(e.parentPath, e.name)))
+}
+
+const result = await build({
+  absWorkingDir: ROOT,
+  entryPoints: [...sources('src/commands'), ...sources('src/hooks'), ...BY_PATH],
+  outdir: 'dist',
+  outbase: 'src',
+  entryNames: '[dir]/[name]',
+  chunkNames: 'chunks/[name]-[hash]',
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  external: EXTERNAL,
+  // Bundled CommonJS packages (oclif, undici) call require and read __dirname; ESM has neither.
+  banner: {
+    js: [
+      `import {createRequire as __opsctlCreateRequire} from 'node:module';`,
+      `import {fileURLToPath as __opsctlFileURLToPath} from 'node:url';`,
+      `const require = __opsctlCreateRequire(import.meta.url);`,
+      `const __filename = __opsctlFileURLToPath(import.meta.url);`,
+      `const __dirname = __filename.slice(0, __filename.lastIndexOf('/'));`,
+    ].join(' '),
+  },
+  define: {
+    OPSCTL_VERSION: JSON.stringify(pjson.version),
+    // oclif checks Node against its own package.json, found from __dirname: bundled, that file is
+    // not there, so the check never warns, yet it loads semver first (~5% of --version).
+    'process.env.OCLIF_DISABLE_ENGINE_WARNING': '"true"',
+  },
+  legalComments: 'none',
+  logLevel: 'warning',
+  metafile: true,
+  plugins: [undiciSlim],
+})
+
+const inputs = {}
+for (const [file, output] of Object.entries(result.metafile.outputs)) {
+  const packages = new Set()
+  for (const input of Object.keys(output.inputs)) {
+    const match = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input)
+    if (match) packages.add(match[1])
+  }
+
+  inputs[relative('dist', file)] = {bytes: output.bytes, packages: [...packages].sort()}
+}
+
+writeFileSync(join(ROOT, 'dist', 'bundle-inputs.json'), JSON.stringify(inputs, null, 2) + '\n')

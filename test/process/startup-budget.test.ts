@@ -1,0 +1,170 @@
+/**
+ * The start-up budget of the built CLI (bin/run.js over the bundle in dist/), as real processes:
+ * what `--version`, a dry run, a cheap local command and real API commands against a sandbox load.
+ * A preloaded hook reports every file the process loads (ESM through a module load hook, CommonJS
+ * from the require cache at exit) and every WebAssembly module it compiles. Files of the bundle are
+ * mapped to the packages they hold with dist/bundle-inputs.json (written by scripts/bundle.mjs).
+ *
+ * The budgets below are stated, not measured: a change that makes a command load more must change
+ * them here, in review. They are counts of files, which is what start-up pays for (resolution,
+ * reading, compiling), plus the packages a command has no business loading.
+ */
+import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join, relative} from 'node:path'
+import {pathToFileURL} from 'node:url'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+import {ROOT, runCli, type Sandbox, startSandbox} from '../e2e/harness.js'
+
+/** Files (bundle entries, chunks, node_modules files) each invocation may load, at most. */
+const FILE_BUDGET = {version: 16, local: 24, api: 30}
+/** Packages never loaded by any of the invocations below (the sandbox's, prompts, config writes). */
+const NEVER = ['@inquirer/prompts', 'fastify', 'better-sqlite3', 'conf', 'proper-lockfile', 'yaml', 'asciichart', 'open']
+/** Packages --version may load: oclif and what oclif itself requires. Nothing of opsctl's own dependencies. */
+const OPSCTL_DEPENDENCIES = ['zod', 'undici', 'cli-table3', 'csv-stringify', '@jmespath-community/jmespath', 'string-argv', 'fast-levenshtein']
+
+interface Loaded {
+  /** Paths relative to the package root: dist/..., node_modules/... */
+  files: string[]
+  /** Every package those files hold (bundled or not). */
+  packages: Set<string>
+  /** WebAssembly modules compiled. */
+  wasm: number
+}
+
+let dir: string
+let hookArgs: string
+let bundleInputs: Record<string, {packages: string[]}>
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'opsctl-startup-'))
+  const hooks = join(dir, 'hooks.mjs')
+  const preload = join(dir, 'preload.mjs')
+  writeFileSync(
+    hooks,
+    `import {appendFileSync} from 'node:fs'
+export async function load(url, context, next) {
+  if (url.startsWith('file:')) appendFileSync(process.env.OPSCTL_TEST_LOADED, 'file ' + url + '\\n')
+  return next(url, context)
+}
+`,
+  )
+  writeFileSync(
+    preload,
+    `import {appendFileSync} from 'node:fs'
+import {createRequire, register} from 'node:module'
+import {pathToFileURL} from 'node:url'
+register(${JSON.stringify(pathToFileURL(hooks).href)})
+const out = process.env.OPSCTL_TEST_LOADED
+const note = (line) => appendFileSync(out, line + '\\n')
+for (const name of ['compile', 'instantiate']) {
+  const original = WebAssembly[name]
+  WebAssembly[name] = (...args) => (note('wasm ' + name), original(...args))
+}
+WebAssembly.Module = new Proxy(WebAssembly.Module, {construct: (target, args) => (note('wasm Module'), Reflect.construct(target, args))})
+process.on('exit', () => { for (const file of Object.keys(createRequire(import.meta.url).cache)) note('file ' + pathToFileURL(file).href) })
+`,
+  )
+  hookArgs = `--import ${pathToFileURL(preload).href}`
+  bundleInputs = JSON.parse(readFileSync(join(ROOT, 'dist/bundle-inputs.json'), 'utf8'))
+})
+
+afterAll(() => {
+  rmSync(dir, {force: true, recursive: true})
+})
+
+let runs = 0
+/** Runs opsctl with the hook; what it loaded. */
+async function loaded(argv: string[], env: Record<string, string> = {}): Promise<Loaded & {stdout: string}> {
+  const report = join(dir, `loaded-${++runs}.txt`)
+  writeFileSync(report, '')
+  const r = await runCli(argv, {env: {NODE_OPTIONS: hookArgs, OPSCTL_CONFIG_DIR: dir, OPSCTL_TEST_LOADED: report, ...env}})
+  expect(r.code, r.stderr).toBe(0)
+  const lines = readFileSync(report, 'utf8').split('\n').filter(Boolean)
+  const files = [...new Set(lines.filter((l) => l.startsWith('file ')).map((l) => new URL(l.slice(5)).pathname))]
+    .filter((p) => p.startsWith(ROOT + '/') && !p.startsWith(dir))
+    .map((p) => relative(ROOT, p))
+  const packages = new Set<string>()
+  for (const file of files) {
+    if (file.startsWith('dist/')) for (const p of bundleInputs[file.slice(5)]?.packages ?? []) packages.add(p)
+    const match = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(file)
+    if (match) packages.add(match[1])
+  }
+
+  return {files, packages, stdout: r.stdout, wasm: lines.filter((l) => l.startsWith('wasm ')).length}
+}
+
+const codeFiles = (l: Loaded) => l.files.filter((f) => /\.(c|m)?js$/.test(f))
+const forbidden = (l: Loaded, names: string[]) => names.filter((n) => l.packages.has(n))
+
+describe('start-up: --version and local commands', () => {
+  it(`--version loads oclif and the secret guard only: at most ${FILE_BUDGET.version} files, none of opsctl's own dependencies`, async () => {
+    const version = await loaded(['--version'])
+    expect(version.stdout).toMatch(/^opsctl\/\d+\.\d+\.\d+ /)
+    expect(codeFiles(version).length, codeFiles(version).join('\n')).toBeLessThanOrEqual(FILE_BUDGET.version)
+    expect(version.files).toContain('dist/oclif.js')
+    expect(version.files).toContain('dist/http/secrets/streams.js')
+    expect(version.packages.has('@oclif/core')).toBe(true)
+    expect(version.files.filter((f) => f.startsWith('dist/commands/'))).toEqual([])
+    expect(forbidden(version, [...NEVER, ...OPSCTL_DEPENDENCIES])).toEqual([])
+  })
+
+  it(`profile list and api --dry-run: at most ${FILE_BUDGET.local} files, neither zod, undici, table nor prompt code`, async () => {
+    await loaded(['profile', 'list', '--json'])
+    const list = await loaded(['profile', 'list', '--json'])
+    expect(list.files).toContain('dist/commands/profile/list.js')
+    expect(codeFiles(list).length, codeFiles(list).join('\n')).toBeLessThanOrEqual(FILE_BUDGET.local)
+    expect(forbidden(list, [...NEVER, 'zod', 'undici', 'cli-table3'])).toEqual([])
+
+    const dry = await loaded(['api', 'checkout', 'GET', '/v1/x', '--dry-run'])
+    expect(dry.stdout).toContain('curl')
+    expect(codeFiles(dry).length, codeFiles(dry).join('\n')).toBeLessThanOrEqual(FILE_BUDGET.local)
+    expect(forbidden(dry, [...NEVER, 'zod', 'undici', 'cli-table3'])).toEqual([])
+  })
+
+  it('smoke --sandbox --dry-run starts no sandbox: neither the sandbox, fastify nor undici is loaded', async () => {
+    const dry = await loaded(['smoke', '--sandbox', '--dry-run', '--json'])
+    expect(dry.files).toContain('dist/commands/smoke.js')
+    expect(forbidden(dry, ['fastify', 'better-sqlite3', 'undici'])).toEqual([])
+  })
+
+  it('a command that changes profiles.json loads the lock and conf, and only then', async () => {
+    await loaded(['profile', 'list'])
+    const use = await loaded(['profile', 'use', 'sandbox'])
+    expect(use.packages.has('proper-lockfile')).toBe(true)
+    expect(use.packages.has('conf')).toBe(true)
+  })
+})
+
+describe('start-up: real API commands against a sandbox', () => {
+  let sandbox: Sandbox
+  let env: Record<string, string>
+
+  beforeAll(async () => {
+    sandbox = await startSandbox(['--seed'])
+    env = {OPSCTL_CHECKOUT_URL: sandbox.checkoutUrl, OPSCTL_HEALTH_URL: sandbox.healthUrl}
+  })
+
+  afterAll(async () => {
+    await sandbox?.stop()
+  })
+
+  it(`api checkout GET /v1/webhooks: at most ${FILE_BUDGET.api} files, undici's JavaScript but no WebAssembly, no prompts, tables or sandbox`, async () => {
+    const api = await loaded(['api', 'checkout', 'GET', '/v1/webhooks'], env)
+    expect(JSON.parse(api.stdout)).toEqual(expect.any(Array))
+    expect(codeFiles(api).length, codeFiles(api).join('\n')).toBeLessThanOrEqual(FILE_BUDGET.api)
+    expect(api.files.filter((f) => f.startsWith('dist/sandbox/'))).toEqual([])
+    expect(forbidden(api, [...NEVER, 'cli-table3'])).toEqual([])
+    expect(api.wasm).toBe(0)
+  })
+
+  it(`webhook list --json: at most ${FILE_BUDGET.api} files, the operations table (zod) but no table renderer, prompts or WebAssembly`, async () => {
+    const list = await loaded(['webhook', 'list', '--json'], env)
+    expect(JSON.parse(list.stdout)).toHaveProperty('webhooks')
+    expect(codeFiles(list).length, codeFiles(list).join('\n')).toBeLessThanOrEqual(FILE_BUDGET.api)
+    expect(list.packages.has('zod')).toBe(true)
+    expect(forbidden(list, [...NEVER, 'cli-table3'])).toEqual([])
+    expect(list.wasm).toBe(0)
+  })
+})
