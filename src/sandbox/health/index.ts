@@ -5,9 +5,9 @@ import type {StoredUser} from './state.js'
 
 import {healthService} from '../../services/health/operations.js'
 import {sandboxModule} from '../types.js'
-import {eventsOf, health, healthHandlers} from './handlers.js'
+import {health, healthHandlers} from './handlers.js'
 import {bulkEvents, seedHealth} from './seed.js'
-import {emptyHealthState} from './state.js'
+import {HealthStore} from './state.js'
 
 function userFor(ctx: SandboxContext, body: {email?: unknown; userId?: unknown}): StoredUser | undefined {
   const {users} = health(ctx)
@@ -27,7 +27,7 @@ export const healthModule = sandboxModule({
   service: healthService,
   prefix: '',
   handlers: healthHandlers,
-  emptyState: emptyHealthState,
+  openState: (store) => new HealthStore(store),
 
   control(app: FastifyInstance, ctx: SandboxContext) {
     /** ACT results feed the actAdult / actChild series: {userId | email, score 5-25, kind adult|child, date?} */
@@ -45,7 +45,6 @@ export const healthModule = sandboxModule({
       const result = {date: date.toISOString(), score, kind: kind as 'adult' | 'child'}
       const state = health(ctx)
       state.act.set(user.id, [...(state.act.get(user.id) ?? []), result])
-      ctx.changed()
       return reply.code(201).send({userId: user.id, ...result})
     })
 
@@ -60,7 +59,7 @@ export const healthModule = sandboxModule({
       }
 
       const created = bulkEvents(ctx, user, {count, start: isoOrUndefined(body.start), end: isoOrUndefined(body.end)})
-      return reply.code(201).send({userId: user.id, created, total: eventsOf(ctx, user.id).length})
+      return reply.code(201).send({userId: user.id, created, total: health(ctx).events.count(user.id)})
     })
   },
 
