@@ -86,11 +86,10 @@ export function openStore(file?: string): OpenedStore {
   // No busy wait: a file held by another sandbox is refused at once.
   const db = new Database(file ?? ':memory:', {timeout: 0})
   try {
+    // Exclusive before the first read: the WAL then needs no shared-memory (-shm) file.
+    if (file) db.pragma('locking_mode = EXCLUSIVE')
     const found = schemaVersionOf(db, file ?? ':memory:')
-    if (file) {
-      db.pragma('locking_mode = EXCLUSIVE')
-      db.pragma('journal_mode = WAL')
-    }
+    if (file) db.pragma('journal_mode = WAL')
 
     db.pragma('synchronous = FULL')
     db.pragma('foreign_keys = ON')
