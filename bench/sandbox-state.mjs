@@ -5,7 +5,7 @@
  * with three filters at 200,000, and authenticated GET req/s next to a bare fastify route that
  * returns the same JSON, measured side by side in this run.
  *
- *   npm run build && node bench/sandbox-state.mjs [--samples 300] [--seconds 3]
+ *   npm run build && node bench/sandbox-state.mjs [--samples 300] [--seconds 3] [--rounds 3]
  *
  * The sandbox runs in this process (the same createSandbox `sandbox start` runs) on a --state file
  * in a temporary folder, so every write is a real fsynced commit. Events are seeded through the
@@ -31,9 +31,12 @@ const ROOT = resolve(import.meta.dirname, '..')
 const {createSandbox} = await import(join(ROOT, 'dist/sandbox/core/server.js'))
 const {SANDBOX_KEYS} = await import(join(ROOT, 'dist/services/sandbox-defaults.js'))
 
-const {values} = parseArgs({options: {samples: {default: '300', type: 'string'}, seconds: {default: '3', type: 'string'}}})
+const {values} = parseArgs({
+  options: {samples: {default: '300', type: 'string'}, seconds: {default: '3', type: 'string'}, rounds: {default: '3', type: 'string'}},
+})
 const SAMPLES = Number(values.samples)
 const SECONDS = Number(values.seconds)
+const ROUNDS = Number(values.rounds)
 const LEVELS = [0, 20_000, 200_000]
 const V = {'x-ph-api-version': '3.14.0'}
 const basic = (key) => `Basic ${Buffer.from(`${key}:`).toString('base64')}`
@@ -154,7 +157,7 @@ try {
   bare.get('/api/users/me', async () => me)
   const bareOrigin = await bare.listen({host: '127.0.0.1', port: 0})
   const rates = {bare: [], sandbox: []}
-  for (let round = 0; round < 2; round++) {
+  for (let round = 0; round < ROUNDS; round++) {
     rates.sandbox.push(await throughput(sb.origin, '/api/users/me', session, SECONDS))
     rates.bare.push(await throughput(bareOrigin, '/api/users/me', {}, SECONDS))
   }
@@ -162,7 +165,7 @@ try {
   const best = (xs) => Math.max(...xs)
   const share = best(rates.sandbox) / best(rates.bare)
   console.log('')
-  console.log(`GET /api/users/me, 8 in flight, best of 2 rounds of ${SECONDS} s each, side by side:`)
+  console.log(`GET /api/users/me, 8 in flight, best of ${ROUNDS} alternating rounds of ${SECONDS} s each:`)
   console.log(`  sandbox (authenticated)  ${best(rates.sandbox).toFixed(0).padStart(6)} req/s`)
   console.log(`  bare fastify, same JSON  ${best(rates.bare).toFixed(0).padStart(6)} req/s`)
   console.log(`  ratio ${share.toFixed(2)}x (must be >= 0.5x): ${share >= 0.5 ? 'ok' : 'UNDER'}`)
