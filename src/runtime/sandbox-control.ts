@@ -16,7 +16,7 @@ export function sandboxOrigin(healthBaseUrl: string): string {
 export async function sandboxControl(
   transport: Transport,
   origin: string,
-  method: 'GET' | 'POST',
+  method: 'GET' | 'POST' | 'PUT',
   path: string,
   body?: unknown,
 ): Promise<any> {
@@ -28,7 +28,7 @@ export async function sandboxControl(
       method,
       url: new URL(`/__sandbox/${name}`, origin),
       label,
-      // Setting or advancing the clock twice is not the same as once.
+      // Setting or advancing the clock twice is not the same as once; a PUT (a whole state) is not retried either: it can be large.
       idempotent: method === 'GET',
       ...(body === undefined ? {} : {body: {json: body}}),
     })

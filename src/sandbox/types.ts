@@ -1,26 +1,36 @@
 /**
- * The contract between the sandbox core (server, auth, validation, faults, persistence, clock)
+ * The contract between the sandbox core (server, auth, validation, faults, store, clock)
  * and the per-service modules (health, checkout) that hold each operation's behaviour.
  *
  * The core registers one route per operation of a module's service definition, checks auth as
  * the row says, validates the body and query with the row's own zod schemas, then calls the
- * module's handler for that operation id. A handler reads and changes `ctx.state` and returns the
+ * module's handler for that operation id. A handler reads and changes `ctx.state` (the module's
+ * repositories over the sandbox database: a changed record is saved with `set`) and returns the
  * answer's body (sent with the row's success status), a `Reply` when it needs headers or another
- * status, or throws SandboxError; the core renders errors in the service's own shape and saves
- * the state of every request that changed it before the answer leaves.
+ * status, or throws SandboxError; the core renders errors in the service's own shape and commits
+ * what a request wrote before its answer leaves.
  */
 import type {FastifyInstance} from 'fastify'
 import type {z} from 'zod'
 
 import type {Named, Operation, ParamsOf, ServiceDefinition} from '../http/operation.js'
-import type {CheckoutState} from './checkout/state.js'
-import type {HealthState} from './health/state.js'
+import type {CheckoutStore} from './checkout/state.js'
+import type {SandboxStore} from './core/store.js'
+import type {HealthStore} from './health/state.js'
 
 export interface SandboxState {
-  /** of the --state file format (core/persistence.ts) */
-  version: 2
-  health: HealthState
-  checkout: CheckoutState
+  health: HealthStore
+  checkout: CheckoutStore
+}
+
+/** A module's state: its repositories, plus what export, import and reset need. */
+export interface ModuleState {
+  /** The whole state as JSON values, keyed tables as [key, value] pairs (core/state-document.ts). */
+  dump(): Record<string, unknown>
+  /** Replaces the state with a document's section; tables the section lacks start empty. Throws StateDocumentError. */
+  load(section: Record<string, unknown>, version: number): void
+  /** Back to the state of a fresh sandbox. */
+  reset(): void
 }
 
 export interface SandboxRequest<O extends Operation = Operation> {
@@ -104,8 +114,7 @@ export interface SandboxContext {
   /** Unique ids: `id('chk')` -> `chk_3f9c...`; `hex(24)` for Mongo-like ids. */
   id(prefix?: string): string
   hex(length: number): string
-  /** Marks the state changed; the core saves it before the answer is sent. */
-  changed(): void
+  /** Raises an event; listeners (webhook delivery) hear it once the request's changes are committed. */
   emit(event: SandboxEvent): void
 }
 
@@ -124,7 +133,8 @@ export interface SandboxModule<S extends ServiceDefinition = ServiceDefinition> 
   /** Path prefix of the service on the sandbox origin: '' for health (`/api/...`), '/checkout' for checkout. */
   prefix: string
   handlers: HandlersFor<S>
-  emptyState(): unknown
+  /** The module's state over the sandbox database (its tables are in core/schema.ts). */
+  openState(store: SandboxStore): ModuleState
   /** Routes outside the operations table (the hosted payment page, sign-in if not in the table, ...). */
   routes?(app: FastifyInstance, ctx: SandboxContext): void
   /** Extra `/__sandbox/...` control routes (seeding ACT results, ...). */

@@ -1,20 +1,23 @@
 /**
  * kill -9 of a real `opsctl sandbox start --state FILE` at random moments during bursts of
  * writes (creates, payments on the hosted page, voids, refunds), a few at a time. After each
- * kill the sandbox restarts on the same file: it loads, no temporary file is left beside it, and
- * every write the sandbox answered before it died is there.
+ * kill the database passes SQLite's integrity check, the sandbox restarts on the same file, nothing
+ * but the database and its WAL is beside it, and every write the sandbox answered before it died
+ * is there.
  *
  * Starting the CLI is most of the cost (one to several seconds on a loaded machine), so only the
  * process that is killed is a real one: the restarts that check, and the setup, run createSandbox
  * in this process. The 20 kills are ten chains of two, each on its own state file and a test of
  * its own, so each stays far from the test timeout.
  */
-import {existsSync, mkdtempSync, readdirSync, readFileSync, rmSync} from 'node:fs'
+import Database from 'better-sqlite3'
+import {existsSync, mkdtempSync, readdirSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {basename, dirname, join} from 'node:path'
 import {request} from 'undici'
 import {afterAll, describe, expect, it} from 'vitest'
 
+import {SCHEMA_VERSION} from '../../src/sandbox/core/schema.js'
 import {createSandbox, type RunningSandbox} from '../../src/sandbox/core/server.js'
 import {SANDBOX_KEYS} from '../../src/services/sandbox-defaults.js'
 import {type Sandbox, startSandbox} from './harness.js'
@@ -47,13 +50,15 @@ const randomInt = (min: number, max: number) => min + Math.floor(Math.random() *
 
 /**
  * Restarts the sandbox on the file, in this process (the same createSandbox the CLI runs): it
- * loads, no temporary file is left beside it, and every tracked checkout is there with a status it
+ * opens, nothing but the database and its WAL is beside it, and every tracked checkout is there with a status it
  * may have and its answered refunds. `prepare` may write more before it is closed.
  */
 async function restart(stateFile: string, day: number, which: readonly Tracked[], prepare?: (sb: RunningSandbox) => Promise<void>) {
   const sb = await createSandbox({port: 0, stateFile, clock: new Date(FIRST_DAY + day * DAY).toISOString()})
   try {
-    expect(readdirSync(dirname(stateFile))).toEqual(existsSync(stateFile) ? [basename(stateFile)] : [])
+    const own = new Set([basename(stateFile), `${basename(stateFile)}-wal`])
+    expect(readdirSync(dirname(stateFile)).filter((name) => !own.has(name))).toEqual([])
+    expect(existsSync(stateFile)).toBe(true)
     const auth = {authorization: basic(SANDBOX_KEYS.secretKey)}
     for (const checkout of which) {
       const res = await sb.app.inject({url: `/checkout/v1/checkouts/${checkout.id}`, headers: auth})
@@ -201,6 +206,17 @@ async function burst(sandbox: Sandbox, tracked: Tracked[], day: number, answered
   await exited
 }
 
+/** The database a killed sandbox left opens cleanly (its WAL recovered) and passes SQLite's integrity check. */
+function expectSound(stateFile: string): void {
+  const db = new Database(stateFile, {fileMustExist: true})
+  try {
+    expect(db.pragma('integrity_check', {simple: true})).toBe('ok')
+    expect(db.pragma('user_version', {simple: true})).toBe(SCHEMA_VERSION)
+  } finally {
+    db.close()
+  }
+}
+
 /**
  * One state file: paid checkouts on day 0, then on each following day a real sandbox process,
  * a burst, a kill, and a restart that checks what was answered.
@@ -208,7 +224,7 @@ async function burst(sandbox: Sandbox, tracked: Tracked[], day: number, answered
 async function chain(kills: number, started: Set<Sandbox>): Promise<Answered> {
   const answered: Answered = {create: 0, pay: 0, refund: 0, void: 0}
   const dir = mkdtempSync(join(tmpdir(), 'opsctl-kill9-'))
-  const stateFile = join(dir, 'state.json')
+  const stateFile = join(dir, 'state.db')
   const tracked: Tracked[] = []
   try {
     await restart(stateFile, 0, [], paidOnDayZero(tracked))
@@ -217,7 +233,7 @@ async function chain(kills: number, started: Set<Sandbox>): Promise<Answered> {
       started.add(sandbox)
       await burst(sandbox, tracked, day, answered)
       started.delete(sandbox)
-      expect(JSON.parse(readFileSync(stateFile, 'utf8')).version).toBe(2)
+      expectSound(stateFile)
       await restart(stateFile, day, day === kills ? tracked : tracked.filter((c) => c.day === day))
     }
   } finally {

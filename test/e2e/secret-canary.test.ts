@@ -14,7 +14,7 @@ import {existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, w
 import {createServer, type IncomingHttpHeaders, type Server, type ServerResponse} from 'node:http'
 import {type AddressInfo} from 'node:net'
 import {tmpdir} from 'node:os'
-import {join, relative} from 'node:path'
+import {dirname, join, relative} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {forgetSecrets} from '../../src/http/secrets/registry.js'
@@ -129,6 +129,8 @@ const ARGV: Record<string, (c: Ctx) => Variant[]> = {
   'refund:get': () => [{argv: ['refund', 'get', CID, 'rf-1']}],
   'refund:list': () => [{argv: ['refund', 'list', CID]}],
   'sandbox:clock': () => [{argv: ['sandbox', 'clock']}],
+  'sandbox:export': (c) => [{argv: ['sandbox', 'export', join(c.configDir, 'exported.json')]}],
+  'sandbox:import': (c) => [{argv: ['sandbox', 'import', join(dirname(c.scenarioFile), 'canary-state.json'), '--yes']}],
   // Its port is taken (by the echo server): it fails at once instead of serving forever.
   'sandbox:start': (c) => [{argv: ['sandbox', 'start', '--host', '127.0.0.1', '--port', String(c.port)], local: true}],
   // One step (run in-process by the scenario runner, its output captured), one server mode, to keep the run short.
@@ -327,6 +329,7 @@ beforeAll(async () => {
   idle.push(...echoes)
   scratch = mkdtempSync(join(tmpdir(), 'opsctl-canary-'))
   const step = `opsctl users login --email ana@example.com --password ${CANARY.flagPassword} --json`
+  writeFileSync(join(scratch, 'canary-state.json'), JSON.stringify({version: 2, checkout: {webhooks: []}}))
   writeFileSync(join(scratch, 'canary.yaml'), `name: canary\nsteps:\n  - run: ${step}\n    expect: {exit: 0}\n`)
 })
 

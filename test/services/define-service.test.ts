@@ -11,6 +11,7 @@ import {ServiceClient} from '../../src/http/client.js'
 import {defineService} from '../../src/http/operation.js'
 import {paginate, walk} from '../../src/http/paginate.js'
 import {createSandbox, type RunningSandbox} from '../../src/sandbox/core/server.js'
+import {DocTable} from '../../src/sandbox/core/store.js'
 import {type HandlersFor, SandboxError, sandboxModule} from '../../src/sandbox/types.js'
 
 const Note = z.looseObject({id: z.string(), text: z.string()})
@@ -45,18 +46,14 @@ const notes = defineService({
   },
 })
 
-type NotesState = Map<string, {id: string; text: string}[]>
-const notesOf = (state: unknown, userId: string) => {
-  const all = state as NotesState
-  if (!all.has(userId)) all.set(userId, [])
-  return all.get(userId)!
-}
+type NotesState = DocTable<{id: string; text: string}[]>
+const notesOf = (state: unknown, userId: string) => (state as NotesState).get(userId) ?? []
+const saveNotes = (state: unknown, userId: string, list: {id: string; text: string}[]) => (state as NotesState).set(userId, list)
 
 const handlers: HandlersFor<typeof notes> = {
   addNote(req, ctx) {
     const note = {id: ctx.id('note'), text: req.body.text}
-    notesOf(ctx.state.health, req.params.userId).push(note)
-    ctx.changed()
+    saveNotes(ctx.state.health, req.params.userId, [...notesOf(ctx.state.health, req.params.userId), note])
     return note
   },
   listNotes(req, ctx) {
@@ -71,7 +68,7 @@ const handlers: HandlersFor<typeof notes> = {
     const at = list.findIndex((n) => n.id === req.params.noteId)
     if (at === -1) throw new SandboxError(404, 'NOT_FOUND', `Note ${req.params.noteId} not found`)
     list.splice(at, 1)
-    ctx.changed()
+    saveNotes(ctx.state.health, req.params.userId, list)
   },
 }
 
@@ -80,7 +77,12 @@ const notesModule = sandboxModule({
   service: notes,
   prefix: '',
   handlers,
-  emptyState: (): NotesState => new Map(),
+  openState: (store) =>
+    Object.assign(new DocTable<{id: string; text: string}[]>(store, 'test.notes'), {
+      dump: () => ({}),
+      load() {},
+      reset() {},
+    }),
   routes(app) {
     app.addHook('onRequest', async (request) => {
       if (request.url.startsWith('/api/')) sent++

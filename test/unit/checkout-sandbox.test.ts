@@ -9,8 +9,8 @@ import type {SandboxContext, SandboxEvent, SandboxReply} from '../../src/sandbox
 
 import {checkoutModule} from '../../src/sandbox/checkout/index.js'
 import {showPaymentPage, submitPaymentForm} from '../../src/sandbox/checkout/page.js'
-import {type CheckoutState, emptyCheckoutState} from '../../src/sandbox/checkout/state.js'
-import {serializeState} from '../../src/sandbox/core/persistence.js'
+import {CheckoutStore} from '../../src/sandbox/checkout/state.js'
+import {openStore} from '../../src/sandbox/core/store.js'
 import {SandboxError} from '../../src/sandbox/types.js'
 import {checkoutService} from '../../src/services/checkout/operations.js'
 import {answering} from '../fixtures/answering.js'
@@ -22,18 +22,18 @@ const START = '2026-11-21T02:00:00.000Z'
 interface Fake {
   ctx: SandboxContext
   events: SandboxEvent[]
-  changes: number
-  state: CheckoutState
+  state: CheckoutStore
 }
 
 function fakeContext(): Fake {
   let now = Date.parse(START)
   let n = 0
-  const fake = {events: [] as SandboxEvent[], changes: 0} as Fake
-  const checkout = emptyCheckoutState()
+  const fake = {events: [] as SandboxEvent[]} as Fake
+  // the module's real repositories, on an in-memory database
+  const checkout = new CheckoutStore(openStore().store)
   fake.state = checkout
   fake.ctx = {
-    state: {version: 2, health: {sessions: new Map()} as never, checkout},
+    state: {health: {} as never, checkout},
     clock: {
       now: () => new Date(now),
       set: (iso: string) => (now = Date.parse(iso)),
@@ -43,7 +43,6 @@ function fakeContext(): Fake {
     origin: () => 'http://127.0.0.1:4999',
     id: (prefix = 'id') => `${prefix}_${++n}`,
     hex: (length: number) => 'a'.repeat(length),
-    changed: () => fake.changes++,
     emit: (event: SandboxEvent) => fake.events.push(event),
   }
   return fake
@@ -115,7 +114,6 @@ describe('checkouts', () => {
       expiredAt: '2026-11-21T03:00:00.000Z',
       refundedAmount: '0.00',
     })
-    expect(fake.changes).toBeGreaterThan(0)
   })
 
   it('answers PY0009 (404) for an unknown checkout', async () => {
@@ -179,7 +177,7 @@ describe('hosted payment page', () => {
     expect(r.receiptNumber).toBeTruthy()
     expect(fake.events).toHaveLength(1)
     expect(fake.events[0]).toMatchObject({type: 'CHECKOUT_SUCCESS', checkoutId: id, payload: {id, paymentStatus: 'PAYMENT_SUCCESS'}})
-    const everything = serializeState([fake.state, fake.events])
+    const everything = JSON.stringify([fake.state.dump(), fake.events])
     expect(everything).not.toContain('5123456789012346')
     expect(everything).not.toContain('"123"')
   })
@@ -373,7 +371,7 @@ describe('refunds', () => {
 
   it('keeps a FAILED refund in the list without using up the one refund', async () => {
     const id = await paidYesterday()
-    fake.state.refundOutcomes.push('FAILED')
+    fake.state.refundOutcomes.set(['FAILED'])
     const failed = await call('refundCheckout', {
       params: {checkoutId: id},
       body: {reason: 'try', amount: {value: '150.00', currency: 'PHP'}},

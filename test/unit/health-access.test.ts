@@ -64,13 +64,13 @@ describe('health sandbox: access to another user', () => {
 
   it('a linked caregiver may not change the patient data: 403, and nothing is stored', async () => {
     const {caregiver, ctx, patient} = await seeded()
-    const before = ctx.state.health.events.get(patient)!.length
+    const before = ctx.state.health.events.count(patient)
     const body = {date: '2026-03-01T08:00:00Z', medicationId: 'med-salbutamol', medicationType: 'rescue'}
     const err = await refusal(() => h.addEvent(request({body, params: {userId: patient}, userId: caregiver}), ctx))
     expect([err.status, err.code, err.message]).toEqual([403, 'FORBIDDEN', "A linked caregiver may read this user's data but not change it"])
     const plan = await refusal(() => h.deletePlanMedication(request({params: {userId: patient, medicationId: 'med-salbutamol'}, userId: caregiver}), ctx))
     expect(plan.status).toBe(403)
-    expect(ctx.state.health.events.get(patient)!.length).toBe(before)
+    expect(ctx.state.health.events.count(patient)).toBe(before)
     expect(ctx.state.health.users.get(patient)!.plan.medications).toHaveLength(2)
   })
 
@@ -95,12 +95,13 @@ describe('health sandbox: access to another user', () => {
 
   it('a malformed caregiverOf (not a list of ids) links nobody', async () => {
     const {caregiver, ctx, patient} = await seeded()
-    const record = ctx.state.health.users.get(caregiver)!
-    record.caregiverOf = patient
+    const {users} = ctx.state.health
+    const record = users.get(caregiver)!
+    users.set(caregiver, {...record, caregiverOf: patient})
     try {
       expect(() => accessibleUser(ctx, caregiver, patient, 'read')).toThrow(expect.objectContaining({status: 403}))
     } finally {
-      record.caregiverOf = [patient]
+      users.set(caregiver, record)
     }
   })
 })

@@ -1,10 +1,16 @@
 /** A SandboxContext for calling health handlers directly: fixed clock, in-memory sessions, counted ids. */
 import type {SandboxContext, SandboxRequest} from '../../src/sandbox/types.js'
 
-import {emptyHealthState} from '../../src/sandbox/health/state.js'
+import {openStore} from '../../src/sandbox/core/store.js'
+import {HealthStore} from '../../src/sandbox/health/state.js'
 
-export interface FakeContext extends SandboxContext {
-  changes: number
+export type FakeContext = SandboxContext
+
+/** The module's real repositories, on an in-memory database, as a fresh sandbox has them. */
+function freshHealth(): HealthStore {
+  const health = new HealthStore(openStore().store)
+  health.reset()
+  return health
 }
 
 export function fakeContext(now = '2026-03-05T04:00:00.000Z'): FakeContext {
@@ -12,8 +18,7 @@ export function fakeContext(now = '2026-03-05T04:00:00.000Z'): FakeContext {
   let counter = 0
   const sessions = new Map<string, string>()
   const ctx: FakeContext = {
-    changes: 0,
-    state: {version: 2, health: emptyHealthState(), checkout: {} as any},
+    state: {health: freshHealth(), checkout: {} as any},
     clock: {
       now: () => new Date(clock),
       set: (iso) => (clock = new Date(iso)),
@@ -32,9 +37,6 @@ export function fakeContext(now = '2026-03-05T04:00:00.000Z'): FakeContext {
     id: (prefix = 'id') => `${prefix}_${++counter}`,
     hex(length) {
       return (++counter).toString(16).padStart(length, '0')
-    },
-    changed() {
-      ctx.changes++
     },
     emit() {},
   }

@@ -2,7 +2,6 @@ import {describe, expect, it} from 'vitest'
 
 import type {SandboxReply} from '../../src/sandbox/types.js'
 
-import {serializeState} from '../../src/sandbox/core/persistence.js'
 import {healthModule} from '../../src/sandbox/health/index.js'
 import {bulkEvents, DEMO_USERS, seedHealth} from '../../src/sandbox/health/seed.js'
 import {SandboxError} from '../../src/sandbox/types.js'
@@ -45,7 +44,7 @@ describe('health sandbox: users and sessions', () => {
     expect(user).toMatchObject({email: 'ana@example.com', role: 'patient', timeZone: 'Asia/Manila', plan: {medications: []}})
     expect(user.id).toMatch(/^[\da-f]{24}$/)
     expect(user.password).toBeUndefined()
-    const stored = serializeState(ctx.state.health.users)
+    const stored = JSON.stringify(ctx.state.health.dump())
     expect(stored).not.toContain('s3cret-pass')
     expect(ctx.state.health.users.get(user.id)!.password.hash).toMatch(/^[\w+/=]{40,}$/)
   })
@@ -237,7 +236,7 @@ describe('health sandbox: plan, groups, metrics', () => {
     const login = await h.signIn(request({body: {email: DEMO_USERS.patient.email, password: DEMO_USERS.patient.password}}), ctx)
     const patient = login.body as any
     expect(patient.plan.medications.map((m: any) => m.medicationId)).toEqual(['med-fluticasone', 'med-salbutamol'])
-    expect(ctx.state.health.events.get(patient.id)!.length).toBeGreaterThan(50)
+    expect(ctx.state.health.events.count(patient.id)).toBeGreaterThan(50)
     expect(
       (await h.signIn(request({body: {email: DEMO_USERS.caregiver.email, password: DEMO_USERS.caregiver.password}}), ctx)).status,
     ).toBe(200)

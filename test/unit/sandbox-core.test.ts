@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3'
 import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -5,6 +6,7 @@ import {request} from 'undici'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {basicAuth} from '../../src/http/services.js'
+import {SCHEMA_VERSION} from '../../src/sandbox/core/schema.js'
 import {createSandbox, type RunningSandbox} from '../../src/sandbox/core/server.js'
 import {SANDBOX_KEYS} from '../../src/services/sandbox-defaults.js'
 import {testModules} from '../fixtures/sandbox-modules.js'
@@ -301,7 +303,9 @@ describe('sandbox core: fail rate and persistence', () => {
 
       const {statSync} = await import('node:fs')
       expect(statSync(stateFile).mode & 0o777).toBe(0o600)
-      expect(JSON.parse(readFileSync(stateFile, 'utf8')).version).toBe(2)
+      const db = new Database(stateFile, {readonly: true})
+      expect(db.pragma('user_version', {simple: true})).toBe(SCHEMA_VERSION)
+      db.close()
     } finally {
       rmSync(dir, {force: true, recursive: true})
     }
@@ -313,7 +317,7 @@ describe('sandbox core: fail rate and persistence', () => {
     const {writeFileSync} = await import('node:fs')
     writeFileSync(stateFile, '{"version": 1, "health": ')
     try {
-      await expect(createSandbox({port: 0, modules: testModules, stateFile})).rejects.toThrow(/not valid JSON/)
+      await expect(createSandbox({port: 0, modules: testModules, stateFile})).rejects.toThrow(/neither a sandbox database nor valid JSON/)
       expect(readFileSync(stateFile, 'utf8')).toBe('{"version": 1, "health": ')
     } finally {
       rmSync(dir, {force: true, recursive: true})

@@ -1,9 +1,12 @@
 /**
- * The --state file: temporary files of a killed sandbox are cleaned at start, and an answer is
- * never a success for a change that could not be saved. (The kill -9 test with real processes is
+ * The --state database: no session id in it, an answer is never a success for a change that could
+ * not be committed, webhook deliveries that are due survive a restart, a second sandbox on the
+ * same file and a file of a newer schema are refused. (The kill -9 test with real processes is
  * test/e2e/sandbox-durability.test.ts.)
  */
-import {existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import Database from 'better-sqlite3'
+import {mkdtempSync, readFileSync, rmSync, statSync} from 'node:fs'
+import {createServer} from 'node:http'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
@@ -11,45 +14,48 @@ import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 import type {SandboxEvent} from '../../src/sandbox/types.js'
 
 import {basicAuth} from '../../src/http/services.js'
+import {SCHEMA_VERSION} from '../../src/sandbox/core/schema.js'
 import {createSandbox} from '../../src/sandbox/core/server.js'
 import {SANDBOX_KEYS} from '../../src/services/sandbox-defaults.js'
 import {testModules} from '../fixtures/sandbox-modules.js'
+import {LoopbackServers} from '../helpers/loopback-servers.js'
+
+const V = {'x-ph-api-version': '3.14.0'}
+const SECRET = {authorization: basicAuth(SANDBOX_KEYS.secretKey), 'content-type': 'application/json'}
+const PUBLIC = {authorization: basicAuth(SANDBOX_KEYS.publicKey), 'content-type': 'application/json'}
 
 let dir: string
+const servers = new LoopbackServers()
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'opsctl-persist-'))
 })
-afterEach(() => rmSync(dir, {force: true, recursive: true}))
+afterEach(async () => {
+  await servers.closeAll()
+  rmSync(dir, {force: true, recursive: true})
+})
 
-describe('sandbox state file', () => {
-  it("removes the temporary files a killed sandbox left beside the state file, not a running sandbox's", async () => {
-    const stateFile = join(dir, 'state.json')
-    writeFileSync(stateFile, JSON.stringify({version: 2, checkout: {pays: [{id: 'pay_1', amount: '1.00'}], hooks: []}}))
-    const deadPid = 999_999_999 // above any Linux pid_max
-    const left = [`.state.json.${deadPid}.tmp`, `.state.json.${process.pid}.tmp`, '.state.json.garbage.tmp']
-    const kept = [`.state.json.${process.ppid}.tmp`, '.other.json.1.tmp', 'state.json']
-    for (const name of [...left, ...kept]) if (name !== 'state.json') writeFileSync(join(dir, name), '{"torn": ')
+/** Every write to the documents table makes the transaction's commit fail (a deferred foreign key with no parent), until `heal`. */
+function failCommits(db: Database.Database): {heal(): void} {
+  db.exec(`
+    CREATE TABLE parent (id INTEGER PRIMARY KEY);
+    CREATE TABLE orphan (parent INTEGER REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED);
+    CREATE TRIGGER orphan_on_insert AFTER INSERT ON documents BEGIN INSERT INTO orphan VALUES (1); END;
+    CREATE TRIGGER orphan_on_update AFTER UPDATE ON documents BEGIN INSERT INTO orphan VALUES (1); END;
+  `)
+  return {heal: () => db.exec('DROP TRIGGER orphan_on_insert; DROP TRIGGER orphan_on_update')}
+}
 
-    const sb = await createSandbox({port: 0, modules: testModules, stateFile})
-    try {
-      expect(readdirSync(dir).sort()).toEqual(kept.sort())
-      const res = await fetch(`${sb.origin}/checkout/v1/checkouts`, {headers: {authorization: basicAuth(SANDBOX_KEYS.secretKey)}})
-      expect(await res.json()).toEqual([{id: 'pay_1', amount: '1.00'}])
-    } finally {
-      await sb.close()
-    }
-  })
-
-  it('keeps no session id in the file, and the session still works after a restart', async () => {
-    const stateFile = join(dir, 'state.json')
-    const V = {'x-ph-api-version': '3.14.0'}
+describe('sandbox state database', () => {
+  it('keeps no session id in the file (mode 0600), and the session still works after a restart', async () => {
+    const stateFile = join(dir, 'state.db')
     const first = await createSandbox({port: 0, modules: testModules, stateFile})
     const signIn = await first.app.inject({method: 'POST', url: '/api/sign-in', payload: {email: 'ana@example.com'}, headers: V})
     const cookie = String(signIn.headers['set-cookie']).split(';')[0]
     const sid = cookie.slice('connect.sid='.length)
     expect(sid.length).toBeGreaterThan(20)
     await first.close()
-    expect(readFileSync(stateFile, 'utf8')).not.toContain(sid)
+    expect(readFileSync(stateFile).includes(sid)).toBe(false)
+    expect(statSync(stateFile).mode & 0o777).toBe(0o600)
 
     const second = await createSandbox({port: 0, modules: testModules, stateFile})
     try {
@@ -61,39 +67,102 @@ describe('sandbox state file', () => {
     }
   })
 
-  it('answers 500 "outcome unknown", never the success, when a change cannot be saved; events wait for the save', async () => {
-    const folder = join(dir, 'state')
-    mkdirSync(folder)
-    const stateFile = join(folder, 'state.json')
+  it('answers 500 "outcome unknown", never the success, when a commit fails; nothing of it stays, and its events are not heard', async () => {
+    const stateFile = join(dir, 'state.db')
     const sb = await createSandbox({port: 0, modules: testModules, stateFile})
     const heard: SandboxEvent[] = []
     sb.onEvent((event) => heard.push(event))
-    const create = (amount: string) =>
-      fetch(`${sb.origin}/checkout/v1/checkouts`, {
-        body: JSON.stringify({amount}),
-        headers: {authorization: basicAuth(SANDBOX_KEYS.publicKey), 'content-type': 'application/json'},
-        method: 'POST',
-      })
+    const receiver = await servers.listen(createServer((_req, res) => res.writeHead(200).end()))
+    const create = (amount: string) => sb.app.inject({method: 'POST', url: '/checkout/v1/checkouts', payload: {amount}, headers: PUBLIC})
     try {
-      expect((await create('1.00')).status).toBe(200)
-      rmSync(folder, {force: true, recursive: true})
+      expect((await create('1.00')).statusCode).toBe(200)
+      const hook = {name: 'CHECKOUT_SUCCESS', url: `${receiver}/hook`}
+      expect((await sb.app.inject({method: 'POST', url: '/checkout/v1/hooks', payload: hook, headers: SECRET})).statusCode).toBe(200)
+      const faults = failCommits(sb.store.db)
 
       const lost = await create('2.00')
-      expect(lost.status).toBe(500)
-      expect(await lost.json()).toMatchObject({code: 'PY0500', message: expect.stringContaining('outcome is unknown')})
-      const paid = await fetch(`${sb.origin}/checkout/v1/checkouts/chk_9/pay`, {method: 'POST'})
-      expect(paid.status).toBe(500)
+      expect(lost.statusCode).toBe(500)
+      expect(lost.json()).toMatchObject({code: 'PY0500', message: expect.stringContaining('outcome is unknown')})
+      // paying stores the delivery it is due, so it fails the same way
+      expect((await sb.app.inject({method: 'POST', url: '/checkout/v1/checkouts/chk_9/pay'})).statusCode).toBe(500)
       expect(heard).toEqual([])
 
-      mkdirSync(folder)
-      expect((await create('3.00')).status).toBe(200)
+      faults.heal()
+      expect((await create('3.00')).statusCode).toBe(200)
+      expect((await sb.app.inject({method: 'POST', url: '/checkout/v1/checkouts/chk_9/pay'})).statusCode).toBe(200)
       expect(heard.map((e) => [e.type, e.checkoutId])).toEqual([['CHECKOUT_SUCCESS', 'chk_9']])
-      const saved = JSON.parse(readFileSync(stateFile, 'utf8'))
-      expect(saved.checkout.pays.map((p: {amount: string}) => p.amount)).toEqual(['1.00', '2.00', '3.00'])
+      const pays = (await sb.app.inject({url: '/checkout/v1/checkouts', headers: SECRET})).json()
+      expect(pays.map((p: {amount: string}) => p.amount)).toEqual(['1.00', '3.00'])
     } finally {
       await sb.close()
     }
+  })
 
-    expect(existsSync(stateFile)).toBe(true)
+  it('delivers after a restart the webhooks that were due when the sandbox stopped', async () => {
+    const stateFile = join(dir, 'state.db')
+    const received: string[] = []
+    let answer = 503
+    const receiver = await servers.listen(
+      createServer((req, res) => {
+        let body = ''
+        req.on('data', (chunk) => (body += chunk))
+        req.on('end', () => {
+          received.push(`${answer} ${JSON.parse(body).id}`)
+          res.writeHead(answer).end()
+        })
+      }),
+    )
+    const first = await createSandbox({port: 0, modules: testModules, stateFile})
+    const hook = {name: 'CHECKOUT_SUCCESS', url: `${receiver}/hook`}
+    await first.app.inject({method: 'POST', url: '/checkout/v1/hooks', payload: hook, headers: SECRET})
+    expect((await first.app.inject({method: 'POST', url: '/checkout/v1/checkouts/chk_1/pay'})).statusCode).toBe(200)
+    // every attempt answered 503: the delivery is given up by this process...
+    await first.close()
+    expect(received.every((r) => r.startsWith('503'))).toBe(true)
+    expect(received.length).toBeGreaterThan(0)
+
+    // ...but it was recorded as given up, so it is not due any more: a restart sends nothing
+    answer = 200
+    received.length = 0
+    const second = await createSandbox({port: 0, modules: testModules, stateFile})
+    await second.close()
+    expect(received).toEqual([])
+
+    // one still due when a sandbox stopped without finishing it (killed) goes out at the next start
+    const stopped = new Database(stateFile)
+    stopped
+      .prepare(`INSERT INTO documents (collection, key, doc) VALUES ('core.deliveries', 'due-1', ?)`)
+      .run(JSON.stringify({event: {type: 'CHECKOUT_SUCCESS', checkoutId: 'chk_2', payload: {id: 'chk_2'}}, url: `${receiver}/hook`}))
+    stopped.close()
+
+    const fourth = await createSandbox({port: 0, modules: testModules, stateFile})
+    await fourth.close()
+    expect(received).toEqual(['200 chk_2'])
+    const db = new Database(stateFile, {readonly: true})
+    expect(db.prepare(`SELECT count(*) AS n FROM documents WHERE collection = 'core.deliveries'`).get()).toEqual({n: 0})
+    db.close()
+  })
+
+  it('refuses a second sandbox on the same file while the first runs', async () => {
+    const stateFile = join(dir, 'state.db')
+    const first = await createSandbox({port: 0, modules: testModules, stateFile})
+    try {
+      await expect(createSandbox({port: 0, modules: testModules, stateFile})).rejects.toThrow(/in use by another sandbox/)
+      expect((await first.app.inject({url: '/checkout/v1/checkouts', headers: SECRET})).statusCode).toBe(200)
+    } finally {
+      await first.close()
+    }
+  })
+
+  it('refuses a database of a newer schema, naming both versions, and leaves it as it is', async () => {
+    const stateFile = join(dir, 'state.db')
+    const db = new Database(stateFile)
+    db.pragma(`user_version = ${SCHEMA_VERSION + 1}`)
+    db.close()
+    const before = readFileSync(stateFile)
+    await expect(createSandbox({port: 0, modules: testModules, stateFile})).rejects.toThrow(
+      `schema version ${SCHEMA_VERSION + 1}, written by a newer opsctl; this one reads up to version ${SCHEMA_VERSION}`,
+    )
+    expect(readFileSync(stateFile).equals(before)).toBe(true)
   })
 })

@@ -11,10 +11,12 @@ export default class SandboxStart extends BaseCommand<typeof SandboxStart> {
   static override baseFlags = {}
   static override description = `Run the embedded sandbox: a local emulator of both services on one origin.
 
-Health is served under /api/..., checkout under /checkout/v1/... (checkout base URL: <origin>/checkout). It keeps state (in memory, or in --state FILE, saved atomically after every change), enforces the auth and rules of both specs, serves the hosted payment page, and has a controllable clock and fault injection under /__sandbox/. The built-in "sandbox" profile points at port ${SANDBOX_PORT}. Serves until Ctrl-C (SIGINT) or SIGTERM.`
+Health is served under /api/..., checkout under /checkout/v1/... (checkout base URL: <origin>/checkout). It keeps state (in memory, or in --state FILE, a SQLite database where every change is committed before its answer), enforces the auth and rules of both specs, serves the hosted payment page, and has a controllable clock and fault injection under /__sandbox/. The built-in "sandbox" profile points at port ${SANDBOX_PORT}. Serves until Ctrl-C (SIGINT) or SIGTERM.
+
+A --state file in the JSON format of earlier versions is imported once, in place: the JSON is kept beside it as FILE.v<version>.json. One sandbox at a time uses a state file. Move whole states in and out with "sandbox export" and "sandbox import".`
   static override examples = [
     '<%= config.bin %> sandbox start',
-    '<%= config.bin %> sandbox start --seed --state ./sandbox.json',
+    '<%= config.bin %> sandbox start --seed --state ./sandbox.db',
     '<%= config.bin %> sandbox start --port 0 \\\n  --json    # free port; prints one JSON line with the URLs',
     '<%= config.bin %> sandbox start --clock 2026-11-21T15:00:00Z --latency 200 \\\n  --fail-rate 0.1',
   ]
@@ -28,7 +30,7 @@ Health is served under /api/..., checkout under /checkout/v1/... (checkout base 
     }),
     host: Flags.string({default: '127.0.0.1', description: 'address to listen on (loopback unless --public)'}),
     public: Flags.boolean({description: 'allow a non-loopback --host (anyone who can reach it can use the test keys)'}),
-    state: Flags.string({description: 'JSON file to load at start and save after every change'}),
+    state: Flags.string({description: 'database file to keep the state in (created when missing)'}),
     clock: Flags.string({description: 'start the sandbox clock at this ISO 8601 time (it runs on from there)'}),
     latency: Flags.integer({default: 0, description: 'milliseconds added to every service request', min: 0}),
     'fail-rate': Flags.string({default: '0', description: 'share of service requests (0..1) answered 503 with Retry-After: 1'}),

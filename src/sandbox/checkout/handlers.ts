@@ -1,12 +1,12 @@
 /**
  * The checkout service's behaviour in the sandbox: one plain function per operation over
- * `ctx.state.checkout`, enforcing the rules of src/services/checkout/rules.ts (the same functions the
+ * `ctx.state.checkout` (the module's repositories: a changed record is saved with `set`), enforcing the rules of src/services/checkout/rules.ts (the same functions the
  * CLI uses to refuse early). All time comes from `ctx.clock.now()` (the core dates every answer
  * with it too). Each returns the answer's body; the core sends it with the row's success status.
  */
 import type {checkoutService} from '../../services/checkout/operations.js'
 import type {Handler, HandlersFor, SandboxContext} from '../types.js'
-import type {CheckoutState, StoredCheckout, StoredRefund, StoredWebhook} from './state.js'
+import type {CheckoutStore, StoredCheckout, StoredRefund, StoredWebhook} from './state.js'
 
 import {type Cents, formatCents, parseAmount} from '../../services/checkout/money.js'
 import {CHECKOUT_TTL_MS, checkRefund, checkVoid, CODES, isExpired, refundedCents, RuleViolation} from '../../services/checkout/rules.js'
@@ -15,9 +15,14 @@ import {SandboxError} from '../types.js'
 /** The checkout prefix on the sandbox origin; the hosted page lives under it. */
 export const CHECKOUT_PREFIX = '/checkout'
 
-/** The module's state (the core fills fields a state file from an older sandbox lacks). */
-export function checkoutState(ctx: SandboxContext): CheckoutState {
+/** The checkout module's repositories. */
+export function checkoutState(ctx: SandboxContext): CheckoutStore {
   return ctx.state.checkout
+}
+
+/** Saves a checkout changed in place. */
+export function saveCheckout(ctx: SandboxContext, checkout: StoredCheckout): void {
+  checkoutState(ctx).checkouts.set(checkout.id, checkout)
 }
 
 type Ops = typeof checkoutService.operations
@@ -47,7 +52,7 @@ export function refreshExpiry(ctx: SandboxContext, checkout: StoredCheckout): vo
   checkout.status = 'EXPIRED'
   checkout.paymentStatus = 'PAYMENT_EXPIRED'
   checkout.updatedAt = checkout.expiredAt
-  ctx.changed()
+  saveCheckout(ctx, checkout)
   ctx.emit({type: 'CHECKOUT_DROPOUT', checkoutId: checkout.id, payload: copy(checkout)})
 }
 
@@ -85,7 +90,6 @@ export function createCheckout(ctx: SandboxContext, body: CheckoutBody): StoredC
     expiredAt: new Date(now.getTime() + CHECKOUT_TTL_MS).toISOString(),
   }
   checkoutState(ctx).checkouts.set(id, checkout)
-  ctx.changed()
   return checkout
 }
 
@@ -107,7 +111,7 @@ const voidCheckout: Handler<Ops['voidCheckout']> = (req, ctx) => {
 
   checkout.paymentStatus = 'VOIDED'
   checkout.updatedAt = iso(ctx)
-  ctx.changed()
+  saveCheckout(ctx, checkout)
   return {checkoutId: checkout.id, voidStatus: 'SUCCESS'}
 }
 
@@ -116,14 +120,7 @@ const voidCheckout: Handler<Ops['voidCheckout']> = (req, ctx) => {
 // ---------------------------------------------------------------------------------------------
 
 function refundsOf(ctx: SandboxContext, checkoutId: string): StoredRefund[] {
-  const all = checkoutState(ctx).refunds
-  let refunds = all.get(checkoutId)
-  if (!refunds) {
-    refunds = []
-    all.set(checkoutId, refunds)
-  }
-
-  return refunds
+  return checkoutState(ctx).refunds.get(checkoutId) ?? []
 }
 
 const refundCheckout: Handler<Ops['refundCheckout']> = (req, ctx) => {
@@ -143,7 +140,9 @@ const refundCheckout: Handler<Ops['refundCheckout']> = (req, ctx) => {
     throw error
   }
 
-  const status = checkoutState(ctx).refundOutcomes.shift() ?? 'SUCCESS'
+  const outcomes = checkoutState(ctx).refundOutcomes.get()
+  const status = outcomes.shift() ?? 'SUCCESS'
+  checkoutState(ctx).refundOutcomes.set(outcomes)
   const refund: StoredRefund = {
     id: ctx.id('rfd'),
     checkout: checkout.id,
@@ -153,14 +152,15 @@ const refundCheckout: Handler<Ops['refundCheckout']> = (req, ctx) => {
     createdAt: iso(ctx),
   }
   refunds.push(refund)
+  checkoutState(ctx).refunds.set(checkout.id, refunds)
   if (status === 'SUCCESS') {
     const refunded = refundedCents(checkout, refunds)
     checkout.refundedAmount = formatCents(refunded)
     if (refunded >= parseAmount(checkout.totalAmount.value)) checkout.paymentStatus = 'REFUNDED'
     checkout.updatedAt = refund.createdAt
+    saveCheckout(ctx, checkout)
   }
 
-  ctx.changed()
   return {refundId: refund.id, status: refund.status}
 }
 
@@ -171,7 +171,7 @@ const listRefunds: Handler<Ops['listRefunds']> = (req, ctx) => {
 
 const getRefund: Handler<Ops['getRefund']> = (req, ctx) => {
   const checkout = findCheckout(ctx, req.params.checkoutId)
-  const refund = (checkoutState(ctx).refunds.get(checkout.id) ?? []).find((r) => r.id === req.params.refundId)
+  const refund = refundsOf(ctx, checkout.id).find((r) => r.id === req.params.refundId)
   if (!refund) throw new SandboxError(404, CODES.notFound, `Refund ${req.params.refundId} of checkout ${checkout.id} not found`)
   return copy(refund)
 }
@@ -199,7 +199,6 @@ const registerWebhook: Handler<Ops['registerWebhook']> = (req, ctx) => {
   const now = iso(ctx)
   const webhook: StoredWebhook = {id: ctx.id('wh'), name: body.name, callbackUrl: body.callbackUrl, createdAt: now, updatedAt: now}
   checkoutState(ctx).webhooks.set(webhook.id, webhook)
-  ctx.changed()
   return copy(webhook)
 }
 
@@ -213,14 +212,13 @@ const updateWebhook: Handler<Ops['updateWebhook']> = (req, ctx) => {
   webhook.name = body.name
   webhook.callbackUrl = body.callbackUrl
   webhook.updatedAt = iso(ctx)
-  ctx.changed()
+  checkoutState(ctx).webhooks.set(webhook.id, webhook)
   return copy(webhook)
 }
 
 const deleteWebhook: Handler<Ops['deleteWebhook']> = (req, ctx) => {
   const webhook = findWebhook(ctx, req.params.webhookId)
   checkoutState(ctx).webhooks.delete(webhook.id)
-  ctx.changed()
   return {id: webhook.id}
 }
 
@@ -242,22 +240,20 @@ const setCustomization: Handler<Ops['setCustomization']> = (req, ctx) => {
     customTitle: b.customTitle,
     colorScheme: b.colorScheme,
   }
-  checkoutState(ctx).customization = customization
-  ctx.changed()
+  checkoutState(ctx).customization.set(customization)
   return copy(customization)
 }
 
 const getCustomization: Handler<Ops['getCustomization']> = (_req, ctx) => {
-  const {customization} = checkoutState(ctx)
+  const customization = checkoutState(ctx).customization.get()
   if (!customization) throw new SandboxError(404, CODES.noCustomization, 'No customization is set')
   return copy(customization)
 }
 
 const removeCustomization: Handler<Ops['removeCustomization']> = (_req, ctx) => {
-  const state = checkoutState(ctx)
-  if (!state.customization) throw new SandboxError(404, CODES.noCustomization, 'No customization is set')
-  state.customization = null
-  ctx.changed()
+  const {customization} = checkoutState(ctx)
+  if (!customization.get()) throw new SandboxError(404, CODES.noCustomization, 'No customization is set')
+  customization.set(null)
   return {message: 'Customization removed'}
 }
 

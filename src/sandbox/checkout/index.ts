@@ -6,10 +6,10 @@ import type {StoredCheckout} from './state.js'
 import {checkoutService} from '../../services/checkout/operations.js'
 import {lastFour} from '../../services/checkout/test-cards.js'
 import {sandboxModule} from '../types.js'
-import {CHECKOUT_PREFIX, checkoutHandlers, checkoutState, createCheckout, webhookFor} from './handlers.js'
+import {CHECKOUT_PREFIX, checkoutHandlers, checkoutState, createCheckout, saveCheckout, webhookFor} from './handlers.js'
 import {PAGE_HEADERS, type PageReply, showPaymentPage, submitPaymentForm} from './page.js'
 import {SEEDED_REFERENCES, seededCheckouts} from './seeded.js'
-import {emptyCheckoutState} from './state.js'
+import {CheckoutStore} from './state.js'
 
 function sendPage(reply: FastifyReply, ctx: SandboxContext, page: PageReply): FastifyReply {
   reply.header('date', ctx.clock.now().toUTCString()).headers(PAGE_HEADERS)
@@ -42,6 +42,7 @@ function seedPaidCheckout(ctx: SandboxContext, ref: string, paidAt: Date): Store
     expiredAt: new Date(paidAt.getTime() + 60 * 60 * 1000).toISOString(),
     paymentDetails: {paymentAt: paidAt.toISOString(), scheme: 'MASTERCARD', last4: lastFour('5123456789012346')},
   })
+  saveCheckout(ctx, checkout)
   return checkout
 }
 
@@ -54,7 +55,7 @@ export const checkoutModule = sandboxModule({
   service: checkoutService,
   prefix: CHECKOUT_PREFIX,
   handlers: checkoutHandlers,
-  emptyState: emptyCheckoutState,
+  openState: (store) => new CheckoutStore(store),
 
   routes(app: FastifyInstance, ctx: SandboxContext) {
     // The page's form posts application/x-www-form-urlencoded: the core parses it (null-prototype records).
@@ -79,10 +80,10 @@ export const checkoutModule = sandboxModule({
         return reply.code(400).send({error: 'expected {"status": "FAILED"|"SUCCESS", "count": 1..100}'})
       }
 
-      const state = checkoutState(ctx)
-      for (let i = 0; i < count; i++) state.refundOutcomes.push(status)
-      ctx.changed()
-      return {refundOutcomes: state.refundOutcomes}
+      const {refundOutcomes} = checkoutState(ctx)
+      const outcomes = [...refundOutcomes.get(), ...Array.from({length: count}, () => status)]
+      refundOutcomes.set(outcomes)
+      return {refundOutcomes: outcomes}
     })
   },
 

@@ -28,7 +28,7 @@ import {
   SUCCEEDING_CARDS,
 } from '../../services/checkout/test-cards.js'
 import {SandboxError} from '../types.js'
-import {CHECKOUT_PREFIX, checkoutState, findCheckout} from './handlers.js'
+import {CHECKOUT_PREFIX, checkoutState, findCheckout, saveCheckout} from './handlers.js'
 import {formBody, type FormEcho, type FormProblem, layout, messageBody, outcomeBody} from './page-html.js'
 
 export interface PageReply {
@@ -51,7 +51,7 @@ export const PAGE_HEADERS: Readonly<Record<string, string>> = {
 }
 
 function page(ctx: SandboxContext, status: number, body: string): PageReply {
-  return {status, html: layout(checkoutState(ctx).customization, body)}
+  return {status, html: layout(checkoutState(ctx).customization.get(), body)}
 }
 
 function formPage(ctx: SandboxContext, checkout: StoredCheckout, status = 200, problem?: FormProblem, echo?: FormEcho): PageReply {
@@ -87,7 +87,7 @@ function finish(
   heading: string,
   message: string,
 ): PageReply {
-  ctx.changed()
+  saveCheckout(ctx, checkout)
   ctx.emit({type: event, checkoutId: checkout.id, payload: structuredClone(checkout)})
   if (target) return {status: 303, location: target}
   return page(ctx, 200, messageBody(heading, message, [`Reference ${checkout.requestReferenceNumber}.`]))

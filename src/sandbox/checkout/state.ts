@@ -1,9 +1,13 @@
 /**
- * Checkout service state held by the sandbox: amounts as two-decimal strings, times as ISO
- * strings; the tables keyed by ids a client sends in paths are Maps (so `__proto__` or
- * `constructor` is just an unknown id), which the core persists as [key, value] pairs. Card data is never part of it beyond the
- * last four digits and the scheme.
+ * Checkout service state held by the sandbox, in its database (core/store.ts): amounts as
+ * two-decimal strings, times as ISO strings; tables keyed by SQL (so `__proto__` or `constructor`
+ * is just an unknown id). Card data is never part of it beyond the last four digits and the scheme.
  */
+import type {ModuleState} from '../types.js'
+
+import {StateDocumentError, tableOf} from '../core/state-document.js'
+import {DocCell, DocTable, type SandboxStore} from '../core/store.js'
+
 export interface StoredCheckout {
   id: string
   totalAmount: {value: string; currency: string; details?: Record<string, unknown>}
@@ -32,12 +36,14 @@ export interface StoredCheckout {
   [extra: string]: unknown
 }
 
+export type RefundStatus = 'FAILED' | 'SUCCESS'
+
 export interface StoredRefund {
   id: string
   checkout: string
   reason: string
   amount: {value: string; currency: string}
-  status: 'FAILED' | 'SUCCESS'
+  status: RefundStatus
   createdAt: string
 }
 
@@ -57,16 +63,63 @@ export interface StoredCustomization {
   colorScheme: string
 }
 
-export interface CheckoutState {
-  checkouts: Map<string, StoredCheckout>
+/** The checkout module's state in the sandbox database: one repository per table. */
+export class CheckoutStore implements ModuleState {
+  readonly checkouts: DocTable<StoredCheckout>
   /** Refunds by checkout id, oldest first; FAILED attempts are kept. */
-  refunds: Map<string, StoredRefund[]>
-  webhooks: Map<string, StoredWebhook>
-  customization: null | StoredCustomization
+  readonly refunds: DocTable<StoredRefund[]>
+  readonly webhooks: DocTable<StoredWebhook>
+  readonly customization: DocCell<null | StoredCustomization>
   /** Statuses the next refunds will get (control route `/__sandbox/checkout/next-refund`), used in order. */
-  refundOutcomes: ('FAILED' | 'SUCCESS')[]
-}
+  readonly refundOutcomes: DocCell<RefundStatus[]>
+  private readonly settings: DocTable<unknown>
 
-export function emptyCheckoutState(): CheckoutState {
-  return {checkouts: new Map(), refunds: new Map(), webhooks: new Map(), customization: null, refundOutcomes: []}
+  constructor(store: SandboxStore) {
+    this.checkouts = new DocTable(store, 'checkout.checkouts')
+    this.refunds = new DocTable(store, 'checkout.refunds')
+    this.webhooks = new DocTable(store, 'checkout.webhooks')
+    this.settings = new DocTable(store, 'checkout.settings')
+    this.customization = new DocCell(this.settings as DocTable<null | StoredCustomization>, 'customization', () => null)
+    this.refundOutcomes = new DocCell(this.settings as DocTable<RefundStatus[]>, 'refundOutcomes', () => [])
+  }
+
+  dump(): Record<string, unknown> {
+    return {
+      checkouts: this.checkouts.entries(),
+      refunds: this.refunds.entries(),
+      webhooks: this.webhooks.entries(),
+      customization: this.customization.get(),
+      refundOutcomes: this.refundOutcomes.get(),
+    }
+  }
+
+  load(section: Record<string, unknown>, version: number): void {
+    this.reset()
+    const tables = {checkouts: this.checkouts, refunds: this.refunds, webhooks: this.webhooks}
+    for (const [name, table] of Object.entries(tables) as [string, DocTable<unknown>][]) {
+      if (section[name] === undefined) continue
+      for (const [key, value] of tableOf(section[name], version, `checkout.${name}`)) {
+        if (typeof value !== 'object' || value === null) throw new StateDocumentError(`its checkout.${name}.${key} is not a record`)
+        table.set(key, value)
+      }
+    }
+
+    const {customization, refundOutcomes} = section
+    if (customization !== undefined && customization !== null) {
+      if (typeof customization !== 'object') throw new StateDocumentError('its checkout.customization is not a record')
+      this.customization.set(customization as StoredCustomization)
+    }
+
+    if (refundOutcomes !== undefined) {
+      if (!Array.isArray(refundOutcomes) || !refundOutcomes.every((s) => s === 'FAILED' || s === 'SUCCESS')) {
+        throw new StateDocumentError('its checkout.refundOutcomes is not a list of FAILED or SUCCESS')
+      }
+
+      this.refundOutcomes.set(refundOutcomes)
+    }
+  }
+
+  reset(): void {
+    for (const table of [this.checkouts, this.refunds, this.webhooks, this.settings]) table.clear()
+  }
 }

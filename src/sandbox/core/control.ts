@@ -71,7 +71,6 @@ export function registerControlRoutes(app: FastifyInstance, deps: ControlDeps): 
 
   app.post('/__sandbox/reset', async () => {
     deps.onReset()
-    ctx.changed()
     return {reset: true}
   })
 }

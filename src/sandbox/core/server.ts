@@ -12,15 +12,19 @@ import {SandboxClock} from './clock.js'
 import {registerControlRoutes} from './control.js'
 import {codeForStatus, errorBody, fieldsOf, serviceOfUrl} from './error-shapes.js'
 import {FaultQueue} from './faults.js'
-import {loadState, removeStaleTemporaries, reviveState, saveAtomically, serializeState, STATE_VERSION} from './persistence.js'
 import {createSessions} from './sessions.js'
+import {registerStateRoutes} from './state-routes.js'
+import {openState} from './state.js'
+import {type SandboxStore} from './store.js'
 import {WebhookDeliveries} from './webhooks.js'
 
 export interface SandboxOptions {
   port?: number
   host?: string
-  /** load at start; every change is saved (atomically, fsynced) before its answer is sent */
+  /** the database file (created when missing; a JSON state file of the old format is imported once); without it, an in-memory database */
   stateFile?: string
+  /** what the sandbox tells its operator (a JSON state file imported); default: stderr */
+  notice?(message: string): void
   /** start the clock here (ISO 8601); it runs on from there */
   clock?: string
   /** added to every service request */
@@ -36,18 +40,14 @@ export interface RunningSandbox {
   app: FastifyInstance
   ctx: SandboxContext
   faults: FaultQueue
+  /** the database (tests use it to inject storage faults) */
+  store: SandboxStore
   /** Subscribes to the events modules emit (payments succeeding, failing, dropping out). */
   onEvent(listener: (event: SandboxEvent) => void): void
   close(): Promise<void>
 }
 
 export const BODY_LIMIT = 1024 * 1024
-
-function emptyState(modules: readonly SandboxModule[]): SandboxState {
-  const state: Record<string, unknown> = {version: STATE_VERSION}
-  for (const m of modules) state[m.service.name] = m.emptyState()
-  return state as unknown as SandboxState
-}
 
 /** Builds the emulator: one fastify app serving every module's operations on one origin. */
 export async function createSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
@@ -56,45 +56,67 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
   const faults = new FaultQueue()
   const listeners: ((event: SandboxEvent) => void)[] = []
   const events: (SandboxEvent & {at: string})[] = []
-  /** Events raised by changes not yet saved: listeners (webhook delivery) hear them once the change is on disk. */
-  const outbox: SandboxEvent[] = []
+  /** Events raised by changes not yet committed: listeners (webhook delivery) hear them once the change is durable. */
+  const outbox: {event: SandboxEvent; deliveries: string[]}[] = []
 
-  const saved = options.stateFile ? loadState(options.stateFile) : undefined
-  if (options.stateFile) removeStaleTemporaries(options.stateFile)
-  const fresh = saved === undefined
-  const state = fresh ? emptyState(modules) : reviveState(saved, emptyState(modules))
-  let dirty = false
+  const {created, modules: states, pending, store} = openState(modules, {
+    file: options.stateFile,
+    notice: options.notice ?? ((message) => process.stderr.write(`sandbox: ${message}\n`)),
+  })
+  const state = Object.fromEntries(states) as unknown as SandboxState
   let origin = ''
 
   const ctx: SandboxContext = {
     state,
     clock,
-    sessions: createSessions(
-      () => state.health as never,
-      clock,
-      () => (dirty = true),
-    ),
+    sessions: createSessions(() => state.health.sessions, clock),
     origin: () => origin,
     id: (prefix) => (prefix ? `${prefix}_${randomBytes(12).toString('hex')}` : randomUUID()),
     hex: (length) =>
       randomBytes(Math.ceil(length / 2))
         .toString('hex')
         .slice(0, length),
-    changed() {
-      dirty = true
-    },
     emit(event) {
       events.push({...event, at: clock.now().toISOString()})
       if (events.length > 1000) events.shift()
-      outbox.push(event)
+      // The deliveries it is due are stored with the change that raised it, so they survive a restart.
+      const due: string[] = []
+      for (const m of modules) {
+        const url = m.webhookTarget?.(event, ctx)
+        if (url) due.push(pending.add(event, url))
+      }
+
+      outbox.push({event, deliveries: due})
     },
   }
 
-  /** Saves what changed, then lets listeners hear the events of those changes. Throws when the save fails. */
+  const deliveries = new WebhookDeliveries(clock)
+  const deliver = (id: string) => {
+    const due = pending.get(id)
+    if (!due) return
+    deliveries.deliver(due.event, due.url, () => {
+      try {
+        store.apply(() => pending.done(id))
+      } catch (error) {
+        // it stays due, and goes out again after a restart (delivery is at least once)
+        process.stderr.write(`sandbox: could not record a finished webhook delivery: ${(error as Error).message}\n`)
+      }
+    })
+  }
+
+  /** Commits what the request wrote, then lets listeners hear the events of those changes. Throws when the commit fails. */
   const persist = () => {
-    if (dirty && options.stateFile) saveAtomically(options.stateFile, serializeState(ctx.state))
-    dirty = false
-    for (const event of outbox.splice(0)) for (const l of listeners) l(event)
+    try {
+      store.commit()
+    } catch (error) {
+      outbox.length = 0
+      throw error
+    }
+
+    for (const {event, deliveries: due} of outbox.splice(0)) {
+      for (const l of listeners) l(event)
+      for (const id of due) deliver(id)
+    }
   }
 
   const app = Fastify({
@@ -108,7 +130,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
   })
   registerParsers(app)
   registerResponseHeaders(app, clock)
-  registerErrorHandling(app)
+  registerErrorHandling(app, store)
   registerSaveBeforeAnswer(app, persist)
 
   for (const m of modules) {
@@ -116,39 +138,54 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
     m.routes?.(app, ctx)
   }
 
-  registerControlRoutes(app, {ctx, events, faults, modules, onReset: () => Object.assign(ctx.state, emptyState(modules))})
+  registerControlRoutes(app, {
+    ctx,
+    events,
+    faults,
+    modules,
+    onReset() {
+      for (const m of states.values()) m.reset()
+      pending.clear()
+    },
+  })
+  registerStateRoutes(app, {pending, states, store})
   for (const m of modules) m.control?.(app, ctx)
 
-  const deliveries = new WebhookDeliveries(clock)
-  listeners.push((event) => {
-    for (const m of modules) {
-      const url = m.webhookTarget?.(event, ctx)
-      if (url) deliveries.deliver(event, url)
-    }
-  })
   app.get('/__sandbox/webhook-deliveries', async () => ({deliveries: deliveries.attempts}))
 
-  if (options.seed && fresh) {
+  if (options.seed && created) {
     for (const m of modules) m.seed?.(ctx)
-    dirty = true
     persist()
   }
 
-  await app.listen({host: options.host ?? '127.0.0.1', port: options.port ?? 4010})
+  try {
+    await app.listen({host: options.host ?? '127.0.0.1', port: options.port ?? 4010})
+  } catch (error) {
+    store.close()
+    throw error
+  }
+
   const address = app.server.address()
   const port = typeof address === 'object' && address ? address.port : options.port
   const host = options.host ?? '127.0.0.1'
   origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`
+  // Deliveries that were due when the sandbox stopped (or was killed) go out now.
+  for (const id of pending.ids()) deliver(id)
 
   return {
     app,
     ctx,
     faults,
     origin,
+    store,
     async close() {
-      persist()
-      await app.close()
-      await deliveries.settle()
+      try {
+        persist()
+        await app.close()
+        await deliveries.settle()
+      } finally {
+        store.close()
+      }
     },
     onEvent(listener) {
       listeners.push(listener)
@@ -277,7 +314,7 @@ function registerParsers(app: FastifyInstance): void {
 }
 
 /**
- * Whatever a request changed is on disk (fsync and rename done) before a byte of its answer
+ * Whatever a request changed is committed (and synced to disk) before a byte of its answer
  * leaves: operations, the hosted payment page, control routes and refusals alike. When the save
  * fails, the answer becomes a 500 that says the outcome is unknown, never the success it was.
  */
@@ -315,7 +352,7 @@ function registerResponseHeaders(app: FastifyInstance, clock: SandboxClock): voi
   })
 }
 
-function registerErrorHandling(app: FastifyInstance): void {
+function registerErrorHandling(app: FastifyInstance, store: SandboxStore): void {
   app.setErrorHandler((error: Error & {statusCode?: number; code?: string}, request, reply) => {
     const service = serviceOfUrl(request.url)
     if (error instanceof CheckoutAuthError) {
@@ -328,6 +365,8 @@ function registerErrorHandling(app: FastifyInstance): void {
     }
 
     const status = error.statusCode && error.statusCode >= 400 ? error.statusCode : 500
+    // A request that failed unexpectedly keeps nothing of what it wrote (refusals keep theirs: an expired session stays deleted).
+    if (status >= 500) store.discard()
     if (status === 500) process.stderr.write(`sandbox: ${request.method} ${request.url} failed: ${error.stack ?? error.message}\n`)
     const message =
       status === 413 ? `The body is larger than ${BODY_LIMIT} bytes` : status === 500 ? 'Internal sandbox error' : error.message

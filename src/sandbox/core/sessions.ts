@@ -5,39 +5,54 @@ import type {Clock, Sessions} from '../types.js'
 export const SESSION_COOKIE = 'connect.sid'
 export const SESSION_IDLE_MS = 30 * 60 * 1000
 
+/** The sessions table: by the SHA-256 of the session id (a keyed table, since the id is whatever cookie a client sends). */
 interface SessionTable {
-  /** by the SHA-256 of the session id: a Map, since the id is whatever cookie a client sends */
-  sessions: Map<string, {userId: string; lastSeen: number}>
+  delete(key: string): boolean
+  get(key: string): undefined | {lastSeen: number; userId: string}
+  set(key: string, session: {lastSeen: number; userId: string}): void
 }
 
 /** The state (and so the --state file) keeps a digest of each session id, never a cookie that would sign in. */
 const keyOf = (sid: string) => createHash('sha256').update(sid).digest('base64url')
 
+/**
+ * A read does not write to the database for each touch of a session: the last use is kept in
+ * memory, and stored when it has moved by this much (so after a restart a session may expire up
+ * to this much early, never late).
+ */
+const TOUCH_SAVE_MS = 60_000
+
 /** Opaque random session ids, expiring after 30 minutes idle on the sandbox clock. */
-export function createSessions(health: () => SessionTable, clock: Clock, changed: () => void): Sessions {
+export function createSessions(table: () => SessionTable, clock: Clock): Sessions {
+  const lastSeen = new Map<string, number>()
   return {
     cookieHeader(sid) {
       return {'set-cookie': `${SESSION_COOKIE}=${sid}; Path=/; HttpOnly; SameSite=Lax`}
     },
     create(userId) {
       const sid = randomBytes(24).toString('base64url')
-      health().sessions.set(keyOf(sid), {userId, lastSeen: clock.now().getTime()})
-      changed()
+      const now = clock.now().getTime()
+      table().set(keyOf(sid), {userId, lastSeen: now})
+      lastSeen.set(keyOf(sid), now)
       return sid
     },
     lookup(sid) {
-      const table = health().sessions
       const key = keyOf(sid)
-      const session = table.get(key)
-      if (!session) return undefined
-      const now = clock.now().getTime()
-      if (now - session.lastSeen > SESSION_IDLE_MS) {
-        table.delete(key)
-        changed()
+      const session = table().get(key)
+      if (!session) {
+        lastSeen.delete(key)
         return undefined
       }
 
-      session.lastSeen = now
+      const now = clock.now().getTime()
+      if (now - Math.max(session.lastSeen, lastSeen.get(key) ?? 0) > SESSION_IDLE_MS) {
+        table().delete(key)
+        lastSeen.delete(key)
+        return undefined
+      }
+
+      lastSeen.set(key, now)
+      if (Math.abs(now - session.lastSeen) >= TOUCH_SAVE_MS) table().set(key, {...session, lastSeen: now})
       return session.userId
     },
   }

@@ -57,9 +57,11 @@ export class WebhookDeliveries {
     private readonly policy: DeliveryPolicy = SANDBOX_DELIVERY,
   ) {}
 
-  /** Starts a delivery and returns at once. */
-  deliver(event: SandboxEvent, url: string): void {
-    const job = this.run(event, url).finally(() => this.pending.delete(job))
+  /** Starts a delivery and returns at once; `settled` runs once it is delivered or given up. */
+  deliver(event: SandboxEvent, url: string, settled?: () => void): void {
+    const job = this.run(event, url)
+      .then(settled)
+      .finally(() => this.pending.delete(job))
     this.pending.add(job)
   }
 

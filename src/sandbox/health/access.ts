@@ -8,7 +8,7 @@
  * - Anyone else's data is 403; an id no user has is 404.
  */
 import type {SandboxContext} from '../types.js'
-import type {StoredUser} from './state.js'
+import type {HealthStore, StoredUser} from './state.js'
 
 import {SandboxError} from '../types.js'
 
@@ -27,7 +27,7 @@ export function mayAccess(caller: StoredUser, target: StoredUser, access: Access
 
 /** The user `targetId` names, if `callerId` may reach them that way: 404 when there is no such user, 403 when not allowed. */
 export function accessibleUser(ctx: SandboxContext, callerId: string, targetId: string, access: Access): StoredUser {
-  const {users} = ctx.state.health
+  const {users} = ctx.state.health as HealthStore
   const target = users.get(targetId)
   if (!target) throw new SandboxError(404, 'NOT_FOUND', `User ${targetId} not found`, [{field: 'userId', description: 'not found'}])
   const caller = users.get(callerId)

@@ -1,5 +1,6 @@
 /**
- * One handler per health operation: plain functions over `ctx.state.health`, each returning the
+ * One handler per health operation: plain functions over `ctx.state.health` (the module's
+ * repositories: a changed user is saved with `users.set`), each returning the
  * answer's body (the core sends it with the row's success status). The core has
  * already checked the session (req.userId), replaced `me`, refused someone else's userId (403)
  * and validated the body and query with the operation's schemas. Handlers still refuse another
@@ -11,21 +12,27 @@
 import {randomBytes, scryptSync, timingSafeEqual} from 'node:crypto'
 
 import type {HandlersFor, SandboxContext, SandboxRequest} from '../types.js'
-import type {HealthState, PasswordHash, StoredUser} from './state.js'
+import type {HealthStore, PasswordHash, StoredUser} from './state.js'
 
 import {isMetricProblem, METRICS_DEFAULT_RANGE_DAYS, planMetricRequest} from '../../services/health/metrics.js'
 import {type Event, type healthService, type PlanMedication, type User} from '../../services/health/operations.js'
 import {Reply, SandboxError} from '../types.js'
 import {type Access, accessibleUser} from './access.js'
-import {insertSorted, pageOf, removeEvent} from './events.js'
 import {computeMetrics} from './metrics.js'
 import {isNightEvent} from './time.js'
 
 const DAY_MS = 86_400_000
+/** days before a day that its rescue baseline averages (metrics.ts) */
+const BASELINE_DAYS = 14
 
-/** The health state (the core fills fields a state file from an older sandbox lacks). */
-export function health(ctx: SandboxContext): HealthState {
+/** The health module's repositories. */
+export function health(ctx: SandboxContext): HealthStore {
   return ctx.state.health
+}
+
+/** Saves a user changed in place (plan, sensors, ...): the whole record, unknown fields included. */
+function saveUser(ctx: SandboxContext, user: StoredUser): void {
+  health(ctx).users.set(user.id, user)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -66,20 +73,8 @@ function userFor(req: SandboxRequest, ctx: SandboxContext, access: Access): Stor
 const readableUser = (req: SandboxRequest, ctx: SandboxContext) => userFor(req, ctx, 'read')
 const ownUser = (req: SandboxRequest, ctx: SandboxContext) => userFor(req, ctx, 'write')
 
-/** The user's stored list of events (created empty on first use). */
-export function eventsOf(ctx: SandboxContext, userId: string): Event[] {
-  const all = health(ctx).events
-  let list = all.get(userId)
-  if (!list) {
-    list = []
-    all.set(userId, list)
-  }
-
-  return list
-}
-
 function findEvent(ctx: SandboxContext, userId: string, eventId: string): Event {
-  const event = eventsOf(ctx, userId).find((e) => e.id === eventId)
+  const event = health(ctx).events.get(userId, eventId)
   if (!event) throw notFound(`Event ${eventId}`, 'eventId')
   return event
 }
@@ -185,7 +180,6 @@ export const healthHandlers: HandlersFor<typeof healthService> = {
       plan: {medications: []},
     }
     state.users.set(user.id, user)
-    ctx.changed()
     return signedIn(ctx, user)
   },
 
@@ -198,7 +192,6 @@ export const healthHandlers: HandlersFor<typeof healthService> = {
       throw new SandboxError(401, 'INVALID_CREDENTIALS', 'Wrong email or password')
     }
 
-    ctx.changed()
     return signedIn(ctx, user)
   },
 
@@ -213,8 +206,7 @@ export const healthHandlers: HandlersFor<typeof healthService> = {
   addEvent(req, ctx) {
     const user = ownUser(req, ctx)
     const event = newEvent(ctx, user, req.body as Record<string, unknown>)
-    insertSorted(eventsOf(ctx, user.id), event)
-    ctx.changed()
+    health(ctx).events.put(user.id, event)
     return event
   },
 
@@ -225,7 +217,7 @@ export const healthHandlers: HandlersFor<typeof healthService> = {
       throw new SandboxError(400, 'INVALID_RANGE', 'startDate is after endDate', [{field: 'startDate', description: 'after endDate'}])
     }
 
-    return pageOf(eventsOf(ctx, user.id), q)
+    return health(ctx).events.page(user.id, q)
   },
 
   getEventById(req, ctx) {
@@ -235,7 +227,6 @@ export const healthHandlers: HandlersFor<typeof healthService> = {
 
   updateEvent(req, ctx) {
     const user = ownUser(req, ctx)
-    const list = eventsOf(ctx, user.id)
     const current = findEvent(ctx, user.id, req.params.eventId)
     const body = req.body as Record<string, unknown>
     const {id: _id, nightEvent: _n, createdDate: _c, updatedDate: _u, ...changes} = body
@@ -247,15 +238,12 @@ export const healthHandlers: HandlersFor<typeof healthService> = {
       nightEvent: isNightEvent(date, user.timeZone),
       updatedDate: ctx.clock.now().toISOString(),
     }
-    removeEvent(list, current.id)
-    insertSorted(list, next)
-    ctx.changed()
+    health(ctx).events.put(user.id, next)
   },
 
   deleteEvent(req, ctx) {
     const user = ownUser(req, ctx)
-    if (!removeEvent(eventsOf(ctx, user.id), req.params.eventId)) throw notFound(`Event ${req.params.eventId}`, 'eventId')
-    ctx.changed()
+    if (!health(ctx).events.delete(user.id, req.params.eventId)) throw notFound(`Event ${req.params.eventId}`, 'eventId')
   },
 
   getGroupConfig(req, ctx) {
@@ -285,7 +273,12 @@ export const healthHandlers: HandlersFor<typeof healthService> = {
     const state = health(ctx)
     const periods = computeMetrics({
       timeZone: user.timeZone,
-      events: eventsOf(ctx, user.id),
+      // the range, the 14 days before it (rescue baseline) and a day each side for the time zone
+      events: state.events.between(
+        user.id,
+        new Date(start.getTime() - (BASELINE_DAYS + 2) * DAY_MS).toISOString(),
+        new Date(end.getTime() + DAY_MS).toISOString(),
+      ),
       plan: user.plan.medications,
       act: state.act.get(user.id) ?? [],
       groups: [...state.groups.values()],
@@ -314,7 +307,7 @@ export const healthHandlers: HandlersFor<typeof healthService> = {
     )
     const medicationType = body.medicationType ?? catalogueType(ctx, body.medicationId)
     user.plan.medications.push({...body, ...(medicationType ? {medicationType} : {}), usageList: body.usageList ?? [], sensors})
-    ctx.changed()
+    saveUser(ctx, user)
   },
 
   patchPlanMedication(req, ctx) {
@@ -332,14 +325,14 @@ export const healthHandlers: HandlersFor<typeof healthService> = {
 
     const {medicationId: _ignored, ...changes} = body
     Object.assign(med, changes)
-    ctx.changed()
+    saveUser(ctx, user)
   },
 
   deletePlanMedication(req, ctx) {
     const user = ownUser(req, ctx)
     const med = findMedication(user, req.params.medicationId)
     user.plan.medications = user.plan.medications.filter((m) => m !== med)
-    ctx.changed()
+    saveUser(ctx, user)
   },
 
   addPlanSensor(req, ctx) {
@@ -354,7 +347,7 @@ export const healthHandlers: HandlersFor<typeof healthService> = {
 
     assertMacsFree(ctx, [sensor.mac], {userId: user.id, medicationId: med.medicationId}, () => 'mac')
     med.sensors = [...(med.sensors ?? []), sensor]
-    ctx.changed()
+    saveUser(ctx, user)
   },
 
   deletePlanSensor(req, ctx) {
@@ -364,6 +357,6 @@ export const healthHandlers: HandlersFor<typeof healthService> = {
     const sensors = med.sensors ?? []
     if (!sensors.some((s) => s.mac === mac)) throw notFound(`Sensor ${mac} on ${med.medicationId}`, 'mac')
     med.sensors = sensors.filter((s) => s.mac !== mac)
-    ctx.changed()
+    saveUser(ctx, user)
   },
 }

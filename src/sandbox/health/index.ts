@@ -6,9 +6,9 @@ import type {StoredUser} from './state.js'
 import {healthService} from '../../services/health/operations.js'
 import {sandboxModule} from '../types.js'
 import {accessFor, accessibleUser} from './access.js'
-import {eventsOf, health, healthHandlers} from './handlers.js'
+import {health, healthHandlers} from './handlers.js'
 import {bulkEvents, seedHealth} from './seed.js'
-import {emptyHealthState} from './state.js'
+import {HealthStore} from './state.js'
 
 function userFor(ctx: SandboxContext, body: {email?: unknown; userId?: unknown}): StoredUser | undefined {
   const {users} = health(ctx)
@@ -28,7 +28,7 @@ export const healthModule = sandboxModule({
   service: healthService,
   prefix: '',
   handlers: healthHandlers,
-  emptyState: emptyHealthState,
+  openState: (store) => new HealthStore(store),
   userAccess(op, targetId, callerId, ctx) {
     accessibleUser(ctx, callerId, targetId, accessFor(op.method))
   },
@@ -49,7 +49,6 @@ export const healthModule = sandboxModule({
       const result = {date: date.toISOString(), score, kind: kind as 'adult' | 'child'}
       const state = health(ctx)
       state.act.set(user.id, [...(state.act.get(user.id) ?? []), result])
-      ctx.changed()
       return reply.code(201).send({userId: user.id, ...result})
     })
 
@@ -64,7 +63,7 @@ export const healthModule = sandboxModule({
       }
 
       const created = bulkEvents(ctx, user, {count, start: isoOrUndefined(body.start), end: isoOrUndefined(body.end)})
-      return reply.code(201).send({userId: user.id, created, total: eventsOf(ctx, user.id).length})
+      return reply.code(201).send({userId: user.id, created, total: health(ctx).events.count(user.id)})
     })
   },
 

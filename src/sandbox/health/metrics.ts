@@ -30,7 +30,7 @@ import {addDays, daysBetween, isNightHour, localParts, type LocalParts, monthSta
 
 export interface MetricsInput {
   timeZone: string
-  /** all the user's events (any order) */
+  /** the user's events (any order): at least those of the range and of the 15 days before it (the baseline) */
   events: readonly Event[]
   plan: readonly PlanMedication[]
   act: readonly ActResult[]

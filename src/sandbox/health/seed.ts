@@ -8,8 +8,7 @@ import type {StoredUser} from './state.js'
 
 import {SYMPTOMS, TRIGGERS} from '../../services/health/operations.js'
 import {linkedPatients} from './access.js'
-import {sortEvents} from './events.js'
-import {eventsOf, hashPassword, health, newEvent} from './handlers.js'
+import {hashPassword, health, newEvent} from './handlers.js'
 
 const DAY_MS = 86_400_000
 
@@ -36,7 +35,7 @@ export function bulkEvents(ctx: SandboxContext, user: StoredUser, options: BulkE
   const end = options.end ?? ctx.clock.now()
   const start = options.start ?? new Date(end.getTime() - 30 * DAY_MS)
   const span = Math.max(0, end.getTime() - start.getTime())
-  const list = eventsOf(ctx, user.id)
+  const {events} = health(ctx)
   for (let i = 0; i < options.count; i++) {
     const at = options.count === 1 ? end.getTime() : end.getTime() - Math.floor((span * i) / (options.count - 1))
     const controller = i % 4 === 0
@@ -51,11 +50,9 @@ export function bulkEvents(ctx: SandboxContext, user: StoredUser, options: BulkE
       triggers: controller ? [] : [TRIGGERS[i % TRIGGERS.length]],
       addressConfirmed: i % 3 === 0,
     })
-    list.push(event)
+    events.put(user.id, event)
   }
 
-  sortEvents(list)
-  ctx.changed()
   return options.count
 }
 
@@ -90,11 +87,11 @@ export function seedHealth(ctx: SandboxContext): void {
   // The demo caregiver may read the demo patient's data (./access.ts).
   if (!linkedPatients(caregiver).includes(patient.id)) {
     caregiver.caregiverOf = [...linkedPatients(caregiver), patient.id]
-    ctx.changed()
+    state.users.set(caregiver.id, caregiver)
   }
 
-  const list = eventsOf(ctx, patient.id)
-  if (list.length > 0) return
+  if (state.events.count(patient.id) > 0) return
+  const list: Event[] = []
 
   patient.plan.medications = [
     {
@@ -156,10 +153,10 @@ export function seedHealth(ctx: SandboxContext): void {
     }
   }
 
-  sortEvents(list)
+  state.users.set(patient.id, patient)
+  for (const event of list) state.events.put(patient.id, event)
   state.act.set(
     patient.id,
     [35, 28, 21, 14, 7].map((daysAgo, i) => ({date: at(daysAgo, 9, 0).toISOString(), score: 15 + i * 2, kind: 'adult' as const})),
   )
-  ctx.changed()
 }

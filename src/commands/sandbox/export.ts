@@ -1,0 +1,26 @@
+import {Args} from '@oclif/core'
+
+import {BaseCommand} from '../../cli/base-command.js'
+import {createTransport} from '../../http/transport.js'
+import {sandboxOrigin} from '../../runtime/sandbox-control.js'
+import {exportState, type StateSummary} from '../../runtime/sandbox-state.js'
+
+export default class SandboxExport extends BaseCommand<typeof SandboxExport> {
+  static override requiresSandbox = {why: 'sandbox export reads the whole state of an embedded sandbox'}
+  static override description = `Write the whole state of the sandbox the profile points at to a JSON file.
+
+Users (with password hashes, never passwords), sessions (as digests), events, plans, ACT results, group configs, checkouts, refunds, webhooks and the page customization: a fixture to check into a repository and load into another sandbox with "sandbox import". The file is written with mode 0600.`
+  static override examples = ['<%= config.bin %> sandbox export fixtures/sandbox.json', '<%= config.bin %> sandbox export state.json --json']
+  static override args = {
+    file: Args.string({description: 'JSON file to write (replaced if it exists)', required: true}),
+  }
+
+  async run(): Promise<{file: string} & Partial<StateSummary>> {
+    const {file} = this.args
+    const origin = sandboxOrigin((await this.profile()).profile.health.baseUrl)
+    const summary = await exportState(createTransport(this.clientOptions()), origin, file, this.dryRun)
+    if (!summary) return {file}
+    const result = {file, ...summary}
+    return result
+  }
+}

@@ -1,0 +1,38 @@
+import {Args} from '@oclif/core'
+
+import {BaseCommand} from '../../cli/base-command.js'
+import {requireConsentPossible} from '../../cli/consent.js'
+import {changeFlags} from '../../cli/flags.js'
+import {askConfirm} from '../../cli/prompt.js'
+import {UsageError} from '../../errors.js'
+import {createTransport} from '../../http/transport.js'
+import {sandboxOrigin} from '../../runtime/sandbox-control.js'
+import {importState, readStateFile, type StateSummary} from '../../runtime/sandbox-state.js'
+
+export default class SandboxImport extends BaseCommand<typeof SandboxImport> {
+  static override baseFlags = changeFlags
+  static override requiresSandbox = {why: 'sandbox import replaces the whole state of an embedded sandbox'}
+  static override description = `Replace the whole state of the sandbox the profile points at with a JSON file.
+
+The file is one written by "sandbox export" (or a --state file of the JSON format of earlier versions). Everything the sandbox held is replaced, all or nothing: the sandbox checks the whole file before it changes anything. It asks first in a terminal; without one, pass --yes.`
+  static override examples = ['<%= config.bin %> sandbox import fixtures/sandbox.json', '<%= config.bin %> sandbox import fixtures/sandbox.json --yes']
+  static override args = {
+    file: Args.string({description: 'JSON file written by sandbox export', required: true}),
+  }
+
+  async run(): Promise<{file: string} & Partial<StateSummary>> {
+    const {file} = this.args
+    const origin = sandboxOrigin((await this.profile()).profile.health.baseUrl)
+    const document = await readStateFile(file)
+    const action = `Replacing the whole state of the sandbox at ${origin}`
+    requireConsentPossible({dryRun: this.dryRun, yes: this.flags.yes}, action)
+    if (!this.dryRun && !this.flags.yes && !(await askConfirm(`Replace the whole state of the sandbox at ${origin} with ${file}?`))) {
+      throw new UsageError('Not confirmed; nothing was sent')
+    }
+
+    const summary = await importState(createTransport(this.clientOptions()), origin, document)
+    if (this.dryRun) return {file}
+    const result = {file, ...summary}
+    return result
+  }
+}

@@ -1,0 +1,94 @@
+/**
+ * The sandbox state behind the core: the database (store.ts), each module's repositories over
+ * it, the webhook deliveries still due, and the whole state as one document for export and import.
+ */
+import {randomUUID} from 'node:crypto'
+
+import type {ModuleState, SandboxEvent, SandboxModule} from '../types.js'
+
+import {importJsonStateFile} from './legacy-state-file.js'
+import {DOCUMENT_VERSION, readStateDocument} from './state-document.js'
+import {DocTable, openStore, type SandboxStore} from './store.js'
+
+/** Deliveries of webhook events that are due: stored with the change that raised them, removed once delivered (or given up). */
+export class PendingDeliveries {
+  private readonly table: DocTable<{event: SandboxEvent; url: string}>
+
+  constructor(store: SandboxStore) {
+    this.table = new DocTable(store, 'core.deliveries')
+  }
+
+  add(event: SandboxEvent, url: string): string {
+    const id = randomUUID()
+    this.table.set(id, {event, url})
+    return id
+  }
+
+  clear(): void {
+    this.table.clear()
+  }
+
+  done(id: string): void {
+    this.table.delete(id)
+  }
+
+  get(id: string): undefined | {event: SandboxEvent; url: string} {
+    return this.table.get(id)
+  }
+
+  ids(): string[] {
+    return this.table.keys()
+  }
+}
+
+export interface OpenState {
+  store: SandboxStore
+  /** by service name */
+  modules: Map<string, ModuleState>
+  pending: PendingDeliveries
+  /** a new database: no state was there before */
+  created: boolean
+}
+
+export function moduleStates(modules: readonly SandboxModule[], store: SandboxStore): Map<string, ModuleState> {
+  return new Map(modules.map((m) => [m.service.name, m.openState(store)]))
+}
+
+/** The whole state as a document (what `sandbox export` writes). */
+export function dumpState(states: ReadonlyMap<string, ModuleState>): Record<string, unknown> {
+  const document: Record<string, unknown> = {version: DOCUMENT_VERSION}
+  for (const [service, state] of states) document[service] = state.dump()
+  return document
+}
+
+/**
+ * Replaces the whole state with a document's, all or nothing (within the request's transaction):
+ * a module the document has no section for starts empty. Throws StateDocumentError.
+ */
+export function loadState(store: SandboxStore, states: ReadonlyMap<string, ModuleState>, value: unknown): void {
+  const document = readStateDocument(value, [...states.keys()])
+  store.atomically(() => {
+    for (const [service, state] of states) state.load(document.sections.get(service) ?? {}, document.version)
+  })
+}
+
+/**
+ * Opens the database of `file` (in memory without one), importing it first if it is a JSON state
+ * file of the earlier format. A new database gets each module's fresh state.
+ */
+export function openState(modules: readonly SandboxModule[], options: {file?: string; notice(message: string): void}): OpenState {
+  if (options.file) {
+    importJsonStateFile(options.file, options.notice, (store, document) => loadState(store, moduleStates(modules, store), document))
+  }
+
+  const {created, store} = openStore(options.file)
+  try {
+    const states = moduleStates(modules, store)
+    if (created) for (const state of states.values()) state.reset()
+    store.commit()
+    return {created, modules: states, pending: new PendingDeliveries(store), store}
+  } catch (error) {
+    store.close()
+    throw error
+  }
+}

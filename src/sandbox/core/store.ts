@@ -1,0 +1,186 @@
+/**
+ * The sandbox's storage: one SQLite database (better-sqlite3), a file for `--state FILE` or an
+ * in-memory one without it, so both run the same code. WAL journal with `synchronous=FULL`: a
+ * committed change survives a kill -9 or a power cut. The file is held with an exclusive lock
+ * while the sandbox runs, so a second sandbox on the same file is refused instead of sharing it.
+ *
+ * Transactions: the first write of a request opens one (`write`), and the core commits it before
+ * the answer leaves (`commit`, from the onSend hook): one transaction per request that changes
+ * something, durable before the client hears of it.
+ */
+import Database from 'better-sqlite3'
+import {closeSync, openSync} from 'node:fs'
+
+import {migrate, schemaVersionOf} from './schema.js'
+
+export class StateFileInUseError extends Error {}
+
+export interface OpenedStore {
+  store: SandboxStore
+  /** true when the database was created now (no state yet) */
+  created: boolean
+}
+
+export class SandboxStore {
+  private readonly statements = new Map<string, Database.Statement>()
+
+  constructor(readonly db: Database.Database) {}
+
+  /** A prepared statement, prepared once per SQL text (the texts are constants of the repositories). */
+  statement(sql: string): Database.Statement {
+    let statement = this.statements.get(sql)
+    if (!statement) {
+      statement = this.db.prepare(sql)
+      this.statements.set(sql, statement)
+    }
+
+    return statement
+  }
+
+  /** Called before every write: opens the transaction the core commits before the answer. */
+  write(): void {
+    if (!this.db.inTransaction) this.db.exec('BEGIN IMMEDIATE')
+  }
+
+  /** Makes what was written durable. When the commit fails, nothing of it stays, and the error is thrown. */
+  commit(): void {
+    if (!this.db.inTransaction) return
+    try {
+      this.db.exec('COMMIT')
+    } catch (error) {
+      if (this.db.inTransaction) this.db.exec('ROLLBACK')
+      throw error
+    }
+  }
+
+  /** Drops what the request wrote so far (it failed unexpectedly). */
+  discard(): void {
+    if (this.db.inTransaction) this.db.exec('ROLLBACK')
+  }
+
+  /** A change made outside a request (a webhook delivery finished): committed at once, or with the request under way. */
+  apply(change: () => void): void {
+    const own = !this.db.inTransaction
+    change()
+    if (own) this.commit()
+  }
+
+  /** All or nothing within the request's transaction (a savepoint): used by imports, which validate as they go. */
+  atomically<T>(change: () => T): T {
+    this.write()
+    return this.db.transaction(change)()
+  }
+
+  close(): void {
+    this.commit()
+    this.db.close()
+  }
+}
+
+/**
+ * Opens (creating it when missing, mode 0600) and migrates the database; `undefined` is an
+ * in-memory one. Throws StateFileInUseError when another process holds the file.
+ */
+export function openStore(file?: string): OpenedStore {
+  if (file) closeSync(openSync(file, 'a', 0o600))
+  // No busy wait: a file held by another sandbox is refused at once.
+  const db = new Database(file ?? ':memory:', {timeout: 0})
+  try {
+    // Exclusive before the first read: the WAL then needs no shared-memory (-shm) file.
+    if (file) db.pragma('locking_mode = EXCLUSIVE')
+    const found = schemaVersionOf(db, file ?? ':memory:')
+    if (file) db.pragma('journal_mode = WAL')
+
+    db.pragma('synchronous = FULL')
+    db.pragma('foreign_keys = ON')
+    migrate(db, found)
+    // Takes the exclusive lock now (and keeps it), rather than at the first request.
+    db.exec('BEGIN IMMEDIATE; COMMIT')
+    return {store: new SandboxStore(db), created: found === 0}
+  } catch (error) {
+    db.close()
+    if ((error as {code?: string}).code === 'SQLITE_BUSY') {
+      throw new StateFileInUseError(`the state file ${file} is in use by another sandbox; stop it, or start with another --state file`)
+    }
+
+    throw error
+  }
+}
+
+/**
+ * Records of one kind (a collection), stored whole as JSON and addressed by key: the Map-like
+ * repository the modules build their state from. Reads return fresh copies; a changed record is
+ * saved with `set`. Iteration follows insertion order, as a Map's does.
+ */
+export class DocTable<T> {
+  constructor(
+    private readonly store: SandboxStore,
+    readonly collection: string,
+  ) {}
+
+  get size(): number {
+    return (this.store.statement('SELECT count(*) AS n FROM documents WHERE collection = ?').get(this.collection) as {n: number}).n
+  }
+
+  clear(): void {
+    this.store.write()
+    this.store.statement('DELETE FROM documents WHERE collection = ?').run(this.collection)
+  }
+
+  delete(key: string): boolean {
+    this.store.write()
+    return this.store.statement('DELETE FROM documents WHERE collection = ? AND key = ?').run(this.collection, key).changes > 0
+  }
+
+  entries(): [string, T][] {
+    const rows = this.store.statement('SELECT key, doc FROM documents WHERE collection = ? ORDER BY seq').all(this.collection) as {
+      doc: string
+      key: string
+    }[]
+    return rows.map((r) => [r.key, JSON.parse(r.doc) as T])
+  }
+
+  get(key: string): T | undefined {
+    const row = this.store.statement('SELECT doc FROM documents WHERE collection = ? AND key = ?').get(this.collection, key) as
+      | undefined
+      | {doc: string}
+    return row ? (JSON.parse(row.doc) as T) : undefined
+  }
+
+  has(key: string): boolean {
+    return this.store.statement('SELECT 1 FROM documents WHERE collection = ? AND key = ?').get(this.collection, key) !== undefined
+  }
+
+  keys(): string[] {
+    return this.entries().map(([key]) => key)
+  }
+
+  /** Adds or replaces the record under `key` (a replaced record keeps its place in the order). */
+  set(key: string, value: T): void {
+    this.store.write()
+    this.store
+      .statement('INSERT INTO documents (collection, key, doc) VALUES (?, ?, ?) ON CONFLICT (collection, key) DO UPDATE SET doc = excluded.doc')
+      .run(this.collection, key, JSON.stringify(value))
+  }
+
+  values(): T[] {
+    return this.entries().map(([, value]) => value)
+  }
+}
+
+/** One value of a collection under a fixed key (the checkout customization, ...), with a default when unset. */
+export class DocCell<T> {
+  constructor(
+    private readonly table: DocTable<T>,
+    private readonly key: string,
+    private readonly initial: () => T,
+  ) {}
+
+  get(): T {
+    return this.table.get(this.key) ?? this.initial()
+  }
+
+  set(value: T): void {
+    this.table.set(this.key, value)
+  }
+}

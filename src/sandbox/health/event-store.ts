@@ -1,0 +1,115 @@
+/**
+ * Users' events in the events table: the whole event as a document, beside the columns that the
+ * filters and the paging order (date desc, id desc) read, all indexed per user. A page is one
+ * index range scan, whatever the number of events stored.
+ */
+import type {Event, EventsQuery} from '../../services/health/operations.js'
+import type {SandboxStore} from '../core/store.js'
+
+import {EVENTS_PAGE_SIZE} from '../../services/health/operations.js'
+import {decodeToken, encodeToken, eventFilter} from './events.js'
+
+const optionalBit = (value: unknown) => (typeof value === 'boolean' ? Number(value) : null)
+const text = (value: unknown) => (typeof value === 'string' ? value : null)
+
+export class EventStore {
+  constructor(private readonly store: SandboxStore) {}
+
+  /** Events of the user dated in [start, end] (ISO), any order. */
+  between(userId: string, start: string, end: string): Event[] {
+    return this.docs('SELECT doc FROM events WHERE user_id = ? AND date >= ? AND date <= ?', userId, start, end)
+  }
+
+  /** Every user's events, newest first, by user id. */
+  byUser(): Map<string, Event[]> {
+    const all = new Map<string, Event[]>()
+    const rows = this.store.statement('SELECT user_id, doc FROM events ORDER BY user_id, date DESC, id DESC').iterate() as Iterable<{
+      doc: string
+      user_id: string
+    }>
+    for (const row of rows) {
+      let list = all.get(row.user_id)
+      if (!list) all.set(row.user_id, (list = []))
+      list.push(JSON.parse(row.doc) as Event)
+    }
+
+    return all
+  }
+
+  clear(): void {
+    this.store.write()
+    this.store.statement('DELETE FROM events').run()
+  }
+
+  count(userId: string): number {
+    return (this.store.statement('SELECT count(*) AS n FROM events WHERE user_id = ?').get(userId) as {n: number}).n
+  }
+
+  delete(userId: string, id: string): boolean {
+    this.store.write()
+    return this.store.statement('DELETE FROM events WHERE user_id = ? AND id = ?').run(userId, id).changes > 0
+  }
+
+  get(userId: string, id: string): Event | undefined {
+    return this.docs('SELECT doc FROM events WHERE user_id = ? AND id = ?', userId, id)[0]
+  }
+
+  /** One page of the filtered events, newest first, with tokens for the pages around it when they exist. */
+  page(userId: string, q: EventsQuery, pageSize = EVENTS_PAGE_SIZE): {events: Event[]; paging: {next?: string; previous?: string}} {
+    const {where, params} = eventFilter(userId, q)
+    const cursor = q.pagingToken ? decodeToken(q.pagingToken) : undefined
+    let events: Event[]
+    if (cursor?.dir === 'p') {
+      events = this.docs(
+        `SELECT doc FROM events WHERE ${where} AND (date, id) > (?, ?) ORDER BY date ASC, id ASC LIMIT ?`,
+        ...params,
+        cursor.date,
+        cursor.id,
+        pageSize,
+      ).reverse()
+    } else {
+      const after = cursor ? ' AND (date, id) < (?, ?)' : ''
+      const at = cursor ? [cursor.date, cursor.id] : []
+      events = this.docs(`SELECT doc FROM events WHERE ${where}${after} ORDER BY date DESC, id DESC LIMIT ?`, ...params, ...at, pageSize)
+    }
+
+    const paging: {next?: string; previous?: string} = {}
+    if (events.length > 0) {
+      const first = events[0]
+      const last = events.at(-1)!
+      const exists = (comparison: string, e: Event) =>
+        this.store.statement(`SELECT 1 FROM events WHERE ${where} AND (date, id) ${comparison} (?, ?) LIMIT 1`).get(...params, e.date, e.id) !==
+        undefined
+      if (exists('<', last)) paging.next = encodeToken({dir: 'n', date: last.date, id: last.id})
+      if (exists('>', first)) paging.previous = encodeToken({dir: 'p', date: first.date, id: first.id})
+    }
+
+    return {events, paging}
+  }
+
+  /** Adds the event, or replaces the user's event with its id. */
+  put(userId: string, event: Event): void {
+    this.store.write()
+    this.store
+      .statement(
+        `INSERT OR REPLACE INTO events (user_id, id, date, medication_type, medication_id, source, night_event, preemptive, address_confirmed, doc)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        userId,
+        event.id,
+        event.date,
+        text(event.medicationType),
+        text(event.medicationId),
+        text(event.source),
+        optionalBit(event.nightEvent),
+        Number(Boolean(event.preemptive)),
+        Number(Boolean(event.addressConfirmed)),
+        JSON.stringify(event),
+      )
+  }
+
+  private docs(sql: string, ...params: unknown[]): Event[] {
+    return (this.store.statement(sql).all(...params) as {doc: string}[]).map((r) => JSON.parse(r.doc) as Event)
+  }
+}
