@@ -13,6 +13,7 @@ import {MockAgent} from 'undici'
 import {afterEach, beforeEach, vi} from 'vitest'
 
 import {setDispatcher} from '../../src/http/dispatcher.js'
+import {forgetSecrets} from '../../src/http/secrets/registry.js'
 import {ProfileStore} from '../../src/profiles/store.js'
 
 export const ROOT = resolve(import.meta.dirname, '../..')
@@ -110,6 +111,8 @@ export async function runCommand(Cmd: Runnable, argv: string[], options: {stdin?
   const stdin =
     options.stdin === undefined ? undefined : vi.spyOn(process, 'stdin', 'get').mockReturnValue(Readable.from([options.stdin]) as any)
   process.exitCode = undefined
+  // As a fresh process starts: no secret known from an earlier run may hide (redact) a leak in this one.
+  forgetSecrets()
   let result: unknown
   try {
     result = await Cmd.run(argv, cfg)
@@ -124,6 +127,13 @@ export async function runCommand(Cmd: Runnable, argv: string[], options: {stdin?
   const code = Number(process.exitCode ?? 0)
   process.exitCode = undefined
   return {code, result, stderr, stdout}
+}
+
+/** `runCommand` with `--json` added: expects exit 0 and returns the parsed stdout. */
+export async function runJson<T = any>(Cmd: Runnable, argv: string[], options: {stdin?: string} = {}): Promise<T> {
+  const r = await runCommand(Cmd, [...argv, '--json'], options)
+  if (r.code !== 0) throw new Error(`${argv.join(' ')} exited ${r.code}: ${r.stderr}`)
+  return JSON.parse(r.stdout)
 }
 
 export interface RecordedCall {
