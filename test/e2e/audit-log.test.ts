@@ -31,11 +31,7 @@ async function expectExit(argv: string[], code: number): Promise<void> {
 describe('audit log', {timeout: 180_000}, () => {
   it('one line per money or configuration change, with its outcome, and no secret', async () => {
     // A health session in the profile, so there is one more secret that must not leak.
-    const user = await cli.run(
-      [
-        'users',
-        'create',
-        '--type',
+    const user = await run(UsersCreate, ['--type',
         'patient',
         '--email',
         'ana@example.com',
@@ -45,22 +41,18 @@ describe('audit log', {timeout: 180_000}, () => {
         'Reyes',
         '--password-stdin',
       ],
-      {input: PASSWORD},
+      {stdin: PASSWORD},
     )
     expect(user.code, user.stderr).toBe(0)
     const session: string = JSON.parse(readFileSync(join(cli.configDir, 'profiles.json'), 'utf8')).profiles.sandbox.health.session
     expect(session.length).toBeGreaterThan(10)
 
     // Configuration changes.
-    const hook = await cli.json(['webhook', 'register', '--name', 'CHECKOUT_SUCCESS', '--url', 'http://127.0.0.1:9/a'])
-    await expectExit(['webhook', 'register', '--name', 'CHECKOUT_SUCCESS', '--url', 'http://127.0.0.1:9/b'], 5)
-    await expectExit(['webhook', 'update', hook.id, '--url', 'http://127.0.0.1:9/c'], 0)
-    await expectExit(['webhook', 'delete', hook.id, '--yes'], 0)
-    await expectExit(
-      [
-        'customize',
-        'set',
-        '--logo-url',
+    const hook = await json(WebhookRegister, ['--name', 'CHECKOUT_SUCCESS', '--url', 'http://127.0.0.1:9/a'])
+    await expectExit(WebhookRegister, ['--name', 'CHECKOUT_SUCCESS', '--url', 'http://127.0.0.1:9/b'], 5)
+    await expectExit(WebhookUpdate, [hook.id, '--url', 'http://127.0.0.1:9/c'], 0)
+    await expectExit(WebhookDelete, [hook.id, '--yes'], 0)
+    await expectExit(CustomizeSet, ['--logo-url',
         'https://cdn.example/logo.png',
         '--icon-url',
         'https://cdn.example/icon.ico',
@@ -73,23 +65,23 @@ describe('audit log', {timeout: 180_000}, () => {
       ],
       0,
     )
-    await expectExit(['customize', 'remove', '--yes'], 0)
+    await expectExit(CustomizeRemove, ['--yes'], 0)
 
     // Money: a void, a void whose answer is lost after it happened, a void refused before sending.
     const voided = await paidCheckout(cli, '25.00')
-    await expectExit(['checkout', 'void', voided, '--reason', 'duplicate', '--yes'], 0)
+    await expectExit(CheckoutVoid, [voided, '--reason', 'duplicate', '--yes'], 0)
     const lostVoid = await paidCheckout(cli, '26.00')
     await sandbox.control('faults', {next: [{op: 'voidCheckout', kind: 'drop-after-commit'}]})
-    await expectExit(['checkout', 'void', lostVoid, '--reason', 'duplicate', '--yes'], 0)
-    await expectExit(['checkout', 'void', voided, '--reason', 'again', '--yes'], 5)
+    await expectExit(CheckoutVoid, [lostVoid, '--reason', 'duplicate', '--yes'], 0)
+    await expectExit(CheckoutVoid, [voided, '--reason', 'again', '--yes'], 5)
 
     // The next day: a refund, and a refund whose connection drops before it happens.
     const refunded = await paidCheckout(cli, '30.00')
     const lostRefund = await paidCheckout(cli, '31.00')
-    await expectExit(['sandbox', 'clock', '--advance', '24h'], 0)
-    const refund = await cli.json(['refund', 'create', refunded, '--reason', 'broken cup', '--amount', '10.00', '--yes'])
+    await expectExit(SandboxClock, ['--advance', '24h'], 0)
+    const refund = await json(RefundCreate, [refunded, '--reason', 'broken cup', '--amount', '10.00', '--yes'])
     await sandbox.control('faults', {next: [{op: 'refundCheckout', kind: 'drop'}]})
-    await expectExit(['refund', 'create', lostRefund, '--reason', 'broken cup', '--full', '--yes'], 7)
+    await expectExit(RefundCreate, [lostRefund, '--reason', 'broken cup', '--full', '--yes'], 7)
 
     const path = join(cli.configDir, 'audit.jsonl')
     const text = readFileSync(path, 'utf8')
@@ -142,9 +134,9 @@ describe('audit log', {timeout: 180_000}, () => {
 
     expect(statSync(path).mode & 0o777).toBe(0o600)
 
-    const {entries} = await cli.json(['audit', 'list'])
+    const {entries} = await json(AuditList, [])
     expect(entries).toHaveLength(lines.length)
-    const notApplied = await cli.json(['audit', 'list', '--outcome', 'not applied'])
+    const notApplied = await json(AuditList, ['--outcome', 'not applied'])
     expect(notApplied.entries.map((e: any) => e.checkoutId)).toEqual([lostRefund])
   })
 })

@@ -19,10 +19,7 @@ sandboxForFile(['--clock', START], (s, c) => {
 })
 
 async function create(): Promise<string> {
-  const {checkoutId} = await cli.json([
-    'checkout',
-    'create',
-    '--amount',
+  const {checkoutId} = await json(CheckoutCreate, ['--amount',
     '42.00',
     '--success-url',
     'https://shop.example/ok',
@@ -42,28 +39,28 @@ async function eventsOf(checkoutId: string): Promise<string[]> {
 describe('hosted page outcomes', {timeout: 60_000}, () => {
   it('a declined card -> PAYMENT_FAILED, sent to the failure URL, CHECKOUT_FAILURE raised', async () => {
     const id = await create()
-    const paid = await cli.json(['checkout', 'pay', id, '--fail'])
+    const paid = await json(CheckoutPay, [id, '--fail'])
     expect(paid).toMatchObject({paymentStatus: 'PAYMENT_FAILED', redirectedTo: 'https://shop.example/failed', card: {last4: '2662'}})
-    expect(await cli.json(['checkout', 'get', id])).toMatchObject({status: 'COMPLETED', paymentStatus: 'PAYMENT_FAILED'})
+    expect(await json(CheckoutGet, [id])).toMatchObject({status: 'COMPLETED', paymentStatus: 'PAYMENT_FAILED'})
     expect(await eventsOf(id)).toEqual(['CHECKOUT_FAILURE'])
-    const voided = await cli.run(['checkout', 'void', id, '--reason', 'x', '--yes'])
+    const voided = await run(CheckoutVoid, [id, '--reason', 'x', '--yes'])
     expect(voided.code).toBe(5)
     expect(voided.stderr).toContain('payment status is PAYMENT_FAILED')
   })
 
   it('the VISA test card succeeds; an unknown card is declined', async () => {
     const visa = await create()
-    expect((await cli.json(['checkout', 'pay', visa, '--card', '4123450131001381'])).paymentStatus).toBe('PAYMENT_SUCCESS')
+    expect((await json(CheckoutPay, [visa, '--card', '4123450131001381'])).paymentStatus).toBe('PAYMENT_SUCCESS')
     const other = await create()
-    expect((await cli.json(['checkout', 'pay', other, '--card', '4111111111111111'])).paymentStatus).toBe('PAYMENT_FAILED')
+    expect((await json(CheckoutPay, [other, '--card', '4111111111111111'])).paymentStatus).toBe('PAYMENT_FAILED')
   })
 
   it('a cancel -> dropout: PAYMENT_CANCELLED, sent to the cancel URL, CHECKOUT_DROPOUT raised', async () => {
     const id = await create()
-    const cancelled = await cli.json(['checkout', 'pay', id, '--cancel'])
+    const cancelled = await json(CheckoutPay, [id, '--cancel'])
     expect(cancelled).toMatchObject({paymentStatus: 'PAYMENT_CANCELLED', redirectedTo: 'https://shop.example/cart'})
     expect(await eventsOf(id)).toEqual(['CHECKOUT_DROPOUT'])
-    const again = await cli.run(['checkout', 'pay', id])
+    const again = await run(CheckoutPay, [id])
     expect(again.code).toBe(5)
     expect(again.stderr).toContain('can no longer be paid')
   })
@@ -83,38 +80,38 @@ describe('hosted page outcomes', {timeout: 60_000}, () => {
   it('an unpaid checkout expires after an hour on the sandbox clock: a dropout', async () => {
     const id = await create()
     await sandbox.control('clock', {advance: '61m'})
-    expect(await cli.json(['checkout', 'get', id])).toMatchObject({status: 'EXPIRED', paymentStatus: 'PAYMENT_EXPIRED'})
+    expect(await json(CheckoutGet, [id])).toMatchObject({status: 'EXPIRED', paymentStatus: 'PAYMENT_EXPIRED'})
     expect(await eventsOf(id)).toEqual(['CHECKOUT_DROPOUT'])
     expect((await fetch(`${sandbox.checkoutUrl}/pay/${id}`)).status).toBe(409)
   })
 
   it('an unknown checkout is exit 4 for get and pay', async () => {
-    expect((await cli.run(['checkout', 'get', 'chk_nope'])).code).toBe(4)
-    expect((await cli.run(['checkout', 'pay', 'chk_nope'])).code).toBe(4)
+    expect((await run(CheckoutGet, ['chk_nope'])).code).toBe(4)
+    expect((await run(CheckoutPay, ['chk_nope'])).code).toBe(4)
   })
 })
 
 describe('webhooks and customization', {timeout: 60_000}, () => {
   it('webhook register / list / update / delete, one per event name', async () => {
-    const success = await cli.json(['webhook', 'register', '--name', 'CHECKOUT_SUCCESS', '--url', 'https://shop.example/hooks/paid'])
+    const success = await json(WebhookRegister, ['--name', 'CHECKOUT_SUCCESS', '--url', 'https://shop.example/hooks/paid'])
     expect(success).toMatchObject({name: 'CHECKOUT_SUCCESS', callbackUrl: 'https://shop.example/hooks/paid'})
-    const dup = await cli.run(['webhook', 'register', '--name', 'CHECKOUT_SUCCESS', '--url', 'https://other.example/'])
+    const dup = await run(WebhookRegister, ['--name', 'CHECKOUT_SUCCESS', '--url', 'https://other.example/'])
     expect(dup.code).toBe(5)
     expect(dup.stderr).toContain('PY0039')
 
-    const dropout = await cli.json(['webhook', 'register', '--name', 'CHECKOUT_DROPOUT', '--url', 'https://shop.example/hooks/gone'])
-    const {webhooks} = await cli.json(['webhook', 'list'])
+    const dropout = await json(WebhookRegister, ['--name', 'CHECKOUT_DROPOUT', '--url', 'https://shop.example/hooks/gone'])
+    const {webhooks} = await json(WebhookList, [])
     expect(webhooks.map((w: any) => w.name).sort()).toEqual(['CHECKOUT_DROPOUT', 'CHECKOUT_SUCCESS'])
 
-    const updated = await cli.json(['webhook', 'update', dropout.id, '--url', 'https://shop.example/hooks/v2/gone'])
+    const updated = await json(WebhookUpdate, [dropout.id, '--url', 'https://shop.example/hooks/v2/gone'])
     expect(updated).toMatchObject({id: dropout.id, name: 'CHECKOUT_DROPOUT', callbackUrl: 'https://shop.example/hooks/v2/gone'})
-    const clash = await cli.run(['webhook', 'update', dropout.id, '--name', 'CHECKOUT_SUCCESS'])
+    const clash = await run(WebhookUpdate, [dropout.id, '--name', 'CHECKOUT_SUCCESS'])
     expect(clash.code).toBe(5)
 
-    expect((await cli.run(['webhook', 'delete', success.id])).code).toBe(2)
-    expect(await cli.json(['webhook', 'delete', success.id, '--yes'])).toEqual({deleted: success.id})
-    expect((await cli.run(['webhook', 'delete', success.id, '--yes'])).code).toBe(4)
-    const after = await cli.json(['webhook', 'list'])
+    expect((await run(WebhookDelete, [success.id])).code).toBe(2)
+    expect(await json(WebhookDelete, [success.id, '--yes'])).toEqual({deleted: success.id})
+    expect((await run(WebhookDelete, [success.id, '--yes'])).code).toBe(4)
+    const after = await json(WebhookList, [])
     expect(after.webhooks.map((w: any) => w.id)).toEqual([dropout.id])
   })
 
@@ -131,9 +128,9 @@ describe('webhooks and customization', {timeout: 60_000}, () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
     try {
       const {port} = server.address() as {port: number}
-      await cli.json(['webhook', 'register', '--name', 'CHECKOUT_SUCCESS', '--url', `http://127.0.0.1:${port}/hook`])
+      await json(WebhookRegister, ['--name', 'CHECKOUT_SUCCESS', '--url', `http://127.0.0.1:${port}/hook`])
       const id = await create()
-      await cli.json(['checkout', 'pay', id])
+      await json(CheckoutPay, [id])
       for (let i = 0; i < 50 && received.length === 0; i++) await new Promise((r) => setTimeout(r, 100))
       expect(received).toHaveLength(1)
       expect(received[0]).toMatchObject({id, paymentStatus: 'PAYMENT_SUCCESS', totalAmount: {value: '42.00', currency: 'PHP'}})
@@ -144,11 +141,8 @@ describe('webhooks and customization', {timeout: 60_000}, () => {
   })
 
   it('customize get / remove', async () => {
-    expect((await cli.run(['customize', 'get'])).code).toBe(4)
-    await cli.json([
-      'customize',
-      'set',
-      '--logo-url',
+    expect((await run(CustomizeGet, [])).code).toBe(4)
+    await json(CustomizeSet, ['--logo-url',
       'https://cdn.example/logo.svg',
       '--icon-url',
       'https://cdn.example/icon.ico',
@@ -159,10 +153,10 @@ describe('webhooks and customization', {timeout: 60_000}, () => {
       '--color',
       '#abc',
     ])
-    expect(await cli.json(['customize', 'get'])).toMatchObject({customTitle: 'Shop', colorScheme: '#abc'})
-    expect((await cli.run(['customize', 'remove'])).code).toBe(2)
-    expect((await cli.json(['customize', 'remove', '--yes'])).removed).toBe(true)
-    expect((await cli.run(['customize', 'get'])).code).toBe(4)
+    expect(await json(CustomizeGet, [])).toMatchObject({customTitle: 'Shop', colorScheme: '#abc'})
+    expect((await run(CustomizeRemove, [])).code).toBe(2)
+    expect((await json(CustomizeRemove, ['--yes'])).removed).toBe(true)
+    expect((await run(CustomizeGet, [])).code).toBe(4)
     const id = await create()
     const html = await (await fetch(`${sandbox.checkoutUrl}/pay/${id}`)).text()
     expect(html).toContain('<title>Checkout</title>')
@@ -171,15 +165,12 @@ describe('webhooks and customization', {timeout: 60_000}, () => {
 
 describe('refused before sending (exit 2)', {timeout: 60_000}, () => {
   it('a three-decimal amount and a bad colour never reach the sandbox', async () => {
-    const amount = await cli.run(['checkout', 'create', '--amount', '19.999', '--verbose'])
+    const amount = await run(CheckoutCreate, ['--amount', '19.999', '--verbose'])
     expect(amount.code).toBe(2)
     expect(amount.stderr).toContain('at most two decimals')
     expect(amount.stderr).not.toContain('> POST')
 
-    const colour = await cli.run([
-      'customize',
-      'set',
-      '--logo-url',
+    const colour = await run(CustomizeSet, ['--logo-url',
       'https://cdn.example/logo.png',
       '--icon-url',
       'https://cdn.example/icon.ico',
@@ -194,14 +185,11 @@ describe('refused before sending (exit 2)', {timeout: 60_000}, () => {
     expect(colour.code).toBe(2)
     expect(colour.stderr).toContain('--color must be a hex colour')
     expect(colour.stderr).not.toContain('> POST')
-    expect((await cli.run(['customize', 'get'])).code).toBe(4)
+    expect((await run(CustomizeGet, [])).code).toBe(4)
   })
 
   it('checkout pay on a production profile says it is sandbox-only (exit 2)', async () => {
-    const add = await cli.run([
-      'profile',
-      'add',
-      'live',
+    const add = await run(ProfileAdd, ['live',
       '--env',
       'production',
       '--health-url',
@@ -212,7 +200,7 @@ describe('refused before sending (exit 2)', {timeout: 60_000}, () => {
       'pk-live-x',
     ])
     expect(add.code).toBe(0)
-    const res = await cli.run(['checkout', 'pay', 'chk_1', '--profile', 'live'], {
+    const res = await run(CheckoutPay, ['chk_1', '--profile', 'live'], {
       env: {OPSCTL_CHECKOUT_URL: undefined, OPSCTL_HEALTH_URL: undefined},
     })
     expect(res.code).toBe(2)

@@ -4,6 +4,8 @@
  * CLI's transport, real sandbox rules and state, and no child process to start or to wait for.
  * Tests where a process is the point use test/e2e/harness.ts instead.
  */
+import {afterAll, beforeAll} from 'vitest'
+
 import {createSandbox, type RunningSandbox, type SandboxOptions} from '../../src/sandbox/core/server.js'
 import {SANDBOX_KEYS, sandboxBaseUrls} from '../../src/services/sandbox-defaults.js'
 import {isolate} from './command.js'
@@ -50,5 +52,30 @@ export async function inProcessSandbox(options: Omit<SandboxOptions, 'host' | 'p
       return text ? JSON.parse(text) : undefined
     },
     close: () => running.close(),
+  }
+}
+
+/** For a whole test file: one sandbox and one user of it, from before the first test to after the last. Read them inside the tests. */
+export function sandboxPerFile(options: Omit<SandboxOptions, 'host' | 'port'> = {}): {
+  readonly sandbox: InProcessSandbox
+  readonly user: {dir: string; cleanup(): void}
+} {
+  let sandbox: InProcessSandbox | undefined
+  let user: {dir: string; cleanup(): void} | undefined
+  beforeAll(async () => {
+    sandbox = await inProcessSandbox(options)
+    user = sandbox.user()
+  })
+  afterAll(async () => {
+    user?.cleanup()
+    await sandbox?.close()
+  })
+  return {
+    get sandbox() {
+      return sandbox as InProcessSandbox
+    },
+    get user() {
+      return user as {dir: string; cleanup(): void}
+    },
   }
 }
