@@ -1,25 +1,33 @@
 /**
- * End to end through the built CLI against a real sandbox process: the outcomes of the hosted
- * page (declined card, cancel, expiry), webhooks, customization, and input refused before
- * anything is sent. Run `npm run build` first.
+ * The outcomes of the hosted page (declined card, cancel, expiry), webhooks, customization, and
+ * input refused before anything is sent: the commands in-process (test/helpers/command.ts) against
+ * the real sandbox in this process.
  */
 import {createServer} from 'node:http'
 import {describe, expect, it} from 'vitest'
 
-import {type Cli, type Sandbox, sandboxForFile} from './harness.js'
+import CheckoutCreate from '../../src/commands/checkout/create.js'
+import CheckoutGet from '../../src/commands/checkout/get.js'
+import CheckoutPay from '../../src/commands/checkout/pay.js'
+import CheckoutVoid from '../../src/commands/checkout/void.js'
+import CustomizeGet from '../../src/commands/customize/get.js'
+import CustomizeRemove from '../../src/commands/customize/remove.js'
+import CustomizeSet from '../../src/commands/customize/set.js'
+import ProfileAdd from '../../src/commands/profile/add.js'
+import WebhookDelete from '../../src/commands/webhook/delete.js'
+import WebhookList from '../../src/commands/webhook/list.js'
+import WebhookRegister from '../../src/commands/webhook/register.js'
+import WebhookUpdate from '../../src/commands/webhook/update.js'
+import {runJson as json, runCommand as run} from '../helpers/command.js'
+import {sandboxPerFile} from '../helpers/sandbox.js'
 
 const START = '2026-11-21T02:00:00Z'
 
-let sandbox: Sandbox
-let cli: Cli
-
-sandboxForFile(['--clock', START], (s, c) => {
-  sandbox = s
-  cli = c
-})
+const file = sandboxPerFile({clock: START})
 
 async function create(): Promise<string> {
-  const {checkoutId} = await json(CheckoutCreate, ['--amount',
+  const {checkoutId} = await json(CheckoutCreate, [
+    '--amount',
     '42.00',
     '--success-url',
     'https://shop.example/ok',
@@ -32,11 +40,11 @@ async function create(): Promise<string> {
 }
 
 async function eventsOf(checkoutId: string): Promise<string[]> {
-  const {events} = await sandbox.control('events')
+  const {events} = await file.sandbox.control('events')
   return events.filter((e: any) => e.checkoutId === checkoutId).map((e: any) => e.type)
 }
 
-describe('hosted page outcomes', {timeout: 60_000}, () => {
+describe('hosted page outcomes', () => {
   it('a declined card -> PAYMENT_FAILED, sent to the failure URL, CHECKOUT_FAILURE raised', async () => {
     const id = await create()
     const paid = await json(CheckoutPay, [id, '--fail'])
@@ -67,7 +75,7 @@ describe('hosted page outcomes', {timeout: 60_000}, () => {
 
   it('the page form works as a browser posts it (urlencoded, 303 to the merchant)', async () => {
     const id = await create()
-    const res = await fetch(`${sandbox.checkoutUrl}/pay/${id}`, {
+    const res = await fetch(`${file.sandbox.checkoutUrl}/pay/${id}`, {
       method: 'POST',
       headers: {'content-type': 'application/x-www-form-urlencoded'},
       body: new URLSearchParams({action: 'pay', cardNumber: '5123 4567 8901 2346', expiry: '12/29', cvc: '123'}).toString(),
@@ -79,10 +87,10 @@ describe('hosted page outcomes', {timeout: 60_000}, () => {
 
   it('an unpaid checkout expires after an hour on the sandbox clock: a dropout', async () => {
     const id = await create()
-    await sandbox.control('clock', {advance: '61m'})
+    await file.sandbox.control('clock', {advance: '61m'})
     expect(await json(CheckoutGet, [id])).toMatchObject({status: 'EXPIRED', paymentStatus: 'PAYMENT_EXPIRED'})
     expect(await eventsOf(id)).toEqual(['CHECKOUT_DROPOUT'])
-    expect((await fetch(`${sandbox.checkoutUrl}/pay/${id}`)).status).toBe(409)
+    expect((await fetch(`${file.sandbox.checkoutUrl}/pay/${id}`)).status).toBe(409)
   })
 
   it('an unknown checkout is exit 4 for get and pay', async () => {
@@ -91,7 +99,7 @@ describe('hosted page outcomes', {timeout: 60_000}, () => {
   })
 })
 
-describe('webhooks and customization', {timeout: 60_000}, () => {
+describe('webhooks and customization', () => {
   it('webhook register / list / update / delete, one per event name', async () => {
     const success = await json(WebhookRegister, ['--name', 'CHECKOUT_SUCCESS', '--url', 'https://shop.example/hooks/paid'])
     expect(success).toMatchObject({name: 'CHECKOUT_SUCCESS', callbackUrl: 'https://shop.example/hooks/paid'})
@@ -117,12 +125,15 @@ describe('webhooks and customization', {timeout: 60_000}, () => {
 
   it('a payment is delivered to the CHECKOUT_SUCCESS webhook as the checkout record', async () => {
     const received: any[] = []
+    let heard: () => void
+    const delivered = new Promise<void>((resolve) => (heard = resolve))
     const server = createServer((req, res) => {
       let body = ''
       req.on('data', (d) => (body += d))
       req.on('end', () => {
         received.push(JSON.parse(body))
         res.end('ok')
+        heard()
       })
     })
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
@@ -131,7 +142,7 @@ describe('webhooks and customization', {timeout: 60_000}, () => {
       await json(WebhookRegister, ['--name', 'CHECKOUT_SUCCESS', '--url', `http://127.0.0.1:${port}/hook`])
       const id = await create()
       await json(CheckoutPay, [id])
-      for (let i = 0; i < 50 && received.length === 0; i++) await new Promise((r) => setTimeout(r, 100))
+      await delivered
       expect(received).toHaveLength(1)
       expect(received[0]).toMatchObject({id, paymentStatus: 'PAYMENT_SUCCESS', totalAmount: {value: '42.00', currency: 'PHP'}})
       expect(JSON.stringify(received[0])).not.toContain('5123456789012346')
@@ -142,7 +153,8 @@ describe('webhooks and customization', {timeout: 60_000}, () => {
 
   it('customize get / remove', async () => {
     expect((await run(CustomizeGet, [])).code).toBe(4)
-    await json(CustomizeSet, ['--logo-url',
+    await json(CustomizeSet, [
+      '--logo-url',
       'https://cdn.example/logo.svg',
       '--icon-url',
       'https://cdn.example/icon.ico',
@@ -158,19 +170,20 @@ describe('webhooks and customization', {timeout: 60_000}, () => {
     expect((await json(CustomizeRemove, ['--yes'])).removed).toBe(true)
     expect((await run(CustomizeGet, [])).code).toBe(4)
     const id = await create()
-    const html = await (await fetch(`${sandbox.checkoutUrl}/pay/${id}`)).text()
+    const html = await (await fetch(`${file.sandbox.checkoutUrl}/pay/${id}`)).text()
     expect(html).toContain('<title>Checkout</title>')
   })
 })
 
-describe('refused before sending (exit 2)', {timeout: 60_000}, () => {
+describe('refused before sending (exit 2)', () => {
   it('a three-decimal amount and a bad colour never reach the sandbox', async () => {
     const amount = await run(CheckoutCreate, ['--amount', '19.999', '--verbose'])
     expect(amount.code).toBe(2)
     expect(amount.stderr).toContain('at most two decimals')
     expect(amount.stderr).not.toContain('> POST')
 
-    const colour = await run(CustomizeSet, ['--logo-url',
+    const colour = await run(CustomizeSet, [
+      '--logo-url',
       'https://cdn.example/logo.png',
       '--icon-url',
       'https://cdn.example/icon.ico',
@@ -189,7 +202,8 @@ describe('refused before sending (exit 2)', {timeout: 60_000}, () => {
   })
 
   it('checkout pay on a production profile says it is sandbox-only (exit 2)', async () => {
-    const add = await run(ProfileAdd, ['live',
+    const add = await run(ProfileAdd, [
+      'live',
       '--env',
       'production',
       '--health-url',
