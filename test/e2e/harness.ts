@@ -24,6 +24,7 @@ export interface RunOptions {
   input?: string
   env?: Record<string, string | undefined>
   cwd?: string
+  /** kills the process after this long (a bound the test itself asserts on); otherwise the test's timeout bounds it */
   timeoutMs?: number
   /** runs the process through `sh -c 'umask <mask> && exec node ...'` */
   umask?: string
@@ -48,17 +49,30 @@ export function baseEnv(): Record<string, string> {
   return {...env, CI: 'true', NO_COLOR: '1'}
 }
 
+/** Every child still running when the test worker exits is killed: none outlives a test that timed out. */
+const children = new Set<ChildProcess>()
+process.once('exit', () => {
+  for (const child of children) child.kill('SIGKILL')
+})
+
+function track(child: ChildProcess): ChildProcess {
+  children.add(child)
+  child.once('exit', () => children.delete(child))
+  return child
+}
+
 /** Runs `node bin/run.js ...argv` to completion. */
 export function runCli(argv: string[], options: RunOptions = {}): Promise<RunResult> {
   return new Promise((resolvePromise, reject) => {
     const env = {...baseEnv(), ...options.env}
     for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k]
     const child = spawn(...opsctl(argv, options), {cwd: options.cwd ?? ROOT, env: env as NodeJS.ProcessEnv})
+    track(child)
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (d) => (stdout += d))
     child.stderr.on('data', (d) => (stderr += d))
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 25_000)
+    const timer = options.timeoutMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), options.timeoutMs)
     child.on('error', reject)
     child.on('close', (code, signal) => {
       clearTimeout(timer)
@@ -87,14 +101,14 @@ export async function startSandbox(extraArgs: string[] = [], env: Record<string,
     env: {...baseEnv(), ...env},
     stdio: ['ignore', 'pipe', 'pipe'],
   })
+  track(child)
   let stderr = ''
   child.stderr!.on('data', (d) => (stderr += d))
   const lines = createInterface({input: child.stdout!})
+  // Bounded by the hook's or test's timeout; the exit handler above kills a sandbox that never answered.
   const info = await new Promise<any>((resolvePromise, reject) => {
-    const timer = setTimeout(() => reject(new Error(`sandbox did not start: ${stderr}`)), 15_000)
     child.on('exit', (code) => reject(new Error(`sandbox exited with ${code}: ${stderr}`)))
     lines.once('line', (line) => {
-      clearTimeout(timer)
       try {
         resolvePromise(JSON.parse(line))
       } catch {
