@@ -25,7 +25,7 @@ import UsersGet from '../../src/commands/users/get.js'
 import UsersLogin from '../../src/commands/users/login.js'
 import UsersLogout from '../../src/commands/users/logout.js'
 import UsersMe from '../../src/commands/users/me.js'
-import {runJson as json, runCommand as run} from '../helpers/command.js'
+import {runJson as json, runCommand as run, type Runnable} from '../helpers/command.js'
 import {type InProcessSandbox, inProcessSandbox} from '../helpers/sandbox.js'
 
 const PASSWORD = 'e2e-Pass-9f3k'
@@ -407,7 +407,7 @@ describe('health service through the CLI and the sandbox', () => {
   })
 
   it('refused before sending: bad MAC, bad date, unsupported metric pair (one line, exit code, no request)', async () => {
-    const cases: [typeof EventsAdd, string[], number, RegExp][] = [
+    const cases: [Runnable, string[], number, RegExp][] = [
       [PlanSensorAdd, ['me', 'med-fluticasone', '--mac', 'AA:BB:CC:DD:EE'], 2, /^Error: Invalid MAC address "AA:BB:CC:DD:EE"/],
       [
         EventsAdd,
