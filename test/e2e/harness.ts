@@ -1,14 +1,16 @@
 /**
- * End-to-end harness: a real sandbox in a child process on a free loopback port, and the built
- * CLI (`bin/run.js` over `dist/`) run as real processes with a temporary config folder and the
- * OPSCTL_* variables pointing at that sandbox. Needs `npm run build` first (npm test does it).
+ * Process harness, for tests where a process is the point (exit codes of the real binary,
+ * signals, the manifest, the sandbox process, kill -9, the packed package): a real sandbox in a
+ * child process on a free loopback port, and the built CLI (`bin/run.js` over `dist/`) run as real
+ * processes with a temporary config folder and the OPSCTL_* variables pointing at that sandbox.
+ * Everything else runs in-process: test/helpers/command.ts, and test/helpers/sandbox.ts for a
+ * sandbox. Needs `npm run build` first (npm test does it).
  */
 import {type ChildProcess, spawn} from 'node:child_process'
 import {mkdtempSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
 import {createInterface} from 'node:readline'
-import {afterAll, beforeAll} from 'vitest'
 
 export const ROOT = resolve(import.meta.dirname, '../..')
 export const BIN = join(ROOT, 'bin/run.js')
@@ -168,30 +170,4 @@ export function cliFor(sandbox: Pick<Sandbox, 'checkoutUrl' | 'healthUrl'>): Cli
       rmSync(configDir, {force: true, recursive: true})
     },
   }
-}
-
-/**
- * One sandbox, and one CLI user of it, for a whole test file: started before the first test,
- * stopped after the last. `use` receives both once they are up.
- */
-export function sandboxForFile(extraArgs: string[], use: (sandbox: Sandbox, cli: Cli) => void): void {
-  let started: Sandbox | undefined
-  let user: Cli | undefined
-  beforeAll(async () => {
-    started = await startSandbox(extraArgs)
-    user = cliFor(started)
-    use(started, user)
-  })
-  afterAll(async () => {
-    await started?.stop()
-    user?.cleanup()
-  })
-}
-
-/** A checkout created and paid (a successful payment) through the CLI; its id. */
-export async function paidCheckout(cli: Cli, amount: string, card = '5123456789012346'): Promise<string> {
-  const {checkoutId} = await cli.json(['checkout', 'create', '--amount', amount, '--success-url', 'https://shop.example/ok'])
-  const paid = await cli.json(['checkout', 'pay', checkoutId, '--card', card])
-  if (paid.paymentStatus !== 'PAYMENT_SUCCESS') throw new Error(`checkout ${checkoutId} was not paid: ${paid.paymentStatus}`)
-  return checkoutId
 }
