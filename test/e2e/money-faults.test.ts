@@ -6,6 +6,8 @@
  */
 import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
+import {setTimeout as delay} from 'node:timers/promises'
+import {isDeepStrictEqual} from 'node:util'
 import {beforeAll, describe, expect, it} from 'vitest'
 
 import CheckoutGet from '../../src/commands/checkout/get.js'
@@ -38,9 +40,9 @@ async function asService(path: string): Promise<any> {
   return res.json()
 }
 
-/** Waits, bounded, until the sandbox shows what a request still in flight finally did. */
+/** Waits until the sandbox shows what a request still in flight finally did; the test's timeout bounds the wait. */
 async function until<T>(read: () => Promise<T>, expected: T): Promise<void> {
-  await expect.poll(read, {interval: 100, timeout: 15_000}).toEqual(expected)
+  while (!isDeepStrictEqual(await read(), expected)) await delay(100)
 }
 
 /** The audit lines of one operation on one checkout, oldest first. */
