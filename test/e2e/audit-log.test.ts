@@ -1,66 +1,60 @@
 /**
- * The local audit log end to end: several money and configuration changes through the built CLI
- * (applied, refused by the service, refused by a rule before sending, answer lost and reconciled),
- * then `<config dir>/audit.jsonl` read back: one line per attempt with the right outcome (checkout
- * creation included), one more per reconciliation, nothing for reads, and no secret anywhere in the file.
- * test/e2e/merchant-history.test.ts covers the refused and declined money attempts in detail.
- * Run `npm run build` first.
+ * The local audit log: several money and configuration changes through the CLI's commands
+ * (in-process, test/helpers/command.ts, against the real sandbox in this process): applied,
+ * refused by the service, refused by a rule before sending, answer lost and reconciled; then
+ * `<config dir>/audit.jsonl` read back: one line per attempt with the right outcome (checkout
+ * creation included), one more per reconciliation, nothing for reads, and no secret anywhere in
+ * the file. test/e2e/merchant-history.test.ts covers the refused and declined money attempts in detail.
  */
 import {readFileSync, statSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 
-import {type Cli, paidCheckout, type Sandbox, sandboxForFile} from './harness.js'
+import AuditList from '../../src/commands/audit/list.js'
+import CheckoutVoid from '../../src/commands/checkout/void.js'
+import CustomizeRemove from '../../src/commands/customize/remove.js'
+import CustomizeSet from '../../src/commands/customize/set.js'
+import RefundCreate from '../../src/commands/refund/create.js'
+import SandboxClock from '../../src/commands/sandbox/clock.js'
+import UsersCreate from '../../src/commands/users/create.js'
+import WebhookDelete from '../../src/commands/webhook/delete.js'
+import WebhookRegister from '../../src/commands/webhook/register.js'
+import WebhookUpdate from '../../src/commands/webhook/update.js'
+import {paidCheckout} from '../helpers/checkout.js'
+import {runJson as json, runCommand as run, type Runnable} from '../helpers/command.js'
+import {sandboxPerFile} from '../helpers/sandbox.js'
 
 const START = '2026-11-21T02:00:00Z'
 const PASSWORD = 'correct-horse-battery-9'
 const CARD = '5123456789012346'
 
-let sandbox: Sandbox
-let cli: Cli
+const file = sandboxPerFile({clock: START})
 
-sandboxForFile(['--clock', START], (s, c) => {
-  sandbox = s
-  cli = c
-})
-
-async function expectExit(argv: string[], code: number): Promise<void> {
-  const result = await cli.run(argv)
-  expect(result.code, `opsctl ${argv.join(' ')}: ${result.stderr}`).toBe(code)
+async function expectExit(Cmd: Runnable, argv: string[], code: number): Promise<void> {
+  const result = await run(Cmd, argv)
+  expect(result.code, `${argv.join(' ')}: ${result.stderr}`).toBe(code)
 }
 
-describe('audit log', {timeout: 180_000}, () => {
+describe('audit log', () => {
   it('one line per money or configuration change, with its outcome, and no secret', async () => {
     // A health session in the profile, so there is one more secret that must not leak.
-    const user = await cli.run(
-      [
-        'users',
-        'create',
-        '--type',
-        'patient',
-        '--email',
-        'ana@example.com',
-        '--given-name',
-        'Ana',
-        '--family-name',
-        'Reyes',
-        '--password-stdin',
-      ],
-      {input: PASSWORD},
+    const user = await run(
+      UsersCreate,
+      ['--type', 'patient', '--email', 'ana@example.com', '--given-name', 'Ana', '--family-name', 'Reyes', '--password-stdin'],
+      {stdin: PASSWORD},
     )
     expect(user.code, user.stderr).toBe(0)
-    const session: string = JSON.parse(readFileSync(join(cli.configDir, 'profiles.json'), 'utf8')).profiles.sandbox.health.session
+    const session: string = JSON.parse(readFileSync(join(file.user.dir, 'profiles.json'), 'utf8')).profiles.sandbox.health.session
     expect(session.length).toBeGreaterThan(10)
 
     // Configuration changes.
-    const hook = await cli.json(['webhook', 'register', '--name', 'CHECKOUT_SUCCESS', '--url', 'http://127.0.0.1:9/a'])
-    await expectExit(['webhook', 'register', '--name', 'CHECKOUT_SUCCESS', '--url', 'http://127.0.0.1:9/b'], 5)
-    await expectExit(['webhook', 'update', hook.id, '--url', 'http://127.0.0.1:9/c'], 0)
-    await expectExit(['webhook', 'delete', hook.id, '--yes'], 0)
+    const hook = await json(WebhookRegister, ['--name', 'CHECKOUT_SUCCESS', '--url', 'http://127.0.0.1:9/a'])
+    await expectExit(WebhookRegister, ['--name', 'CHECKOUT_SUCCESS', '--url', 'http://127.0.0.1:9/b'], 5)
+    await expectExit(WebhookUpdate, [hook.id, '--url', 'http://127.0.0.1:9/c'], 0)
+    await expectExit(WebhookDelete, [hook.id, '--yes'], 0)
     await expectExit(
+      CustomizeSet,
       [
-        'customize',
-        'set',
         '--logo-url',
         'https://cdn.example/logo.png',
         '--icon-url',
@@ -74,25 +68,25 @@ describe('audit log', {timeout: 180_000}, () => {
       ],
       0,
     )
-    await expectExit(['customize', 'remove', '--yes'], 0)
+    await expectExit(CustomizeRemove, ['--yes'], 0)
 
     // Money: a void, a void whose answer is lost after it happened, a void refused before sending.
-    const voided = await paidCheckout(cli, '25.00')
-    await expectExit(['checkout', 'void', voided, '--reason', 'duplicate', '--yes'], 0)
-    const lostVoid = await paidCheckout(cli, '26.00')
-    await sandbox.control('faults', {next: [{op: 'voidCheckout', kind: 'drop-after-commit'}]})
-    await expectExit(['checkout', 'void', lostVoid, '--reason', 'duplicate', '--yes'], 0)
-    await expectExit(['checkout', 'void', voided, '--reason', 'again', '--yes'], 5)
+    const voided = await paidCheckout('25.00')
+    await expectExit(CheckoutVoid, [voided, '--reason', 'duplicate', '--yes'], 0)
+    const lostVoid = await paidCheckout('26.00')
+    await file.sandbox.control('faults', {next: [{op: 'voidCheckout', kind: 'drop-after-commit'}]})
+    await expectExit(CheckoutVoid, [lostVoid, '--reason', 'duplicate', '--yes'], 0)
+    await expectExit(CheckoutVoid, [voided, '--reason', 'again', '--yes'], 5)
 
     // The next day: a refund, and a refund whose connection drops before it happens.
-    const refunded = await paidCheckout(cli, '30.00')
-    const lostRefund = await paidCheckout(cli, '31.00')
-    await expectExit(['sandbox', 'clock', '--advance', '24h'], 0)
-    const refund = await cli.json(['refund', 'create', refunded, '--reason', 'broken cup', '--amount', '10.00', '--yes'])
-    await sandbox.control('faults', {next: [{op: 'refundCheckout', kind: 'drop'}]})
-    await expectExit(['refund', 'create', lostRefund, '--reason', 'broken cup', '--full', '--yes'], 7)
+    const refunded = await paidCheckout('30.00')
+    const lostRefund = await paidCheckout('31.00')
+    await expectExit(SandboxClock, ['--advance', '24h'], 0)
+    const refund = await json(RefundCreate, [refunded, '--reason', 'broken cup', '--amount', '10.00', '--yes'])
+    await file.sandbox.control('faults', {next: [{op: 'refundCheckout', kind: 'drop'}]})
+    await expectExit(RefundCreate, [lostRefund, '--reason', 'broken cup', '--full', '--yes'], 7)
 
-    const path = join(cli.configDir, 'audit.jsonl')
+    const path = join(file.user.dir, 'audit.jsonl')
     const text = readFileSync(path, 'utf8')
     const lines = text
       .trimEnd()
@@ -137,10 +131,10 @@ describe('audit log', {timeout: 180_000}, () => {
     // No key (raw or as the Basic credential), no session, no password, no card number.
     const basic = (key: string) => Buffer.from(`${key}:`).toString('base64')
     for (const secret of [
-      sandbox.secretKey,
-      sandbox.publicKey,
-      basic(sandbox.secretKey),
-      basic(sandbox.publicKey),
+      file.sandbox.secretKey,
+      file.sandbox.publicKey,
+      basic(file.sandbox.secretKey),
+      basic(file.sandbox.publicKey),
       session,
       PASSWORD,
       CARD,
@@ -150,9 +144,9 @@ describe('audit log', {timeout: 180_000}, () => {
 
     expect(statSync(path).mode & 0o777).toBe(0o600)
 
-    const {entries} = await cli.json(['audit', 'list'])
+    const {entries} = await json(AuditList, [])
     expect(entries).toHaveLength(lines.length)
-    const notApplied = await cli.json(['audit', 'list', '--outcome', 'not applied'])
+    const notApplied = await json(AuditList, ['--outcome', 'not applied'])
     expect(notApplied.entries.map((e: any) => e.checkoutId)).toEqual([lostRefund])
   })
 })

@@ -1,27 +1,32 @@
 /**
- * End to end through the built CLI against a real sandbox process: the outcomes of the hosted
- * page (declined card, cancel, expiry), webhooks, customization, and input refused before
- * anything is sent. Run `npm run build` first.
+ * The outcomes of the hosted page (declined card, cancel, expiry), webhooks, customization, and
+ * input refused before anything is sent: the commands in-process (test/helpers/command.ts) against
+ * the real sandbox in this process.
  */
 import {createServer} from 'node:http'
 import {describe, expect, it} from 'vitest'
 
-import {type Cli, type Sandbox, sandboxForFile} from './harness.js'
+import CheckoutCreate from '../../src/commands/checkout/create.js'
+import CheckoutGet from '../../src/commands/checkout/get.js'
+import CheckoutPay from '../../src/commands/checkout/pay.js'
+import CheckoutVoid from '../../src/commands/checkout/void.js'
+import CustomizeGet from '../../src/commands/customize/get.js'
+import CustomizeRemove from '../../src/commands/customize/remove.js'
+import CustomizeSet from '../../src/commands/customize/set.js'
+import ProfileAdd from '../../src/commands/profile/add.js'
+import WebhookDelete from '../../src/commands/webhook/delete.js'
+import WebhookList from '../../src/commands/webhook/list.js'
+import WebhookRegister from '../../src/commands/webhook/register.js'
+import WebhookUpdate from '../../src/commands/webhook/update.js'
+import {runJson as json, runCommand as run} from '../helpers/command.js'
+import {sandboxPerFile} from '../helpers/sandbox.js'
 
 const START = '2026-11-21T02:00:00Z'
 
-let sandbox: Sandbox
-let cli: Cli
-
-sandboxForFile(['--clock', START], (s, c) => {
-  sandbox = s
-  cli = c
-})
+const file = sandboxPerFile({clock: START})
 
 async function create(): Promise<string> {
-  const {checkoutId} = await cli.json([
-    'checkout',
-    'create',
+  const {checkoutId} = await json(CheckoutCreate, [
     '--amount',
     '42.00',
     '--success-url',
@@ -35,42 +40,42 @@ async function create(): Promise<string> {
 }
 
 async function eventsOf(checkoutId: string): Promise<string[]> {
-  const {events} = await sandbox.control('events')
+  const {events} = await file.sandbox.control('events')
   return events.filter((e: any) => e.checkoutId === checkoutId).map((e: any) => e.type)
 }
 
-describe('hosted page outcomes', {timeout: 60_000}, () => {
+describe('hosted page outcomes', () => {
   it('a declined card -> PAYMENT_FAILED, sent to the failure URL, CHECKOUT_FAILURE raised', async () => {
     const id = await create()
-    const paid = await cli.json(['checkout', 'pay', id, '--fail'])
+    const paid = await json(CheckoutPay, [id, '--fail'])
     expect(paid).toMatchObject({paymentStatus: 'PAYMENT_FAILED', redirectedTo: 'https://shop.example/failed', card: {last4: '2662'}})
-    expect(await cli.json(['checkout', 'get', id])).toMatchObject({status: 'COMPLETED', paymentStatus: 'PAYMENT_FAILED'})
+    expect(await json(CheckoutGet, [id])).toMatchObject({status: 'COMPLETED', paymentStatus: 'PAYMENT_FAILED'})
     expect(await eventsOf(id)).toEqual(['CHECKOUT_FAILURE'])
-    const voided = await cli.run(['checkout', 'void', id, '--reason', 'x', '--yes'])
+    const voided = await run(CheckoutVoid, [id, '--reason', 'x', '--yes'])
     expect(voided.code).toBe(5)
     expect(voided.stderr).toContain('payment status is PAYMENT_FAILED')
   })
 
   it('the VISA test card succeeds; an unknown card is declined', async () => {
     const visa = await create()
-    expect((await cli.json(['checkout', 'pay', visa, '--card', '4123450131001381'])).paymentStatus).toBe('PAYMENT_SUCCESS')
+    expect((await json(CheckoutPay, [visa, '--card', '4123450131001381'])).paymentStatus).toBe('PAYMENT_SUCCESS')
     const other = await create()
-    expect((await cli.json(['checkout', 'pay', other, '--card', '4111111111111111'])).paymentStatus).toBe('PAYMENT_FAILED')
+    expect((await json(CheckoutPay, [other, '--card', '4111111111111111'])).paymentStatus).toBe('PAYMENT_FAILED')
   })
 
   it('a cancel -> dropout: PAYMENT_CANCELLED, sent to the cancel URL, CHECKOUT_DROPOUT raised', async () => {
     const id = await create()
-    const cancelled = await cli.json(['checkout', 'pay', id, '--cancel'])
+    const cancelled = await json(CheckoutPay, [id, '--cancel'])
     expect(cancelled).toMatchObject({paymentStatus: 'PAYMENT_CANCELLED', redirectedTo: 'https://shop.example/cart'})
     expect(await eventsOf(id)).toEqual(['CHECKOUT_DROPOUT'])
-    const again = await cli.run(['checkout', 'pay', id])
+    const again = await run(CheckoutPay, [id])
     expect(again.code).toBe(5)
     expect(again.stderr).toContain('can no longer be paid')
   })
 
   it('the page form works as a browser posts it (urlencoded, 303 to the merchant)', async () => {
     const id = await create()
-    const res = await fetch(`${sandbox.checkoutUrl}/pay/${id}`, {
+    const res = await fetch(`${file.sandbox.checkoutUrl}/pay/${id}`, {
       method: 'POST',
       headers: {'content-type': 'application/x-www-form-urlencoded'},
       body: new URLSearchParams({action: 'pay', cardNumber: '5123 4567 8901 2346', expiry: '12/29', cvc: '123'}).toString(),
@@ -82,59 +87,62 @@ describe('hosted page outcomes', {timeout: 60_000}, () => {
 
   it('an unpaid checkout expires after an hour on the sandbox clock: a dropout', async () => {
     const id = await create()
-    await sandbox.control('clock', {advance: '61m'})
-    expect(await cli.json(['checkout', 'get', id])).toMatchObject({status: 'EXPIRED', paymentStatus: 'PAYMENT_EXPIRED'})
+    await file.sandbox.control('clock', {advance: '61m'})
+    expect(await json(CheckoutGet, [id])).toMatchObject({status: 'EXPIRED', paymentStatus: 'PAYMENT_EXPIRED'})
     expect(await eventsOf(id)).toEqual(['CHECKOUT_DROPOUT'])
-    expect((await fetch(`${sandbox.checkoutUrl}/pay/${id}`)).status).toBe(409)
+    expect((await fetch(`${file.sandbox.checkoutUrl}/pay/${id}`)).status).toBe(409)
   })
 
   it('an unknown checkout is exit 4 for get and pay', async () => {
-    expect((await cli.run(['checkout', 'get', 'chk_nope'])).code).toBe(4)
-    expect((await cli.run(['checkout', 'pay', 'chk_nope'])).code).toBe(4)
+    expect((await run(CheckoutGet, ['chk_nope'])).code).toBe(4)
+    expect((await run(CheckoutPay, ['chk_nope'])).code).toBe(4)
   })
 })
 
-describe('webhooks and customization', {timeout: 60_000}, () => {
+describe('webhooks and customization', () => {
   it('webhook register / list / update / delete, one per event name', async () => {
-    const success = await cli.json(['webhook', 'register', '--name', 'CHECKOUT_SUCCESS', '--url', 'https://shop.example/hooks/paid'])
+    const success = await json(WebhookRegister, ['--name', 'CHECKOUT_SUCCESS', '--url', 'https://shop.example/hooks/paid'])
     expect(success).toMatchObject({name: 'CHECKOUT_SUCCESS', callbackUrl: 'https://shop.example/hooks/paid'})
-    const dup = await cli.run(['webhook', 'register', '--name', 'CHECKOUT_SUCCESS', '--url', 'https://other.example/'])
+    const dup = await run(WebhookRegister, ['--name', 'CHECKOUT_SUCCESS', '--url', 'https://other.example/'])
     expect(dup.code).toBe(5)
     expect(dup.stderr).toContain('PY0039')
 
-    const dropout = await cli.json(['webhook', 'register', '--name', 'CHECKOUT_DROPOUT', '--url', 'https://shop.example/hooks/gone'])
-    const {webhooks} = await cli.json(['webhook', 'list'])
+    const dropout = await json(WebhookRegister, ['--name', 'CHECKOUT_DROPOUT', '--url', 'https://shop.example/hooks/gone'])
+    const {webhooks} = await json(WebhookList, [])
     expect(webhooks.map((w: any) => w.name).sort()).toEqual(['CHECKOUT_DROPOUT', 'CHECKOUT_SUCCESS'])
 
-    const updated = await cli.json(['webhook', 'update', dropout.id, '--url', 'https://shop.example/hooks/v2/gone'])
+    const updated = await json(WebhookUpdate, [dropout.id, '--url', 'https://shop.example/hooks/v2/gone'])
     expect(updated).toMatchObject({id: dropout.id, name: 'CHECKOUT_DROPOUT', callbackUrl: 'https://shop.example/hooks/v2/gone'})
-    const clash = await cli.run(['webhook', 'update', dropout.id, '--name', 'CHECKOUT_SUCCESS'])
+    const clash = await run(WebhookUpdate, [dropout.id, '--name', 'CHECKOUT_SUCCESS'])
     expect(clash.code).toBe(5)
 
-    expect((await cli.run(['webhook', 'delete', success.id])).code).toBe(2)
-    expect(await cli.json(['webhook', 'delete', success.id, '--yes'])).toEqual({deleted: success.id})
-    expect((await cli.run(['webhook', 'delete', success.id, '--yes'])).code).toBe(4)
-    const after = await cli.json(['webhook', 'list'])
+    expect((await run(WebhookDelete, [success.id])).code).toBe(2)
+    expect(await json(WebhookDelete, [success.id, '--yes'])).toEqual({deleted: success.id})
+    expect((await run(WebhookDelete, [success.id, '--yes'])).code).toBe(4)
+    const after = await json(WebhookList, [])
     expect(after.webhooks.map((w: any) => w.id)).toEqual([dropout.id])
   })
 
   it('a payment is delivered to the CHECKOUT_SUCCESS webhook as the checkout record', async () => {
     const received: any[] = []
+    let heard: () => void
+    const delivered = new Promise<void>((resolve) => (heard = resolve))
     const server = createServer((req, res) => {
       let body = ''
       req.on('data', (d) => (body += d))
       req.on('end', () => {
         received.push(JSON.parse(body))
         res.end('ok')
+        heard()
       })
     })
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
     try {
       const {port} = server.address() as {port: number}
-      await cli.json(['webhook', 'register', '--name', 'CHECKOUT_SUCCESS', '--url', `http://127.0.0.1:${port}/hook`])
+      await json(WebhookRegister, ['--name', 'CHECKOUT_SUCCESS', '--url', `http://127.0.0.1:${port}/hook`])
       const id = await create()
-      await cli.json(['checkout', 'pay', id])
-      for (let i = 0; i < 50 && received.length === 0; i++) await new Promise((r) => setTimeout(r, 100))
+      await json(CheckoutPay, [id])
+      await delivered
       expect(received).toHaveLength(1)
       expect(received[0]).toMatchObject({id, paymentStatus: 'PAYMENT_SUCCESS', totalAmount: {value: '42.00', currency: 'PHP'}})
       expect(JSON.stringify(received[0])).not.toContain('5123456789012346')
@@ -144,10 +152,8 @@ describe('webhooks and customization', {timeout: 60_000}, () => {
   })
 
   it('customize get / remove', async () => {
-    expect((await cli.run(['customize', 'get'])).code).toBe(4)
-    await cli.json([
-      'customize',
-      'set',
+    expect((await run(CustomizeGet, [])).code).toBe(4)
+    await json(CustomizeSet, [
       '--logo-url',
       'https://cdn.example/logo.svg',
       '--icon-url',
@@ -159,26 +165,24 @@ describe('webhooks and customization', {timeout: 60_000}, () => {
       '--color',
       '#abc',
     ])
-    expect(await cli.json(['customize', 'get'])).toMatchObject({customTitle: 'Shop', colorScheme: '#abc'})
-    expect((await cli.run(['customize', 'remove'])).code).toBe(2)
-    expect((await cli.json(['customize', 'remove', '--yes'])).removed).toBe(true)
-    expect((await cli.run(['customize', 'get'])).code).toBe(4)
+    expect(await json(CustomizeGet, [])).toMatchObject({customTitle: 'Shop', colorScheme: '#abc'})
+    expect((await run(CustomizeRemove, [])).code).toBe(2)
+    expect((await json(CustomizeRemove, ['--yes'])).removed).toBe(true)
+    expect((await run(CustomizeGet, [])).code).toBe(4)
     const id = await create()
-    const html = await (await fetch(`${sandbox.checkoutUrl}/pay/${id}`)).text()
+    const html = await (await fetch(`${file.sandbox.checkoutUrl}/pay/${id}`)).text()
     expect(html).toContain('<title>Checkout</title>')
   })
 })
 
-describe('refused before sending (exit 2)', {timeout: 60_000}, () => {
+describe('refused before sending (exit 2)', () => {
   it('a three-decimal amount and a bad colour never reach the sandbox', async () => {
-    const amount = await cli.run(['checkout', 'create', '--amount', '19.999', '--verbose'])
+    const amount = await run(CheckoutCreate, ['--amount', '19.999', '--verbose'])
     expect(amount.code).toBe(2)
     expect(amount.stderr).toContain('at most two decimals')
     expect(amount.stderr).not.toContain('> POST')
 
-    const colour = await cli.run([
-      'customize',
-      'set',
+    const colour = await run(CustomizeSet, [
       '--logo-url',
       'https://cdn.example/logo.png',
       '--icon-url',
@@ -194,13 +198,11 @@ describe('refused before sending (exit 2)', {timeout: 60_000}, () => {
     expect(colour.code).toBe(2)
     expect(colour.stderr).toContain('--color must be a hex colour')
     expect(colour.stderr).not.toContain('> POST')
-    expect((await cli.run(['customize', 'get'])).code).toBe(4)
+    expect((await run(CustomizeGet, [])).code).toBe(4)
   })
 
   it('checkout pay on a production profile says it is sandbox-only (exit 2)', async () => {
-    const add = await cli.run([
-      'profile',
-      'add',
+    const add = await run(ProfileAdd, [
       'live',
       '--env',
       'production',
@@ -212,7 +214,7 @@ describe('refused before sending (exit 2)', {timeout: 60_000}, () => {
       'pk-live-x',
     ])
     expect(add.code).toBe(0)
-    const res = await cli.run(['checkout', 'pay', 'chk_1', '--profile', 'live'], {
+    const res = await run(CheckoutPay, ['chk_1', '--profile', 'live'], {
       env: {OPSCTL_CHECKOUT_URL: undefined, OPSCTL_HEALTH_URL: undefined},
     })
     expect(res.code).toBe(2)

@@ -1,7 +1,10 @@
 /**
- * End-to-end harness: a real sandbox in a child process on a free loopback port, and the built
- * CLI (`bin/run.js` over `dist/`) run as real processes with a temporary config folder and the
- * OPSCTL_* variables pointing at that sandbox. Needs `npm run build` first (npm test does it).
+ * Process harness, for tests where a process is the point (exit codes of the real binary,
+ * signals, the manifest, the sandbox process, kill -9, the packed package): a real sandbox in a
+ * child process on a free loopback port, and the built CLI (`bin/run.js` over `dist/`) run as real
+ * processes with a temporary config folder and the OPSCTL_* variables pointing at that sandbox.
+ * Everything else runs in-process: test/helpers/command.ts, and test/helpers/sandbox.ts for a
+ * sandbox. Needs `npm run build` first (npm test does it).
  */
 import {type ChildProcess, spawn} from 'node:child_process'
 import {mkdtempSync, rmSync} from 'node:fs'
@@ -25,6 +28,7 @@ export interface RunOptions {
   input?: string
   env?: Record<string, string | undefined>
   cwd?: string
+  /** kills the process after this long (a bound the test itself asserts on); otherwise the test's timeout bounds it */
   timeoutMs?: number
   /** runs the process through `sh -c 'umask <mask> && exec node ...'` */
   umask?: string
@@ -49,17 +53,30 @@ export function baseEnv(): Record<string, string> {
   return {...env, CI: 'true', NO_COLOR: '1'}
 }
 
+/** Every child still running when the test worker exits is killed: none outlives a test that timed out. */
+const children = new Set<ChildProcess>()
+process.once('exit', () => {
+  for (const child of children) child.kill('SIGKILL')
+})
+
+function track(child: ChildProcess): ChildProcess {
+  children.add(child)
+  child.once('exit', () => children.delete(child))
+  return child
+}
+
 /** Runs `node bin/run.js ...argv` to completion. */
 export function runCli(argv: string[], options: RunOptions = {}): Promise<RunResult> {
   return new Promise((resolvePromise, reject) => {
     const env = {...baseEnv(), ...options.env}
     for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k]
     const child = spawn(...opsctl(argv, options), {cwd: options.cwd ?? ROOT, env: env as NodeJS.ProcessEnv})
+    track(child)
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (d) => (stdout += d))
     child.stderr.on('data', (d) => (stderr += d))
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 25_000)
+    const timer = options.timeoutMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), options.timeoutMs)
     child.on('error', reject)
     child.on('close', (code, signal) => {
       clearTimeout(timer)
@@ -88,14 +105,14 @@ export async function startSandbox(extraArgs: string[] = [], env: Record<string,
     env: {...baseEnv(), ...env},
     stdio: ['ignore', 'pipe', 'pipe'],
   })
+  track(child)
   let stderr = ''
   child.stderr!.on('data', (d) => (stderr += d))
   const lines = createInterface({input: child.stdout!})
+  // Bounded by the hook's or test's timeout; the exit handler above kills a sandbox that never answered.
   const info = await new Promise<any>((resolvePromise, reject) => {
-    const timer = setTimeout(() => reject(new Error(`sandbox did not start: ${stderr}`)), 15_000)
     child.on('exit', (code) => reject(new Error(`sandbox exited with ${code}: ${stderr}`)))
     lines.once('line', (line) => {
-      clearTimeout(timer)
       try {
         resolvePromise(JSON.parse(line))
       } catch {
@@ -158,8 +175,8 @@ export function cliFor(sandbox: Pick<Sandbox, 'checkoutUrl' | 'healthUrl'>): Cli
 }
 
 /**
- * One sandbox, and one CLI user of it, for a whole test file: started before the first test,
- * stopped after the last. `use` receives both once they are up.
+ * One sandbox process, and one CLI user of it, for a whole test file where real processes are the
+ * point (a terminal, a shell script): started before the first test, stopped after the last.
  */
 export function sandboxForFile(extraArgs: string[], use: (sandbox: Sandbox, cli: Cli) => void): void {
   let started: Sandbox | undefined
@@ -173,14 +190,6 @@ export function sandboxForFile(extraArgs: string[], use: (sandbox: Sandbox, cli:
     await started?.stop()
     user?.cleanup()
   })
-}
-
-/** A checkout created and paid (a successful payment) through the CLI; its id. */
-export async function paidCheckout(cli: Cli, amount: string, card = '5123456789012346'): Promise<string> {
-  const {checkoutId} = await cli.json(['checkout', 'create', '--amount', amount, '--success-url', 'https://shop.example/ok'])
-  const paid = await cli.json(['checkout', 'pay', checkoutId, '--card', card])
-  if (paid.paymentStatus !== 'PAYMENT_SUCCESS') throw new Error(`checkout ${checkoutId} was not paid: ${paid.paymentStatus}`)
-  return checkoutId
 }
 
 /** Typed into the terminal once the output (escape codes removed) shows `when`. */
@@ -216,7 +225,7 @@ export function runInTerminal(argv: string[], answers: TerminalAnswer[], options
         child.stdin.write(pending.shift()!.send)
       }
     })
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 25_000)
+    const timer = options.timeoutMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), options.timeoutMs)
     child.on('error', reject)
     child.on('close', (code, signal) => {
       clearTimeout(timer)

@@ -1,19 +1,38 @@
 /**
- * The health service end to end: the built CLI as real processes against a real sandbox on a free
- * loopback port. The sandbox clock is fixed at the start so dates and metrics are known; the
- * metric values are the hand-computed ones of test/unit/health-metrics.test.ts, through HTTP.
+ * The health service end to end: the CLI's commands, in this process (test/helpers/command.ts),
+ * against the real sandbox on a free loopback port (test/helpers/sandbox.ts). The sandbox clock is
+ * fixed at the start so dates and metrics are known; the metric values are the hand-computed ones
+ * of test/unit/health-metrics.test.ts, through HTTP.
  */
 import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {type Cli, cliFor, type Sandbox, startSandbox} from './harness.js'
+import EventsAdd from '../../src/commands/events/add.js'
+import EventsDelete from '../../src/commands/events/delete.js'
+import EventsGet from '../../src/commands/events/get.js'
+import EventsList from '../../src/commands/events/list.js'
+import EventsUpdate from '../../src/commands/events/update.js'
+import GroupsConfig from '../../src/commands/groups/config.js'
+import MetricsGet from '../../src/commands/metrics/get.js'
+import PlanMedicationAdd from '../../src/commands/plan/medication/add.js'
+import PlanMedicationDelete from '../../src/commands/plan/medication/delete.js'
+import PlanMedicationUpdate from '../../src/commands/plan/medication/update.js'
+import PlanSensorAdd from '../../src/commands/plan/sensor/add.js'
+import PlanSensorDelete from '../../src/commands/plan/sensor/delete.js'
+import UsersCreate from '../../src/commands/users/create.js'
+import UsersGet from '../../src/commands/users/get.js'
+import UsersLogin from '../../src/commands/users/login.js'
+import UsersLogout from '../../src/commands/users/logout.js'
+import UsersMe from '../../src/commands/users/me.js'
+import {runJson as json, runCommand as run, type Runnable} from '../helpers/command.js'
+import {type InProcessSandbox, inProcessSandbox} from '../helpers/sandbox.js'
 
 const PASSWORD = 'e2e-Pass-9f3k'
 const SECOND_PASSWORD = 'e2e-Other-2j7q'
 
-let sandbox: Sandbox
-let cli: Cli
+let sandbox: InProcessSandbox
+let user: ReturnType<InProcessSandbox['user']>
 let userId: string
 /** event ids by label */
 const ids: Record<string, string> = {}
@@ -24,20 +43,20 @@ function errorLines(stderr: string): string[] {
 }
 
 beforeAll(async () => {
-  sandbox = await startSandbox(['--clock', '2026-03-05T04:00:00Z'])
-  cli = cliFor(sandbox)
+  sandbox = await inProcessSandbox({clock: '2026-03-05T04:00:00Z'})
+  user = sandbox.user()
 })
 
 afterAll(async () => {
-  await sandbox?.stop()
-  cli?.cleanup()
+  user?.cleanup()
+  await sandbox?.close()
 })
 
-// Each step runs several CLI processes (about 0.5-1 s each on two cores, slower side by side with another worker).
-describe('health service through the CLI and the sandbox', {timeout: 120_000}, () => {
+describe('health service through the CLI and the sandbox', () => {
   it('users create: stores the session in the profile; the password is never shown', async () => {
-    const r = await cli.run(
-      ['users', 'create', '--type', 'patient', '--email', 'eve@example.com', '--given-name', 'Eve', '--family-name', 'Reyes'].concat([
+    const r = await run(
+      UsersCreate,
+      ['--type', 'patient', '--email', 'eve@example.com', '--given-name', 'Eve', '--family-name', 'Reyes'].concat([
         '--time-zone',
         'Asia/Manila',
         '--language',
@@ -45,14 +64,14 @@ describe('health service through the CLI and the sandbox', {timeout: 120_000}, (
         '--password-stdin',
         '--json',
       ]),
-      {input: PASSWORD + '\n'},
+      {stdin: PASSWORD + '\n'},
     )
     expect(r.code, r.stderr).toBe(0)
-    const user = JSON.parse(r.stdout)
-    expect(user).toMatchObject({email: 'eve@example.com', role: 'patient', givenName: 'Eve', timeZone: 'Asia/Manila', language: 'en-PH'})
-    expect(user.id).toMatch(/^[\da-f]{24}$/)
-    userId = user.id
-    const profile = JSON.parse(readFileSync(join(cli.configDir, 'profiles.json'), 'utf8')).profiles.sandbox
+    const created = JSON.parse(r.stdout)
+    expect(created).toMatchObject({email: 'eve@example.com', role: 'patient', givenName: 'Eve', timeZone: 'Asia/Manila', language: 'en-PH'})
+    expect(created.id).toMatch(/^[\da-f]{24}$/)
+    userId = created.id
+    const profile = JSON.parse(readFileSync(join(user.dir, 'profiles.json'), 'utf8')).profiles.sandbox
     expect(profile.health.userId).toBe(userId)
     expect(profile.health.session).toMatch(/^[\w-]{20,}$/)
     expect(r.stdout + r.stderr).not.toContain(PASSWORD)
@@ -60,21 +79,21 @@ describe('health service through the CLI and the sandbox', {timeout: 120_000}, (
   })
 
   it('users me / users get me / users login; a wrong password is exit 3', async () => {
-    expect((await cli.json(['users', 'me'])).id).toBe(userId)
-    expect((await cli.json(['users', 'get', 'me'])).email).toBe('eve@example.com')
-    expect((await cli.json(['users', 'get', userId])).id).toBe(userId)
-    const wrong = await cli.run(['users', 'login', '--email', 'eve@example.com', '--password-stdin'], {input: 'not-it'})
+    expect((await json(UsersMe, [])).id).toBe(userId)
+    expect((await json(UsersGet, ['me'])).email).toBe('eve@example.com')
+    expect((await json(UsersGet, [userId])).id).toBe(userId)
+    const wrong = await run(UsersLogin, ['--email', 'eve@example.com', '--password-stdin'], {stdin: 'not-it'})
     expect(wrong.code).toBe(3)
     expect(errorLines(wrong.stderr)).toEqual([
       expect.stringMatching(/^Error: Wrong email or password \[HTTP 401, code INVALID_CREDENTIALS, request id /),
     ])
-    const ok = await cli.run(['users', 'login', '--email', 'EVE@example.com', '--password-stdin', '--json'], {input: PASSWORD})
+    const ok = await run(UsersLogin, ['--email', 'EVE@example.com', '--password-stdin', '--json'], {stdin: PASSWORD})
     expect(ok.code, ok.stderr).toBe(0)
     expect(JSON.parse(ok.stdout).id).toBe(userId)
   })
 
   it('--language goes out as accept-language and --verbose shows content-language', async () => {
-    const r = await cli.run(['users', 'me', '--language', 'fil-PH', '--verbose'])
+    const r = await run(UsersMe, ['--language', 'fil-PH', '--verbose'])
     expect(r.code).toBe(0)
     expect(r.stderr).toContain('accept-language: fil-PH')
     expect(r.stderr).toContain('content-language: fil-PH')
@@ -82,20 +101,9 @@ describe('health service through the CLI and the sandbox', {timeout: 120_000}, (
   })
 
   it('plan medication add (the controller the metrics use)', async () => {
-    const r = await cli.json([
-      'plan',
-      'medication',
-      'add',
-      'me',
-      '--medication-id',
-      'med-fluticasone',
-      '--usage',
-      '08:00=2',
-      '--usage',
-      '20:00=2',
-    ])
+    const r = await json(PlanMedicationAdd, ['me', '--medication-id', 'med-fluticasone', '--usage', '08:00=2', '--usage', '20:00=2'])
     expect(r.added).toBe('med-fluticasone')
-    const me = await cli.json(['users', 'me'])
+    const me = await json(UsersMe, [])
     expect(me.plan.medications).toEqual([
       {
         medicationId: 'med-fluticasone',
@@ -144,8 +152,8 @@ describe('health service through the CLI and the sandbox', {timeout: 120_000}, (
       ['C3', [...controller, '--date', '2026-03-03T08:00:00+08:00', '--doses', '2']],
     ]
     // and one through --data from stdin
-    const viaData = await cli.run(['events', 'add', 'me', '--data', '-', '--json'], {
-      input: JSON.stringify({
+    const viaData = await run(EventsAdd, ['me', '--data', '-', '--json'], {
+      stdin: JSON.stringify({
         date: '2026-03-04T08:00:00+08:00',
         medicationId: 'med-fluticasone',
         medicationType: 'controller',
@@ -156,9 +164,13 @@ describe('health service through the CLI and the sandbox', {timeout: 120_000}, (
     expect(viaData.code, viaData.stderr).toBe(0)
     ids.C4 = JSON.parse(viaData.stdout).id
 
-    const results = await Promise.all(adds.map(([, argv]) => cli.json(['events', 'add', 'me', ...argv])))
-    for (const [i, [label]] of adds.entries()) ids[label] = results[i].id
-    const byLabel = Object.fromEntries(adds.map(([label], i) => [label, results[i]]))
+    // One command at a time: an in-process run owns stdout, stderr and the exit code while it runs.
+    const byLabel: Record<string, any> = {}
+    for (const [label, argv] of adds) {
+      byLabel[label] = await json(EventsAdd, ['me', ...argv])
+      ids[label] = byLabel[label].id
+    }
+
     expect(byLabel.E1).toMatchObject({
       date: '2026-03-02T15:30:00.000Z',
       nightEvent: true,
@@ -177,7 +189,7 @@ describe('health service through the CLI and the sandbox', {timeout: 120_000}, (
 
   it('events list: newest first, and each filter keeps exactly the matching events', async () => {
     const list = async (...flags: string[]) => {
-      const r = await cli.json(['events', 'list', 'me', ...flags])
+      const r = await json(EventsList, ['me', ...flags])
       return r.events.map((e: any) => Object.entries(ids).find(([, id]) => id === e.id)?.[0])
     }
 
@@ -240,14 +252,13 @@ describe('health service through the CLI and the sandbox', {timeout: 120_000}, (
         ['E5', 'C4', 'E4'],
       ],
     ]
-    const got = await Promise.all(cases.map(([flags]) => list(...flags)))
-    for (const [i, [flags, expected]] of cases.entries()) expect(got[i], flags.join(' ')).toEqual(expected)
+    for (const [flags, expected] of cases) expect(await list(...flags), flags.join(' ')).toEqual(expected)
   })
 
   it('events update, then events get shows the change', async () => {
-    const r = await cli.run(['events', 'update', 'me', ids.E0, '--doses', '2', '--symptom', 'chestTightness', '--address', 'Pasig'])
+    const r = await run(EventsUpdate, ['me', ids.E0, '--doses', '2', '--symptom', 'chestTightness', '--address', 'Pasig'])
     expect(r.code, r.stderr).toBe(0)
-    const e = await cli.json(['events', 'get', 'me', ids.E0])
+    const e = await json(EventsGet, ['me', ids.E0])
     expect(e).toMatchObject({id: ids.E0, doses: 2, symptoms: ['chestTightness'], address: 'Pasig', date: '2026-02-20T02:00:00.000Z'})
     expect(e.updatedDate >= e.createdDate).toBe(true)
   })
@@ -255,9 +266,7 @@ describe('health service through the CLI and the sandbox', {timeout: 120_000}, (
   const range = ['--start', '2026-03-02T00:00:00+08:00', '--end', '2026-03-04T23:59:59+08:00']
 
   it('metrics get daily: computed from the stored events in the user time zone', async () => {
-    const r = await cli.json([
-      'metrics',
-      'get',
+    const r = await json(MetricsGet, [
       'me',
       '--name',
       'eventsRescue,eventsRescueNight,eventsRescueNightManual,eventsControllerAdministered,eventsControllerPrescribed,rescueBaseline',
@@ -304,11 +313,9 @@ describe('health service through the CLI and the sandbox', {timeout: 120_000}, (
   })
 
   it('metrics get weekly and monthly', async () => {
-    const weekly = await cli.json(['metrics', 'get', 'me', '--name', 'adherencePercent', '--period', 'weekly', ...range])
+    const weekly = await json(MetricsGet, ['me', '--name', 'adherencePercent', '--period', 'weekly', ...range])
     expect(weekly.periods.weekly).toEqual([{date: '2026-03-02', values: {adherencePercent: 75}}])
-    const monthly = await cli.json([
-      'metrics',
-      'get',
+    const monthly = await json(MetricsGet, [
       'me',
       '--name',
       'trendTimeOfDayNight,trendDayOfWeekTuesday,trendSymptomCough,trendTriggerExercise',
@@ -325,22 +332,19 @@ describe('health service through the CLI and the sandbox', {timeout: 120_000}, (
     await sandbox.control('health/act', {userId, score: 18, kind: 'adult', date: '2026-03-02T01:00:00Z'})
     await sandbox.control('health/act', {userId, score: 12, kind: 'child', date: '2026-03-03T01:00:00Z'})
     await sandbox.control('health/act', {userId, score: 9, kind: 'adult', date: '2026-01-15T01:00:00Z'}) // before the default range
-    const r = await cli.json(['metrics', 'get', 'me', '--name', 'actAdult,actChild', '--period', 'series'])
+    const r = await json(MetricsGet, ['me', '--name', 'actAdult,actChild', '--period', 'series'])
     expect(r.startDate.slice(0, 10)).toBe('2026-02-03')
     expect(r.periods.series).toEqual([
       {date: '2026-03-02T01:00:00.000Z', values: {actAdult: 18, actChild: null}},
       {date: '2026-03-03T01:00:00.000Z', values: {actAdult: null, actChild: 12}},
     ])
-    const chart = await cli.run(['metrics', 'get', 'me', '--name', 'eventsRescue', ...range, '--chart'])
+    const chart = await run(MetricsGet, ['me', '--name', 'eventsRescue', ...range, '--chart'])
     expect(chart.code).toBe(0)
     expect(chart.stdout).toContain('eventsRescue (daily)  2026-03-02 .. 2026-03-04  min 1  max 3')
   })
 
   it('plan medication add/update, plan sensor add/delete, plan medication delete', async () => {
-    await cli.json([
-      'plan',
-      'medication',
-      'add',
+    await json(PlanMedicationAdd, [
       'me',
       '--medication-id',
       'med-budesonide',
@@ -349,21 +353,9 @@ describe('health service through the CLI and the sandbox', {timeout: 120_000}, (
       '--sensor',
       'aa:bb:cc:dd:ee:01=dpi-sensor',
     ])
-    await cli.json(['plan', 'medication', 'update', 'me', 'med-budesonide', '--usage', '07:30=2', '--usage', '19:30=2'])
-    await cli.json([
-      'plan',
-      'sensor',
-      'add',
-      'me',
-      'med-budesonide',
-      '--mac',
-      'AA-BB-CC-DD-EE-02',
-      '--model',
-      'dpi-sensor',
-      '--battery-level',
-      '64',
-    ])
-    let med = (await cli.json(['users', 'me'])).plan.medications.find((m: any) => m.medicationId === 'med-budesonide')
+    await json(PlanMedicationUpdate, ['me', 'med-budesonide', '--usage', '07:30=2', '--usage', '19:30=2'])
+    await json(PlanSensorAdd, ['me', 'med-budesonide', '--mac', 'AA-BB-CC-DD-EE-02', '--model', 'dpi-sensor', '--battery-level', '64'])
+    let med = (await json(UsersMe, [])).plan.medications.find((m: any) => m.medicationId === 'med-budesonide')
     expect(med).toEqual({
       medicationId: 'med-budesonide',
       medicationType: 'controller',
@@ -378,105 +370,95 @@ describe('health service through the CLI and the sandbox', {timeout: 120_000}, (
     })
 
     // the same MAC on a second medication: refused by the service (400 -> exit 5), naming the field
-    const taken = await cli.run(['plan', 'sensor', 'add', 'me', 'med-fluticasone', '--mac', 'AA:BB:CC:DD:EE:01'])
+    const taken = await run(PlanSensorAdd, ['me', 'med-fluticasone', '--mac', 'AA:BB:CC:DD:EE:01'])
     expect(taken.code).toBe(5)
     expect(errorLines(taken.stderr)).toEqual([
       expect.stringMatching(/^Error: Sensor AA:BB:CC:DD:EE:01 is already attached to another medication \(mac: already attached/),
     ])
 
-    await cli.json(['plan', 'sensor', 'delete', 'me', 'med-budesonide', 'aa:bb:cc:dd:ee:01', '--yes'])
-    med = (await cli.json(['users', 'me'])).plan.medications.find((m: any) => m.medicationId === 'med-budesonide')
+    await json(PlanSensorDelete, ['me', 'med-budesonide', 'aa:bb:cc:dd:ee:01', '--yes'])
+    med = (await json(UsersMe, [])).plan.medications.find((m: any) => m.medicationId === 'med-budesonide')
     expect(med.sensors.map((s: any) => s.mac)).toEqual(['AA:BB:CC:DD:EE:02'])
-    const del = await cli.json(['plan', 'medication', 'delete', 'me', 'med-budesonide', '--yes'])
+    const del = await json(PlanMedicationDelete, ['me', 'med-budesonide', '--yes'])
     expect(del).toEqual({deleted: 'med-budesonide'})
-    expect((await cli.json(['users', 'me'])).plan.medications.map((m: any) => m.medicationId)).toEqual(['med-fluticasone'])
-    const again = await cli.run(['plan', 'medication', 'delete', 'me', 'med-budesonide', '--yes'])
+    expect((await json(UsersMe, [])).plan.medications.map((m: any) => m.medicationId)).toEqual(['med-fluticasone'])
+    const again = await run(PlanMedicationDelete, ['me', 'med-budesonide', '--yes'])
     expect(again.code).toBe(4)
   })
 
   it('groups config by name and by id, without a session', async () => {
-    const byName = await cli.json(['groups', 'config', 'demo-clinic'])
+    const byName = await json(GroupsConfig, ['demo-clinic'])
     expect(byName).toMatchObject({name: 'demo-clinic', timeZone: 'Asia/Manila'})
     expect(byName.medications.map((m: any) => m.id)).toContain('med-fluticasone')
-    const anonymous = cliFor(sandbox)
+    const anonymous = sandbox.user()
     try {
-      expect((await anonymous.json(['groups', 'config', byName.id])).name).toBe('demo-clinic')
-      expect((await anonymous.run(['groups', 'config', 'no-such-group'])).code).toBe(4)
+      expect((await json(GroupsConfig, [byName.id])).name).toBe('demo-clinic')
+      expect((await run(GroupsConfig, ['no-such-group'])).code).toBe(4)
     } finally {
       anonymous.cleanup()
     }
   })
 
   it('events delete: refused without --yes (no terminal), then deleted; a second get is exit 4', async () => {
-    const refused = await cli.run(['events', 'delete', 'me', ids.E5])
+    const refused = await run(EventsDelete, ['me', ids.E5])
     expect(refused.code).toBe(2)
-    expect((await cli.json(['events', 'get', 'me', ids.E5])).id).toBe(ids.E5)
-    expect(await cli.json(['events', 'delete', 'me', ids.E5, '--yes'])).toEqual({deleted: ids.E5})
-    const gone = await cli.run(['events', 'get', 'me', ids.E5])
+    expect((await json(EventsGet, ['me', ids.E5])).id).toBe(ids.E5)
+    expect(await json(EventsDelete, ['me', ids.E5, '--yes'])).toEqual({deleted: ids.E5})
+    const gone = await run(EventsGet, ['me', ids.E5])
     expect(gone.code).toBe(4)
-    expect((await cli.json(['events', 'list', 'me'])).events).toHaveLength(10)
+    expect((await json(EventsList, ['me'])).events).toHaveLength(10)
   })
 
   it('refused before sending: bad MAC, bad date, unsupported metric pair (one line, exit code, no request)', async () => {
-    const cases: [string[], number, RegExp][] = [
-      [['plan', 'sensor', 'add', 'me', 'med-fluticasone', '--mac', 'AA:BB:CC:DD:EE'], 2, /^Error: Invalid MAC address "AA:BB:CC:DD:EE"/],
+    const cases: [Runnable, string[], number, RegExp][] = [
+      [PlanSensorAdd, ['me', 'med-fluticasone', '--mac', 'AA:BB:CC:DD:EE'], 2, /^Error: Invalid MAC address "AA:BB:CC:DD:EE"/],
       [
-        ['events', 'add', 'me', '--medication-id', 'm', '--medication-type', 'rescue', '--date', '2026-02-30T08:00:00Z'],
+        EventsAdd,
+        ['me', '--medication-id', 'm', '--medication-type', 'rescue', '--date', '2026-02-30T08:00:00Z'],
         2,
         /^Error: --date: "2026-02-30T08:00:00Z" is not an ISO 8601 date-time/,
       ],
-      [['events', 'list', 'me', '--start', 'last tuesday'], 2, /^Error: --start: "last tuesday" is not an ISO 8601 date-time/],
+      [EventsList, ['me', '--start', 'last tuesday'], 2, /^Error: --start: "last tuesday" is not an ISO 8601 date-time/],
       [
-        ['metrics', 'get', 'me', '--name', 'eventsRescue', '--period', 'weekly'],
+        MetricsGet,
+        ['me', '--name', 'eventsRescue', '--period', 'weekly'],
         5,
         /^Error: Metric eventsRescue is not supported for period weekly; valid names for weekly: adherencePercent/,
       ],
     ]
-    const before = (await cli.json(['events', 'list', 'me'])).events.length
-    const results = await Promise.all(cases.map(([argv]) => cli.run([...argv, '--verbose'])))
-    for (const [i, [argv, code, message]] of cases.entries()) {
-      const r = results[i]
+    const before = (await json(EventsList, ['me'])).events.length
+    for (const [Cmd, argv, code, message] of cases) {
+      const r = await run(Cmd, [...argv, '--verbose'])
       expect(r.code, argv.join(' ')).toBe(code)
       expect(errorLines(r.stderr), argv.join(' ')).toEqual([expect.stringMatching(message)])
       expect(r.stderr).not.toMatch(/^> (GET|POST|PUT|PATCH|DELETE) /m) // --verbose traces every request sent: none was
     }
 
-    expect((await cli.json(['events', 'list', 'me'])).events).toHaveLength(before)
+    expect((await json(EventsList, ['me'])).events).toHaveLength(before)
   })
 
   it("a missing session is exit 3 with how to sign in; someone else's data is exit 3 (403)", async () => {
-    const fresh = cliFor(sandbox)
+    const fresh = sandbox.user()
     try {
-      const r = await fresh.run(['events', 'list', 'me', '--verbose'])
+      const r = await run(EventsList, ['me', '--verbose'])
       expect(r.code).toBe(3)
       expect(errorLines(r.stderr)).toEqual(['Error: No health session in profile sandbox'])
       expect(r.stderr).toContain('Try this: Sign in: opsctl users login --email <email>')
       expect(r.stderr).not.toMatch(/^> GET /m)
 
-      const other = await fresh.run(
-        [
-          'users',
-          'create',
-          '--type',
-          'caregiver',
-          '--email',
-          'carl@example.com',
-          '--given-name',
-          'Carl',
-          '--family-name',
-          'Go',
-          '--password-stdin',
-        ],
-        {input: SECOND_PASSWORD},
+      const other = await run(
+        UsersCreate,
+        ['--type', 'caregiver', '--email', 'carl@example.com', '--given-name', 'Carl', '--family-name', 'Go', '--password-stdin'],
+        {stdin: SECOND_PASSWORD},
       )
       expect(other.code, other.stderr).toBe(0)
-      const forbidden = await fresh.run(['events', 'list', userId])
+      const forbidden = await run(EventsList, [userId])
       expect(forbidden.code).toBe(3)
       expect(errorLines(forbidden.stderr)).toEqual([expect.stringMatching(/^Error: You may not access another user's data \[HTTP 403/)])
 
       // logout forgets the session: the next call needs a sign-in again
-      expect((await fresh.json(['users', 'logout'])).loggedOut).toBe(true)
-      expect((await fresh.run(['users', 'me'])).code).toBe(3)
+      expect((await json(UsersLogout, [])).loggedOut).toBe(true)
+      expect((await run(UsersMe, [])).code).toBe(3)
     } finally {
       fresh.cleanup()
     }

@@ -1,8 +1,15 @@
+/**
+ * `opsctl sandbox start` as a real process (it serves until a signal; its exit codes), and
+ * `opsctl sandbox clock` in-process (test/helpers/command.ts) against the real sandbox in this process.
+ */
 import {spawn} from 'node:child_process'
 import {createInterface} from 'node:readline'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {baseEnv, cliFor, ROOT, runCli, type Sandbox, startSandbox} from './harness.js'
+import SandboxClock from '../../src/commands/sandbox/clock.js'
+import {isolate, runCommand, runJson} from '../helpers/command.js'
+import {type InProcessSandbox, inProcessSandbox} from '../helpers/sandbox.js'
+import {baseEnv, ROOT, runCli, startSandbox} from './harness.js'
 
 describe('opsctl sandbox start (process)', () => {
   it('serves /__sandbox/health on a free port and stops cleanly with exit 0 on SIGINT', async () => {
@@ -51,47 +58,44 @@ describe('opsctl sandbox start (process)', () => {
 })
 
 describe('opsctl sandbox clock', () => {
-  let sandbox: Sandbox
+  let sandbox: InProcessSandbox
+  let user: {cleanup(): void}
   beforeAll(async () => {
-    sandbox = await startSandbox(['--clock', '2026-11-21T15:00:00Z'])
+    sandbox = await inProcessSandbox({clock: '2026-11-21T15:00:00Z'})
+    user = sandbox.user()
   })
-  afterAll(() => sandbox.stop())
+  afterAll(async () => {
+    user?.cleanup()
+    await sandbox?.close()
+  })
 
   it('shows, advances and sets the clock of the sandbox the profile points at', async () => {
-    const cli = cliFor(sandbox)
-    try {
-      const shown = await cli.json(['sandbox', 'clock'])
-      expect(shown.now.slice(0, 13)).toBe('2026-11-21T15')
-      const advanced = await cli.json(['sandbox', 'clock', '--advance', '26h'])
-      expect(advanced.now.slice(0, 13)).toBe('2026-11-22T17')
-      const set = await cli.json(['sandbox', 'clock', '--set', '2027-01-01T00:00:00Z'])
-      expect(set.now.slice(0, 10)).toBe('2027-01-01')
-      expect((await sandbox.control('clock')).now.slice(0, 10)).toBe('2027-01-01')
-    } finally {
-      cli.cleanup()
-    }
+    const shown = await runJson(SandboxClock, [])
+    expect(shown.now.slice(0, 13)).toBe('2026-11-21T15')
+    const advanced = await runJson(SandboxClock, ['--advance', '26h'])
+    expect(advanced.now.slice(0, 13)).toBe('2026-11-22T17')
+    const set = await runJson(SandboxClock, ['--set', '2027-01-01T00:00:00Z'])
+    expect(set.now.slice(0, 10)).toBe('2027-01-01')
+    expect((await sandbox.control('clock')).now.slice(0, 10)).toBe('2027-01-01')
   })
 
   it('refuses a malformed duration without calling the sandbox (exit 2)', async () => {
-    const cli = cliFor(sandbox)
-    try {
-      const result = await cli.run(['sandbox', 'clock', '--advance', 'a while'])
-      expect(result.code).toBe(2)
-      expect(result.stderr).toContain('--advance must be a duration')
-      expect((await sandbox.control('clock')).now.slice(0, 4)).toBe('2027')
-    } finally {
-      cli.cleanup()
-    }
+    const result = await runCommand(SandboxClock, ['--advance', 'a while'])
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain('--advance must be a duration')
+    expect((await sandbox.control('clock')).now.slice(0, 4)).toBe('2027')
   })
 
   it('says there is no sandbox when none answers (exit 7)', async () => {
-    const cli = cliFor({checkoutUrl: 'http://127.0.0.1:9/checkout', healthUrl: 'http://127.0.0.1:9'})
+    const nobody = isolate()
     try {
-      const result = await cli.run(['sandbox', 'clock'])
+      const result = await runCommand(SandboxClock, [], {
+        env: {OPSCTL_CHECKOUT_URL: 'http://127.0.0.1:9/checkout', OPSCTL_HEALTH_URL: 'http://127.0.0.1:9'},
+      })
       expect(result.code).toBe(7)
       expect(result.stderr).toContain('No sandbox answering at http://127.0.0.1:9')
     } finally {
-      cli.cleanup()
+      nobody.cleanup()
     }
   })
 })

@@ -1,22 +1,26 @@
+/** `opsctl smoke` in-process (test/helpers/command.ts): with its own embedded sandbox, and against the real sandbox in this process. */
 import {XMLParser, XMLValidator} from 'fast-xml-parser'
-import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
+import CustomizeGet from '../../src/commands/customize/get.js'
+import CustomizeSet from '../../src/commands/customize/set.js'
+import ProfileAdd from '../../src/commands/profile/add.js'
+import Smoke from '../../src/commands/smoke.js'
+import WebhookList from '../../src/commands/webhook/list.js'
+import WebhookRegister from '../../src/commands/webhook/register.js'
 import {checkoutService} from '../../src/services/checkout/operations.js'
 import {healthService} from '../../src/services/health/operations.js'
-import {cliFor, runCli, type Sandbox, startSandbox} from './harness.js'
+import {isolate, runJson as json, runCommand as run} from '../helpers/command.js'
+import {type InProcessSandbox, inProcessSandbox} from '../helpers/sandbox.js'
 
 describe('opsctl smoke', () => {
   it('--sandbox passes every step and writes JUnit XML with one testcase per step', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'opsctl-smoke-'))
+    const {cleanup, dir} = isolate()
     try {
       const junit = join(dir, 'out.xml')
-      const result = await runCli(['smoke', '--sandbox', '--reporter', 'json', '--junit-file', junit], {
-        env: {OPSCTL_CONFIG_DIR: dir},
-        timeoutMs: 60_000,
-      })
+      const result = await run(Smoke, ['--sandbox', '--reporter', 'json', '--junit-file', junit])
       expect(result.code, result.stderr).toBe(0)
       const report = JSON.parse(result.stdout)
       const operations = new Set<string>(report.results.map((r: {operation: string}) => r.operation))
@@ -34,22 +38,22 @@ describe('opsctl smoke', () => {
       const cases = suites.flatMap((s: {testcase: unknown}) => [s.testcase].flat())
       expect(cases).toHaveLength(report.results.length)
     } finally {
-      rmSync(dir, {force: true, recursive: true})
+      cleanup()
     }
   })
 
   describe('against a running sandbox', () => {
-    let sandbox: Sandbox
+    let sandbox: InProcessSandbox
     beforeAll(async () => {
-      sandbox = await startSandbox()
+      sandbox = await inProcessSandbox()
     })
-    afterAll(() => sandbox.stop())
+    afterAll(() => sandbox.close())
 
     it('reports exactly the step the sandbox broke, with its request id, and exits non-zero', async () => {
-      const cli = cliFor(sandbox)
+      const user = sandbox.user()
       try {
         await sandbox.control('faults', {next: [{kind: '500', op: 'getRefund'}]})
-        const result = await cli.run(['smoke', '--reporter', 'json'], {timeoutMs: 60_000})
+        const result = await run(Smoke, ['--reporter', 'json'])
         expect(result.code).toBe(1)
         const report = JSON.parse(result.stdout)
         const failed = report.results.filter((r: {outcome: string}) => r.outcome === 'failed')
@@ -59,18 +63,17 @@ describe('opsctl smoke', () => {
         expect(result.stderr).toContain(`request id ${failed[0].requestId}`)
         expect(result.stderr.trim().split('\n').at(-1)).toBe(`${report.results.length - 1} passed, 1 failed, 0 skipped`)
       } finally {
-        cli.cleanup()
+        user.cleanup()
       }
     })
 
     it('on a non-sandbox profile, skips what needs a buyer or the clock and puts back what it changed', async () => {
-      const cli = cliFor(sandbox)
+      const user = sandbox.user()
       const env = {OPSCTL_CHECKOUT_URL: undefined, OPSCTL_HEALTH_URL: undefined}
       try {
-        const add = await cli.run(
+        const add = await run(
+          ProfileAdd,
           [
-            'profile',
-            'add',
             'staging',
             '--env',
             'production',
@@ -83,7 +86,7 @@ describe('opsctl smoke', () => {
             '--secret-key-stdin',
             '--use',
           ],
-          {env, input: sandbox.secretKey},
+          {env, stdin: sandbox.secretKey},
         )
         expect(add.code, add.stderr).toBe(0)
         const custom = [
@@ -98,12 +101,12 @@ describe('opsctl smoke', () => {
           '--color',
           '#112233',
         ]
-        expect((await cli.run(['customize', 'set', ...custom], {env})).code).toBe(0)
-        const hook = await cli.json(['webhook', 'register', '--name', 'CHECKOUT_SUCCESS', '--url', 'https://shop.example/hooks/success'], {
+        expect((await run(CustomizeSet, [...custom], {env})).code).toBe(0)
+        const hook = await json(WebhookRegister, ['--name', 'CHECKOUT_SUCCESS', '--url', 'https://shop.example/hooks/success'], {
           env,
         })
 
-        const result = await cli.run(['smoke', '--service', 'checkout', '--reporter', 'json'], {env, timeoutMs: 60_000})
+        const result = await run(Smoke, ['--service', 'checkout', '--reporter', 'json'], {env})
         expect(result.code, result.stderr).toBe(0)
         const report = JSON.parse(result.stdout)
         const skipped = report.results
@@ -119,15 +122,15 @@ describe('opsctl smoke', () => {
         ])
         expect(report.summary.failed).toBe(0)
 
-        const after = await cli.json(['customize', 'get'], {env})
+        const after = await json(CustomizeGet, [], {env})
         expect(after).toMatchObject({colorScheme: '#112233', customTitle: 'Real Shop'})
-        const hooks = await cli.json(['webhook', 'list'], {env})
+        const hooks = await json(WebhookList, [], {env})
         const list = Array.isArray(hooks) ? hooks : hooks.webhooks
         expect(list.map((w: {callbackUrl: string; id: string; name: string}) => [w.id, w.name, w.callbackUrl])).toEqual([
           [hook.id, 'CHECKOUT_SUCCESS', 'https://shop.example/hooks/success'],
         ])
       } finally {
-        cli.cleanup()
+        user.cleanup()
       }
     })
   })

@@ -1,35 +1,46 @@
 /**
- * `opsctl webhook listen` end to end: the built CLI as a long-running child process, a real
- * sandbox delivering webhooks to it, and loopback receivers this test starts (the merchant's app).
- * Run `npm run build` first.
+ * `opsctl webhook listen` end to end: the built CLI as a long-running child process (it stops on
+ * SIGINT and SIGTERM, and puts webhooks back as it stops: the process is the point), the real
+ * sandbox in this process delivering webhooks to it, and loopback receivers this test starts (the
+ * merchant's app). The other commands run in-process (test/helpers/command.ts) against the same
+ * sandbox and config folder. Run `npm run build` first.
  */
 import {type ChildProcess, spawn} from 'node:child_process'
 import {createServer, type Server} from 'node:http'
 import {createInterface} from 'node:readline'
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {afterAll, describe, expect, it} from 'vitest'
 
-import {baseEnv, BIN, type Cli, cliFor, ROOT, type Sandbox, startSandbox} from './harness.js'
+import AuditList from '../../src/commands/audit/list.js'
+import CheckoutCreate from '../../src/commands/checkout/create.js'
+import CheckoutPay from '../../src/commands/checkout/pay.js'
+import ProfileAdd from '../../src/commands/profile/add.js'
+import WebhookList from '../../src/commands/webhook/list.js'
+import WebhookListen from '../../src/commands/webhook/listen.js'
+import WebhookRegister from '../../src/commands/webhook/register.js'
+import {runJson as json, runCommand as run} from '../helpers/command.js'
+import {sandboxPerFile} from '../helpers/sandbox.js'
+import {baseEnv, BIN, ROOT} from './harness.js'
 
 const START = '2026-11-21T02:00:00Z'
 
-let sandbox: Sandbox
-let cli: Cli
+const file = sandboxPerFile({clock: START})
 const cleanups: (() => Promise<unknown> | unknown)[] = []
-
-beforeAll(async () => {
-  sandbox = await startSandbox(['--clock', START])
-  cli = cliFor(sandbox)
-})
 
 afterAll(async () => {
   for (const c of cleanups.splice(0).reverse()) await c()
-  await sandbox?.stop()
-  cli?.cleanup()
 })
 
+interface MerchantApp {
+  requests: {body: any; event?: string}[]
+  url: string
+  /** Resolves once the app has received `count` requests. */
+  received(count: number): Promise<void>
+}
+
 /** A merchant app on loopback: answers with `statuses` in turn (the last one repeats) and keeps what it got. */
-async function merchantApp(statuses: number[] = [200]): Promise<{requests: {body: any; event?: string}[]; url: string}> {
+async function merchantApp(statuses: number[] = [200]): Promise<MerchantApp> {
   const requests: {body: any; event?: string}[] = []
+  const waiters = new Set<() => void>()
   const server: Server = createServer((req, res) => {
     let text = ''
     req.on('data', (d) => (text += d))
@@ -37,12 +48,19 @@ async function merchantApp(statuses: number[] = [200]): Promise<{requests: {body
       requests.push({body: JSON.parse(text), event: req.headers['x-checkout-event'] as string | undefined})
       const status = statuses[Math.min(requests.length - 1, statuses.length - 1)]
       res.writeHead(status, {'content-type': 'application/json'}).end(JSON.stringify({seen: requests.length}))
+      for (const w of waiters) w()
     })
   })
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
   cleanups.push(() => new Promise((r) => server.close(r)))
   const {port} = server.address() as {port: number}
-  return {requests, url: `http://127.0.0.1:${port}/hooks/checkout`}
+  const received = (count: number) =>
+    new Promise<void>((resolve) => {
+      const check = () => requests.length >= count && (waiters.delete(check), resolve())
+      waiters.add(check)
+      check()
+    })
+  return {received, requests, url: `http://127.0.0.1:${port}/hooks/checkout`}
 }
 
 interface Listener {
@@ -59,7 +77,12 @@ interface Listener {
 async function listen(args: string[]): Promise<Listener> {
   const child = spawn(process.execPath, [BIN, 'webhook', 'listen', ...args], {
     cwd: ROOT,
-    env: {...baseEnv(), ...cli.env},
+    env: {
+      ...baseEnv(),
+      OPSCTL_CONFIG_DIR: file.user.dir,
+      OPSCTL_CHECKOUT_URL: file.sandbox.checkoutUrl,
+      OPSCTL_HEALTH_URL: file.sandbox.healthUrl,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   const stdout: string[] = []
@@ -76,22 +99,23 @@ async function listen(args: string[]): Promise<Listener> {
   const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)))
   cleanups.push(() => child.exitCode === null && child.kill('SIGKILL'))
 
-  const waitUntil = <T>(probe: () => T | undefined, what: string, ms = 10_000) =>
+  // Bounded by the test's timeout; a listener that exits first fails the wait at once, saying why.
+  const waitUntil = <T>(probe: () => T | undefined, what: string) =>
     new Promise<T>((resolve, reject) => {
       const check = () => {
         const found = probe()
         if (found === undefined) return
-        clearTimeout(timer)
         waiters.delete(check)
         resolve(found)
       }
 
-      const timer = setTimeout(() => {
-        waiters.delete(check)
-        reject(new Error(`timed out waiting for ${what}; stdout: ${stdout.join('\n')}; stderr: ${stderr}`))
-      }, ms)
       waiters.add(check)
-      child.once('exit', () => setTimeout(check, 50))
+      // 'close' comes after the last output is read, so the last check sees all of it.
+      child.once('close', (code) => {
+        check()
+        if (waiters.delete(check))
+          reject(new Error(`listener exited (${code}) before ${what}; stdout: ${stdout.join('\n')}; stderr: ${stderr}`))
+      })
       check()
     })
 
@@ -110,19 +134,19 @@ async function listen(args: string[]): Promise<Listener> {
 }
 
 async function webhooks(): Promise<{id: string; name: string; callbackUrl: string}[]> {
-  const {webhooks: list} = await cli.json(['webhook', 'list'])
+  const {webhooks: list} = await json(WebhookList, [])
   return list.map((w: any) => ({id: w.id, name: w.name, callbackUrl: w.callbackUrl})).sort((a: any, b: any) => a.name.localeCompare(b.name))
 }
 
 async function newCheckout(amount = '42.00'): Promise<string> {
-  const {checkoutId} = await cli.json(['checkout', 'create', '--amount', amount, '--success-url', 'https://shop.example/ok'])
+  const {checkoutId} = await json(CheckoutCreate, ['--amount', amount, '--success-url', 'https://shop.example/ok'])
   return checkoutId
 }
 
-describe('webhook listen --register --json', {timeout: 60_000}, () => {
+describe('webhook listen --register --json', () => {
   it('receives success, failure and dropout events, then puts back exactly the webhooks that were there', async () => {
     const app = await merchantApp()
-    const registered = await cli.json(['webhook', 'register', '--name', 'CHECKOUT_SUCCESS', '--url', app.url])
+    const registered = await json(WebhookRegister, ['--name', 'CHECKOUT_SUCCESS', '--url', app.url])
     const before = await webhooks()
     expect(before).toEqual([{id: registered.id, name: 'CHECKOUT_SUCCESS', callbackUrl: app.url}])
 
@@ -140,7 +164,7 @@ describe('webhook listen --register --json', {timeout: 60_000}, () => {
       JSON.parse(await listener.waitForLine((l) => l.includes(checkoutId) && l.includes(name), `${name} of ${checkoutId}`))
 
     const paid = await newCheckout('42.00')
-    await cli.json(['checkout', 'pay', paid])
+    await json(CheckoutPay, [paid])
     expect(await event(paid, 'CHECKOUT_SUCCESS')).toMatchObject({
       event: 'CHECKOUT_SUCCESS',
       checkoutId: paid,
@@ -152,11 +176,11 @@ describe('webhook listen --register --json', {timeout: 60_000}, () => {
     })
 
     const declined = await newCheckout('13.50')
-    await cli.json(['checkout', 'pay', declined, '--card', '5204730000002662'])
+    await json(CheckoutPay, [declined, '--card', '5204730000002662'])
     expect(await event(declined, 'CHECKOUT_FAILURE')).toMatchObject({checkoutId: declined, paymentStatus: 'PAYMENT_FAILED'})
 
     const dropped = await newCheckout('7.00')
-    await cli.json(['checkout', 'pay', dropped, '--cancel'])
+    await json(CheckoutPay, [dropped, '--cancel'])
     expect(await event(dropped, 'CHECKOUT_DROPOUT')).toMatchObject({checkoutId: dropped, paymentStatus: 'PAYMENT_CANCELLED'})
 
     // stdout is data only: one JSON object per line, each with a time.
@@ -169,18 +193,19 @@ describe('webhook listen --register --json', {timeout: 60_000}, () => {
 
     // The merchant's own webhook works again.
     const after = await newCheckout('5.00')
-    await cli.json(['checkout', 'pay', after])
-    await expect.poll(() => app.requests.map((r) => r.body.id), {timeout: 5000}).toEqual([after])
+    await json(CheckoutPay, [after])
+    await app.received(1)
+    expect(app.requests.map((r) => r.body.id)).toEqual([after])
     expect(app.requests[0].event).toBe('CHECKOUT_SUCCESS')
   })
 
   it('SIGTERM restores too; the audit log holds one line per webhook change', async () => {
     const before = await webhooks()
-    const lines = (await cli.json(['audit', 'list'])).entries.length
+    const lines = (await json(AuditList, [])).entries.length
     const listener = await listen(['--register', '--json'])
     expect(await listener.stop('SIGTERM')).toBe(0)
     expect(await webhooks()).toEqual(before)
-    const {entries} = await cli.json(['audit', 'list'])
+    const {entries} = await json(AuditList, [])
     // one existing webhook updated and two registered; then two deleted and one updated back
     expect(entries.slice(lines).map((e: any) => [e.operation, e.outcome])).toEqual([
       ['updateWebhook', 'applied'],
@@ -193,7 +218,7 @@ describe('webhook listen --register --json', {timeout: 60_000}, () => {
   })
 })
 
-describe('webhook listen --forward-to', {timeout: 60_000}, () => {
+describe('webhook listen --forward-to', () => {
   it("forwards each delivery and prints the forward's status; the sender's retries go through the listener", async () => {
     const app = await merchantApp([500, 500, 200])
     const before = await webhooks()
@@ -201,7 +226,7 @@ describe('webhook listen --forward-to', {timeout: 60_000}, () => {
     expect(listener.stderr()).toContain(`(forwarding to ${app.url})`)
 
     const id = await newCheckout('99.99')
-    await cli.json(['checkout', 'pay', id])
+    await json(CheckoutPay, [id])
     await listener.waitForLine((l) => l.includes(id) && l.includes(`forward 200 ${app.url}`), 'the third forward')
 
     // The app answered 500, 500, 200: the listener answered the sandbox the same, so it retried twice.
@@ -219,7 +244,7 @@ describe('webhook listen --forward-to', {timeout: 60_000}, () => {
     ])
     expect(lines[0]).toMatch(new RegExp(`CHECKOUT_SUCCESS\\s+${id}\\s+99\\.99 PHP\\s+COMPLETED/PAYMENT_SUCCESS`))
 
-    const {deliveries} = await sandbox.control('webhook-deliveries')
+    const {deliveries} = await file.sandbox.control('webhook-deliveries')
     const mine = deliveries.filter((d: any) => d.checkoutId === id)
     expect(mine.map((d: any) => [d.attempt, d.status, d.url])).toEqual([
       [1, 500, listener.url],
@@ -232,14 +257,13 @@ describe('webhook listen --forward-to', {timeout: 60_000}, () => {
   })
 })
 
-describe('webhook listen refuses', {timeout: 30_000}, () => {
+describe('webhook listen refuses', () => {
   it('--register on a production profile: exit 2, nothing changed', async () => {
     const before = await webhooks()
     const secret = 'sk-live-never-sent-0123456789'
-    const add = await cli.run(
+    const add = await run(
+      ProfileAdd,
       [
-        'profile',
-        'add',
         'live',
         '--env',
         'production',
@@ -251,10 +275,10 @@ describe('webhook listen refuses', {timeout: 30_000}, () => {
         'pk-live-0123456789',
         '--secret-key-stdin',
       ],
-      {input: secret},
+      {stdin: secret},
     )
     expect(add.code).toBe(0)
-    const result = await cli.run(['webhook', 'listen', '--register', '--profile', 'live'])
+    const result = await run(WebhookListen, ['--register', '--profile', 'live'])
     expect(result.code).toBe(2)
     expect(result.stderr).toContain(
       '--register points webhooks at 127.0.0.1, which a production service cannot reach; profile live is production',
@@ -265,7 +289,7 @@ describe('webhook listen refuses', {timeout: 30_000}, () => {
   })
 
   it('a --forward-to that is not an http(s) URL: exit 2', async () => {
-    const result = await cli.run(['webhook', 'listen', '--forward-to', 'ftp://example.com/x'])
+    const result = await run(WebhookListen, ['--forward-to', 'ftp://example.com/x'])
     expect(result.code).toBe(2)
     expect(result.stderr).toContain('--forward-to must be an http(s) URL')
   })

@@ -13,6 +13,7 @@ import {MockAgent} from 'undici'
 import {afterEach, beforeEach, vi} from 'vitest'
 
 import {setDispatcher} from '../../src/http/dispatcher.js'
+import {forgetSecrets} from '../../src/http/secrets/registry.js'
 import {ProfileStore} from '../../src/profiles/store.js'
 
 export const ROOT = resolve(import.meta.dirname, '../..')
@@ -95,7 +96,14 @@ export function isolatedWithMockedServices(): {readonly env: ReturnType<typeof i
   }
 }
 
-export async function runCommand(Cmd: Runnable, argv: string[], options: {stdin?: string} = {}): Promise<CommandResult> {
+export interface RunOptions {
+  /** the whole of stdin, as if piped in */
+  stdin?: string
+  /** environment variables for this run only (`undefined` unsets one) */
+  env?: Record<string, string | undefined>
+}
+
+export async function runCommand(Cmd: Runnable, argv: string[], options: RunOptions = {}): Promise<CommandResult> {
   const cfg = await loadConfig()
   let stdout = ''
   let stderr = ''
@@ -109,7 +117,11 @@ export async function runCommand(Cmd: Runnable, argv: string[], options: {stdin?
   })
   const stdin =
     options.stdin === undefined ? undefined : vi.spyOn(process, 'stdin', 'get').mockReturnValue(Readable.from([options.stdin]) as any)
+  const savedEnv = Object.fromEntries(Object.keys(options.env ?? {}).map((k) => [k, process.env[k]]))
+  setEnv(options.env ?? {})
   process.exitCode = undefined
+  // As a fresh process starts: no secret known from an earlier run may hide (redact) a leak in this one.
+  forgetSecrets()
   let result: unknown
   try {
     result = await Cmd.run(argv, cfg)
@@ -117,6 +129,7 @@ export async function runCommand(Cmd: Runnable, argv: string[], options: {stdin?
     out.mockRestore()
     err.mockRestore()
     stdin?.mockRestore()
+    setEnv(savedEnv)
   }
 
   // oclif warns about unparsed commands only under NODE_ENV=test (vitest); a real run never prints it
@@ -124,6 +137,20 @@ export async function runCommand(Cmd: Runnable, argv: string[], options: {stdin?
   const code = Number(process.exitCode ?? 0)
   process.exitCode = undefined
   return {code, result, stderr, stdout}
+}
+
+function setEnv(values: Record<string, string | undefined>): void {
+  for (const [k, v] of Object.entries(values)) {
+    if (v === undefined) delete process.env[k]
+    else process.env[k] = v
+  }
+}
+
+/** `runCommand` with `--json` added: expects exit 0 and returns the parsed stdout. */
+export async function runJson<T = any>(Cmd: Runnable, argv: string[], options: RunOptions = {}): Promise<T> {
+  const r = await runCommand(Cmd, [...argv, '--json'], options)
+  if (r.code !== 0) throw new Error(`${argv.join(' ')} exited ${r.code}: ${r.stderr}`)
+  return JSON.parse(r.stdout)
 }
 
 export interface RecordedCall {
@@ -177,7 +204,7 @@ export interface CommandHarness {
   pool: ReturnType<MockAgent['get']>
   /** the temporary OPSCTL_CONFIG_DIR */
   configDir: string
-  run(Cmd: Runnable, argv: string[], options?: {stdin?: string}): Promise<CommandResult>
+  run(Cmd: Runnable, argv: string[], options?: RunOptions): Promise<CommandResult>
   /** every request that reached the mock: method, path, parsed JSON body, headers */
   calls(): RecordedCall[]
   /** profiles.json as written */

@@ -32,7 +32,7 @@ describe('layer rules', () => {
       `5: Unexpected use of 'fetch'`,
     ])
     expect(await restricted('src/http/example.ts', OUTBOUND)).toEqual([])
-  }, 30_000)
+  })
 
   it('src/services and src/sandbox may not import oclif or the CLI, nor write to process.stdout', async () => {
     const code = `import {Flags} from '@oclif/core'
@@ -50,5 +50,5 @@ export const all = [BaseCommand, Flags]
     }
 
     expect(await restricted('src/cli/example.ts', code)).toEqual([])
-  }, 30_000)
+  })
 })
