@@ -4,7 +4,7 @@
  * "Try this:" lines under an error, when BaseCommand catches it.
  */
 import {type NextStep, OpsError, RuleError} from '../errors.js'
-import {CODES} from '../services/checkout/rules.js'
+import {CODES} from '../services/checkout/codes.js'
 
 export const hints = {
   help: (commandId: string | undefined) => ['See: opsctl', commandId?.replaceAll(':', ' '), '--help'].filter(Boolean).join(' '),

@@ -172,7 +172,7 @@ describe('checkout e2e: the next day only a refund, and only one', () => {
     })
     expect(await json(RefundGet, [checkoutId, only.id])).toEqual(only)
     const table = await run(RefundList, [checkoutId])
-    expect(table.stdout).toMatch(new RegExp(`${only.id}\\s*│\\s*SUCCESS\\s*│\\s*250\\.75`))
+    expect(table.stdout).toMatch(new RegExp(`^${only.id}\\tSUCCESS\\t250\\.75\\t`, 'm'))
     expect((await run(RefundGet, [checkoutId, 'rfd_nope'])).code).toBe(4)
   })
 

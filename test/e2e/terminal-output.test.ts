@@ -33,7 +33,7 @@ describe('events list in a terminal and in a pipe', () => {
     )
     expect(created.code, created.stderr).toBe(0)
     for (const date of ['2026-03-01T15:30:00Z']) {
-      const added = await cli.run(['events', 'add', 'me', '--date', date, '--medication-id', 'med-salbutamol', '--medication-type', 'rescue', '--symptom', 'cough,wheeze', '--address', 'a long street name in a city far away'])
+      const added = await cli.run(['events', 'add', 'me', '--date', date, '--medication-id', 'med-salbutamol', '--medication-type', 'rescue', '--symptom', 'cough,wheeze', '--address', 'a long street name in a city far away', '--no-plan-check'])
       expect(added.code, added.stderr).toBe(0)
     }
 

@@ -14,7 +14,11 @@ The same schema is published as docs/scenario.schema.json. With the YAML languag
 
   async run(): Promise<Record<string, unknown>> {
     const schema = scenarioJsonSchema()
-    if (!this.jsonEnabled()) process.stdout.write(JSON.stringify(schema, null, 2) + '\n')
+    if (!this.documentWanted) {
+      process.stdout.write(JSON.stringify(schema, null, 2) + '\n')
+      this.markShown()
+    }
+
     return schema
   }
 }

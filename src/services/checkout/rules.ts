@@ -1,3 +1,4 @@
+import {CODES} from './codes.js'
 /**
  * The business rules of the checkout service, in ONE place. The CLI uses them to refuse early
  * (exit 5, nothing sent, and a message that says which action applies now); the sandbox uses
@@ -21,18 +22,6 @@ const DAY_MS = 24 * 60 * 60 * 1000
 /** A checkout not paid within an hour of its creation expires (a dropout). */
 export const CHECKOUT_TTL_MS = 60 * 60 * 1000
 
-/** Error codes of the service (the sandbox answers with them; the CLI recognises them). */
-export const CODES = {
-  notFound: 'PY0009',
-  notVoidable: 'PY0045',
-  amountOver: 'PY0048',
-  refundBeforeCutoff: 'PY0072',
-  voidAfterCutoff: 'PY0073',
-  refundExists: 'PY0082',
-  webhookExists: 'PY0039',
-  webhookNotFound: 'PY0038',
-  noCustomization: 'PY0065',
-} as const
 
 /**
  * What is still possible, in the service's words ("only a refund is possible now"). The CLI names
@@ -290,3 +279,6 @@ export function checkRefund(
 
   return {amount, currency, paid, remaining, kind: amount === paid ? 'complete' : 'partial', unrefundable: remaining - amount}
 }
+
+/** Error codes of the service (the sandbox answers with them; the CLI recognises them). */
+export {CODES} from './codes.js'
