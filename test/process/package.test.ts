@@ -3,7 +3,9 @@
  * with `npm install -g` into a temporary prefix, then the installed `opsctl` run as a user runs
  * it: --version, `sandbox start --port 0` (stopped with SIGINT) and one API command against that
  * sandbox. Needs `npm run build` first (npm test does it). The install prefers npm's cache, which
- * `npm ci` filled; it may still ask the registry for what the cache lacks.
+ * `npm ci` filled; it may still ask the registry for what the cache lacks. better-sqlite3's native
+ * module is the one `npm ci` already built, offered to its installer as a local prebuild: without
+ * network access to its prebuilt binaries, the install would compile SQLite again (minutes).
  */
 import {execFile} from 'node:child_process'
 import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
@@ -18,6 +20,14 @@ const run = promisify(execFile)
 /** Packing and installing 150 packages from the cache takes ~15 s on two busy cores. */
 const INSTALL_LIMIT_MS = 150_000
 
+/** A prebuild-install archive of the better-sqlite3 binary in node_modules, named as its installer looks for it. */
+async function localSqlitePrebuild(dir: string): Promise<string> {
+  const {version} = JSON.parse(readFileSync(join(ROOT, 'node_modules/better-sqlite3/package.json'), 'utf8'))
+  const name = `better-sqlite3-v${version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`
+  await run('tar', ['-czf', join(dir, name), '-C', join(ROOT, 'node_modules/better-sqlite3'), 'build/Release/better_sqlite3.node'])
+  return dir
+}
+
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
 let work: string
 let packed: {filename: string; files: {path: string}[]}
@@ -27,8 +37,10 @@ let opsctl: string
 describe('the packed and installed package', {timeout: INSTALL_LIMIT_MS}, () => {
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), 'opsctl-pack-'))
+    const prebuilds = await localSqlitePrebuild(work)
+    const env = {...process.env, npm_config_better_sqlite3_local_prebuilds: prebuilds}
     const npm = (args: string[], cwd: string) =>
-      run('npm', [...args, '--no-audit', '--no-fund', '--loglevel=warn'], {cwd, timeout: INSTALL_LIMIT_MS / 2, maxBuffer: 16 * 1024 * 1024})
+      run('npm', [...args, '--no-audit', '--no-fund', '--loglevel=warn'], {cwd, env, timeout: INSTALL_LIMIT_MS / 2, maxBuffer: 16 * 1024 * 1024})
     // The build is already there; the tarball is what `npm publish` would upload.
     const pack = await npm(['pack', '--ignore-scripts', '--json', '--pack-destination', work], ROOT)
     packed = JSON.parse(pack.stdout)[0]
