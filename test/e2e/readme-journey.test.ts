@@ -37,6 +37,7 @@ describe('the README journey', () => {
       'sign in',
       'metrics, plan and group',
       'record an event',
+      'support view',
       'pay and void',
       'refund the next day',
       'what changed',
