@@ -14,6 +14,8 @@ import {createInterface} from 'node:readline'
 import {stripVTControlCharacters} from 'node:util'
 import {afterAll, beforeAll} from 'vitest'
 
+import {sandboxControlCall} from '../helpers/control.js'
+
 export const ROOT = resolve(import.meta.dirname, '../..')
 export const BIN = join(ROOT, 'bin/run.js')
 
@@ -129,14 +131,7 @@ export async function startSandbox(extraArgs: string[] = [], env: Record<string,
     secretKey: info.checkout.secretKey,
     process: child,
     async control(path: string, body?: unknown, method?: string) {
-      const res = await fetch(`${info.origin}/__sandbox/${path.replace(/^\//, '')}`, {
-        method: method ?? (body === undefined ? 'GET' : 'POST'),
-        headers: body === undefined ? {} : {'content-type': 'application/json'},
-        body: body === undefined ? undefined : JSON.stringify(body),
-      })
-      const text = await res.text()
-      if (!res.ok) throw new Error(`control ${path}: ${res.status} ${text}`)
-      return text ? JSON.parse(text) : undefined
+      return sandboxControlCall(info.origin, path, body, method)
     },
     async stop(signal: NodeJS.Signals = 'SIGTERM') {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal)

@@ -9,6 +9,7 @@ import {afterAll, beforeAll} from 'vitest'
 import {createSandbox, type RunningSandbox, type SandboxOptions} from '../../src/sandbox/core/server.js'
 import {SANDBOX_KEYS, sandboxBaseUrls} from '../../src/services/sandbox-defaults.js'
 import {isolate} from './command.js'
+import {sandboxControlCall} from './control.js'
 
 export interface InProcessSandbox {
   origin: string
@@ -42,14 +43,7 @@ export async function inProcessSandbox(options: Omit<SandboxOptions, 'host' | 'p
       return env
     },
     async control(path, body, method) {
-      const res = await fetch(`${running.origin}/__sandbox/${path.replace(/^\//, '')}`, {
-        method: method ?? (body === undefined ? 'GET' : 'POST'),
-        headers: body === undefined ? {} : {'content-type': 'application/json'},
-        body: body === undefined ? undefined : JSON.stringify(body),
-      })
-      const text = await res.text()
-      if (!res.ok) throw new Error(`control ${path}: ${res.status} ${text}`)
-      return text ? JSON.parse(text) : undefined
+      return sandboxControlCall(running.origin, path, body, method)
     },
     close: () => running.close(),
   }

@@ -5,29 +5,16 @@
  */
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import type {SandboxReply} from '../../src/sandbox/types.js'
-
 import {createSandbox} from '../../src/sandbox/core/server.js'
 import {accessibleUser} from '../../src/sandbox/health/access.js'
 import {healthModule} from '../../src/sandbox/health/index.js'
 import {DEMO_USERS, seedHealth} from '../../src/sandbox/health/seed.js'
-import {SandboxError} from '../../src/sandbox/types.js'
 import {MetricsQuery} from '../../src/services/health/operations.js'
 import {answering} from '../fixtures/answering.js'
-import {fakeContext, request} from './health-fake-ctx.js'
+import {fakeContext, refusal, request} from './health-fake-ctx.js'
 
 const h = answering(healthModule)
 
-async function refusal(fn: () => Promise<SandboxReply>): Promise<SandboxError> {
-  try {
-    await fn()
-  } catch (error) {
-    if (error instanceof SandboxError) return error
-    throw error
-  }
-
-  throw new Error('expected a SandboxError')
-}
 
 /** One seeded sandbox state for the file (scrypt sign-ins are slow); a test that changes it puts it back. */
 let world: ReturnType<typeof seedWorld> | undefined

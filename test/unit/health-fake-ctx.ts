@@ -1,8 +1,9 @@
 /** A SandboxContext for calling health handlers directly: fixed clock, in-memory sessions, counted ids. */
-import type {SandboxContext, SandboxRequest} from '../../src/sandbox/types.js'
+import type {SandboxContext, SandboxReply, SandboxRequest} from '../../src/sandbox/types.js'
 
 import {openStore} from '../../src/sandbox/core/store.js'
 import {HealthStore} from '../../src/sandbox/health/state.js'
+import {SandboxError} from '../../src/sandbox/types.js'
 
 export type FakeContext = SandboxContext
 
@@ -45,4 +46,16 @@ export function fakeContext(now = '2026-03-05T04:00:00.000Z'): FakeContext {
 
 export function request(partial: Partial<SandboxRequest> = {}): SandboxRequest {
   return {params: {}, query: {}, body: undefined, headers: {}, ...partial}
+}
+
+/** The SandboxError a handler throws; fails when it answers instead. */
+export async function refusal(fn: () => Promise<SandboxReply> | SandboxReply): Promise<SandboxError> {
+  try {
+    await fn()
+  } catch (error) {
+    if (error instanceof SandboxError) return error
+    throw error
+  }
+
+  throw new Error('expected a SandboxError')
 }

@@ -1,13 +1,10 @@
 import {describe, expect, it} from 'vitest'
 
-import type {SandboxReply} from '../../src/sandbox/types.js'
-
 import {healthModule} from '../../src/sandbox/health/index.js'
 import {bulkEvents, DEMO_USERS, seedHealth} from '../../src/sandbox/health/seed.js'
-import {SandboxError} from '../../src/sandbox/types.js'
 import {EventsQuery, MetricsQuery} from '../../src/services/health/operations.js'
 import {answering} from '../fixtures/answering.js'
-import {fakeContext, request} from './health-fake-ctx.js'
+import {fakeContext, refusal, request} from './health-fake-ctx.js'
 
 const h = answering(healthModule)
 
@@ -25,16 +22,6 @@ async function newUser(ctx = fakeContext(), body: Record<string, unknown> = cred
   return {ctx, reply, user: reply.body as any}
 }
 
-async function refusal(fn: () => Promise<SandboxReply> | SandboxReply): Promise<SandboxError> {
-  try {
-    await fn()
-  } catch (error) {
-    if (error instanceof SandboxError) return error
-    throw error
-  }
-
-  throw new Error('expected a SandboxError')
-}
 
 describe('health sandbox: users and sessions', () => {
   it('createUser stores a scrypt hash, never the password, and answers with a session cookie', async () => {
