@@ -21,8 +21,8 @@ import {fileURLToPath} from 'node:url'
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const pjson = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
 
-/** Loaded by path from outside the bundle: bin/run.js (the secret guard, oclif) and test fixtures. */
-const BY_PATH = ['src/oclif.ts', 'src/http/secrets/registry.ts', 'src/http/secrets/sources.ts', 'src/http/secrets/streams.ts', 'src/profiles/lock.ts']
+/** Loaded by path from outside the bundle: bin/run.js (the secret guard, oclif, --version) and test fixtures. */
+const BY_PATH = ['src/oclif.ts', 'src/version.ts', 'src/http/secrets/registry.ts', 'src/http/secrets/sources.ts', 'src/http/secrets/streams.ts', 'src/profiles/lock.ts']
 // typescript and ts-node: oclif looks for them only in development (NODE_ENV=development).
 const EXTERNAL = ['better-sqlite3', 'fastify', '@fastify/*', 'light-my-request', 'open', '@oclif/plugin-*', 'typescript', 'ts-node', 'tsx']
 

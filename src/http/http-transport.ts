@@ -107,8 +107,8 @@ export class HttpTransport implements Transport {
   private async base(): Promise<Dispatcher> {
     if (this.options.pool !== 'private') return getDispatcher()
     if (!this.own) {
-      const {Agent} = await import('./undici.js')
-      this.own = new Agent()
+      const {newAgent} = await import('./undici.js')
+      this.own = newAgent()
     }
 
     return this.own

@@ -3,14 +3,16 @@
  * process shows — help and topics from the manifest, the version, the not-found hook, exit codes,
  * stdout/stderr separation, file modes. Needs `npm run build` first (npm test does it).
  */
+import {spawnSync} from 'node:child_process'
 import {mkdtempSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {createServer, type Server} from 'node:http'
 import {type AddressInfo} from 'node:net'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
+import {pathToFileURL} from 'node:url'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {ROOT, runCli} from '../e2e/harness.js'
+import {baseEnv, ROOT, runCli} from '../e2e/harness.js'
 
 let configDir: string
 const run = (argv: string[], env: Record<string, string> = {}, input?: string) =>
@@ -76,6 +78,17 @@ describe('help, version, unknown commands', () => {
     const r = await run(['--version'])
     expect(r.code).toBe(0)
     expect(r.stdout).toMatch(new RegExp(`^opsctl/${pkg.version.replaceAll('.', String.raw`\.`)} `))
+  })
+
+  it('--version and -v (answered without oclif) print exactly the line oclif prints', async () => {
+    const script = `const {execute} = await import(${JSON.stringify(pathToFileURL(join(ROOT, 'dist', 'oclif.js')).href)})
+await execute({args: ['--version'], dir: ${JSON.stringify(pathToFileURL(join(ROOT, 'bin', 'run.js')).href)}})`
+    const oclif = spawnSync(process.execPath, ['--input-type=module', '-e', script], {cwd: ROOT, encoding: 'utf8', env: baseEnv()})
+    expect(oclif.status, oclif.stderr).toBe(0)
+    expect(oclif.stdout).toMatch(/^opsctl\/\S+ \S+-\S+ node-v\S+\n$/)
+    const [short, long] = await Promise.all([run(['-v']), run(['--version'])])
+    expect(long).toEqual({code: 0, stderr: '', stdout: oclif.stdout})
+    expect(short).toEqual(long)
   })
 
   it('a typo suggests the nearest command and exits 2', async () => {
