@@ -50,12 +50,14 @@ async function separated(records: string[][], delimiter: string): Promise<string
 }
 
 /**
- * Writes a list row by row as it arrives (`events list --all`): ndjson at once, tables and CSV a
- * page at a time (`endPage()`, or every 100 rows), so memory stays flat and time linear.
+ * Writes a list as it arrives (`events list --all`), a page at a time (`endPage()`, or every 100
+ * rows) in every format, so memory stays flat and time linear.
  */
 export class ListWriter {
   private count = 0
   private pending: Row[] = []
+  /** ndjson lines not yet written: one write a page, not one a row (each write to a pipe is a system call). */
+  private lines: string[] = []
   private columns: string[] | undefined
   private table: TableStream | undefined
   private headerWritten = false
@@ -76,7 +78,8 @@ export class ListWriter {
   async push(row: Row): Promise<void> {
     this.count++
     if (this.mode.format === 'ndjson') {
-      this.sinks.out(JSON.stringify(row) + '\n')
+      this.lines.push(JSON.stringify(row))
+      if (this.lines.length >= PAGE) this.flushLines()
       return
     }
 
@@ -86,6 +89,7 @@ export class ListWriter {
 
   /** A page of the listing has arrived: write what is pending. */
   async endPage(): Promise<void> {
+    this.flushLines()
     if (this.pending.length === 0) return
     const rows = this.pending
     this.pending = []
@@ -100,6 +104,12 @@ export class ListWriter {
     if (this.count > 0) return
     if (this.mode.format === 'csv' && this.columns) this.sinks.out(await separated([this.columns], ','))
     if (this.mode.format === 'table') this.sinks.err('(none)\n')
+  }
+
+  private flushLines(): void {
+    if (this.lines.length === 0) return
+    this.sinks.out(this.lines.join('\n') + '\n')
+    this.lines = []
   }
 
   private get cellStyle(): CellStyle {

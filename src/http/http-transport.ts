@@ -45,7 +45,7 @@ export class HttpTransport implements Transport {
   async send(req: OutboundRequest): Promise<InboundResponse> {
     const prepared = prepareRequest(req)
     const masked = this.options.traceMasked
-    this.trace(`> ${req.method} ${redactUrl(req.url, masked)}`, prepared.headers, maskFields(shownBody(req.body), masked))
+    this.trace(() => `> ${req.method} ${redactUrl(req.url, masked)}`, prepared.headers, () => maskFields(shownBody(req.body), masked))
 
     const started = performance.now()
     const timeoutMs = req.timeoutMs ?? this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS
@@ -70,13 +70,16 @@ export class HttpTransport implements Transport {
     // A session the answer sets (sign-in, createUser) is a secret from now on, before anything shows the answer.
     registerHeaderSecrets({'set-cookie': res.headers['set-cookie']})
     const durationMs = Math.round(performance.now() - started)
-    const data = parseJson(text)
-    const requestId = requestIdFrom(res.headers, data)
-    this.trace(
-      `< ${res.statusCode} ${req.method} ${redactUrl(req.url, masked)} (${durationMs} ms${requestId ? `, request id ${requestId}` : ''})`,
-      res.headers,
-      data === undefined ? text || undefined : maskFields(redactBody(data), masked),
-    )
+    if (this.options.trace) {
+      const data = parseJson(text)
+      const requestId = requestIdFrom(res.headers, data)
+      this.trace(
+        () => `< ${res.statusCode} ${req.method} ${redactUrl(req.url, masked)} (${durationMs} ms${requestId ? `, request id ${requestId}` : ''})`,
+        res.headers,
+        () => (data === undefined ? text || undefined : maskFields(redactBody(data), masked)),
+      )
+    }
+
     return {durationMs, headers: res.headers, status: res.statusCode, text}
   }
 
@@ -114,9 +117,11 @@ export class HttpTransport implements Transport {
     return this.own
   }
 
-  private trace(title: string, headers: Record<string, string | string[] | undefined>, body: unknown): void {
+  /** Title and body are computed only when tracing: masking a page of 50 events per request is not free. */
+  private trace(title: () => string, headers: Record<string, string | string[] | undefined>, shown: () => unknown): void {
     if (!this.options.trace) return
-    const lines = [title]
+    const body = shown()
+    const lines = [title()]
     for (const [k, v] of Object.entries(redactHeaders(headers))) lines.push(`  ${k}: ${v}`)
     // Scrubbed before the cut: a cut through a credential would leave a piece no scrubber recognises.
     if (body !== undefined) lines.push(`  ${typeof body === 'string' ? scrubSecrets(body).slice(0, 2000) : JSON.stringify(body)}`)

@@ -6,10 +6,12 @@
 import {spawn} from 'node:child_process'
 import {describe, expect, it} from 'vitest'
 
-import {baseEnv, BIN, type Cli, sandboxForFile} from './harness.js'
+import {baseEnv, BIN, type Cli, type Sandbox, sandboxForFile} from './harness.js'
 
 let cli: Cli
-sandboxForFile([], (_, user) => {
+let sandbox: Sandbox
+sandboxForFile([], (started, user) => {
+  sandbox = started
   cli = user
 })
 
@@ -52,5 +54,17 @@ describe('events list in a terminal and in a pipe', () => {
     expect(rows[0]).toBe('id\tdate\tsymptoms')
     expect(rows).toHaveLength(2)
     for (const row of rows.slice(1)) expect(row).toMatch(/^\w+\t2026-03-0\dT\d\d:\d\d:00\.000\+08:00\tcough;wheeze$/)
+  })
+
+  it('--all: the progress line is cleared before each page of rows, so no row continues it', async () => {
+    const {id} = await cli.json(['users', 'create', '--type', 'patient', '--email', 'pages@example.com', '--given-name', 'P', '--family-name', 'G', '--password-stdin'], {input: 'pages-Pass-8v3n'})
+    await sandbox.control('health/events', {count: 120, userId: id})
+    const {code, screen} = await inTerminal(['events', 'list', 'me', '--all', '--columns', 'id,source'], 80)
+    expect(code, screen).toBe(0)
+    // What a line shows at the end: the text after its last carriage return and erase-line.
+    const shown = screen.split('\n').map((line) => line.replace(/\r$/, '').split(/\r(?:\u001B\[2K)?/).at(-1)!).filter(Boolean)
+    expect(shown[0]).toMatch(/^id +source$/)
+    expect(shown.slice(1).filter((line) => !/^[\da-f]{24} +\w+$/.test(line))).toEqual([])
+    expect(shown).toHaveLength(121)
   })
 })

@@ -32,6 +32,55 @@ export function isIsoInstant(value: string): boolean {
   return value.length >= 16 && value.length <= 35 && ISO_INSTANT.test(value)
 }
 
+export interface WallClock {
+  /** `2026-03-01` */
+  day: string
+  hour: string
+  minute: string
+  second: string
+  /** `+08:00` */
+  offset: string
+}
+
+/** The wall clock at `date` in `zone`, from Intl (the reference; ~20 µs a call). */
+export function intlWallClock(date: Date, zone: string): WallClock {
+  const parts: Record<string, string> = {}
+  for (const p of formatter(zone).formatToParts(date)) parts[p.type] = p.value
+  const offset = parts.timeZoneName === 'GMT' ? '+00:00' : parts.timeZoneName.replace('GMT', '')
+  return {day: `${parts.year}-${parts.month}-${parts.day}`, hour: parts.hour, minute: parts.minute, offset, second: parts.second}
+}
+
+const HOUR_MS = 3_600_000
+const OFFSET = /^([+-])(\d{2}):(\d{2})$/
+/** Per zone, the UTC offset of each hour asked for whose offset does not change within it. */
+const hourOffsets = new Map<string, Map<number, string>>()
+
+/**
+ * The same as `intlWallClock`, asking Intl once an hour of instants rather than once a cell (a
+ * table of 20,000 events). An hour that starts and ends on one offset has it throughout (no zone
+ * changes offset twice within an hour); any other hour, and odd years, go to Intl.
+ */
+export function wallClock(date: Date, zone: string): WallClock {
+  const time = date.getTime()
+  const hour = Math.floor(time / HOUR_MS)
+  let offsets = hourOffsets.get(zone)
+  if (!offsets) hourOffsets.set(zone, (offsets = new Map()))
+  let offset = offsets.get(hour)
+  if (offset === undefined) {
+    const first = intlWallClock(new Date(hour * HOUR_MS), zone).offset
+    const last = intlWallClock(new Date(hour * HOUR_MS + HOUR_MS - 1), zone).offset
+    if (first !== last || !OFFSET.test(first)) return intlWallClock(date, zone)
+    if (offsets.size > 10_000) offsets.clear()
+    offsets.set(hour, (offset = first))
+  }
+
+  const [, sign, hh, mm] = OFFSET.exec(offset)!
+  const shifted = new Date(time + (sign === '-' ? -1 : 1) * (Number(hh) * 60 + Number(mm)) * 60_000).toISOString()
+  // toISOString writes years before 1000 with four digits and years past 9999 with six; Intl does not.
+  if (!/^[1-9]\d{3}-/.test(shifted)) return intlWallClock(date, zone)
+  return {day: shifted.slice(0, 10), hour: shifted.slice(11, 13), minute: shifted.slice(14, 16), offset, second: shifted.slice(17, 19)}
+}
+
 /**
  * `2026-03-01T15:30:00.000Z` in Asia/Manila: `2026-03-01 23:30 +08:00` (table) or
  * `2026-03-01T23:30:00.000+08:00` (csv, still an exact ISO 8601 value). Without a zone: UTC.
@@ -40,13 +89,9 @@ export function localTime(iso: string, zone: string | undefined, style: TimeStyl
   const date = new Date(iso)
   if (Number.isNaN(date.getTime())) return iso
   if (!zone && style === 'csv') return iso
-  const parts: Record<string, string> = {}
-  for (const p of formatter(zone ?? 'UTC').formatToParts(date)) parts[p.type] = p.value
-  const offset = parts.timeZoneName === 'GMT' ? '+00:00' : parts.timeZoneName.replace('GMT', '')
-  const day = `${parts.year}-${parts.month}-${parts.day}`
-  const clock = `${parts.hour}:${parts.minute}:${parts.second}`
+  const {day, hour, minute, offset, second} = wallClock(date, zone ?? 'UTC')
   // Seconds are left to JSON and CSV: a table is read by people, at a glance.
-  if (style === 'table') return `${day} ${parts.hour}:${parts.minute} ${zone ? offset : 'UTC'}`
+  if (style === 'table') return `${day} ${hour}:${minute} ${zone ? offset : 'UTC'}`
   const ms = /\.\d+/.exec(iso)?.[0] ?? ''
-  return `${day}T${clock}${ms}${offset}`
+  return `${day}T${hour}:${minute}:${second}${ms}${offset}`
 }

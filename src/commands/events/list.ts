@@ -41,6 +41,8 @@ One page (50 events) by default. --limit N reads pages until N events; --all fol
     let pagesRead = 0
     const read = await walk(pages, {all: flags.all, limit: flags.limit}, (e) => writer.push(e), async (count) => {
       pagesRead++
+      // stdout and stderr share a terminal: rows written after the progress text would continue its line.
+      shown.done()
       await writer.endPage()
       if (flags.all || flags.limit) shown.update(`events list: ${pagesRead} page(s), ${count} event(s) so far`)
     })
