@@ -342,7 +342,7 @@ function registerSaveBeforeAnswer(app: FastifyInstance, persist: () => void): vo
 /** Every answer is dated by the sandbox's (movable) clock, as a real server's answers are by its own: the CLI judges the void window by it. */
 function registerResponseHeaders(app: FastifyInstance, clock: SandboxClock): void {
   app.addHook('onSend', (request, reply, payload, done) => {
-    reply.header('date', clock.now().toUTCString())
+    reply.header('date', clock.httpDate())
     const service = serviceOfUrl(request.url)
     if (service === 'health') {
       reply.header('x-ph-api-request-id', request.id)
