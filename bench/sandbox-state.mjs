@@ -5,15 +5,16 @@
  * with three filters at 200,000, and authenticated GET req/s next to a bare fastify route that
  * returns the same JSON, measured side by side in this run.
  *
- *   npm run build && node bench/sandbox-state.mjs [--samples 300] [--seconds 3] [--rounds 3]
+ *   node bench/sandbox-state.mjs [--samples 300] [--seconds 3] [--rounds 3]
  *
- * The sandbox runs in this process (the same createSandbox `sandbox start` runs) on a --state file
+ * The sandbox runs in this process (the same createSandbox `sandbox start` runs, bundled from src/
+ * with esbuild as `npm run build` does: dist/ has no module of its own for it) on a --state file
  * in a temporary folder, so every write is a real fsynced commit. Events are seeded through the
  * store in one request (the bulk control route), not 200,000 HTTP calls. Loopback only, free
  * ports. Runs with NODE_EXTRA_CA_CERTS unset (it re-executes itself without it when set).
  */
 import {spawnSync} from 'node:child_process'
-import {mkdtempSync, rmSync, statSync} from 'node:fs'
+import {mkdtempSync, readFileSync, rmSync, statSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
 import {parseArgs} from 'node:util'
@@ -27,9 +28,36 @@ if (process.env.NODE_EXTRA_CA_CERTS) {
 
 const {default: Fastify} = await import('fastify')
 const {Pool} = await import('undici')
+const {build} = await import('esbuild')
 const ROOT = resolve(import.meta.dirname, '..')
-const {createSandbox} = await import(join(ROOT, 'dist/sandbox/core/server.js'))
-const {SANDBOX_KEYS} = await import(join(ROOT, 'dist/services/sandbox-defaults.js'))
+
+/**
+ * createSandbox and the sandbox keys, bundled into a temporary folder inside the project (so the
+ * packages, left outside the bundle, resolve from node_modules); removed when the bench exits.
+ */
+async function loadSandbox() {
+  const out = mkdtempSync(join(ROOT, '.bench-bundle-'))
+  process.once('exit', () => rmSync(out, {force: true, recursive: true}))
+  await build({
+    absWorkingDir: ROOT,
+    entryPoints: {server: 'src/sandbox/core/server.ts', keys: 'src/services/sandbox-defaults.ts'},
+    outdir: out,
+    outExtension: {'.js': '.mjs'},
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    packages: 'external',
+    // as scripts/bundle.mjs does: the version is a constant, not read from a package.json beside the module
+    define: {OPSCTL_VERSION: JSON.stringify(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version)},
+    logLevel: 'warning',
+  })
+  const [{createSandbox}, {SANDBOX_KEYS}] = await Promise.all([import(join(out, 'server.mjs')), import(join(out, 'keys.mjs'))])
+  return {SANDBOX_KEYS, createSandbox}
+}
+
+const {SANDBOX_KEYS, createSandbox} = await loadSandbox()
 
 const {values} = parseArgs({
   options: {samples: {default: '300', type: 'string'}, seconds: {default: '3', type: 'string'}, rounds: {default: '3', type: 'string'}},

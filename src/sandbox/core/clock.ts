@@ -12,6 +12,7 @@ export class ClockMoveError extends RangeError {}
  */
 export class SandboxClock implements Clock {
   private offsetMs = 0
+  private dated: {second: number; text: string} = {second: Number.NaN, text: ''}
 
   constructor(start?: string) {
     if (start) this.set(start)
@@ -27,6 +28,13 @@ export class SandboxClock implements Clock {
 
   now(): Date {
     return new Date(Date.now() + this.offsetMs)
+  }
+
+  /** The time as an HTTP `date` header says it (whole seconds): formatted once a second, not for every answer. */
+  httpDate(): string {
+    const second = Math.floor((Date.now() + this.offsetMs) / 1000)
+    if (second !== this.dated.second) this.dated = {second, text: new Date(second * 1000).toUTCString()}
+    return this.dated.text
   }
 
   set(iso: string): void {

@@ -319,26 +319,30 @@ function registerParsers(app: FastifyInstance): void {
  * fails, the answer becomes a 500 that says the outcome is unknown, never the success it was.
  */
 function registerSaveBeforeAnswer(app: FastifyInstance, persist: () => void): void {
-  app.addHook('onSend', async (request, reply, payload) => {
+  // callback-style hooks (here and below): an async one costs every answer a promise
+  app.addHook('onSend', (request, reply, payload, done) => {
     try {
       persist()
     } catch (error) {
       process.stderr.write(`sandbox: could not save the state: ${(error as Error).message}\n`)
       const service = serviceOfUrl(request.url)
       reply.code(500).type('application/json; charset=utf-8').removeHeader('location')
-      return JSON.stringify(
-        errorBody(service, codeForStatus(service, 500), 'The sandbox could not save this change; its outcome is unknown', [], request.id),
+      return done(
+        null,
+        JSON.stringify(
+          errorBody(service, codeForStatus(service, 500), 'The sandbox could not save this change; its outcome is unknown', [], request.id),
+        ),
       )
     }
 
-    return payload
+    done(null, payload)
   })
 }
 
 /** Every answer is dated by the sandbox's (movable) clock, as a real server's answers are by its own: the CLI judges the void window by it. */
 function registerResponseHeaders(app: FastifyInstance, clock: SandboxClock): void {
-  app.addHook('onSend', async (request, reply, payload) => {
-    reply.header('date', clock.now().toUTCString())
+  app.addHook('onSend', (request, reply, payload, done) => {
+    reply.header('date', clock.httpDate())
     const service = serviceOfUrl(request.url)
     if (service === 'health') {
       reply.header('x-ph-api-request-id', request.id)
@@ -348,7 +352,7 @@ function registerResponseHeaders(app: FastifyInstance, clock: SandboxClock): voi
       reply.header('x-request-id', request.id)
     }
 
-    return payload
+    done(null, payload)
   })
 }
 

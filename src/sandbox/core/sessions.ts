@@ -13,7 +13,10 @@ interface SessionTable {
 }
 
 /** The state (and so the --state file) keeps a digest of each session id, never a cookie that would sign in. */
-const keyOf = (sid: string) => createHash('sha256').update(sid).digest('base64url')
+const digestOf = (sid: string) => createHash('sha256').update(sid).digest('base64url')
+
+/** Digests of the session ids seen lately (in memory only), so a signed-in client's every request does not hash again. */
+const DIGESTS_KEPT = 10_000
 
 /**
  * A read does not write to the database for each touch of a session: the last use is kept in
@@ -25,6 +28,18 @@ const TOUCH_SAVE_MS = 60_000
 /** Opaque random session ids, expiring after 30 minutes idle on the sandbox clock. */
 export function createSessions(table: () => SessionTable, clock: Clock): Sessions {
   const lastSeen = new Map<string, number>()
+  const digests = new Map<string, string>()
+  const keyOf = (sid: string) => {
+    let key = digests.get(sid)
+    if (key === undefined) {
+      key = digestOf(sid)
+      if (digests.size >= DIGESTS_KEPT) digests.clear()
+      digests.set(sid, key)
+    }
+
+    return key
+  }
+
   return {
     cookieHeader(sid) {
       return {'set-cookie': `${SESSION_COOKIE}=${sid}; Path=/; HttpOnly; SameSite=Lax`}

@@ -6,11 +6,14 @@
  *
  * Transactions: the first write of a request opens one (`write`), and the core commits it before
  * the answer leaves (`commit`, from the onSend hook): one transaction per request that changes
- * something, durable before the client hears of it.
+ * something, durable before the client hears of it. A read opens none: it reads what is committed,
+ * or what its own request wrote, and recently used documents from memory (document-cache.ts),
+ * which every rollback empties.
  */
 import Database from 'better-sqlite3'
 import {closeSync, openSync} from 'node:fs'
 
+import {DocumentCache} from './document-cache.js'
 import {migrate, schemaVersionOf} from './schema.js'
 
 export class StateFileInUseError extends Error {}
@@ -23,6 +26,8 @@ export interface OpenedStore {
 
 export class SandboxStore {
   private readonly statements = new Map<string, Database.Statement>()
+  /** what DocTables read and wrote, as the database has it in the current transaction */
+  readonly cache = new DocumentCache()
 
   constructor(readonly db: Database.Database) {}
 
@@ -48,13 +53,14 @@ export class SandboxStore {
     try {
       this.db.exec('COMMIT')
     } catch (error) {
-      if (this.db.inTransaction) this.db.exec('ROLLBACK')
+      this.discard()
       throw error
     }
   }
 
-  /** Drops what the request wrote so far (it failed unexpectedly). */
+  /** Drops what the request wrote so far (it failed unexpectedly; SQLite may have rolled back already). */
   discard(): void {
+    this.cache.clear()
     if (this.db.inTransaction) this.db.exec('ROLLBACK')
   }
 
@@ -68,7 +74,13 @@ export class SandboxStore {
   /** All or nothing within the request's transaction (a savepoint): used by imports, which validate as they go. */
   atomically<T>(change: () => T): T {
     this.write()
-    return this.db.transaction(change)()
+    try {
+      return this.db.transaction(change)()
+    } catch (error) {
+      // rolled back to the savepoint: what the cache learnt since may be gone
+      this.cache.clear()
+      throw error
+    }
   }
 
   close(): void {
@@ -124,11 +136,13 @@ export class DocTable<T> {
 
   clear(): void {
     this.store.write()
+    this.store.cache.forgetCollection(this.collection)
     this.store.statement('DELETE FROM documents WHERE collection = ?').run(this.collection)
   }
 
   delete(key: string): boolean {
     this.store.write()
+    this.store.cache.forget(this.collection, key)
     return this.store.statement('DELETE FROM documents WHERE collection = ? AND key = ?').run(this.collection, key).changes > 0
   }
 
@@ -141,13 +155,12 @@ export class DocTable<T> {
   }
 
   get(key: string): T | undefined {
-    const row = this.store.statement('SELECT doc FROM documents WHERE collection = ? AND key = ?').get(this.collection, key) as
-      | undefined
-      | {doc: string}
-    return row ? (JSON.parse(row.doc) as T) : undefined
+    const text = this.text(key)
+    return text === undefined ? undefined : (JSON.parse(text) as T)
   }
 
   has(key: string): boolean {
+    if (this.store.cache.get(this.collection, key) !== undefined) return true
     return this.store.statement('SELECT 1 FROM documents WHERE collection = ? AND key = ?').get(this.collection, key) !== undefined
   }
 
@@ -158,13 +171,27 @@ export class DocTable<T> {
   /** Adds or replaces the record under `key` (a replaced record keeps its place in the order). */
   set(key: string, value: T): void {
     this.store.write()
+    const text = JSON.stringify(value)
+    this.store.cache.forget(this.collection, key)
     this.store
       .statement('INSERT INTO documents (collection, key, doc) VALUES (?, ?, ?) ON CONFLICT (collection, key) DO UPDATE SET doc = excluded.doc')
-      .run(this.collection, key, JSON.stringify(value))
+      .run(this.collection, key, text)
+    this.store.cache.remember(this.collection, key, text)
   }
 
   values(): T[] {
     return this.entries().map(([, value]) => value)
+  }
+
+  /** The stored text of a record: from the cache, else from the database (and then cached). */
+  private text(key: string): string | undefined {
+    const cached = this.store.cache.get(this.collection, key)
+    if (cached !== undefined) return cached
+    const row = this.store.statement('SELECT doc FROM documents WHERE collection = ? AND key = ?').get(this.collection, key) as
+      | undefined
+      | {doc: string}
+    if (row) this.store.cache.remember(this.collection, key, row.doc)
+    return row?.doc
   }
 }
 

@@ -30,7 +30,7 @@ export function accessibleUser(ctx: SandboxContext, callerId: string, targetId: 
   const {users} = ctx.state.health as HealthStore
   const target = users.get(targetId)
   if (!target) throw new SandboxError(404, 'NOT_FOUND', `User ${targetId} not found`, [{field: 'userId', description: 'not found'}])
-  const caller = users.get(callerId)
+  const caller = callerId === targetId ? target : users.get(callerId)
   if (caller && mayAccess(caller, target, access)) return target
   if (caller && access === 'write' && mayAccess(caller, target, 'read')) {
     throw new SandboxError(403, 'FORBIDDEN', "A linked caregiver may read this user's data but not change it")
