@@ -12,7 +12,8 @@ import {spawn} from 'node:child_process'
 import {mkdtempSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
-import {createInterface} from 'node:readline'
+
+import {startSandboxProcess} from './lib/sandbox.mjs'
 
 const ROOT = resolve(import.meta.dirname, '..')
 const BIN = join(ROOT, 'bin/run.js')
@@ -30,16 +31,7 @@ function cleanEnv(extra) {
 }
 
 async function startSandbox() {
-  const child = spawn(process.execPath, [BIN, 'sandbox', 'start', '--port', '0', '--json'], {
-    cwd: ROOT,
-    env: cleanEnv({}),
-    stdio: ['ignore', 'pipe', 'inherit'],
-  })
-  const line = await new Promise((ok, fail) => {
-    createInterface({input: child.stdout}).once('line', ok)
-    child.once('exit', (code) => fail(new Error(`sandbox exited with ${code}`)))
-  })
-  return {child, origin: JSON.parse(line).origin}
+  return startSandboxProcess({bin: BIN, cwd: ROOT, env: cleanEnv({})})
 }
 
 /**

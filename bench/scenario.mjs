@@ -13,12 +13,14 @@
  * costs), no proxies, CI=true, and a temporary OPSCTL_CONFIG_DIR that is deleted at the end. The
  * sandbox is a separate process on a free loopback port, stopped at the end.
  */
-import {spawn, spawnSync} from 'node:child_process'
+import {spawnSync} from 'node:child_process'
 import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
 import {loadavg, tmpdir} from 'node:os'
 import {dirname, join, relative, resolve} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {parseArgs} from 'node:util'
+
+import {startSandboxProcess} from './lib/sandbox.mjs'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const BIN = join(ROOT, 'bin', 'run.js')
@@ -83,16 +85,7 @@ const file = join(dir, 'twenty-steps.yaml')
 writeFileSync(file, STEPS)
 
 async function startSandbox() {
-  const child = spawn(process.execPath, [BIN, 'sandbox', 'start', '--port', '0', '--json'], {cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit']})
-  let out = ''
-  child.stdout.setEncoding('utf8')
-  for await (const chunk of child.stdout) {
-    out += chunk
-    const match = /"origin"\s*:\s*"([^"]+)"/.exec(out)
-    if (match) return {child, origin: match[1]}
-  }
-
-  throw new Error(`the sandbox did not start: ${out}`)
+  return startSandboxProcess({bin: BIN, cwd: ROOT, env})
 }
 
 const sandbox = await startSandbox()

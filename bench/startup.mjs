@@ -17,13 +17,15 @@
  * API rows send real requests to it, signed in as the seeded patient for `events list me`. The
  * dry run stays as an extra row. Each child also reports its peak RSS.
  */
-import {spawn, spawnSync} from 'node:child_process'
+import {spawnSync} from 'node:child_process'
 import {once as onceEvent} from 'node:events'
 import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {availableParallelism, loadavg, tmpdir} from 'node:os'
 import {dirname, join, relative, resolve} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {parseArgs} from 'node:util'
+
+import {startSandboxProcess} from './lib/sandbox.mjs'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 
@@ -50,20 +52,7 @@ Object.assign(env, {CI: 'true', NO_COLOR: '1', OPSCTL_CONFIG_DIR: configDir})
 
 /** A seeded sandbox on a free port, for the rows that send real requests. */
 async function startSandbox() {
-  const child = spawn(process.execPath, [bins[0], 'sandbox', 'start', '--port', '0', '--seed', '--json'], {
-    cwd: ROOT,
-    env,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  })
-  let out = ''
-  child.stdout.setEncoding('utf8')
-  for await (const chunk of child.stdout) {
-    out += chunk
-    const match = /"origin"\s*:\s*"([^"]+)"/.exec(out)
-    if (match) return {child, origin: match[1]}
-  }
-
-  throw new Error(`the sandbox did not start: ${out}`)
+  return startSandboxProcess({args: ['--seed'], bin: bins[0], cwd: ROOT, env})
 }
 
 const sandbox = await startSandbox()
