@@ -1,3 +1,5 @@
+import {afterAll} from 'vitest'
+
 /** A SandboxContext for calling health handlers directly: fixed clock, in-memory sessions, counted ids. */
 import type {SandboxContext, SandboxReply, SandboxRequest} from '../../src/sandbox/types.js'
 
@@ -8,8 +10,16 @@ import {SandboxError} from '../../src/sandbox/types.js'
 export type FakeContext = SandboxContext
 
 /** The module's real repositories, on an in-memory database, as a fresh sandbox has them. */
+const opened: {close(): void}[] = []
+// Each test file closes the databases it opened, instead of leaving them to native finalizers at exit.
+afterAll(() => {
+  for (const store of opened.splice(0)) store.close()
+})
+
 function freshHealth(): HealthStore {
-  const health = new HealthStore(openStore().store)
+  const {store} = openStore()
+  opened.push(store)
+  const health = new HealthStore(store)
   health.reset()
   return health
 }
