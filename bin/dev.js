@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // Development entry: oclif loads the TypeScript sources itself when tsx or ts-node is installed.
-import {execute} from '@oclif/core'
+'use strict'
+const {execute} = require('@oclif/core')
 
-await execute({development: true, dir: import.meta.url})
+execute({development: true, dir: require('node:path').join(__dirname, '..')})

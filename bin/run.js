@@ -1,24 +1,31 @@
 #!/usr/bin/env node
-import module from 'node:module'
+// CommonJS (bin/package.json says so), like dist/: Node starts a CommonJS entry sooner than an ESM one.
+'use strict'
+const {enableCompileCache} = require('node:module')
 
 // Node 22+ caches compiled code between runs (a faster start); Node 20 has no such API.
-module.enableCompileCache?.()
+enableCompileCache?.()
 
-const argv = process.argv.slice(2)
-if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
-  // What oclif would print, without loading oclif: half the time of `opsctl --version`.
-  const {versionLine} = await import('../dist/version.js')
-  process.stdout.write(`${await versionLine()}\n`)
-} else {
+async function main(argv) {
+  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
+    // What oclif would print, without loading oclif: half the time of `opsctl --version`.
+    const {versionLine} = require('../dist/version.js')
+    process.stdout.write(`${await versionLine()}\n`)
+    return
+  }
+
   // Before oclif loads: secrets on the command line and in the environment are known, and stdout and
   // stderr are scrubbed, so that nothing printed from here on (oclif's DEBUG output of argv included) shows one.
-  const {registerArgv, registerEnv} = await import('../dist/http/secrets/sources.js')
-  const {guardFatalErrors, guardOutputStreams} = await import('../dist/http/secrets/streams.js')
+  const {registerArgv, registerEnv} = require('../dist/http/secrets/sources.js')
+  const {guardFatalErrors, guardOutputStreams} = require('../dist/http/secrets/streams.js')
   registerArgv(argv)
   registerEnv(process.env)
   guardOutputStreams()
   guardFatalErrors()
 
-  const {execute} = await import('../dist/oclif.js')
-  await execute({dir: import.meta.url})
+  const {execute} = require('../dist/oclif.js')
+  // The package's root, so that oclif does not take bin/package.json for it.
+  await execute({dir: require('node:path').join(__dirname, '..')})
 }
+
+main(process.argv.slice(2))

@@ -82,7 +82,7 @@ describe('help, version, unknown commands', () => {
 
   it('--version and -v (answered without oclif) print exactly the line oclif prints', async () => {
     const script = `const {execute} = await import(${JSON.stringify(pathToFileURL(join(ROOT, 'dist', 'oclif.js')).href)})
-await execute({args: ['--version'], dir: ${JSON.stringify(pathToFileURL(join(ROOT, 'bin', 'run.js')).href)}})`
+await execute({args: ['--version'], dir: ${JSON.stringify(ROOT)}})`
     const oclif = spawnSync(process.execPath, ['--input-type=module', '-e', script], {cwd: ROOT, encoding: 'utf8', env: baseEnv()})
     expect(oclif.status, oclif.stderr).toBe(0)
     expect(oclif.stdout).toMatch(/^opsctl\/\S+ \S+-\S+ node-v\S+\n$/)
