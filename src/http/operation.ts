@@ -5,7 +5,7 @@
  * the CLI (confirmation from `destructive`) and the sandbox (routes, validation, success status,
  * and handlers typed from the table).
  */
-import type {z} from 'zod'
+import type * as z from 'zod'
 
 export type Service = 'health' | 'checkout'
 export type HttpMethod = 'DELETE' | 'GET' | 'PATCH' | 'POST' | 'PUT'

@@ -11,7 +11,7 @@
  * what a request wrote before its answer leaves.
  */
 import type {FastifyInstance} from 'fastify'
-import type {z} from 'zod'
+import type * as z from 'zod'
 
 import type {Named, Operation, ParamsOf, ServiceDefinition} from '../http/operation.js'
 import type {CheckoutStore} from './checkout/state.js'

@@ -9,7 +9,7 @@
  * them here, in review. They are counts of files, which is what start-up pays for (resolution,
  * reading, compiling), plus the packages a command has no business loading.
  */
-import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {mkdtempSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join, relative} from 'node:path'
 import {pathToFileURL} from 'node:url'
@@ -19,6 +19,12 @@ import {ROOT, runCli, type Sandbox, startSandbox} from '../e2e/harness.js'
 
 /** Files (bundle entries, chunks, node_modules files) each invocation may load, at most. */
 const FILE_BUDGET = {version: 4, local: 24, api: 30}
+/**
+ * Kilobytes of JavaScript a real API command loads, at most: Node parses every byte of a file it
+ * loads, so size is start-up time (zod imported as `import {z}` instead of `import * as z` once
+ * added 550 KB that esbuild could not tree-shake, about 30 ms).
+ */
+const API_KB_BUDGET = 1700
 /** Packages never loaded by any of the invocations below (the sandbox's, prompts, config writes). */
 const NEVER = ['@inquirer/prompts', 'fastify', 'better-sqlite3', 'conf', 'proper-lockfile', 'yaml', 'asciichart', 'open']
 /** opsctl's own dependencies, which --version has no business loading. */
@@ -96,6 +102,7 @@ async function loaded(argv: string[], env: Record<string, string> = {}): Promise
 }
 
 const codeFiles = (l: Loaded) => l.files.filter((f) => /\.(c|m)?js$/.test(f))
+const codeKb = (l: Loaded) => Math.round(codeFiles(l).reduce((sum, f) => sum + statSync(join(ROOT, f)).size, 0) / 1024)
 const forbidden = (l: Loaded, names: string[]) => names.filter((n) => l.packages.has(n))
 
 describe('start-up: --version and local commands', () => {
@@ -157,11 +164,12 @@ describe('start-up: real API commands against a sandbox', () => {
     expect(api.wasm).toBe(0)
   })
 
-  it(`webhook list --json: at most ${FILE_BUDGET.api} files, the operations table (zod) but no table renderer, prompts or WebAssembly`, async () => {
+  it(`webhook list --json: at most ${FILE_BUDGET.api} files and ${API_KB_BUDGET} KB, the operations table (zod) but no table renderer, prompts or WebAssembly`, async () => {
     const list = await loaded(['webhook', 'list', '--json'], env)
     expect(JSON.parse(list.stdout)).toHaveProperty('webhooks')
     expect(codeFiles(list).length, codeFiles(list).join('\n')).toBeLessThanOrEqual(FILE_BUDGET.api)
     expect(list.packages.has('zod')).toBe(true)
+    expect(codeKb(list), codeFiles(list).join('\n')).toBeLessThanOrEqual(API_KB_BUDGET)
     expect(forbidden(list, [...NEVER, 'cli-table3'])).toEqual([])
     expect(list.wasm).toBe(0)
   })

@@ -1,4 +1,4 @@
-import type {z} from 'zod'
+import type * as z from 'zod'
 
 import {readFile} from 'node:fs/promises'
 import {basename, extname} from 'node:path'

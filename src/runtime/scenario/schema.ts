@@ -1,4 +1,4 @@
-import {z} from 'zod'
+import * as z from 'zod'
 
 /**
  * The scenario file format (COMMANDS.md): variables, and steps that are opsctl command lines with

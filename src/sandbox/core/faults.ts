@@ -1,4 +1,4 @@
-import {z} from 'zod'
+import * as z from 'zod'
 
 export const FaultKind = z.enum(['drop', 'drop-after-commit', '500', 'delay'])
 

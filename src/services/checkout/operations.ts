@@ -9,7 +9,7 @@
  * every field the spec does not show as always present is optional, so a newer server never
  * breaks an older CLI.
  */
-import {z} from 'zod'
+import * as z from 'zod'
 
 import {defineService} from '../../http/operation.js'
 import {AMOUNT_PATTERN, centsOf} from './money.js'

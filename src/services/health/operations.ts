@@ -13,7 +13,7 @@
  *
  * This module imports only zod and defineService: the sandbox and the commands both load it.
  */
-import {z} from 'zod'
+import * as z from 'zod'
 
 import {defineService} from '../../http/operation.js'
 
