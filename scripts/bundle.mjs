@@ -31,13 +31,18 @@ const BY_PATH = ['src/oclif.ts', 'src/version.ts', 'src/http/secrets/registry.ts
 // typescript and ts-node: oclif looks for them only in development (NODE_ENV=development).
 const EXTERNAL = ['better-sqlite3', 'fastify', '@fastify/*', 'light-my-request', 'open', '@oclif/plugin-*', 'typescript', 'ts-node', 'tsx']
 
-/** `undici` from opsctl's sources is ./undici-slim.cjs: the parts it uses, without fetch and WebSocket. */
+/**
+ * `undici` from opsctl's sources is ./undici-slim.cjs: the parts it uses, without fetch and
+ * WebSocket. The two modules that need connection pools get ./undici-pool.cjs, which adds them.
+ */
+const POOL_IMPORTERS = new Set(['src/http/undici-pool.ts', 'src/http/loopback-direct.ts'].map((f) => join(ROOT, f)))
 const undiciSlim = {
   name: 'undici-slim',
   setup(b) {
-    b.onResolve({filter: /^undici$/}, (args) =>
-      args.importer.startsWith(join(ROOT, 'src')) ? {path: join(ROOT, 'scripts', 'undici-slim.cjs')} : undefined,
-    )
+    b.onResolve({filter: /^undici$/}, (args) => {
+      if (!args.importer.startsWith(join(ROOT, 'src'))) return undefined
+      return {path: join(ROOT, 'scripts', POOL_IMPORTERS.has(args.importer) ? 'undici-pool.cjs' : 'undici-slim.cjs')}
+    })
   },
 }
 

@@ -19,11 +19,4 @@ module.exports = {
   errors: require('undici/lib/core/errors.js'),
   interceptors: {retry: require('undici/lib/interceptor/retry.js')},
   util: {headerNameToString, parseHeaders},
-  // Connection pools (https, a proxy, the sandbox's deliveries): loaded when first used.
-  get Agent() {
-    return require('undici/lib/dispatcher/agent.js')
-  },
-  get EnvHttpProxyAgent() {
-    return require('undici/lib/dispatcher/env-http-proxy-agent.js')
-  },
 }

@@ -2,7 +2,7 @@ import type {ClientRequest, IncomingMessage} from 'node:http'
 
 import {Agent as HttpAgent, request as httpRequest} from 'node:http'
 import {Readable} from 'node:stream'
-import {Agent, Dispatcher, errors, util} from 'undici'
+import {Dispatcher, errors, util} from 'undici'
 
 import {newStyleHandler} from './legacy-handler.js'
 
@@ -16,20 +16,24 @@ const DEFAULT_BODY_TIMEOUT_MS = 300_000
  * `bodyTimeout` behave as on an undici Agent. undici parses HTTP with a WebAssembly module that V8
  * compiles at the first connection, and a short command waited for that compilation at exit
  * (about a third of an API command's time against the sandbox, and most of its memory).
- * Node's parser is native. https and upgrades go to an undici Agent.
+ * Node's parser is native. https and upgrades go to an undici Agent, loaded at the first such
+ * request: the connection pool and its HTTP/1 and HTTP/2 clients are most of undici's code.
  */
 export class NodeHttpCarrier extends Dispatcher {
   private readonly agent = new HttpAgent({keepAlive: true})
   private readonly inFlight = new Set<Promise<void>>()
   private readonly requests = new Set<ClientRequest>()
-  private other?: Agent
+  private other?: Promise<Dispatcher>
   private closed = false
 
   override dispatch(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
     const origin = new URL(String(options.origin))
     if (origin.protocol !== 'http:' || options.upgrade || options.method === 'CONNECT') {
-      this.other ??= new Agent()
-      return this.other.dispatch(options, handler)
+      this.pool().then(
+        (agent) => agent.dispatch(options, handler),
+        (error: Error) => newStyleHandler(handler).onResponseError?.(new Controller(() => {}), error),
+      )
+      return true
     }
 
     const h = newStyleHandler(handler)
@@ -44,13 +48,18 @@ export class NodeHttpCarrier extends Dispatcher {
     return true
   }
 
+  private pool(): Promise<Dispatcher> {
+    this.other ??= import('./undici-pool.js').then(({newAgent}) => newAgent())
+    return this.other
+  }
+
   override close(): Promise<void>
   override close(callback: () => void): void
   override close(callback?: () => void): Promise<void> | void {
     this.closed = true
     const closed = Promise.allSettled(this.inFlight).then(async () => {
       this.agent.destroy()
-      await this.other?.close()
+      await (await this.other)?.close()
     })
     if (!callback) return closed
     closed.then(callback, callback)
@@ -67,7 +76,7 @@ export class NodeHttpCarrier extends Dispatcher {
     for (const req of this.requests) req.destroy(err)
     const destroyed = Promise.allSettled(this.inFlight).then(async () => {
       this.agent.destroy()
-      await this.other?.destroy(err)
+      await (await this.other)?.destroy(err)
     })
     if (!done) return destroyed
     destroyed.then(done, done)

@@ -110,7 +110,7 @@ export class HttpTransport implements Transport {
   private async base(): Promise<Dispatcher> {
     if (this.options.pool !== 'private') return getDispatcher()
     if (!this.own) {
-      const {newAgent} = await import('./undici.js')
+      const {newAgent} = await import('./undici-pool.js')
       this.own = newAgent()
     }
 

@@ -4,7 +4,7 @@
  * timeouts and their error codes, back-pressure on a large body, close) behaves as on an undici Agent.
  */
 import {createServer, type IncomingMessage, type ServerResponse} from 'node:http'
-import {interceptors} from 'undici'
+import {type Dispatcher, interceptors} from 'undici'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {NodeHttpCarrier} from '../../../src/http/carrier.js'
@@ -139,6 +139,22 @@ describe('undici\'s retry interceptor on the carrier', () => {
     expect(res.statusCode).toBe(200)
     expect(await res.body.text()).toBe('done')
     expect(server.hits).toHaveLength(2)
+  })
+})
+
+describe('what the carrier hands to undici', () => {
+  it('an upgrade goes to undici\'s connection pool, loaded at that first request, and gets its 101 and socket', async () => {
+    const server = createServer()
+    server.on('upgrade', (req, socket) => {
+      socket.end(`HTTP/1.1 101 Switching Protocols\r\nupgrade: ${req.headers.upgrade}\r\nconnection: upgrade\r\n\r\nhello`)
+    })
+    const url = await servers.listen(server)
+    // undici's UpgradeOptions type leaves out `origin`, which an Agent needs
+    const options = {origin: url, path: '/chat', protocol: 'opsctl-test'} as Dispatcher.UpgradeOptions
+    const upgraded = await carrier.upgrade(options)
+    expect(upgraded.headers.upgrade).toBe('opsctl-test')
+    const [first] = (await upgraded.socket.toArray()) as Buffer[]
+    expect(String(first)).toBe('hello')
   })
 })
 
