@@ -21,7 +21,6 @@ import {hints, withHints} from './hints.js'
 import {type Format, ListWriter, type OutputMode, renderDocument} from './output.js'
 import {knownColumns, type Row, unknownColumns, type View} from './output/view.js'
 import {PATIENT_DATA_NOTICE, patientDataShown, patientTraceMask} from './patient-data.js'
-import {unknownFlagError} from './unknown-flag.js'
 
 /** A command that does not choose its global flags has those of BaseCommand: `sendFlags`. */
 type GlobalsOf<T extends typeof Command> = string extends keyof T['baseFlags'] ? typeof sendFlags : T['baseFlags']
@@ -129,6 +128,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     } catch (error) {
       // Whatever fails while reading argv (oclif's own checks or a flag's parse function) is bad input.
       if (error instanceof OpsError) throw error
+      // Loaded only here: its string-distance package builds an Intl.Collator when loaded (~10 ms).
+      const {unknownFlagError} = await import('./unknown-flag.js')
       throw unknownFlagError(error, {baseFlags: (super.ctor as typeof BaseCommand).baseFlags, enableJsonFlag: this.ctor.enableJsonFlag, flags: this.ctor.flags, id: this.id}) ?? this.usageError((error as Error).message)
     }
 
