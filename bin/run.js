@@ -1,10 +1,7 @@
 #!/usr/bin/env node
 // CommonJS (bin/package.json says so), like dist/: Node starts a CommonJS entry sooner than an ESM one.
 'use strict'
-const {enableCompileCache} = require('node:module')
-
-// Node 22+ caches compiled code between runs (a faster start); Node 20 has no such API.
-enableCompileCache?.()
+const {join} = require('node:path')
 
 async function main(argv) {
   if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
@@ -13,6 +10,9 @@ async function main(argv) {
     process.stdout.write(`${await versionLine()}\n`)
     return
   }
+
+  // Compiled code kept between runs, in opsctl's cache folder: a faster start.
+  require('../dist/startup/compile-cache.js').enableCompileCache(join(__dirname, '..', 'dist'))
 
   // Before oclif loads: secrets on the command line and in the environment are known, and stdout and
   // stderr are scrubbed, so that nothing printed from here on (oclif's DEBUG output of argv included) shows one.
@@ -25,7 +25,7 @@ async function main(argv) {
 
   const {execute} = require('../dist/oclif.js')
   // The package's root, so that oclif does not take bin/package.json for it.
-  await execute({dir: require('node:path').join(__dirname, '..')})
+  await execute({dir: join(__dirname, '..')})
 }
 
 main(process.argv.slice(2))

@@ -19,6 +19,7 @@
  * dist/bundle-inputs.json says which packages each output file holds, for the start-up budget test.
  */
 import {build, transform} from 'esbuild'
+import {createHash} from 'node:crypto'
 import {readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {dirname, join, relative} from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -27,7 +28,7 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const pjson = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
 
 /** Loaded by path from outside the bundle: bin/run.js (the secret guard, oclif, --version) and test fixtures. */
-const BY_PATH = ['src/oclif.ts', 'src/version.ts', 'src/http/secrets/registry.ts', 'src/http/secrets/sources.ts', 'src/http/secrets/streams.ts', 'src/profiles/lock.ts']
+const BY_PATH = ['src/oclif.ts', 'src/version.ts', 'src/startup/compile-cache.ts', 'src/http/secrets/registry.ts', 'src/http/secrets/sources.ts', 'src/http/secrets/streams.ts', 'src/profiles/lock.ts']
 // typescript and ts-node: oclif looks for them only in development (NODE_ENV=development).
 const EXTERNAL = ['better-sqlite3', 'fastify', '@fastify/*', 'light-my-request', 'open', '@oclif/plugin-*', 'typescript', 'ts-node', 'tsx']
 
@@ -137,4 +138,8 @@ async function toCommonJs(metafile) {
   }
 
   writeFileSync(join(ROOT, 'dist', 'package.json'), JSON.stringify({type: 'commonjs'}) + '\n')
+  // What src/startup/compile-cache.ts keys its folder by on Node 20: the build, by content.
+  const hash = createHash('sha256')
+  for (const file of Object.keys(metafile.outputs).sort()) hash.update(file).update(readFileSync(join(ROOT, file)))
+  writeFileSync(join(ROOT, 'dist', 'build-id'), hash.digest('hex').slice(0, 16) + '\n')
 }

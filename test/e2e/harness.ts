@@ -44,7 +44,16 @@ function opsctl(argv: string[], options: RunOptions): [string, string[]] {
   return options.umask ? ['/bin/sh', ['-c', 'umask "$0" && exec "$@"', options.umask, command, ...args]] : [command, args]
 }
 
-/** The environment every child starts from: no proxies, no colours, no inherited OPSCTL_* settings, no CA bundle. */
+/**
+ * The compile cache of the children of this test worker (src/startup/compile-cache.ts): its own
+ * temporary folder, not the user's cache, removed when the worker exits.
+ */
+const CACHE_DIR = mkdtempSync(join(tmpdir(), 'opsctl-cache-'))
+
+/**
+ * The environment every child starts from: no proxies, no colours, no inherited OPSCTL_* settings,
+ * no CA bundle, this worker's cache folder.
+ */
 export function baseEnv(): Record<string, string> {
   const env: Record<string, string> = {}
   for (const [k, v] of Object.entries(process.env)) {
@@ -52,13 +61,14 @@ export function baseEnv(): Record<string, string> {
     env[k] = v
   }
 
-  return {...env, CI: 'true', NO_COLOR: '1'}
+  return {...env, CI: 'true', NO_COLOR: '1', OPSCTL_CACHE_DIR: CACHE_DIR}
 }
 
 /** Every child still running when the test worker exits is killed: none outlives a test that timed out. */
 const children = new Set<ChildProcess>()
 process.once('exit', () => {
   for (const child of children) child.kill('SIGKILL')
+  rmSync(CACHE_DIR, {force: true, recursive: true})
 })
 
 function track(child: ChildProcess): ChildProcess {

@@ -1,0 +1,86 @@
+/**
+ * The compile cache of the built CLI (src/startup/compile-cache.ts), as real processes: where it
+ * lives, that a cached run behaves exactly as a fresh one, and that a damaged or foreign cache
+ * never changes what runs. On Node 22+ Node keeps the cache itself, in the same folder; these
+ * machines run Node 20, where opsctl's own hook does.
+ */
+import {mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {afterEach, beforeEach, describe, expect, it} from 'vitest'
+
+import {cacheDirectory} from '../../src/startup/compile-cache.js'
+import {ROOT, runCli} from '../e2e/harness.js'
+
+const nativeCache = Number(process.versions.node.split('.')[0]) >= 22
+let dir: string
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'opsctl-compile-cache-'))
+})
+
+afterEach(() => {
+  rmSync(dir, {force: true, recursive: true})
+})
+
+const env = () => ({OPSCTL_CACHE_DIR: join(dir, 'cache'), OPSCTL_CONFIG_DIR: join(dir, 'config')})
+const buildFolder = () => join(dir, 'cache', 'compile-cache', `opsctl-${readFileSync(join(ROOT, 'dist', 'build-id'), 'utf8').trim()}-node${process.version}-${process.arch}`)
+const cached = () => readdirSync(buildFolder()).sort()
+
+describe('the cache folder', () => {
+  it('is oclif\'s cache folder for opsctl: OPSCTL_CACHE_DIR, else the platform\'s per-user cache', () => {
+    expect(cacheDirectory({OPSCTL_CACHE_DIR: '/srv/cache'}, 'linux')).toBe('/srv/cache')
+    expect(cacheDirectory({XDG_CACHE_HOME: '/home/u/.xdg'}, 'linux')).toBe('/home/u/.xdg/opsctl')
+    expect(cacheDirectory({}, 'linux')).toMatch(/\/\.cache\/opsctl$/)
+    expect(cacheDirectory({}, 'darwin')).toMatch(/\/Library\/Caches\/opsctl$/)
+    expect(cacheDirectory({LOCALAPPDATA: 'C:\\Users\\u\\AppData\\Local'}, 'win32')).toMatch(/AppData.Local.opsctl$/)
+  })
+})
+
+describe.skipIf(nativeCache)('on Node 20: opsctl\'s own compile hook', () => {
+  it('the first run stores the code of the files it loaded, private to the user; the next run uses it and prints the same', async () => {
+    const first = await runCli(['profile', 'list', '--json'], {env: env()})
+    expect(first.code, first.stderr).toBe(0)
+    const files = cached()
+    expect(files).toContain('commands~profile~list.js.v8')
+    expect(files).toContain('oclif.js.v8')
+    expect(statSync(buildFolder()).mode & 0o777).toBe(0o700)
+    const written = Object.fromEntries(files.map((f) => [f, statSync(join(buildFolder(), f)).mtimeMs]))
+
+    const second = await runCli(['profile', 'list', '--json'], {env: env()})
+    expect(second).toEqual(first)
+    expect(Object.fromEntries(cached().map((f) => [f, statSync(join(buildFolder(), f)).mtimeMs]))).toEqual(written)
+  })
+
+  it('damaged cached code is not run: V8 refuses it, the file is compiled from source and stored again', async () => {
+    // The first run of all creates profiles.json, loading more than a run that reads it.
+    await runCli(['profile', 'list', '--json'], {env: {...env(), NODE_DISABLE_COMPILE_CACHE: '1'}})
+    const fresh = await runCli(['profile', 'list', '--json'], {env: env()})
+    for (const file of cached()) writeFileSync(join(buildFolder(), file), 'not V8 code')
+    const again = await runCli(['profile', 'list', '--json'], {env: env()})
+    expect(again).toEqual(fresh)
+    for (const file of cached()) expect(readFileSync(join(buildFolder(), file), 'utf8')).not.toBe('not V8 code')
+  })
+
+  it('a new build removes the cache of older builds', async () => {
+    const old = join(dir, 'cache', 'compile-cache', 'opsctl-0000000000000000-node-v20.0.0-x64')
+    mkdirSync(old, {recursive: true})
+    writeFileSync(join(old, 'oclif.js.v8'), 'old')
+    const r = await runCli(['profile', 'list', '--json'], {env: env()})
+    expect(r.code, r.stderr).toBe(0)
+    expect(readdirSync(join(dir, 'cache', 'compile-cache'))).toEqual([buildFolder().split('/').at(-1)])
+  })
+
+  it('NODE_DISABLE_COMPILE_CACHE=1 turns it off, as it does Node\'s own', async () => {
+    const r = await runCli(['profile', 'list', '--json'], {env: {...env(), NODE_DISABLE_COMPILE_CACHE: '1'}})
+    expect(r.code, r.stderr).toBe(0)
+    expect(() => readdirSync(join(dir, 'cache'))).toThrow(/ENOENT/)
+  })
+
+  it('a cache folder that cannot be written costs only speed', async () => {
+    writeFileSync(join(dir, 'cache'), 'a file where the folder should be')
+    const r = await runCli(['profile', 'list', '--json'], {env: env()})
+    expect(r.code, r.stderr).toBe(0)
+    expect(JSON.parse(r.stdout)).toHaveProperty('profiles')
+  })
+})
