@@ -4,7 +4,6 @@
  * every database, statement and iterator it creates survives a full GC, after its store is closed too.
  * This fails on any Node when a new prepare, pragma or iterate is not kept.
  */
-import Database from 'better-sqlite3'
 import {mkdtempSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -14,9 +13,9 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import type {HealthStore} from '../../src/sandbox/health/state.js'
 
-import {keepAlive} from '../../src/sandbox/core/native-lifetime.js'
 import {dumpState, loadState, openState} from '../../src/sandbox/core/state.js'
 import {sandboxModules} from '../../src/sandbox/modules.js'
+import {openDatabase, statement} from '../helpers/sqlite.js'
 
 setFlagsFromString('--expose-gc')
 const gc = runInNewContext('gc') as () => void
@@ -28,11 +27,11 @@ type Method = (this: object, ...args: unknown[]) => unknown
  * transaction goes through the native database's prepare; iterators through the statement's iterate).
  */
 function recordNativeObjects(): {created: {ref: WeakRef<object>; what: string}[]; stop(): void} {
-  const probe = keepAlive(new Database(':memory:'))
+  const probe = openDatabase(':memory:')
   // the JS Database holds the native one under a private symbol
   const native = Object.getOwnPropertySymbols(probe).map((s) => (probe as unknown as Record<symbol, {prepare?: unknown}>)[s])
   const nativeDb = Object.getPrototypeOf(native.find((value) => typeof value?.prepare === 'function'))
-  const nativeStatement = Object.getPrototypeOf(keepAlive(probe.prepare('SELECT 1')))
+  const nativeStatement = Object.getPrototypeOf(statement(probe, 'SELECT 1'))
   const created: {ref: WeakRef<object>; what: string}[] = []
   const seen = new WeakSet<object>()
   const record = (object: object, what: string) => {
