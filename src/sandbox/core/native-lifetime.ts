@@ -12,16 +12,14 @@
  * settings, a kept prepared statement for reads), `iterate`. `db.transaction()` prepares its
  * statements once per database and caches them on it, so a kept Database keeps them.
  *
- * Cost: a closed database stays as its small wrapper plus its statements' (their SQLite memory
- * is freed by `close`); an iterator, a few hundred bytes each time `iterate` is called.
+ * Cost: `close` still frees a database's SQLite memory; what stays are the wrappers, about 4 KB
+ * for a closed sandbox store (its database and its statements), and about 0.6 KB for each
+ * `iterate` call (one per export). Measured on Node 20 and 24: tests that open thousands of stores
+ * pay a few MB; a long-running sandbox, the iterator of each export.
  */
 const kept = new Set<object>()
 
 export function keepAlive<T extends object>(wrapper: T): T {
   kept.add(wrapper)
   return wrapper
-}
-
-export function isKeptAlive(wrapper: object): boolean {
-  return kept.has(wrapper)
 }
