@@ -10,7 +10,6 @@
  * in this process. The 20 kills are ten chains of two, each on its own state file and a test of
  * its own, so each stays far from the test timeout.
  */
-import Database from 'better-sqlite3'
 import {existsSync, mkdtempSync, readdirSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {basename, dirname, join} from 'node:path'
@@ -20,6 +19,7 @@ import {afterAll, describe, expect, it} from 'vitest'
 import {SCHEMA_VERSION} from '../../src/sandbox/core/schema.js'
 import {createSandbox, type RunningSandbox} from '../../src/sandbox/core/server.js'
 import {SANDBOX_KEYS} from '../../src/services/sandbox-defaults.js'
+import {openDatabase, statement} from '../helpers/sqlite.js'
 import {type Sandbox, startSandbox} from './harness.js'
 
 const CHAINS = 10
@@ -208,10 +208,10 @@ async function burst(sandbox: Sandbox, tracked: Tracked[], day: number, answered
 
 /** The database a killed sandbox left opens cleanly (its WAL recovered) and passes SQLite's integrity check. */
 function expectSound(stateFile: string): void {
-  const db = new Database(stateFile, {fileMustExist: true})
+  const db = openDatabase(stateFile, {fileMustExist: true})
   try {
-    expect(db.pragma('integrity_check', {simple: true})).toBe('ok')
-    expect(db.pragma('user_version', {simple: true})).toBe(SCHEMA_VERSION)
+    expect(statement(db, 'PRAGMA integrity_check').pluck().get()).toBe('ok')
+    expect(statement(db, 'PRAGMA user_version').pluck().get()).toBe(SCHEMA_VERSION)
   } finally {
     db.close()
   }

@@ -3,13 +3,13 @@
  * a JSON state of an unknown version and a database written by a newer opsctl. (Importing a JSON
  * state of a known version is test/unit/sandbox-state-file.test.ts.)
  */
-import Database from 'better-sqlite3'
 import {mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {SCHEMA_VERSION} from '../../src/sandbox/core/schema.js'
+import {openDatabase} from '../helpers/sqlite.js'
 import {runCli} from './harness.js'
 
 let dir: string
@@ -33,8 +33,8 @@ describe('sandbox start --state refuses what it cannot read (process)', () => {
 
   it('a database of a newer schema: exit 2, both versions named, the file untouched', async () => {
     const file = join(dir, 'state.db')
-    const db = new Database(file)
-    db.pragma(`user_version = ${SCHEMA_VERSION + 1}`)
+    const db = openDatabase(file)
+    db.exec(`PRAGMA user_version = ${SCHEMA_VERSION + 1}`)
     db.close()
     const before = readFileSync(file)
     const result = await runCli(['sandbox', 'start', '--port', '0', '--state', file])

@@ -1,4 +1,3 @@
-import Database from 'better-sqlite3'
 import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -10,6 +9,7 @@ import {SCHEMA_VERSION} from '../../src/sandbox/core/schema.js'
 import {createSandbox, type RunningSandbox} from '../../src/sandbox/core/server.js'
 import {SANDBOX_KEYS} from '../../src/services/sandbox-defaults.js'
 import {testModules} from '../fixtures/sandbox-modules.js'
+import {openDatabase, statement} from '../helpers/sqlite.js'
 
 const V = {'x-ph-api-version': '3.14.0'}
 const JSON_HEADERS = {'content-type': 'application/json'}
@@ -303,8 +303,8 @@ describe('sandbox core: fail rate and persistence', () => {
 
       const {statSync} = await import('node:fs')
       expect(statSync(stateFile).mode & 0o777).toBe(0o600)
-      const db = new Database(stateFile, {readonly: true})
-      expect(db.pragma('user_version', {simple: true})).toBe(SCHEMA_VERSION)
+      const db = openDatabase(stateFile, {readonly: true})
+      expect(statement(db, 'PRAGMA user_version').pluck().get()).toBe(SCHEMA_VERSION)
       db.close()
     } finally {
       rmSync(dir, {force: true, recursive: true})

@@ -4,7 +4,8 @@
  * same file and a file of a newer schema are refused. (The kill -9 test with real processes is
  * test/e2e/sandbox-durability.test.ts.)
  */
-import Database from 'better-sqlite3'
+import type Database from 'better-sqlite3'
+
 import {mkdtempSync, readFileSync, rmSync, statSync} from 'node:fs'
 import {createServer} from 'node:http'
 import {tmpdir} from 'node:os'
@@ -19,6 +20,7 @@ import {createSandbox} from '../../src/sandbox/core/server.js'
 import {SANDBOX_KEYS} from '../../src/services/sandbox-defaults.js'
 import {testModules} from '../fixtures/sandbox-modules.js'
 import {LoopbackServers} from '../helpers/loopback-servers.js'
+import {openDatabase, statement} from '../helpers/sqlite.js'
 
 const V = {'x-ph-api-version': '3.14.0'}
 const SECRET = {authorization: basicAuth(SANDBOX_KEYS.secretKey), 'content-type': 'application/json'}
@@ -129,17 +131,16 @@ describe('sandbox state database', () => {
     expect(received).toEqual([])
 
     // one still due when a sandbox stopped without finishing it (killed) goes out at the next start
-    const stopped = new Database(stateFile)
-    stopped
-      .prepare(`INSERT INTO documents (collection, key, doc) VALUES ('core.deliveries', 'due-1', ?)`)
+    const stopped = openDatabase(stateFile)
+    statement(stopped, `INSERT INTO documents (collection, key, doc) VALUES ('core.deliveries', 'due-1', ?)`)
       .run(JSON.stringify({event: {type: 'CHECKOUT_SUCCESS', checkoutId: 'chk_2', payload: {id: 'chk_2'}}, url: `${receiver}/hook`}))
     stopped.close()
 
     const fourth = await createSandbox({port: 0, modules: testModules, stateFile})
     await fourth.close()
     expect(received).toEqual(['200 chk_2'])
-    const db = new Database(stateFile, {readonly: true})
-    expect(db.prepare(`SELECT count(*) AS n FROM documents WHERE collection = 'core.deliveries'`).get()).toEqual({n: 0})
+    const db = openDatabase(stateFile, {readonly: true})
+    expect(statement(db, `SELECT count(*) AS n FROM documents WHERE collection = 'core.deliveries'`).get()).toEqual({n: 0})
     db.close()
   })
 
@@ -156,8 +157,8 @@ describe('sandbox state database', () => {
 
   it('refuses a database of a newer schema, naming both versions, and leaves it as it is', async () => {
     const stateFile = join(dir, 'state.db')
-    const db = new Database(stateFile)
-    db.pragma(`user_version = ${SCHEMA_VERSION + 1}`)
+    const db = openDatabase(stateFile)
+    db.exec(`PRAGMA user_version = ${SCHEMA_VERSION + 1}`)
     db.close()
     const before = readFileSync(stateFile)
     await expect(createSandbox({port: 0, modules: testModules, stateFile})).rejects.toThrow(

@@ -13,11 +13,12 @@ import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 import {createSandbox} from '../../src/sandbox/core/server.js'
 import {DocTable, openStore, type SandboxStore} from '../../src/sandbox/core/store.js'
 import {testModules} from '../fixtures/sandbox-modules.js'
+import {statement} from '../helpers/sqlite.js'
 
 const V = {'x-ph-api-version': '3.14.0'}
 
 /** Changes this connection has made since it opened. */
-const changesOf = (db: Database.Database) => (db.prepare('SELECT total_changes() AS n').get() as {n: number}).n
+const changesOf = (db: Database.Database) => (statement(db, 'SELECT total_changes() AS n').get() as {n: number}).n
 
 describe('document reads from memory', () => {
   let store: SandboxStore

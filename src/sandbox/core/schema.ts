@@ -10,6 +10,8 @@
  */
 import type Database from 'better-sqlite3'
 
+import {keepAlive} from './native-lifetime.js'
+
 const MIGRATIONS: readonly string[] = [
   // 1: documents by collection and key (users, sessions, checkouts, ...), events, pending webhook deliveries
   `
@@ -50,7 +52,7 @@ export class NewerSchemaError extends Error {}
  * a newer opsctl; call it before anything writes to the file, so a refused file stays as it was.
  */
 export function schemaVersionOf(db: Database.Database, file: string): number {
-  const found = db.pragma('user_version', {simple: true}) as number
+  const found = keepAlive(db.prepare('PRAGMA user_version')).pluck().get() as number
   if (found > SCHEMA_VERSION) {
     throw new NewerSchemaError(
       `the state file ${file} is schema version ${found}, written by a newer opsctl; this one reads up to version ${SCHEMA_VERSION}. Upgrade opsctl, or start with another --state file`,
@@ -65,6 +67,6 @@ export function migrate(db: Database.Database, found: number): void {
   if (found >= SCHEMA_VERSION) return
   db.transaction(() => {
     for (const sql of MIGRATIONS.slice(found)) db.exec(sql)
-    db.pragma(`user_version = ${SCHEMA_VERSION}`)
+    db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`)
   })()
 }

@@ -14,6 +14,7 @@ import Database from 'better-sqlite3'
 import {closeSync, openSync} from 'node:fs'
 
 import {DocumentCache} from './document-cache.js'
+import {keepAlive} from './native-lifetime.js'
 import {migrate, schemaVersionOf} from './schema.js'
 
 export class StateFileInUseError extends Error {}
@@ -35,7 +36,7 @@ export class SandboxStore {
   statement(sql: string): Database.Statement {
     let statement = this.statements.get(sql)
     if (!statement) {
-      statement = this.db.prepare(sql)
+      statement = keepAlive(this.db.prepare(sql))
       this.statements.set(sql, statement)
     }
 
@@ -96,15 +97,15 @@ export class SandboxStore {
 export function openStore(file?: string): OpenedStore {
   if (file) closeSync(openSync(file, 'a', 0o600))
   // No busy wait: a file held by another sandbox is refused at once.
-  const db = new Database(file ?? ':memory:', {timeout: 0})
+  const db = keepAlive(new Database(file ?? ':memory:', {timeout: 0}))
   try {
+    // Settings through exec, not pragma(), which would leave a statement behind (native-lifetime.ts).
     // Exclusive before the first read: the WAL then needs no shared-memory (-shm) file.
-    if (file) db.pragma('locking_mode = EXCLUSIVE')
+    if (file) db.exec('PRAGMA locking_mode = EXCLUSIVE')
     const found = schemaVersionOf(db, file ?? ':memory:')
-    if (file) db.pragma('journal_mode = WAL')
+    if (file) db.exec('PRAGMA journal_mode = WAL')
 
-    db.pragma('synchronous = FULL')
-    db.pragma('foreign_keys = ON')
+    db.exec('PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON')
     migrate(db, found)
     // Takes the exclusive lock now (and keeps it), rather than at the first request.
     db.exec('BEGIN IMMEDIATE; COMMIT')

@@ -7,6 +7,7 @@ import type {Event, EventsQuery} from '../../services/health/operations.js'
 import type {SandboxStore} from '../core/store.js'
 
 import {EVENTS_PAGE_SIZE} from '../../services/health/operations.js'
+import {keepAlive} from '../core/native-lifetime.js'
 import {decodeToken, encodeToken, eventFilter} from './events.js'
 
 const optionalBit = (value: unknown) => (typeof value === 'boolean' ? Number(value) : null)
@@ -23,7 +24,8 @@ export class EventStore {
   /** Every user's events, newest first, by user id. */
   byUser(): Map<string, Event[]> {
     const all = new Map<string, Event[]>()
-    const rows = this.store.statement('SELECT user_id, doc FROM events ORDER BY user_id, date DESC, id DESC').iterate() as Iterable<{
+    // Row by row, so the rows' text and the parsed events are never both held whole; the iterator is kept (native-lifetime.ts).
+    const rows = keepAlive(this.store.statement('SELECT user_id, doc FROM events ORDER BY user_id, date DESC, id DESC').iterate()) as Iterable<{
       doc: string
       user_id: string
     }>
