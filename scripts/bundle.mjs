@@ -28,7 +28,7 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const pjson = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
 
 /** Loaded by path from outside the bundle: bin/run.js (the secret guard, oclif, --version) and test fixtures. */
-const BY_PATH = ['src/oclif.ts', 'src/version.ts', 'src/startup/compile-cache.ts', 'src/http/secrets/registry.ts', 'src/http/secrets/sources.ts', 'src/http/secrets/streams.ts', 'src/profiles/lock.ts']
+const BY_PATH = ['src/oclif.ts', 'src/version.ts', 'src/startup/compile-cache.ts', 'src/startup/import-module.ts', 'src/http/secrets/registry.ts', 'src/http/secrets/sources.ts', 'src/http/secrets/streams.ts', 'src/profiles/lock.ts']
 // typescript and ts-node: oclif looks for them only in development (NODE_ENV=development).
 const EXTERNAL = ['better-sqlite3', 'fastify', '@fastify/*', 'light-my-request', 'open', '@oclif/plugin-*', 'typescript', 'ts-node', 'tsx']
 
@@ -80,6 +80,10 @@ const oclifPatches = {
   },
 }
 
+/** An `import(` that is a call (after `await`, `return`, `=`, `(`, `,`...), not text in a string or a comment. */
+const DYNAMIC_IMPORT = /(?<=(?:\bawait|\breturn|=>|[=(,:?!&|])\s*)import\(/g
+const IMPORT_MODULE = 'dist/startup/import-module.js'
+
 function sources(dir) {
   return readdirSync(join(ROOT, dir), {recursive: true, withFileTypes: true})
     .filter((e) => e.isFile() && e.name.endsWith('.ts') && !e.name.endsWith('.d.ts'))
@@ -128,8 +132,9 @@ writeFileSync(join(ROOT, 'dist', 'bundle-inputs.json'), JSON.stringify(inputs, n
 
 /**
  * Rewrites each ESM output file as CommonJS, in place. Imports between the bundle's own files become
- * require() calls, lazy ones included (`import('./chunk.js')` would go back through the ESM loader);
- * a lazy import of a package outside the bundle stays import(), since some (open) are ESM only.
+ * require() calls, lazy ones included (`import('./chunk.js')` would go back through the ESM loader).
+ * Any other dynamic import (oclif's ESM plugins, `open`, which is ESM only) calls
+ * src/startup/import-module.ts, the one file that keeps an `import()`: see why there.
  */
 async function toCommonJs(metafile) {
   for (const file of Object.keys(metafile.outputs)) {
@@ -144,7 +149,13 @@ async function toCommonJs(metafile) {
       platform: 'node',
       target: 'node20',
     })
-    const cjs = code.replaceAll(/\bimport\(("\.{1,2}\/[^"]+")\)/g, 'Promise.resolve().then(() => require($1))')
+    let cjs = code.replaceAll(/\bimport\(("\.{1,2}\/[^"]+")\)/g, 'Promise.resolve().then(() => require($1))')
+    if (file !== IMPORT_MODULE) {
+      const path = relative(dirname(file), IMPORT_MODULE)
+      const helper = JSON.stringify(path.startsWith('.') ? path : `./${path}`)
+      cjs = cjs.replaceAll(DYNAMIC_IMPORT, `require(${helper}).importModule(`)
+    }
+
     if (/\bimport\.meta\b|\bimport\("\./.test(cjs)) throw new Error(`${file}: ESM left after the CommonJS pass`)
     writeFileSync(path, cjs)
   }

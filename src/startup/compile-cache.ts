@@ -17,7 +17,7 @@ import {mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync}
 import {Module} from 'node:module'
 import {homedir} from 'node:os'
 import {dirname, join, relative, sep} from 'node:path'
-import {constants, Script} from 'node:vm'
+import {Script} from 'node:vm'
 
 const BUILD_FOLDER_PREFIX = 'opsctl-'
 
@@ -52,15 +52,13 @@ export function enableCompileCache(distDir: string): void {
   const compiled: {file: string; script: Script}[] = []
   const prototype = Module.prototype as unknown as {_compile: CompileHook}
   const compile = prototype._compile
+  // The one file of dist/ with an import(), which V8's cached code cannot run on Node 20.
+  const importModule = join(distDir, 'startup', 'import-module.js')
   prototype._compile = function (content, filename) {
-    if (!filename.startsWith(distDir + sep)) return compile.call(this, content, filename)
+    if (!filename.startsWith(distDir + sep) || filename === importModule) return compile.call(this, content, filename)
     const file = join(folder, relative(distDir, filename).replaceAll(sep, '~') + '.v8')
     const cachedData = readIfPresent(file)
-    const script = new Script(Module.wrap(content), {
-      cachedData,
-      filename,
-      importModuleDynamically: constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
-    })
+    const script = new Script(Module.wrap(content), {cachedData, filename})
     if (cachedData === undefined || script.cachedDataRejected) compiled.push({file, script})
     const wrapper = script.runInThisContext() as (...args: unknown[]) => unknown
     return wrapper.call(this.exports, this.exports, Module.createRequire(filename), this, filename, dirname(filename))

@@ -52,6 +52,16 @@ describe.skipIf(nativeCache)('on Node 20: opsctl\'s own compile hook', () => {
     expect(Object.fromEntries(cached().map((f) => [f, statSync(join(buildFolder(), f)).mtimeMs]))).toEqual(written)
   })
 
+  it('cached code still loads ES modules (oclif\'s ESM plugins: help), the first run and the next, without a word on stderr', async () => {
+    for (let run = 0; run < 2; run++) {
+      const r = await runCli(['help', 'webhook'], {env: env()})
+      expect(r).toMatchObject({code: 0, stderr: ''})
+      expect(r.stdout).toContain('webhook list')
+    }
+
+    expect(cached()).toContain('oclif.js.v8')
+  })
+
   it('damaged cached code is not run: V8 refuses it, the file is compiled from source and stored again', async () => {
     // The first run of all creates profiles.json, loading more than a run that reads it.
     await runCli(['profile', 'list', '--json'], {env: {...env(), NODE_DISABLE_COMPILE_CACHE: '1'}})
