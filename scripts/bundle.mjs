@@ -14,7 +14,8 @@
  * Then every output file becomes CommonJS (dist/package.json says so): Node's CommonJS loader starts
  * a command about 90 ms of CPU sooner than its ESM loader does for the same files (no async module
  * jobs, no linking, no decoding of each source), and Node caches CommonJS's compiled code (Node 22+
- * natively, Node 20 through bin/run.js). esbuild splits chunks only for ESM, hence the two passes.
+ * natively, Node 20 through src/startup/compile-cache.ts). esbuild splits chunks only for ESM, hence
+ * the two passes.
  *
  * dist/bundle-inputs.json says which packages each output file holds, for the start-up budget test.
  */
@@ -27,7 +28,10 @@ import {fileURLToPath} from 'node:url'
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const pjson = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
 
-/** Loaded by path from outside the bundle: bin/run.js (the secret guard, oclif, --version) and test fixtures. */
+/**
+ * Loaded by path: by bin/run.js (the compile cache, the secret guard, oclif, --version), by the code
+ * the CommonJS pass rewrites (import-module) and by test fixtures.
+ */
 const BY_PATH = ['src/oclif.ts', 'src/version.ts', 'src/startup/compile-cache.ts', 'src/startup/import-module.ts', 'src/http/secrets/registry.ts', 'src/http/secrets/sources.ts', 'src/http/secrets/streams.ts', 'src/profiles/lock.ts']
 // typescript and ts-node: oclif looks for them only in development (NODE_ENV=development).
 const EXTERNAL = ['better-sqlite3', 'fastify', '@fastify/*', 'light-my-request', 'open', '@oclif/plugin-*', 'typescript', 'ts-node', 'tsx']
