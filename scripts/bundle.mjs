@@ -120,6 +120,7 @@ const result = await build({
 })
 
 await toCommonJs(result.metafile)
+writeBuildId(result.metafile)
 
 const inputs = {}
 for (const [file, output] of Object.entries(result.metafile.outputs)) {
@@ -155,8 +156,8 @@ async function toCommonJs(metafile) {
     })
     let cjs = code.replaceAll(/\bimport\(("\.{1,2}\/[^"]+")\)/g, 'Promise.resolve().then(() => require($1))')
     if (file !== IMPORT_MODULE) {
-      const path = relative(dirname(file), IMPORT_MODULE)
-      const helper = JSON.stringify(path.startsWith('.') ? path : `./${path}`)
+      const fromHere = relative(dirname(file), IMPORT_MODULE)
+      const helper = JSON.stringify(fromHere.startsWith('.') ? fromHere : `./${fromHere}`)
       cjs = cjs.replaceAll(DYNAMIC_IMPORT, `require(${helper}).importModule(`)
     }
 
@@ -165,7 +166,10 @@ async function toCommonJs(metafile) {
   }
 
   writeFileSync(join(ROOT, 'dist', 'package.json'), JSON.stringify({type: 'commonjs'}) + '\n')
-  // What src/startup/compile-cache.ts keys its folder by on Node 20: the build, by content.
+}
+
+/** What src/startup/compile-cache.ts keys its folder by on Node 20: the build, by content. */
+function writeBuildId(metafile) {
   const hash = createHash('sha256')
   for (const file of Object.keys(metafile.outputs).sort()) hash.update(file).update(readFileSync(join(ROOT, file)))
   writeFileSync(join(ROOT, 'dist', 'build-id'), hash.digest('hex').slice(0, 16) + '\n')

@@ -46,26 +46,24 @@ describe('runInProcess gives what a process gives', () => {
   }
 })
 
+/** What a command run in-process could leave changed behind it. */
+function processState() {
+  return {
+    env: {...process.env},
+    exitCode: process.exitCode,
+    exit: process.exit,
+    stderr: process.stderr.write,
+    stdin: process.stdin,
+    stdout: process.stdout.write,
+  }
+}
+
 describe('runInProcess leaves the process as it found it', () => {
   it('puts back the streams, stdin, exit code and environment, whatever the command did', async () => {
-    const before = {
-      env: {...process.env},
-      exitCode: process.exitCode,
-      exit: process.exit,
-      stderr: process.stderr.write,
-      stdin: process.stdin,
-      stdout: process.stdout.write,
-    }
+    const before = processState()
     const r = await runInProcess(await loadConfig(), ['checkout', 'get'], {env: {OPSCTL_PROFILE: 'nowhere'}})
     expect(r.code).toBe(2)
-    expect({
-      env: {...process.env},
-      exitCode: process.exitCode,
-      exit: process.exit,
-      stderr: process.stderr.write,
-      stdin: process.stdin,
-      stdout: process.stdout.write,
-    }).toEqual(before)
+    expect(processState()).toEqual(before)
   })
 
   it("finds the next command after a help page (oclif's help rewrites the loaded command ids)", async () => {
