@@ -4,40 +4,20 @@
  * started in this process and a loopback "shop" that plays the merchant: its success, failure
  * and cancel pages, and its webhook receiver.
  *
- * Chromium is the Debian package (.ci/run installs it). Where it cannot be found the tests are
- * reported as skipped, with the reason; OPSCTL_BROWSER_TESTS=required (set by .ci/run) makes a
- * missing browser a failure instead.
+ * Chromium: test/helpers/chromium.ts (skipped with the reason where it is missing, unless
+ * OPSCTL_BROWSER_TESTS=required).
  */
 /* global document, HTMLImageElement, HTMLInputElement */
 import {once} from 'node:events'
-import {accessSync, constants, mkdtempSync, rmSync} from 'node:fs'
 import {createServer, type Server} from 'node:http'
 import {type AddressInfo} from 'node:net'
-import {tmpdir} from 'node:os'
-import {join} from 'node:path'
-import {type Browser, launch, type Page} from 'puppeteer-core'
+import {type Page} from 'puppeteer-core'
 import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 
 import {basicAuth} from '../../src/http/services.js'
 import {createSandbox, type RunningSandbox} from '../../src/sandbox/core/server.js'
 import {SANDBOX_KEYS} from '../../src/services/sandbox-defaults.js'
-
-const CHROMIUM_CANDIDATES = process.env.OPSCTL_CHROMIUM ? [process.env.OPSCTL_CHROMIUM] : ['/usr/bin/chromium', '/usr/bin/chromium-browser']
-
-function findChromium(): string | undefined {
-  return CHROMIUM_CANDIDATES.find((path) => {
-    try {
-      accessSync(path, constants.X_OK)
-      return true
-    } catch {
-      return false
-    }
-  })
-}
-
-const chromium = findChromium()
-const required = process.env.OPSCTL_BROWSER_TESTS === 'required'
-const missing = `Chromium not found (looked at ${CHROMIUM_CANDIDATES.join(', ')}): apt-get install chromium, or set OPSCTL_CHROMIUM`
+import {browserRequired, chromium, chromiumMissing, startChromium, type TestBrowser} from '../helpers/chromium.js'
 
 // 10:00 in Manila on 21 Nov 2026: a card that expired in October is past, one of 12/30 is valid.
 const START = '2026-11-21T02:00:00Z'
@@ -94,8 +74,7 @@ async function startShop(): Promise<Shop> {
 
 let sandbox: RunningSandbox
 let shop: Shop
-let browser: Browser
-let profileDir: string
+let chrome: TestBrowser
 let page: Page
 
 async function api(method: string, path: string, key: 'public' | 'secret', body?: unknown): Promise<any> {
@@ -142,11 +121,11 @@ async function submit(button: 'cancel' | 'pay'): Promise<void> {
 const text = (selector: string) => page.$eval(selector, (el) => (el.textContent ?? '').trim())
 const value = (selector: string) => page.$eval(selector, (el) => (el as HTMLInputElement).value)
 
-if (!chromium && !required) {
-  process.stderr.write(`page-browser.test.ts: the browser tests are skipped: ${missing}\n`)
+if (!chromium && !browserRequired) {
+  process.stderr.write(`page-browser.test.ts: the browser tests are skipped: ${chromiumMissing}\n`)
   describe('hosted page in a real browser', () => {
     // eslint-disable-next-line mocha/no-skipped-tests -- the reason is the point: it shows in the report
-    it.skip(`skipped: ${missing}`, () => {})
+    it.skip(`skipped: ${chromiumMissing}`, () => {})
   })
 } else {
   browserTests()
@@ -155,7 +134,6 @@ if (!chromium && !required) {
 function browserTests(): void {
   describe('hosted page in a real browser (Chromium, no JavaScript)', () => {
     beforeAll(async () => {
-      if (!chromium) throw new Error(missing)
       sandbox = await createSandbox({port: 0, clock: START})
       shop = await startShop()
       await api('POST', '/webhooks', 'secret', {name: 'CHECKOUT_SUCCESS', callbackUrl: `${shop.origin}/hooks/paid`})
@@ -166,32 +144,17 @@ function browserTests(): void {
         customTitle: TITLE,
         colorScheme: '#0a7d3b',
       })
-      profileDir = mkdtempSync(join(tmpdir(), 'opsctl-chromium-'))
-      browser = await launch({
-        executablePath: chromium,
-        headless: true,
-        args: [
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-quic',
-          '--no-first-run',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-        ],
-        userDataDir: profileDir,
-      })
+      chrome = await startChromium()
     })
 
     afterAll(async () => {
-      await browser?.close()
+      await chrome?.close()
       await shop?.close()
       await sandbox?.close()
-      if (profileDir) rmSync(profileDir, {force: true, recursive: true})
     })
 
     beforeEach(async () => {
-      page = await browser.newPage()
+      page = await chrome.browser.newPage()
       await page.setJavaScriptEnabled(false)
     })
 

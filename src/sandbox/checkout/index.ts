@@ -6,6 +6,7 @@ import type {StoredCheckout} from './state.js'
 import {checkoutService} from '../../services/checkout/operations.js'
 import {lastFour} from '../../services/checkout/test-cards.js'
 import {sandboxModule} from '../types.js'
+import {registerCors} from './cors.js'
 import {CHECKOUT_PREFIX, checkoutHandlers, checkoutState, createCheckout, saveCheckout, webhookFor} from './handlers.js'
 import {PAGE_HEADERS, type PageReply, showPaymentPage, submitPaymentForm} from './page.js'
 import {SEEDED_REFERENCES, seededCheckouts} from './seeded.js'
@@ -48,7 +49,7 @@ function seedPaidCheckout(ctx: SandboxContext, ref: string, paidAt: Date): Store
 
 /**
  * The checkout service in the sandbox: every operation of the table (handlers.ts), the hosted
- * payment page (page.ts) under `/checkout/pay/<id>`, a control route to make the next refunds
+ * payment page (page.ts) under `/checkout/pay/<id>`, CORS for the public-key routes (cors.ts), a control route to make the next refunds
  * fail, and demo data.
  */
 export const checkoutModule = sandboxModule({
@@ -58,6 +59,8 @@ export const checkoutModule = sandboxModule({
   openState: (store) => new CheckoutStore(store),
 
   routes(app: FastifyInstance, ctx: SandboxContext) {
+    // A merchant's page may create a checkout with the public key (cors.ts); no other route is granted to pages.
+    registerCors(app, CHECKOUT_PREFIX, checkoutService)
     // The page's form posts application/x-www-form-urlencoded: the core parses it (null-prototype records).
     app.get<{Params: {checkoutId: string}}>(`${CHECKOUT_PREFIX}/pay/:checkoutId`, async (req, reply) =>
       sendPage(reply, ctx, showPaymentPage(ctx, req.params.checkoutId)),

@@ -55,11 +55,8 @@ export class CheckoutAuthError extends SandboxError {}
  * both are accepted. K001 missing, K003 unknown key, K004 the wrong kind of key for the route.
  */
 export function authenticateCheckout(op: Operation, headers: Headers): 'public' | 'secret' {
-  const header = headers.authorization
-  const match = typeof header === 'string' ? /^Basic\s+(\S+)$/i.exec(header.trim()) : null
-  if (!match) throw new CheckoutAuthError(401, 'K001', 'Missing or malformed Authorization header: use Basic auth with an API key')
-  const decoded = Buffer.from(match[1], 'base64').toString('utf8')
-  const key = decoded.includes(':') ? decoded.slice(0, decoded.indexOf(':')) : decoded
+  const key = keyOf(headers.authorization)
+  if (key === undefined) throw new CheckoutAuthError(401, 'K001', 'Missing or malformed Authorization header: use Basic auth with an API key')
   const kind = KEYS.get(key)
   if (!kind) throw new CheckoutAuthError(401, 'K003', 'Invalid API key')
   if (op.auth !== 'none' && kind !== op.auth) {
@@ -67,4 +64,18 @@ export function authenticateCheckout(op: Operation, headers: Headers): 'public' 
   }
 
   return kind
+}
+
+/** The kind of checkout key an Authorization header carries: undefined when there is none, or it is not one of the sandbox's keys. */
+export function checkoutKeyKind(header: string | string[] | undefined): 'public' | 'secret' | undefined {
+  const key = keyOf(header)
+  return key === undefined ? undefined : KEYS.get(key)
+}
+
+/** The API key of a Basic Authorization header; undefined when the header is missing or malformed. */
+function keyOf(header: string | string[] | undefined): string | undefined {
+  const match = typeof header === 'string' ? /^Basic\s+(\S+)$/i.exec(header.trim()) : null
+  if (!match) return undefined
+  const decoded = Buffer.from(match[1], 'base64').toString('utf8')
+  return decoded.includes(':') ? decoded.slice(0, decoded.indexOf(':')) : decoded
 }

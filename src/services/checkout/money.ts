@@ -95,3 +95,24 @@ export function parseQuantity(input: string, field = 'quantity'): bigint {
   if (!/^[1-9]\d*$/.test(text)) throw new MoneyError(`${field}: invalid quantity "${input}": expected a whole number of 1 or more`, field)
   return BigInt(text)
 }
+
+/** The largest amount a JSON number carries to the cent without doubt (2^53 - 1 cents). */
+const LARGEST_EXACT_NUMBER = Number.MAX_SAFE_INTEGER / 100
+
+/**
+ * An amount sent as a JSON number, as the official SDKs send them (`"value": 100`), in the wire
+ * form (`"100.00"`). It is read through its shortest decimal text, never rounded: `12.345` and
+ * `0.1 + 0.2` are refused, with the reason as `problem`.
+ */
+export function amountOfNumber(value: number): {problem: string} | {text: string} {
+  if (!Number.isFinite(value) || value < 0) return {problem: 'expected an amount of 0 or more'}
+  if (value > LARGEST_EXACT_NUMBER) return {problem: 'too large to be exact as a JSON number: send it as a string such as "1500.00"'}
+  const text = String(value)
+  if (!INPUT_PATTERN.test(text)) return {problem: `at most two decimals are allowed, got ${text}`}
+  return {text: formatCents(parseAmount(text))}
+}
+
+/** A quantity sent as a JSON number (`"quantity": 1`), as the numeric string the spec shows; anything but a whole number of 1 or more is refused. */
+export function quantityOfNumber(value: number): {problem: string} | {text: string} {
+  return Number.isSafeInteger(value) && value >= 1 ? {text: String(value)} : {problem: `expected a whole number of 1 or more, got ${value}`}
+}

@@ -12,14 +12,38 @@
 import * as z from 'zod'
 
 import {defineService} from '../../http/operation.js'
-import {AMOUNT_PATTERN, centsOf} from './money.js'
+import {AMOUNT_PATTERN, amountOfNumber, centsOf, quantityOfNumber} from './money.js'
 
 // ---------------------------------------------------------------------------------------------
 // Shared pieces
 // ---------------------------------------------------------------------------------------------
 
-/** A request amount: a decimal string with exactly two decimals (`"1500.00"`). */
-export const AmountValue = z.string().regex(AMOUNT_PATTERN, 'expected a decimal amount with exactly two decimals, e.g. 1500.00')
+/**
+ * A request field that the spec shows as a numeric string but official clients also send as a JSON
+ * number (paymaya-js-sdk declares `value: number` and `quantity?: number`). Both are accepted; a
+ * number becomes the string (`100` -> `"100.00"`) before the string's own rule applies, so the
+ * sandbox stores and answers strings, and the CLI, which sends what the schema outputs, sends
+ * strings. A number that cannot be written exactly is refused with the reason.
+ */
+function stringOrNumber(what: string, ofNumber: (n: number) => {problem: string} | {text: string}, text: z.ZodString) {
+  return z
+    .union([z.string(), z.number()], {error: (issue) => `expected ${what}, received ${issue.input === null ? 'null' : typeof issue.input}`})
+    .transform((value, ctx) => {
+      if (typeof value === 'string') return value
+      const read = ofNumber(value)
+      if ('text' in read) return read.text
+      ctx.addIssue({code: 'custom', input: value, message: read.problem})
+      return z.NEVER
+    })
+    .pipe(text)
+}
+
+/** A request amount: a decimal string with exactly two decimals (`"1500.00"`), or a JSON number with at most two (`1500`, `1500.5`). */
+export const AmountValue = stringOrNumber(
+  'a decimal amount such as "1500.00" or 1500',
+  amountOfNumber,
+  z.string().regex(AMOUNT_PATTERN, 'expected a decimal amount with exactly two decimals, e.g. 1500.00'),
+)
 /** An amount that moves money (a checkout's total, a refund): more than 0.00. */
 export const PositiveAmountValue = AmountValue.refine((v) => (centsOf(v) ?? 0n) > 0n, 'must be greater than 0.00')
 /**
@@ -56,11 +80,8 @@ export const ItemRequest = z.looseObject({
   name: z.string().min(1),
   code: z.string().optional(),
   description: z.string().optional(),
-  /** "quantity, sent as a numeric string": a whole number of 1 or more. */
-  quantity: z
-    .string()
-    .regex(/^[1-9]\d*$/, 'expected a whole number of 1 or more, as a string')
-    .optional(),
+  /** "quantity, sent as a numeric string": a whole number of 1 or more (a JSON number is accepted and becomes the string). */
+  quantity: stringOrNumber('a whole number of 1 or more', quantityOfNumber, z.string().regex(/^[1-9]\d*$/, 'expected a whole number of 1 or more')).optional(),
   amount: ItemAmountRequest.optional(),
   totalAmount: ItemAmountRequest.optional(),
 })
