@@ -29,7 +29,7 @@ const FILE_BUDGET = {version: 4, local: 26, api: 32}
  */
 const API_KB_BUDGET = 1300
 /** Packages never loaded by any of the invocations below (the sandbox's, prompts, config writes). */
-const NEVER = ['@inquirer/prompts', 'fastify', 'better-sqlite3', 'conf', 'proper-lockfile', 'yaml', 'asciichart', 'open']
+const NEVER = ['@inquirer/prompts', 'fastify', 'better-sqlite3', 'write-file-atomic', 'proper-lockfile', 'yaml', 'asciichart', 'open']
 /** opsctl's own dependencies, which --version has no business loading. */
 const OPSCTL_DEPENDENCIES = ['zod', 'undici', 'cli-table3', 'csv-stringify', '@jmespath-community/jmespath', 'string-argv', 'fast-levenshtein']
 
@@ -137,11 +137,11 @@ describe('start-up: --version and local commands', () => {
     expect(forbidden(dry, ['fastify', 'better-sqlite3', 'undici'])).toEqual([])
   })
 
-  it('a command that changes profiles.json loads the lock and conf, and only then', async () => {
+  it('a command that changes profiles.json loads the lock and the atomic writer, and only then', async () => {
     await loaded(['profile', 'list'])
     const use = await loaded(['profile', 'use', 'sandbox'])
     expect(use.packages.has('proper-lockfile')).toBe(true)
-    expect(use.packages.has('conf')).toBe(true)
+    expect(use.packages.has('write-file-atomic')).toBe(true)
   })
 })
 
