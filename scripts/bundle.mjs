@@ -34,7 +34,7 @@ const pjson = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
  */
 const BY_PATH = ['src/oclif.ts', 'src/version.ts', 'src/startup/compile-cache.ts', 'src/startup/import-module.ts', 'src/http/secrets/registry.ts', 'src/http/secrets/sources.ts', 'src/http/secrets/streams.ts', 'src/profiles/lock.ts']
 // typescript and ts-node: oclif looks for them only in development (NODE_ENV=development).
-const EXTERNAL = ['better-sqlite3', 'fastify', '@fastify/*', 'light-my-request', 'open', '@oclif/plugin-*', 'typescript', 'ts-node', 'tsx']
+const EXTERNAL = ['better-sqlite3', 'open', '@oclif/plugin-*', 'typescript', 'ts-node', 'tsx']
 
 /**
  * `undici` from opsctl's sources is ./undici-slim.cjs: the parts it uses, without fetch and

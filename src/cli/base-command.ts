@@ -119,7 +119,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     let parsed
     try {
       parsed = await this.parse({
-        args: this.ctor.args,
+        args: withoutStdin(this.ctor.args),
         baseFlags: (super.ctor as typeof BaseCommand).baseFlags,
         enableJsonFlag: this.ctor.enableJsonFlag,
         flags: this.ctor.flags,
@@ -413,4 +413,14 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
     return new OpsError(`Unexpected error: ${error.message}`, ExitCode.Unexpected, ['Run again with --verbose for details'])
   }
+}
+
+/**
+ * oclif hands piped stdin to the first missing argument: `echo chk_1 | opsctl checkout void` would
+ * void chk_1 without saying so, and the stdin a command reads itself (--password-stdin) would be
+ * gone. An argument comes only from the command line.
+ */
+function withoutStdin<A extends Record<string, object> | undefined>(args: A): A {
+  if (!args) return args
+  return Object.fromEntries(Object.entries(args).map(([name, arg]) => [name, {...arg, ignoreStdin: true}])) as A
 }

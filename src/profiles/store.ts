@@ -30,14 +30,14 @@ export function profileExistsError(name: string): UsageError {
  *
  * Reading is a plain read without a lock (a writer replaces the file by an atomic rename, so a
  * reader sees the old file or the new one), checked against the shape in schema.ts: every command
- * reads the file, and importing `conf` costs ~65 ms of start-up (it loads ajv and ajv-formats for a
- * JSON-schema feature we do not use).
+ * reads the file.
  *
  * Changes (`set`, `update`, `remove`, `use`) apply at once in memory and are remembered; `await
  * save()` takes the lock on the file (lock.ts), reads the file again, applies the remembered changes
- * to what it finds, and writes the result through `conf` (atomic rename, mode 0600). So a change
+ * to what it finds, and writes the result through `write-file-atomic` (a 0600 temporary file,
+ * synced, renamed over it). So a change
  * another process saved in between is kept, never written over, and a change that no longer applies
- * (the profile was removed meanwhile) fails with nothing written. The lock and `conf` are imported
+ * (the profile was removed meanwhile) fails with nothing written. The lock and the writer are imported
  * only when something changes. A file that fails validation is reported, never replaced.
  *
  * BaseCommand also saves any unsaved change when a command ends, so a change is never lost, but a
@@ -134,19 +134,13 @@ export class ProfileStore {
     const changes = this.pending
     this.pending = []
     await ensurePrivateFolder(this.configDir)
-    const [{withFileLock}, {default: Conf}] = await Promise.all([import('./lock.js'), import('conf')])
-    this.data = await withFileLock(this.path, (stillHeld) => {
+    const [{withFileLock}, {default: writeFileAtomic}] = await Promise.all([import('./lock.js'), import('write-file-atomic')])
+    this.data = await withFileLock(this.path, async (stillHeld) => {
       let next = readProfileFile(this.path) ?? withTable(initialFile())
       for (const change of changes) next = change(next)
       stillHeld()
-      // conf writes a temporary file created 0600 and renames it over profiles.json.
-      const conf = new Conf<ProfileFile>({
-        configFileMode: PRIVATE_FILE_MODE,
-        configName: FILE_NAME,
-        cwd: this.configDir,
-        projectName: 'opsctl',
-      })
-      conf.store = next
+      // A temporary file created 0600, synced, then renamed over profiles.json: a reader sees the old file or the new one.
+      await writeFileAtomic(this.path, `${JSON.stringify(next, undefined, '\t')}\n`, {mode: PRIVATE_FILE_MODE})
       return next
     })
   }

@@ -2,13 +2,14 @@
  * The package as a user gets it: `npm pack` of this checkout (over the built dist/), installed
  * with `npm install -g` into a temporary prefix, then the installed `opsctl` run as a user runs
  * it: --version, `sandbox start --port 0` (stopped with SIGINT) and one API command against that
- * sandbox. Needs `npm run build` first (npm test does it). The install prefers npm's cache, which
- * `npm ci` filled; it may still ask the registry for what the cache lacks. better-sqlite3's native
+ * sandbox, and `smoke --sandbox`. Needs `npm run build` first (npm test does it). The install uses
+ * only npm's cache, which `npm ci` filled (--offline: tests reach no server but their own). Only what
+ * dist/ loads from node_modules is a dependency; the rest is bundled. better-sqlite3's native
  * module is the one `npm ci` already built, offered to its installer as a local prebuild: without
  * network access to its prebuilt binaries, the install would compile SQLite again (minutes).
  */
 import {execFile} from 'node:child_process'
-import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
+import {mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {promisify} from 'node:util'
@@ -17,7 +18,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {cliFor, ROOT, runCli, startSandbox} from '../e2e/harness.js'
 
 const run = promisify(execFile)
-/** Packing and installing 150 packages from the cache takes ~15 s on two busy cores. */
+/** Packing and installing from the cache takes ~15 s on two busy cores. */
 const INSTALL_LIMIT_MS = 150_000
 
 /** A prebuild-install archive of the better-sqlite3 binary in node_modules, named as its installer looks for it. */
@@ -33,6 +34,33 @@ let work: string
 let packed: {filename: string; files: {path: string}[]}
 let installLog: string
 let opsctl: string
+let installed: string
+
+/** The packages under a node_modules folder (scoped ones counted one by one), nested ones included. */
+function packagesUnder(modules: string): string[] {
+  const found: string[] = []
+  for (const entry of readdirSync(modules, {withFileTypes: true})) {
+    if (!entry.isDirectory() || entry.name.startsWith('.')) continue
+    const path = join(modules, entry.name)
+    const packages = entry.name.startsWith('@') ? readdirSync(path).map((name) => join(path, name)) : [path]
+    for (const pkgDir of packages) {
+      found.push(pkgDir)
+      const nested = join(pkgDir, 'node_modules')
+      if (statSync(nested, {throwIfNoEntry: false})?.isDirectory()) found.push(...packagesUnder(nested))
+    }
+  }
+
+  return found
+}
+
+function megabytesUnder(dir: string): number {
+  let bytes = 0
+  for (const entry of readdirSync(dir, {recursive: true, withFileTypes: true})) {
+    if (entry.isFile()) bytes += statSync(join(entry.parentPath, entry.name)).size
+  }
+
+  return bytes / 1024 / 1024
+}
 
 describe('the packed and installed package', {timeout: INSTALL_LIMIT_MS}, () => {
   beforeAll(async () => {
@@ -45,11 +73,12 @@ describe('the packed and installed package', {timeout: INSTALL_LIMIT_MS}, () => 
     const pack = await npm(['pack', '--ignore-scripts', '--json', '--pack-destination', work], ROOT)
     packed = JSON.parse(pack.stdout)[0]
     const install = await npm(
-      ['install', '--global', '--prefix', join(work, 'prefix'), '--prefer-offline', join(work, packed.filename)],
+      ['install', '--global', '--prefix', join(work, 'prefix'), '--offline', join(work, packed.filename)],
       work,
     )
     installLog = install.stdout + install.stderr
     opsctl = join(work, 'prefix', 'bin', 'opsctl')
+    installed = join(work, 'prefix', 'lib', 'node_modules', 'opsctl')
   }, INSTALL_LIMIT_MS)
 
   afterAll(() => {
@@ -76,6 +105,16 @@ describe('the packed and installed package', {timeout: INSTALL_LIMIT_MS}, () => 
     for (const field of [pkg.repository.url, pkg.homepage, pkg.bugs.url]) expect(field).toMatch(/^(git\+)?https:\/\//)
   })
 
+  it('installs light: what the bundle does not hold, once (193 packages and 70 MB before the bundle took them in)', () => {
+    const packages = packagesUnder(join(installed, 'node_modules'))
+    const names = packages.map((p) => p.slice(p.lastIndexOf('node_modules/') + 'node_modules/'.length))
+    expect(packages.length, names.join(' ')).toBeLessThan(60)
+    expect(megabytesUnder(installed)).toBeLessThan(30)
+    // One copy of oclif (the bundle's): no plugin brings its own.
+    expect(names.filter((n) => n === '@oclif/core')).toEqual([])
+    expect(Object.keys(pkg.dependencies).sort()).toEqual(['better-sqlite3', 'open'])
+  })
+
   it('installs on this Node without an engine warning', () => {
     expect(installLog).not.toContain('EBADENGINE')
   })
@@ -95,6 +134,26 @@ describe('the packed and installed package', {timeout: INSTALL_LIMIT_MS}, () => 
     } finally {
       user.cleanup()
       expect(await sandbox.stop('SIGINT')).toBe(0)
+    }
+
+    const smoke = await runCli(['smoke', '--sandbox', '--json'], {bin: opsctl})
+    expect(smoke.code, smoke.stderr).toBe(0)
+    expect(JSON.parse(smoke.stdout).summary).toMatchObject({failed: 0})
+  })
+
+  it('without a binary for this Node (an install that ran no scripts), a sandbox says how to fix it in one line, exit 1', async () => {
+    const build = join(installed, 'node_modules', 'better-sqlite3', 'build')
+    renameSync(build, `${build}.away`)
+    try {
+      for (const argv of [['sandbox', 'start', '--port', '0'], ['smoke', '--sandbox']]) {
+        const r = await runCli(argv, {bin: opsctl})
+        expect(r.code, argv.join(' ')).toBe(1)
+        expect(r.stderr.trim().split('\n'), r.stderr).toEqual([
+          `Error: The sandbox's SQLite module (better-sqlite3) has no binary for Node ${process.version} (its install script did not run); fix it with: npm rebuild better-sqlite3 --prefix ${installed}`,
+        ])
+      }
+    } finally {
+      renameSync(`${build}.away`, build)
     }
   })
 })

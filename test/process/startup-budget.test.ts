@@ -19,9 +19,12 @@ import {ROOT, runCli, type Sandbox, startSandbox} from '../e2e/harness.js'
 
 /**
  * Files (bundle entries, chunks, node_modules files) each invocation may load, at most. Every
- * command but --version loads the compile cache (dist/startup/compile-cache.js) first.
+ * command but --version loads the compile cache (dist/startup/compile-cache.js) first. esbuild
+ * splits a chunk per set of entries that share code, so a new entry can split shared code once
+ * more: the completion commands added two small chunks to both (no measurable time: `profile list
+ * --json` 148 ms median before and after, 25 runs each, interleaved).
  */
-const FILE_BUDGET = {version: 4, local: 26, api: 32}
+const FILE_BUDGET = {version: 4, local: 28, api: 34}
 /**
  * Kilobytes of JavaScript a real API command loads, at most: Node parses every byte of a file it
  * loads, so size is start-up time (zod imported as `import {z}` instead of `import * as z` once
@@ -29,7 +32,7 @@ const FILE_BUDGET = {version: 4, local: 26, api: 32}
  */
 const API_KB_BUDGET = 1300
 /** Packages never loaded by any of the invocations below (the sandbox's, prompts, config writes). */
-const NEVER = ['@inquirer/prompts', 'fastify', 'better-sqlite3', 'conf', 'proper-lockfile', 'yaml', 'asciichart', 'open']
+const NEVER = ['@inquirer/prompts', 'fastify', 'better-sqlite3', 'write-file-atomic', 'proper-lockfile', 'yaml', 'asciichart', 'open']
 /** opsctl's own dependencies, which --version has no business loading. */
 const OPSCTL_DEPENDENCIES = ['zod', 'undici', 'cli-table3', 'csv-stringify', '@jmespath-community/jmespath', 'string-argv', 'fast-levenshtein']
 
@@ -137,11 +140,11 @@ describe('start-up: --version and local commands', () => {
     expect(forbidden(dry, ['fastify', 'better-sqlite3', 'undici'])).toEqual([])
   })
 
-  it('a command that changes profiles.json loads the lock and conf, and only then', async () => {
+  it('a command that changes profiles.json loads the lock and the atomic writer, and only then', async () => {
     await loaded(['profile', 'list'])
     const use = await loaded(['profile', 'use', 'sandbox'])
     expect(use.packages.has('proper-lockfile')).toBe(true)
-    expect(use.packages.has('conf')).toBe(true)
+    expect(use.packages.has('write-file-atomic')).toBe(true)
   })
 })
 

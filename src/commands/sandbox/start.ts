@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
 import {hints} from '../../cli/hints.js'
-import {UsageError} from '../../errors.js'
+import {OpsError, UsageError} from '../../errors.js'
 import {isLoopback} from '../../http/url.js'
 import {SANDBOX_KEYS, SANDBOX_PORT, sandboxBaseUrls} from '../../services/sandbox-defaults.js'
 
@@ -60,6 +60,7 @@ A --state file in the JSON format of earlier versions is imported once, in place
         stateFile: flags.state,
       })
     } catch (error) {
+      if (error instanceof OpsError) throw error
       const code = (error as NodeJS.ErrnoException).code
       if (code === 'EADDRINUSE')
         throw new UsageError(`Port ${flags.port} is in use; choose another with --port, or --port 0 for a free one`)

@@ -77,7 +77,7 @@ Listens on 127.0.0.1 (a free port unless --port) and prints one line per deliver
 
     // Signal handlers go in before anything is changed or announced: whoever reads "Listening on"
     // may stop us at once, and a stop during --register must still put the webhooks back.
-    // A second signal does not cut the restore short. (conf's atomic writer re-raises the first
+    // A second signal does not cut the restore short. (the profile writer's signal-exit re-raises the first
     // signal once, at once: that echo is not worth a message.)
     let signalled: string | undefined
     let signalledAt = 0

@@ -15,6 +15,7 @@ import {closeSync, openSync} from 'node:fs'
 
 import {DocumentCache} from './document-cache.js'
 import {keepAlive} from './native-lifetime.js'
+import {withNativeModule} from './native-module.js'
 import {migrate, schemaVersionOf} from './schema.js'
 
 export class StateFileInUseError extends Error {}
@@ -97,7 +98,7 @@ export class SandboxStore {
 export function openStore(file?: string): OpenedStore {
   if (file) closeSync(openSync(file, 'a', 0o600))
   // No busy wait: a file held by another sandbox is refused at once.
-  const db = keepAlive(new Database(file ?? ':memory:', {timeout: 0}))
+  const db = keepAlive(withNativeModule(() => new Database(file ?? ':memory:', {timeout: 0})))
   try {
     // Settings through exec, not pragma(), which would leave a statement behind (native-lifetime.ts).
     // Exclusive before the first read: the WAL then needs no shared-memory (-shm) file.

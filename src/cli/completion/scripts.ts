@@ -1,0 +1,45 @@
+/**
+ * The shell side of completion: a function that hands the words typed so far to
+ * `<bin> complete -- WORD...` and offers what it prints, one candidate a line. Where nothing is
+ * offered (a file argument, say), bash and zsh complete file names as usual.
+ */
+export const COMPLETION_SHELLS = ['bash', 'zsh'] as const
+export type CompletionShell = (typeof COMPLETION_SHELLS)[number]
+
+export function completionScript(shell: CompletionShell, bin: string): string {
+  const fn = `_${bin.replaceAll(/\W/g, '_')}_complete`
+  if (shell === 'bash') {
+    return `# ${bin} completion for bash: eval "$(${bin} autocomplete bash --script)"
+${fn}() {
+  local IFS=$'\\n'
+  COMPREPLY=($(${bin} complete -- "\${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null))
+}
+complete -o default -F ${fn} ${bin}
+`
+  }
+
+  return `# ${bin} completion for zsh: eval "$(${bin} autocomplete zsh --script)", after compinit
+${fn}() {
+  local -a candidates
+  candidates=(\${(f)"$(${bin} complete -- "\${(@)words[2,CURRENT]}" 2>/dev/null)"})
+  if (( \${#candidates} )); then
+    compadd -Q -- "\${candidates[@]}"
+  else
+    _files
+  fi
+}
+compdef ${fn} ${bin}
+`
+}
+
+/** The one line a user adds to the shell's start-up file, and where. */
+export function setupSteps(shell: CompletionShell, bin: string): string {
+  const file = shell === 'bash' ? '~/.bashrc' : '~/.zshrc (after compinit)'
+  return `Add this line to ${file}, then open a new shell:
+
+  eval "$(${bin} autocomplete ${shell} --script)"
+
+Then ${bin} <Tab> completes topics, commands, flags (after arguments too), flag values, profile
+names, "me" and the checkout ids of this machine's audit log.
+`
+}

@@ -1,0 +1,36 @@
+/**
+ * Every environment variable opsctl reads, in one table: `opsctl help environment` prints it, and
+ * a test holds it equal to the variables the sources name.
+ */
+export interface EnvironmentVariable {
+  name: string
+  description: string
+}
+
+export const ENVIRONMENT: readonly EnvironmentVariable[] = [
+  {name: 'OPSCTL_PROFILE', description: 'the profile to use when --profile is not given (an empty value counts as unset)'},
+  {name: 'OPSCTL_CONFIG_DIR', description: 'the folder of profiles.json and audit.jsonl (default: the platform config folder)'},
+  {name: 'OPSCTL_CACHE_DIR', description: 'the folder of the compile cache (default: the platform cache folder)'},
+  {name: 'OPSCTL_HEALTH_URL', description: "overrides the profile's health base URL"},
+  {name: 'OPSCTL_HEALTH_SESSION', description: 'a health session (connect.sid) to use instead of the signed-in one'},
+  {name: 'OPSCTL_CHECKOUT_URL', description: "overrides the profile's checkout base URL"},
+  {name: 'OPSCTL_CHECKOUT_PUBLIC_KEY', description: "overrides the profile's checkout public key"},
+  {name: 'OPSCTL_CHECKOUT_SECRET_KEY', description: "overrides the profile's checkout secret key"},
+  {name: 'OPSCTL_TIMEOUT', description: 'seconds before a request is given up (--timeout)'},
+  {name: 'OPSCTL_VERBOSE', description: 'print the redacted HTTP trace on stderr (--verbose)'},
+  {name: 'OPSCTL_TRACE_PATIENT_DATA', description: '1 shows patient data in --verbose traces (masked by default)'},
+  {name: 'OPSCTL_SANDBOX_PORT', description: 'the port of `sandbox start` (--port)'},
+  {name: 'HTTPS_PROXY', description: 'a proxy for https requests (HTTP_PROXY for http; lower case works too); never used for loopback'},
+  {name: 'NO_PROXY', description: 'hosts that bypass the proxy'},
+  {name: 'NODE_EXTRA_CA_CERTS', description: "a PEM file of extra certificate authorities, for a service behind a company's TLS proxy"},
+  {name: 'NO_COLOR', description: 'no colour in any output'},
+  {name: 'CI', description: 'true: never prompt (a missing value is an error, a destructive command needs --yes)'},
+  {name: 'NODE_DISABLE_COMPILE_CACHE', description: '1 turns the compile cache off'},
+]
+
+/** The table as `opsctl help environment` prints it. */
+export function environmentHelp(): string {
+  const width = Math.max(...ENVIRONMENT.map((v) => v.name.length))
+  const rows = ENVIRONMENT.map((v) => `  ${v.name.padEnd(width)}  ${v.description}`)
+  return ['ENVIRONMENT VARIABLES', ...rows, '', 'A flag given on the command line wins over its variable.', ''].join('\n')
+}

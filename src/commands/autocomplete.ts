@@ -1,0 +1,30 @@
+import {Args, Command, Flags} from '@oclif/core'
+
+import {COMPLETION_SHELLS, completionScript, type CompletionShell, setupSteps} from '../cli/completion/scripts.js'
+
+export default class Autocomplete extends Command {
+  static override args = {
+    shell: Args.string({description: 'the shell (default: from $SHELL)', options: COMPLETION_SHELLS}),
+  }
+
+  static override description = `Set up Tab completion for bash or zsh.
+
+Completes topics, commands, flags (after arguments too), flag values, profile names, "me" and the checkout ids in this machine's audit log. Tab runs "opsctl complete", which reads only local files: it never waits on a network.`
+
+  static override examples = [
+    '<%= config.bin %> autocomplete',
+    '<%= config.bin %> autocomplete zsh',
+    'eval "$(<%= config.bin %> autocomplete bash --script)"',
+  ]
+
+  static override flags = {
+    script: Flags.boolean({description: 'print the completion function itself (what the setup line evaluates)'}),
+  }
+
+  async run(): Promise<void> {
+    const {args, flags} = await this.parse(Autocomplete)
+    const shell = (args.shell ?? (process.env.SHELL?.endsWith('zsh') ? 'zsh' : 'bash')) as CompletionShell
+    const text = flags.script ? completionScript(shell, this.config.bin) : setupSteps(shell, this.config.bin)
+    process.stdout.write(text)
+  }
+}

@@ -1,0 +1,20 @@
+import {Args, Command} from '@oclif/core'
+
+import {type CompletableCommand, completions} from '../cli/completion/candidates.js'
+import {localKnowledge} from '../cli/completion/local-knowledge.js'
+import {defaultConfigDir} from '../profiles/store.js'
+
+/** What the completion functions of `opsctl autocomplete --script` call on Tab: one candidate a line. */
+export default class Complete extends Command {
+  static override args = {words: Args.string({description: 'the words typed after opsctl, the last being completed'})}
+  static override description = 'Print the completions of a partial command line (called by the shell on Tab).'
+  static override hidden = true
+  static override strict = false
+
+  async run(): Promise<void> {
+    const {argv} = await this.parse(Complete)
+    const commands = this.config.commands as unknown as CompletableCommand[]
+    const found = await completions(commands, argv as string[], localKnowledge(defaultConfigDir(this.config.configDir)))
+    if (found.length > 0) process.stdout.write(`${found.join('\n')}\n`)
+  }
+}

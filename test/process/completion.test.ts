@@ -1,0 +1,89 @@
+/**
+ * Tab completion as a shell runs it: the function that `opsctl autocomplete <shell> --script`
+ * prints is loaded into a real bash and a real zsh, given the words of a command line as the shell
+ * would (COMP_WORDS/COMP_CWORD in bash, words/CURRENT in zsh, with compadd recording what it is
+ * offered), and calls the built `opsctl` through a shim on PATH. The profile and the checkout id
+ * come from a real config folder: a profile added with `profile add`, a checkout created against a
+ * sandbox (so its id is in the audit log).
+ */
+import {execFile, spawnSync} from 'node:child_process'
+import {chmodSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {promisify} from 'node:util'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+import {baseEnv, BIN, type Cli, sandboxForFile} from '../e2e/harness.js'
+
+const run = promisify(execFile)
+const SHELLS = ['bash', 'zsh'] as const
+type Shell = (typeof SHELLS)[number]
+/** zsh is not on every machine; CI installs it (.ci/run), and there a missing zsh fails the test instead of skipping it. */
+const HAVE_ZSH = spawnSync('zsh', ['-c', 'true']).status === 0
+const SKIP_ZSH = !HAVE_ZSH && !process.env.CI
+
+let shim: string
+let user: Cli
+let checkoutId: string
+sandboxForFile([], (_sandbox, cli) => {
+  user = cli
+})
+
+beforeAll(async () => {
+  shim = mkdtempSync(join(tmpdir(), 'opsctl-completion-'))
+  writeFileSync(join(shim, 'opsctl'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`)
+  chmodSync(join(shim, 'opsctl'), 0o755)
+  const added = await user.run(['profile', 'add', 'staging-eu', '--env', 'sandbox', '--health-url', 'http://127.0.0.1:1/api', '--checkout-url', 'http://127.0.0.1:1/checkout'])
+  expect(added.code, added.stderr).toBe(0)
+  const created = await user.run(['checkout', 'create', '--amount', '10.00', '--success-url', 'https://shop.example/ok', '--json'])
+  expect(created.code, created.stderr).toBe(0)
+  checkoutId = JSON.parse(created.stdout).checkoutId
+})
+
+afterAll(() => {
+  if (shim) rmSync(shim, {force: true, recursive: true})
+})
+
+/** What the shell's completion function offers for `opsctl <words>`, the last word being under the cursor. */
+async function complete(shell: Shell, words: string[]): Promise<string[]> {
+  const {stdout: script} = await run(process.execPath, [BIN, 'autocomplete', shell, '--script'], {env: baseEnv()})
+  const quoted = ['opsctl', ...words].map((w) => `'${w.replaceAll("'", `'\\''`)}'`).join(' ')
+  const program =
+    shell === 'bash'
+      ? `${script}\nCOMP_WORDS=(${quoted}); COMP_CWORD=${words.length}; _opsctl_complete; printf '%s\\n' "\${COMPREPLY[@]}"`
+      : // compadd and compdef exist only inside zsh's completion system: here they record what they are given.
+        `compdef() { :; }\ncompadd() { while [[ $1 == -* && $1 != -- ]]; do shift; done; shift; print -rl -- "$@"; }\n_files() { print -r -- '<files>'; }\n${script}\nwords=(${quoted}); CURRENT=${words.length + 1}; _opsctl_complete`
+  const {stdout} = await run(shell, ['-c', program], {env: {...baseEnv(), ...user.env, PATH: `${shim}:${process.env.PATH}`}})
+  return stdout.split('\n').filter(Boolean)
+}
+
+describe.each(SHELLS)('completion in %s', (shell) => {
+  if (shell === 'zsh' && SKIP_ZSH) {
+    // eslint-disable-next-line mocha/no-skipped-tests -- the reason is the point: it shows in the report
+    it.skip('skipped: zsh is not installed (apt-get install zsh)', () => {})
+    return
+  }
+
+  it('completes a flag after a positional argument', async () => {
+    expect(await complete(shell, ['events', 'list', 'me', '--li'])).toEqual(['--limit'])
+  })
+
+  it("completes a flag's values", async () => {
+    expect(await complete(shell, ['events', 'list', 'me', '--output', ''])).toEqual(['table', 'json', 'ndjson', 'csv'])
+    expect(await complete(shell, ['events', 'add', 'me', '--symptom', 'w'])).toEqual(['wokenAtNight', 'wheeze'])
+  })
+
+  it('completes profile names, for --profile and -p', async () => {
+    expect(await complete(shell, ['webhook', 'list', '--profile', 'st'])).toEqual(['staging-eu'])
+    expect(await complete(shell, ['webhook', 'list', '-p', ''])).toEqual(['sandbox', 'staging-eu'])
+  })
+
+  it('completes me for a user id, and a checkout id from the audit log', async () => {
+    expect(await complete(shell, ['events', 'list', ''])).toEqual(['me'])
+    expect(await complete(shell, ['checkout', 'void', checkoutId.slice(0, 4)])).toEqual([checkoutId])
+  })
+
+  it('completes commands of a topic', async () => {
+    expect(await complete(shell, ['checkout', 'v'])).toEqual(['void'])
+  })
+})
