@@ -6,7 +6,7 @@ import {getDispatcher} from './dispatcher.js'
 import {parseJson} from './json.js'
 import {networkError} from './network-error.js'
 import {prepareRequest, shownBody} from './prepare.js'
-import {maskFields, redactBody, redactHeaders, redactUrl, scrubSecrets} from './redact.js'
+import {maskFields, maskPatientStrings, redactBody, redactHeaders, redactUrl, scrubSecrets, sentPatientData} from './redact.js'
 import {type RetryPolicy, retryWithin} from './retry.js'
 import {registerHeaderSecrets} from './secrets/sources.js'
 import {requestIdFrom} from './services.js'
@@ -73,10 +73,13 @@ export class HttpTransport implements Transport {
     if (this.options.trace) {
       const data = parseJson(text)
       const requestId = requestIdFrom(res.headers, data)
+      // What the server says back about what was sent ("An account with email ... already exists") is masked too.
+      const known = masked ? sentPatientData(req, masked) : undefined
+      const shown = (body: unknown) => (known ? maskPatientStrings(body, known) : body)
       this.trace(
         () => `< ${res.statusCode} ${req.method} ${redactUrl(req.url, masked)} (${durationMs} ms${requestId ? `, request id ${requestId}` : ''})`,
         res.headers,
-        () => (data === undefined ? text || undefined : maskFields(redactBody(data), masked)),
+        () => (data === undefined ? (text ? shown(text) : undefined) : shown(maskFields(redactBody(data), masked))),
       )
     }
 
