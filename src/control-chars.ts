@@ -26,8 +26,13 @@ function escapeOne(char: string): string {
   return code <= 0xff ? String.raw`\x` + code.toString(16).padStart(2, '0') : String.raw`\u` + code.toString(16).padStart(4, '0')
 }
 
-/** The text with every control, bidi and separator character escaped; the same string when there is none. */
-export function escapeControlChars(text: string): string {
+/**
+ * The text with every control, bidi and separator character escaped; the same string when there
+ * is none. `keepNewlines`: for a message of several lines of its own (a note with its hints),
+ * whose parts from a service or a file were single lines.
+ */
+export function escapeControlChars(text: string, options: {keepNewlines?: boolean} = {}): string {
   CONTROL.lastIndex = 0
-  return CONTROL.test(text) ? text.replaceAll(CONTROL, escapeOne) : text
+  if (!CONTROL.test(text)) return text
+  return text.replaceAll(CONTROL, (char) => (char === '\n' && options.keepNewlines ? char : escapeOne(char)))
 }

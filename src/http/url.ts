@@ -60,9 +60,11 @@ const DECODINGS = 3
 
 /** True when a segment of the path, as sent or decoded up to three times, is `.` or `..` (`/` and `\\` both separate). */
 export function hasDotSegment(path: string): boolean {
+  // URL parsing drops tabs and newlines (`.\t.` is `..`); a server may fold fullwidth dots (U+FF0E) to dots.
+  const folded = (text: string) => text.replaceAll(/[\t\n\r]/g, '').normalize('NFKC')
   let text = path
   for (let i = 0; i <= DECODINGS; i++) {
-    if (text.split(/[/\\]/).some((segment) => segment === '.' || segment === '..')) return true
+    if (folded(text).split(/[/\\]/).some((segment) => segment === '.' || segment === '..')) return true
     const decoded = percentDecoded(text)
     if (decoded === text) return false
     text = decoded

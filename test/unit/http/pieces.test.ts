@@ -35,6 +35,9 @@ describe('buildUrl / expandPath', () => {
       '/v1/./x',
       '/v1/%2e/x',
       '/..?a=b',
+      '/.\t./tenantB',
+      '/.%0A./tenantB',
+      '/\uFF0E\uFF0E/tenantB',
     ]) {
       expect(() => buildUrl(base, path), path).toThrow(UsageError)
     }
