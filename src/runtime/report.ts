@@ -4,8 +4,8 @@
  * while a run is under way; the report itself is data, on stdout or in a file.
  */
 import {escapeControlChars} from '../control-chars.js'
-import {maskPatientText} from '../http/redact.js'
-import {patientDataShown} from '../services/health/patient-data.js'
+import {maskPatientText, maskText} from '../http/redact.js'
+import {PATIENT_DATA_FIELDS, patientDataShown} from '../services/health/patient-data.js'
 
 export const REPORTERS = ['table', 'json', 'junit'] as const
 export type Reporter = (typeof REPORTERS)[number]
@@ -49,15 +49,25 @@ export function summaryLine(s: Summary): string {
   return `${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped`
 }
 
+/** Flags whose value is patient data, as a step's command line names them: `--given-name`, `--symptom`... */
+const PATIENT_FLAGS = [...new Set(PATIENT_DATA_FIELDS.map((f) => f.replaceAll(/[A-Z]/g, (c) => `-${c.toLowerCase()}`).replace(/s$/, '')))]
+const PATIENT_FLAG_VALUE = new RegExp(String.raw`(--(?:${PATIENT_FLAGS.join('|')})s?(?:=|\s+))("[^"]*"|'[^']*'|\S+)`, 'g')
+
+/** A step's command line with the values of its patient data flags masked (`--given-name *****`). */
+function maskPatientFlags(line: string): string {
+  return line.replaceAll(PATIENT_FLAG_VALUE, (_, flag: string, value: string) => flag + maskText(value))
+}
+
 /**
- * A step's texts as a report shows them: email addresses masked (a step named after a
- * `users create --email ...` line; OPSCTL_TRACE_PATIENT_DATA=1 shows them), and, except in JSON,
- * control characters escaped (names come from a file, messages from services).
+ * A step's texts as a report shows them: email addresses and the values of patient data flags
+ * masked (a step named after a `users create --email ... --given-name ...` line;
+ * OPSCTL_TRACE_PATIENT_DATA=1 shows them), and, except in JSON, control characters escaped
+ * (names come from a file, messages from services).
  */
 export function reportedResult(r: StepResult, escape = true): StepResult {
   const show = patientDataShown()
   const text = (t: string) => {
-    const masked = show ? t : maskPatientText(t)
+    const masked = show ? t : maskPatientText(maskPatientFlags(t))
     return escape ? escapeControlChars(masked) : masked
   }
 

@@ -83,6 +83,7 @@ describe('opsctl scenario run', () => {
       for (const text of [xml, result.stdout, result.stderr]) {
         expect(text).not.toContain(email)
         expect(text).not.toContain('Tw1ce')
+        expect(text).not.toContain('Rosa')
       }
     } finally {
       cli.cleanup()

@@ -55,7 +55,7 @@ describe('what a step carries from its file and its services', () => {
     durationMs: 5,
     exit: {code: 5, expected: 0},
     message: 'An account with email patient@demo-clinic.test already exists; ref \u001B]0;pwned\u0007',
-    name: 'users create --email patient@demo-clinic.test --given-name Ana\u202E',
+    name: "users create --email patient@demo-clinic.test --family-name 'de la Cruz' --given-name Ana\u202E --type patient",
     operation: 'line 3',
     outcome: 'failed',
     suite: 'sign\u001B[2Jup',
@@ -70,7 +70,7 @@ describe('what a step carries from its file and its services', () => {
     const junit = await renderReport([step], 'junit', 'onboarding')
     expect(XMLValidator.validate(junit)).toBe(true)
     const testcase = new XMLParser({ignoreAttributes: false, attributeNamePrefix: ''}).parse(junit).testsuites.testsuite.testcase
-    expect(testcase.name).toBe(String.raw`users create --email *******@****-******.**** --given-name Ana\u202e`)
+    expect(testcase.name).toBe(String.raw`users create --email *******@****-******.**** --family-name '** ** ****' --given-name ***\u202e --type patient`)
     expect(testcase.failure.message).toBe(String.raw`exit 5 (expected 0): An account with email *******@****-******.**** already exists; ref \e]0;pwned\x07`)
     for (const text of [junit, await renderReport([step], 'table'), progressLine(step)]) {
       expect(text).not.toContain('patient@demo-clinic.test')
