@@ -12,6 +12,8 @@
  * `&amp;`, `&quot;`, `&#39;`). The encodings are listed once, for every secret; the escaping
  * of JSON is matched at any depth.
  */
+import {escapeControlChars} from '../../control-chars.js'
+
 export type SecretKind = 'card' | 'credential' | 'cvc'
 
 export const REDACTED = '[REDACTED]'
@@ -80,6 +82,8 @@ export function encodedForms(value: string): Set<string> {
     }
 
     for (const form of markupForms(plain)) forms.add(form)
+    // As a table, a report or an Error line shows it (a password with a tab on a step's command line).
+    forms.add(escapeControlChars(plain))
   }
 
   return forms

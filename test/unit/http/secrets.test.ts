@@ -57,6 +57,11 @@ describe('scrub: every form a registered secret takes on the way out', () => {
     }
   })
 
+  it('a password with a tab or an escape, as a table or an Error line shows it (escaped)', () => {
+    registerSecret('pw\tTab\u001B1')
+    expect(scrub(String.raw`Error: bad pw\tTab\e1 here`)).toBe('Error: bad [REDACTED] here')
+  })
+
   it('a connect.sid session: the cookie value raw, URL-encoded and decoded', () => {
     const session = 's%3AsessCanary-123.sig%2Fx'
     registerSecret(session)
