@@ -2,6 +2,7 @@ import type {Dispatcher} from 'undici'
 
 import type {InboundResponse, OutboundRequest, RetryOverride, Transport, TransportOptions} from './transport.js'
 
+import {escapeControlChars} from '../control-chars.js'
 import {getDispatcher} from './dispatcher.js'
 import {parseJson} from './json.js'
 import {networkError} from './network-error.js'
@@ -129,7 +130,8 @@ export class HttpTransport implements Transport {
     // Scrubbed before the cut: a cut through a credential would leave a piece no scrubber recognises.
     if (body !== undefined) lines.push(`  ${typeof body === 'string' ? scrubSecrets(body).slice(0, 2000) : JSON.stringify(body)}`)
     // A server that echoes a credential in a text body or an odd header: every registered secret, in every form.
-    this.options.trace(scrubSecrets(lines.join('\n')))
+    // Each line is the server's text: a newline in a text body is shown, it does not start a line of the trace.
+    this.options.trace(lines.map((line) => escapeControlChars(scrubSecrets(line))).join('\n'))
   }
 }
 
