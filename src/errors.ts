@@ -6,6 +6,8 @@
  * 2 (Usage) means "nothing was sent": only errors raised before a request left use it, never an
  * answer from a server (see exitCodeForStatus).
  */
+import {escapeControlChars} from './control-chars.js'
+
 export const ExitCode = {
   Ok: 0,
   Unexpected: 1,
@@ -204,9 +206,12 @@ function authStep(service: string, status: number): NextStep {
   return status === 403 ? {step: 'sign-in-as-owner'} : {again: true, step: 'sign-in'}
 }
 
-/** One line for humans; suggestions follow on their own lines. */
-export function formatErrorForHuman(error: OpsError): string {
-  const lines = [`Error: ${error.message}`]
-  for (const s of error.suggestions) lines.push(`  Try this: ${s}`)
+/**
+ * One line for humans; suggestions follow on their own lines. A message quotes a server or a
+ * file: its control characters are escaped (`shown` first removes what must not be shown at all).
+ */
+export function formatErrorForHuman(error: OpsError, shown: (text: string) => string = (text) => text): string {
+  const lines = [`Error: ${escapeControlChars(shown(error.message))}`]
+  for (const s of error.suggestions) lines.push(`  Try this: ${escapeControlChars(shown(s))}`)
   return lines.join('\n')
 }

@@ -3,6 +3,7 @@ import type {FlagInput} from '@oclif/core/interfaces'
 import {Command, type Interfaces} from '@oclif/core'
 
 import {appendAudit, entryFromAttempt} from '../audit/log.js'
+import {escapeControlChars} from '../control-chars.js'
 import {ExitCode, OpsError, UsageError} from '../errors.js'
 import {type ClientOptions, ServiceClient} from '../http/client.js'
 import {closeDispatcher} from '../http/dispatcher.js'
@@ -189,7 +190,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       dryRun: this.dryRun,
       timeoutMs: (this.globals.timeout ?? 30) * 1000,
       trace: this.globals.verbose ? stderr : undefined,
-      warn: stderr,
+      warn: (text) => stderr(escapeControlChars(text)),
     }
   }
 
@@ -333,9 +334,9 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     await writeFile(path, scrubSecrets(text))
   }
 
-  /** Chatter for people, on stderr; silent under --json. */
+  /** Chatter for people, on stderr; silent under --json. It may quote a service (a redirect URL, an email): control characters escaped. */
   protected note(message: string): void {
-    if (!this.jsonEnabled()) process.stderr.write(message + '\n')
+    if (!this.jsonEnabled()) process.stderr.write(escapeControlChars(message, {keepNewlines: true}) + '\n')
   }
 
   private consentContext(): ConsentContext {

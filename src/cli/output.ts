@@ -4,7 +4,7 @@
  * an aligned table in a terminal and tab-separated lines with a header in a pipe (like gh);
  * `csv` comma-separated. Tables (cli-table3) and CSV (csv-stringify) load only when asked for.
  */
-import {type CellStyle, rowCells} from './output/cells.js'
+import {type CellStyle, cellText, headerText, rowCells} from './output/cells.js'
 import {keyValueTable, TableStream} from './output/table.js'
 import {listOf, type Row, type View} from './output/view.js'
 
@@ -102,7 +102,7 @@ export class ListWriter {
   async end(): Promise<void> {
     await this.endPage()
     if (this.count > 0) return
-    if (this.mode.format === 'csv' && this.columns) this.sinks.out(await separated([this.columns], ','))
+    if (this.mode.format === 'csv' && this.columns) this.sinks.out(await separated([this.columns.map((c) => headerText(c))], ','))
     if (this.mode.format === 'table') this.sinks.err('(none)\n')
   }
 
@@ -117,7 +117,7 @@ export class ListWriter {
   }
 
   private async writeCells(cells: string[][], withHeader: boolean): Promise<void> {
-    const columns = this.columns!
+    const columns = this.columns!.map((c) => headerText(c))
     if (this.mode.format === 'csv' || !this.mode.terminal) {
       const delimiter = this.mode.format === 'csv' ? ',' : '\t'
       this.sinks.out(await separated(withHeader ? [columns, ...cells] : cells, delimiter))
@@ -148,7 +148,7 @@ export async function renderDocument(document: unknown, view: View, mode: Output
   }
 
   if (document === null || typeof document !== 'object') {
-    if (document !== undefined && document !== null) sinks.out(String(document) + '\n')
+    if (document !== undefined && document !== null) sinks.out(cellText(document, {style: 'csv'}) + '\n')
     return
   }
 
@@ -173,10 +173,10 @@ async function writeRecord(record: Row, keys: string[], mode: OutputMode, sinks:
   const terminalTable = mode.format === 'table' && mode.terminal
   const values = rowCells(record, keys, {style: terminalTable ? 'table' : 'csv', zone: mode.zone})
   if (mode.format === 'csv') {
-    sinks.out(await separated([keys, values], ','))
+    sinks.out(await separated([keys.map((k) => headerText(k)), values], ','))
     return
   }
 
-  const pairs = keys.map((k, i): [string, string] => [k, values[i]])
+  const pairs = keys.map((k, i): [string, string] => [headerText(k), values[i]])
   sinks.out(terminalTable ? (await keyValueTable(pairs, mode.width)) + '\n' : await separated(pairs, '\t'))
 }

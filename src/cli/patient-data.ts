@@ -4,15 +4,11 @@
  * said on stderr, once per command.
  */
 import {type MaskedFields, maskedFields} from '../http/redact.js'
-import {PATIENT_DATA_FIELDS} from '../services/health/patient-data.js'
+import {PATIENT_DATA_FIELDS, patientDataShown, TRACE_PATIENT_DATA_ENV} from '../services/health/patient-data.js'
 
-export const TRACE_PATIENT_DATA_ENV = 'OPSCTL_TRACE_PATIENT_DATA'
+export {patientDataShown, TRACE_PATIENT_DATA_ENV} from '../services/health/patient-data.js'
 
 const MASK = maskedFields(PATIENT_DATA_FIELDS)
-
-export function patientDataShown(): boolean {
-  return process.env[TRACE_PATIENT_DATA_ENV] === '1'
-}
 
 /** The fields a health trace masks; `undefined` (nothing masked) when the user asked to see them. */
 export function patientTraceMask(): MaskedFields | undefined {

@@ -17,7 +17,7 @@ export default class Api extends BaseCommand<typeof Api> {
   static override defaultFormat = 'json' as const
   static override description = `Send a raw request with the profile's auth, for anything the other commands do not cover.
 
-Health requests carry the session cookie (when the profile has one) and x-ph-api-version. Checkout requests carry the secret key, or the public key for POST /v1/checkouts; --key overrides. Only GET requests are retried.`
+Health requests carry the session cookie (when the profile has one) and x-ph-api-version. Checkout requests carry the secret key, or the public key for POST /v1/checkouts; --key overrides. Only GET requests are retried. The request stays under the profile's base URL: a path with . or .. segments (also percent-encoded or with backslashes) is refused, and nothing is sent.`
   static override examples = [
     '<%= config.bin %> api health GET /api/users/me',
     '<%= config.bin %> api checkout GET /v1/webhooks',

@@ -3,12 +3,20 @@ import type {InboundResponse} from './transport.js'
 import {ApiError, ExitCode} from '../errors.js'
 import {parseErrorBody} from './error-body.js'
 import {parseJson} from './json.js'
-import {scrubSecrets} from './redact.js'
+import {maskPatientText, scrubSecrets} from './redact.js'
 import {REFUSAL_CODES, requestIdFrom} from './services.js'
 
-/** An HTTP error answer (4xx, 5xx) as an ApiError: status, the server's message and the request id, never a secret. */
-export function apiErrorFrom(res: InboundResponse, context: {operationId: string; secrets?: string[]; service: string}): ApiError {
+/**
+ * An HTTP error answer (4xx, 5xx) as an ApiError: status, the server's message and the request id,
+ * never a secret. With `patientData` (a health client that masks patient data), the message and
+ * field descriptions show no email address and none of the patient data the request sent.
+ */
+export function apiErrorFrom(
+  res: InboundResponse,
+  context: {operationId: string; patientData?: ReadonlySet<string>; secrets?: string[]; service: string},
+): ApiError {
   const secrets = context.secrets ?? []
+  const shown = (text: string) => (context.patientData ? maskPatientText(scrubSecrets(text, secrets), context.patientData) : scrubSecrets(text, secrets))
   // Scrubbed before it is parsed: the message of a text body is its first line cut at 200
   // characters, and a cut through a credential would leave a piece no scrubber recognises.
   const clean = scrubSecrets(res.text, secrets)
@@ -17,8 +25,8 @@ export function apiErrorFrom(res: InboundResponse, context: {operationId: string
   return new ApiError({
     status: res.status,
     code: parsed.code === undefined ? undefined : scrubSecrets(parsed.code),
-    message: scrubSecrets(parsed.message ?? `HTTP ${res.status}`, secrets),
-    fieldErrors: parsed.fieldErrors.map((f) => ({field: scrubSecrets(f.field), description: scrubSecrets(f.description)})),
+    message: shown(parsed.message ?? `HTTP ${res.status}`),
+    fieldErrors: parsed.fieldErrors.map((f) => ({field: scrubSecrets(f.field), description: shown(f.description)})),
     requestId: scrubSecrets(requestId ?? parsed.reference ?? '') || undefined,
     service: context.service,
     operationId: context.operationId,

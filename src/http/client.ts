@@ -5,6 +5,7 @@ import type {RetryPolicy} from './retry.js'
 import {ApiError, DeclinedError, ExitCode, NetworkError, UsageError} from '../errors.js'
 import {apiErrorFrom} from './api-error.js'
 import {parseJson} from './json.js'
+import {sentPatientData} from './redact.js'
 import {registerSecret} from './secrets/registry.js'
 import {authFor, requestIdFrom, type ServiceTarget} from './services.js'
 import {createTransport, type Transport} from './transport.js'
@@ -210,9 +211,9 @@ export class ServiceClient {
     idempotent: boolean
     operationId: string
   }): Promise<ApiResponse<unknown>> {
-    const {target} = this.options
+    const {target, traceMasked} = this.options
     const auth = authFor(target, req.auth)
-    const res = await this.transport.send({
+    const outbound = {
       method: req.method,
       url: buildUrl(target.baseUrl, req.path, req.query),
       label: req.operationId,
@@ -220,8 +221,14 @@ export class ServiceClient {
       auth,
       body: req.body === undefined ? undefined : {json: req.body},
       idempotent: req.idempotent,
-    })
-    if (res.status >= 400) throw apiErrorFrom(res, {operationId: req.operationId, secrets: auth.secrets, service: target.service})
+    }
+    const res = await this.transport.send(outbound)
+    if (res.status >= 400) {
+      // Patient data the server repeats in its error is masked as the trace masks it: in the Error line and --json alike.
+      const patientData = traceMasked ? sentPatientData(outbound, traceMasked) : undefined
+      throw apiErrorFrom(res, {operationId: req.operationId, patientData, secrets: auth.secrets, service: target.service})
+    }
+
     const data = parseJson(res.text)
     return {
       data: res.text === '' ? undefined : (data ?? res.text),

@@ -2,11 +2,12 @@ import type {Dispatcher} from 'undici'
 
 import type {InboundResponse, OutboundRequest, RetryOverride, Transport, TransportOptions} from './transport.js'
 
+import {escapeControlChars} from '../control-chars.js'
 import {getDispatcher} from './dispatcher.js'
 import {parseJson} from './json.js'
 import {networkError} from './network-error.js'
 import {prepareRequest, shownBody} from './prepare.js'
-import {maskFields, redactBody, redactHeaders, redactUrl, scrubSecrets} from './redact.js'
+import {maskFields, maskPatientStrings, redactBody, redactHeaders, redactUrl, scrubSecrets, sentPatientData} from './redact.js'
 import {type RetryPolicy, retryWithin} from './retry.js'
 import {registerHeaderSecrets} from './secrets/sources.js'
 import {requestIdFrom} from './services.js'
@@ -73,10 +74,13 @@ export class HttpTransport implements Transport {
     if (this.options.trace) {
       const data = parseJson(text)
       const requestId = requestIdFrom(res.headers, data)
+      // What the server says back about what was sent ("An account with email ... already exists") is masked too.
+      const known = masked ? sentPatientData(req, masked) : undefined
+      const shown = (body: unknown) => (known ? maskPatientStrings(body, known) : body)
       this.trace(
         () => `< ${res.statusCode} ${req.method} ${redactUrl(req.url, masked)} (${durationMs} ms${requestId ? `, request id ${requestId}` : ''})`,
         res.headers,
-        () => (data === undefined ? text || undefined : maskFields(redactBody(data), masked)),
+        () => (data === undefined ? (text ? shown(text) : undefined) : shown(maskFields(redactBody(data), masked))),
       )
     }
 
@@ -126,7 +130,8 @@ export class HttpTransport implements Transport {
     // Scrubbed before the cut: a cut through a credential would leave a piece no scrubber recognises.
     if (body !== undefined) lines.push(`  ${typeof body === 'string' ? scrubSecrets(body).slice(0, 2000) : JSON.stringify(body)}`)
     // A server that echoes a credential in a text body or an odd header: every registered secret, in every form.
-    this.options.trace(scrubSecrets(lines.join('\n')))
+    // Each line is the server's text: a newline in a text body is shown, it does not start a line of the trace.
+    this.options.trace(lines.map((line) => escapeControlChars(scrubSecrets(line))).join('\n'))
   }
 }
 

@@ -1,9 +1,10 @@
 import type {OutboundBody, OutboundRequest} from './transport.js'
 
+import {UsageError} from '../errors.js'
 import {hasSecretField, redactBody, scrubSecrets, SECRET_HEADERS} from './redact.js'
 import {registerSecret} from './secrets/registry.js'
 import {registerBodySecrets, registerHeaderSecrets} from './secrets/sources.js'
-import {assertSafeTransport} from './url.js'
+import {assertSafeTransport, isUnderBase} from './url.js'
 import {USER_AGENT} from './user-agent.js'
 
 /** A request as it would leave: what both transports (sending and dry run) start from. */
@@ -19,13 +20,18 @@ export interface PreparedRequest {
 
 /**
  * Registers every secret the request carries (before anything can show it), refuses credentials
- * over plain http to another machine, and builds the headers: the user-agent, accept and
+ * outside the base URL they belong to and over plain http to another machine, and builds the headers: the user-agent, accept and
  * content-type here, the caller's in lower case (so that the auth replaces a caller's
  * `Authorization` instead of travelling next to it), and the auth's last.
  */
 export function prepareRequest(req: OutboundRequest): PreparedRequest {
   const secrets = req.auth?.secrets ?? []
   for (const secret of secrets) registerSecret(secret)
+  // The last word on where a credential goes, whoever built the URL: only under its own base URL.
+  if (secrets.length > 0 && req.auth?.scope !== undefined && !isUnderBase(req.url, req.auth.scope)) {
+    throw new UsageError(`Refusing to send the credentials of ${req.auth.scope} to ${req.url.origin}${req.url.pathname}, outside it; nothing was sent`)
+  }
+
   const fields = bodyFields(req.body)
   registerBodySecrets(fields)
   registerHeaderSecrets(req.headers ?? {})

@@ -1,4 +1,6 @@
 /** Masks secrets for display: traces, dry runs, profile listings, errors. */
+import type {OutboundRequest} from './transport.js'
+
 import {registerSecret, scrub} from './secrets/registry.js'
 
 export const SECRET_HEADERS: ReadonlySet<string> = new Set(['authorization', 'cookie', 'proxy-authorization', 'set-cookie'])
@@ -89,6 +91,70 @@ export function maskFields(value: unknown, fields: MaskedFields | undefined): un
   }
 
   return value
+}
+
+/** Shorter values (an initial) are too common to hide inside a server's sentence. */
+const MIN_PATIENT_VALUE = 2
+/** An email address anywhere in free text. */
+const EMAIL = /[\p{L}\p{N}._%+'-]+@[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+/gu
+
+/**
+ * The patient data a request carries (the values under `fields`, at any depth of its body or
+ * query): what the client knows it sent, to find again in what the server says back.
+ */
+export function patientValues(value: unknown, fields: MaskedFields | undefined, into: Set<string> = new Set()): Set<string> {
+  if (!fields || fields.size === 0) return into
+  if (Array.isArray(value)) for (const v of value) patientValues(v, fields, into)
+  else if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      if (fields.has(k.toLowerCase())) collectAll(v, into)
+      else patientValues(v, fields, into)
+    }
+  }
+
+  return into
+}
+
+function collectAll(value: unknown, into: Set<string>): void {
+  if (typeof value === 'string' || typeof value === 'number') {
+    const text = String(value).trim()
+    if (text.length >= MIN_PATIENT_VALUE) into.add(text)
+  } else if (Array.isArray(value)) for (const v of value) collectAll(v, into)
+  else if (value && typeof value === 'object') for (const v of Object.values(value)) collectAll(v, into)
+}
+
+/**
+ * Free text from a server (an error message: "An account with email ana@example.com already
+ * exists") with the patient data masked as a trace masks fields: every email address, and each
+ * of `known` (what the request sent) where it stands as a word of its own, in any case.
+ */
+export function maskPatientText(text: string, known: ReadonlySet<string> = new Set()): string {
+  let out = text.replaceAll(EMAIL, (email) => maskText(email))
+  if (known.size === 0 || out === '') return out
+  const words = [...known].sort((a, b) => b.length - a.length).map((v) => escapeRegExp(v))
+  const pattern = new RegExp(String.raw`(?<![\p{L}\p{N}])(?:${words.join('|')})(?![\p{L}\p{N}])`, 'giu')
+  out = out.replace(pattern, (found) => maskText(found))
+  return out
+}
+
+/** Deep copy of a JSON value with `maskPatientText` applied to every string. */
+export function maskPatientStrings(value: unknown, known?: ReadonlySet<string>): unknown {
+  if (typeof value === 'string') return maskPatientText(value, known)
+  if (Array.isArray(value)) return value.map((v) => maskPatientStrings(v, known))
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, maskPatientStrings(v, known)]))
+  return value
+}
+
+/** The patient data a request carries, in its body and its query. */
+export function sentPatientData(req: Pick<OutboundRequest, 'body' | 'url'>, masked: MaskedFields): Set<string> {
+  const body = req.body && !('raw' in req.body) ? ('json' in req.body ? req.body.json : req.body.form) : undefined
+  const known = patientValues(body, masked)
+  for (const [key, value] of req.url.searchParams) if (masked.has(key.toLowerCase())) patientValues({[key]: value}, masked, known)
+  return known
+}
+
+function escapeRegExp(text: string): string {
+  return text.replaceAll(/[$()*+.?[\\\]^{|}/]/g, String.raw`\$&`)
 }
 
 /**

@@ -31,6 +31,8 @@ export interface AuthParts {
   /** The same headers as curl arguments, secrets as `$ENV` references. */
   curlArgs: string[]
   secrets: string[]
+  /** The base URL the credentials belong to: they are sent only to it and below it (prepare.ts). */
+  scope?: string
 }
 
 /** Checkout keys use Basic auth with the key as user name and an empty password. */
@@ -39,7 +41,7 @@ export function basicAuth(key: string): string {
 }
 
 export function authFor(target: ServiceTarget, auth: AuthKind): AuthParts {
-  const parts: AuthParts = {headers: {}, curlArgs: authCurlArgs(target, auth), secrets: []}
+  const parts: AuthParts = {headers: {}, curlArgs: authCurlArgs(target, auth), scope: target.baseUrl, secrets: []}
   if (target.service === 'health') {
     const version = target.apiVersion ?? HEALTH_API_VERSION
     parts.headers['x-ph-api-version'] = version

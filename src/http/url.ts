@@ -22,6 +22,9 @@ export function expandPath(template: string, params: Record<string, string | und
  * Joins a base URL and a path, keeping the base URL's own path:
  * `https://host/checkout` + `/v1/checkouts` = `https://host/checkout/v1/checkouts`.
  * Arrays become repeated keys (`name=a&name=b`); undefined values are left out.
+ * A path with a dot segment (`..`, `%2e%2e`, `.%2E`, with `/` or `\\`, encoded once or more)
+ * is refused: URL parsing would resolve it, and the request, with the profile's credential,
+ * would leave the base path (another tenant's `/r/ok/tenantB/...`). Exit 2, nothing sent.
  */
 export function buildUrl(baseUrl: string, path: string, query: Record<string, QueryValue> = {}): URL {
   let base: URL
@@ -36,8 +39,13 @@ export function buildUrl(baseUrl: string, path: string, query: Record<string, Qu
   // one: expandPath encodes it.
   const q = path.indexOf('?')
   const pathOnly = q === -1 ? path : path.slice(0, q)
+  if (hasDotSegment(pathOnly)) {
+    throw new UsageError(`Invalid path ${path}: "." and ".." segments (in any encoding) are refused, requests stay under ${base.href}; nothing was sent`)
+  }
+
   const url = new URL(base.origin)
   url.pathname = base.pathname.replace(/\/+$/, '') + (pathOnly.startsWith('/') ? pathOnly : `/${pathOnly}`)
+  if (!isUnderBase(url, base)) throw new UsageError(`Invalid path ${path}: it leaves ${base.href}; nothing was sent`)
   if (q !== -1) url.search = path.slice(q + 1)
   for (const [key, value] of Object.entries(query)) {
     if (value === undefined) continue
@@ -45,6 +53,50 @@ export function buildUrl(baseUrl: string, path: string, query: Record<string, Qu
   }
 
   return url
+}
+
+/** Percent-decodings a path may go through before something reads it as a path (a proxy, then the server). */
+const DECODINGS = 3
+
+/** True when a segment of the path, as sent or decoded up to three times, is `.` or `..` (`/` and `\\` both separate). */
+export function hasDotSegment(path: string): boolean {
+  // URL parsing drops tabs and newlines (`.\t.` is `..`); a server may fold fullwidth dots (U+FF0E) to dots.
+  const folded = (text: string) => text.replaceAll(/[\t\n\r]/g, '').normalize('NFKC')
+  let text = path
+  for (let i = 0; i <= DECODINGS; i++) {
+    if (folded(text).split(/[/\\]/).some((segment) => segment === '.' || segment === '..')) return true
+    const decoded = percentDecoded(text)
+    if (decoded === text) return false
+    text = decoded
+  }
+
+  return false
+}
+
+function percentDecoded(text: string): string {
+  try {
+    return decodeURIComponent(text)
+  } catch {
+    // A stray `%` (not an escape) makes decodeURIComponent throw: decode the valid escapes only.
+    return text.replaceAll(/%[\da-f]{2}/gi, (escape) => String.fromCodePoint(Number.parseInt(escape.slice(1), 16)))
+  }
+}
+
+/**
+ * True when `url` is the base URL or below it: same origin, and its path is the base's path or
+ * continues it after a `/`. What a credential of that base may be sent to.
+ */
+export function isUnderBase(url: URL, base: URL | string): boolean {
+  let root: URL
+  try {
+    root = typeof base === 'string' ? new URL(base) : base
+  } catch {
+    return false
+  }
+
+  if (url.origin !== root.origin) return false
+  const prefix = root.pathname.replace(/\/+$/, '')
+  return prefix === '' || url.pathname === prefix || url.pathname.startsWith(`${prefix}/`)
 }
 
 const LOOPBACK_HOSTS = new Set(['localhost', '[::1]', '::1'])

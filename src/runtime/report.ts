@@ -3,6 +3,10 @@
  * a table for people, JSON for tools, JUnit XML for CI systems. Progress lines go to stderr
  * while a run is under way; the report itself is data, on stdout or in a file.
  */
+import {escapeControlChars} from '../control-chars.js'
+import {maskPatientText, maskText} from '../http/redact.js'
+import {PATIENT_DATA_FIELDS, patientDataShown} from '../services/health/patient-data.js'
+
 export const REPORTERS = ['table', 'json', 'junit'] as const
 export type Reporter = (typeof REPORTERS)[number]
 
@@ -45,10 +49,43 @@ export function summaryLine(s: Summary): string {
   return `${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped`
 }
 
+/** Flags whose value is patient data, as a step's command line names them: `--given-name`, `--symptom`... */
+const PATIENT_FLAGS = [...new Set(PATIENT_DATA_FIELDS.map((f) => f.replaceAll(/[A-Z]/g, (c) => `-${c.toLowerCase()}`).replace(/s$/, '')))]
+const PATIENT_FLAG_VALUE = new RegExp(String.raw`(--(?:${PATIENT_FLAGS.join('|')})s?(?:=|\s+))("[^"]*"|'[^']*'|\S+)`, 'g')
+
+/** A step's command line with the values of its patient data flags masked (`--given-name *****`). */
+function maskPatientFlags(line: string): string {
+  return line.replaceAll(PATIENT_FLAG_VALUE, (_, flag: string, value: string) => flag + maskText(value))
+}
+
+/**
+ * A step's texts as a report shows them: email addresses and the values of patient data flags
+ * masked (a step named after a `users create --email ... --given-name ...` line;
+ * OPSCTL_TRACE_PATIENT_DATA=1 shows them), and, except in JSON, control characters escaped
+ * (names come from a file, messages from services).
+ */
+export function reportedResult(r: StepResult, escape = true): StepResult {
+  const show = patientDataShown()
+  const text = (t: string) => {
+    const masked = show ? t : maskPatientText(maskPatientFlags(t))
+    return escape ? escapeControlChars(masked) : masked
+  }
+
+  return {
+    ...r,
+    name: text(r.name),
+    suite: text(r.suite),
+    ...(r.operation === undefined ? {} : {operation: text(r.operation)}),
+    ...(r.message === undefined ? {} : {message: text(r.message)}),
+    ...(r.requestId === undefined ? {} : {requestId: text(r.requestId)}),
+  }
+}
+
 const MARK: Record<Outcome, string> = {failed: 'FAIL', passed: 'ok  ', skipped: 'skip'}
 
 /** One progress line per finished step (for stderr). */
-export function progressLine(r: StepResult): string {
+export function progressLine(step: StepResult): string {
+  const r = reportedResult(step)
   const op = r.operation ? ` (${r.operation})` : ''
   const text = failureText(r)
   const extra = r.outcome === 'passed' ? '' : text ? ` - ${text}` : ''
@@ -56,15 +93,13 @@ export function progressLine(r: StepResult): string {
   return `${MARK[r.outcome]} ${r.suite} > ${r.name}${op} ${r.durationMs} ms${extra}${id}`
 }
 
-export async function renderReport(results: readonly StepResult[], reporter: Reporter, title = 'opsctl'): Promise<string> {
-  const summary = summarize(results)
+export async function renderReport(steps: readonly StepResult[], reporter: Reporter, title = 'opsctl'): Promise<string> {
+  const summary = summarize(steps)
+  if (reporter === 'json') return JSON.stringify({results: steps.map((r) => reportedResult(r, false)), summary}, null, 2)
+  const results = steps.map((r) => reportedResult(r))
   switch (reporter) {
-    case 'json': {
-      return JSON.stringify({results, summary}, null, 2)
-    }
-
     case 'junit': {
-      return toJUnit(results, title)
+      return toJUnit(results, escapeControlChars(title))
     }
 
     case 'table': {

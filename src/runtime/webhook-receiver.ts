@@ -9,6 +9,7 @@ import {createServer, type IncomingMessage, type ServerResponse} from 'node:http
 
 import type {ServiceClient} from '../http/client.js'
 
+import {escapeControlChars} from '../control-chars.js'
 import {ApiError, ExitCode, NetworkError, type NextStep, OpsError} from '../errors.js'
 import {failureCode} from '../http/network-error.js'
 import {createTransport, type Transport} from '../http/transport.js'
@@ -99,7 +100,8 @@ export function formatEventLine(e: ReceivedEvent): string {
   const forward = e.forward
     ? `  forward ${e.forward.status ?? `failed (${e.forward.error ?? 'no answer'})`} ${e.forward.url} (${e.forward.durationMs} ms)`
     : ''
-  return `${e.time}  ${e.event.padEnd(16)}  ${(e.checkoutId ?? '-').padEnd(36)}  ${amount.padStart(14)}  ${status}${forward}  answered ${e.answered}`
+  // Whoever posts to the listener chooses these fields: a terminal shows them, it does not act on them.
+  return escapeControlChars(`${e.time}  ${e.event.padEnd(16)}  ${(e.checkoutId ?? '-').padEnd(36)}  ${amount.padStart(14)}  ${status}${forward}  answered ${e.answered}`)
 }
 
 async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {

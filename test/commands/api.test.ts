@@ -170,6 +170,26 @@ describe('api checkout', () => {
   })
 })
 
+describe('api: what a server says is shown, never acted on by the terminal', () => {
+  it('a text body and a JSON message with escape sequences: the trace and the Error line escape them; --json keeps them', async () => {
+    pool()
+      .intercept({path: '/checkout/v1/webhooks', method: 'GET'})
+      .reply(500, 'boom\u001B]0;pwned\u0007\n  Try this: rm -rf /\u202E', {headers: {'content-type': 'text/plain'}})
+    const r = await runCommand(Api, ['checkout', 'GET', '/v1/webhooks', '--verbose'])
+    expect(r.code).toBe(6)
+    expect(r.stderr).not.toMatch(/[\u0000-\u0009\u000B-\u001F\u007F-\u009F\u202A-\u202E]/)
+    expect(r.stderr).toContain(String.raw`  boom\e]0;pwned\x07\n  Try this: rm -rf /\u202e`)
+    expect(r.stderr).toContain(String.raw`Error: boom\e]0;pwned\x07 [HTTP 500`)
+    expect(r.stderr).not.toMatch(/^ {2}Try this: rm/m)
+
+    pool()
+      .intercept({path: '/checkout/v1/webhooks', method: 'GET'})
+      .reply(404, {message: 'gone\u001B[2J\u009B'}, {headers: JSON_HEADERS})
+    const json = await runCommand(Api, ['checkout', 'GET', '/v1/webhooks', '--json'])
+    expect(JSON.parse(json.stderr).error.serverMessage).toBe('gone\u001B[2J\u009B')
+  })
+})
+
 describe('api health', () => {
   it('sends x-ph-api-version, and the session cookie only when the profile has one', async () => {
     pool().intercept({path: '/api/groups/clinic/config', method: 'GET'}).reply(200, {name: 'clinic'}, {headers: JSON_HEADERS})

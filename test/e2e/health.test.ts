@@ -437,6 +437,34 @@ describe('health service through the CLI and the sandbox', () => {
     expect((await json(EventsList, ['me'])).events).toHaveLength(before)
   })
 
+  it('an email taken twice: the server repeats it, and the trace, the Error line and the --json error all mask it', async () => {
+    const fresh = sandbox.user()
+    try {
+      const email = 'Patient.Twice@demo-clinic.test'
+      const argv = ['--type', 'patient', '--email', email, '--given-name', 'Marisol', '--family-name', 'Dacanay', '--password-stdin']
+      expect((await run(UsersCreate, argv, {stdin: SECOND_PASSWORD})).code).toBe(0)
+      const again = await run(UsersCreate, [...argv, '--verbose'], {stdin: SECOND_PASSWORD})
+      expect(again.code).toBe(5)
+      // The server's words stay readable; the address is shown as its shape.
+      expect(errorLines(again.stderr).at(-1)).toMatch(/^Error: An account with email \*+\.\*+@\*+-\*+\.\*+ already exists/)
+      expect(again.stderr).toMatch(/^< 400 POST /m)
+      const asJson = await run(UsersCreate, [...argv, '--json'], {stdin: SECOND_PASSWORD})
+      expect(asJson.code).toBe(5)
+      const {error} = JSON.parse(asJson.stderr)
+      expect(error.serverMessage).toMatch(/^An account with email \S+ already exists$/)
+      for (const out of [again.stdout + again.stderr, asJson.stdout + asJson.stderr]) {
+        expect(out.toLowerCase()).not.toContain(email.toLowerCase())
+        expect(out).not.toMatch(/Marisol|Dacanay/)
+      }
+
+      // OPSCTL_TRACE_PATIENT_DATA=1 shows it, as it shows the rest of the trace.
+      const shown = await run(UsersCreate, argv, {env: {OPSCTL_TRACE_PATIENT_DATA: '1'}, stdin: SECOND_PASSWORD})
+      expect(shown.stderr).toContain(`An account with email ${email.toLowerCase()} already exists`)
+    } finally {
+      fresh.cleanup()
+    }
+  })
+
   it("a missing session is exit 3 with how to sign in; someone else's data is exit 3 (403)", async () => {
     const fresh = sandbox.user()
     try {

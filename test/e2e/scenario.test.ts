@@ -1,4 +1,4 @@
-import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
@@ -58,6 +58,32 @@ describe('opsctl scenario run', () => {
 
         expect(result.stderr).toContain(`FAIL fails > ${argv.join(' ')} (line 2)`)
         expect(result.stderr).toContain(`- exit ${exit} (expected 0): ${step.message}`)
+      }
+    } finally {
+      cli.cleanup()
+      rmSync(dir, {force: true, recursive: true})
+    }
+  })
+
+  it('an email taken twice: the JUnit report, the stdout report and the progress lines show no email and no password', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'opsctl-scenario-'))
+    const cli = cliFor(sandbox)
+    try {
+      const email = `twice-${Date.now()}@demo-clinic.test`
+      const password = 'Pw&"Tw1ce"'
+      const step = `opsctl users create --type patient --email ${email} --given-name Rosa --family-name Lim --password '${password}'`
+      const file = join(dir, 'twice.yaml')
+      writeFileSync(file, `name: twice\nsteps:\n  - run: ${step}\n  - run: ${step}\n`)
+      const junit = join(dir, 'twice.xml')
+      const result = await cli.run(['scenario', 'run', file, '--reporter', 'junit', '--junit-file', junit])
+      expect(result.code, result.stderr).toBe(1)
+      const xml = readFileSync(junit, 'utf8')
+      expect(xml).toMatch(/<failure message="exit 5 \(expected 0\): An account with email [*.-]+@[*.-]+ already exists/)
+      expect(xml).toMatch(/<testcase [^>]*name="users create --type patient --email [*.-]+@[*.-]+ /)
+      for (const text of [xml, result.stdout, result.stderr]) {
+        expect(text).not.toContain(email)
+        expect(text).not.toContain('Tw1ce')
+        expect(text).not.toContain('Rosa')
       }
     } finally {
       cli.cleanup()

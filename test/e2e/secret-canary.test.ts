@@ -30,6 +30,8 @@ const CANARY = {
   returnedSession: 's%3Acanary-Ret-Qw7Er1.Ty6%2BUi4',
   password: 'canary Pässw0rd "Mn8" +/=',
   flagPassword: 'canary-FlagPw-Xy12Ab',
+  // On a scenario step's command line: the step's name, XML-escaped in a JUnit report.
+  markupPassword: `canary&Mk4"Zr9Pw"`,
   card: '4000 1234 5678 9010',
 } as const
 const CVC = '987'
@@ -139,7 +141,7 @@ const ARGV: Record<string, (c: Ctx) => Variant[]> = {
   // Its port is taken (by the echo server): it fails at once instead of serving forever.
   'sandbox:start': (c) => [{argv: ['sandbox', 'start', '--host', '127.0.0.1', '--port', String(c.port)], local: true}],
   // One step (run in-process by the scenario runner, its output captured), one server mode, to keep the run short.
-  'scenario:run': (c) => [{argv: ['scenario', 'run', c.scenarioFile], modes: ['e401json']}],
+  'scenario:run': (c) => [{argv: ['scenario', 'run', c.scenarioFile, '--junit-file', join(c.configDir, 'scenario.xml')], modes: ['e401json']}],
   'scenario:schema': () => [{argv: ['scenario', 'schema'], local: true}],
   smoke: (c) => [{argv: ['smoke', '--bail', '--junit-file', join(c.configDir, 'smoke.xml')]}],
   'users:create': () => [
@@ -177,6 +179,9 @@ function formsOf(secret: string): string[] {
         .slice(1, -1)
         .replaceAll(/[^\u0020-\u007E]/g, (c) => `\\u${c.codePointAt(0)!.toString(16).padStart(4, '0')}`),
     )
+    // As XML and HTML show it (a JUnit test named after the command line that carries it).
+    forms.add(s.replaceAll('&', '&amp;').replaceAll('"', '&quot;').replaceAll("'", '&apos;').replaceAll('<', '&lt;'))
+    forms.add(s.replaceAll('&', '&amp;').replaceAll('"', '&#34;').replaceAll("'", '&#39;').replaceAll('<', '&lt;'))
     for (const plain of [`${s}:`, s]) {
       const base64 = Buffer.from(plain).toString('base64')
       forms.add(base64)
@@ -201,6 +206,7 @@ const FRAGMENTS = {
   returnedSession: 'Qw7Er1',
   password: 'Pässw0rd',
   flagPassword: 'FlagPw',
+  markupPassword: 'Zr9Pw',
 }
 
 function leaksIn(text: string): string[] {
@@ -343,7 +349,8 @@ beforeAll(async () => {
   scratch = mkdtempSync(join(tmpdir(), 'opsctl-canary-'))
   const step = `opsctl users login --email ana@example.com --password ${CANARY.flagPassword} --json`
   writeFileSync(join(scratch, 'canary-state.json'), JSON.stringify({version: 2, checkout: {webhooks: []}}))
-  writeFileSync(join(scratch, 'canary.yaml'), `name: canary\nsteps:\n  - run: ${step}\n    expect: {exit: 0}\n`)
+  const markup = `opsctl users login --email ana@example.com --password '${CANARY.markupPassword}' --json`
+  writeFileSync(join(scratch, 'canary.yaml'), `name: canary\nsteps:\n  - run: ${step}\n    expect: {exit: 0}\n  - run: ${markup}\n`)
 })
 
 afterAll(async () => {

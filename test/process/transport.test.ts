@@ -142,3 +142,35 @@ describe('what carries the bytes, in the built CLI', () => {
     expect(performance.now() - started).toBeLessThan(15_000)
   })
 })
+
+describe("opsctl api stays under the profile's base URL", () => {
+  const escapes = [
+    '/../../tenantB/v1/webhooks',
+    '/%2e%2e/%2e%2e/tenantB/v1/webhooks',
+    '/%2E./.%2e/tenantB/v1/webhooks',
+    String.raw`/..\..\tenantB/v1/webhooks`,
+    String.raw`/%2e%2e%5c%2e%2e%5ctenantB/v1/webhooks`,
+    '/%252e%252e/%252e%252e/tenantB/v1/webhooks',
+    '/v1/./../../../tenantB/v1/webhooks',
+  ]
+  for (const path of escapes) {
+    it(`${path}: exit 2, and the server sees nothing`, async () => {
+      const received: string[] = []
+      const target = await servers.listen(
+        createServer((req, res) => {
+          received.push(`${req.method} ${req.url} ${req.headers.authorization ?? ''}`)
+          res.writeHead(200, {'content-type': 'application/json'}).end('[]')
+        }),
+      )
+      const env = {OPSCTL_CHECKOUT_SECRET_KEY: 'sk-tenantA-Canary-4', OPSCTL_CHECKOUT_URL: `${target}/r/ok/tenantA/checkout`}
+      const r = await run(['api', 'checkout', 'GET', path], env)
+      expect(r.stderr).toMatch(/^Error: Invalid path .*nothing was sent/)
+      expect(r.code).toBe(2)
+      expect(received).toEqual([])
+      // Control: the same server, a path under the base, is reached with the key.
+      const ok = await run(['api', 'checkout', 'GET', '/v1/webhooks'], env)
+      expect(ok.code, ok.stderr).toBe(0)
+      expect(received).toEqual([`GET /r/ok/tenantA/checkout/v1/webhooks Basic ${Buffer.from('sk-tenantA-Canary-4:').toString('base64')}`])
+    })
+  }
+})

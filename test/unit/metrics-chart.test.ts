@@ -43,3 +43,13 @@ describe('metrics get --chart', () => {
     expect(Math.max(...lines.map((l) => l.length))).toBeLessThanOrEqual(80)
   })
 })
+
+describe('metrics get --chart with text a service chose', () => {
+  it('shows control characters in metric names and dates escaped', async () => {
+    const chart = await chartMetrics({
+      periods: {daily: [{date: '2026-03-01\u001B[2J', values: {'events\u001B]0;x\u0007': 2}}, {date: '2026-03-02', values: {'events\u001B]0;x\u0007': 1}}]},
+    } as never)
+    expect(chart).not.toMatch(/[\u0000-\u0009\u000B-\u001F\u007F-\u009F]/)
+    expect(chart).toContain(String.raw`events\e]0;x\x07 (daily)  2026-03-01\e[2J .. 2026-03-02`)
+  })
+})

@@ -20,6 +20,43 @@ async function render(document: unknown, mode: OutputMode, view = {}) {
   return {err, out}
 }
 
+describe('control characters from a service are shown escaped; JSON keeps them exact', () => {
+  const evil = {
+    id: 'c-\u009B1',
+    requestReferenceNumber: 'REF\u001B]0;pwned\u0007\u001B[2J',
+    buyer: {firstName: 'Ann\tTab\r\nNext', lastName: '\u202Eevil\u2066x\u2069\u200F'},
+    'k\u001B[31m': 'v\u007F',
+  }
+  const RAW = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u200E\u200F\u202A-\u202E\u2066-\u2069]/
+  const escaped = String.raw`REF\e]0;pwned\x07\e[2J`
+
+  it('in a terminal table, a key/value record, TSV and CSV', async () => {
+    const modes: OutputMode[] = [terminal, pipe, {...pipe, format: 'csv'}]
+    for (const mode of modes) {
+      const record = (await render(evil, mode)).out
+      const list = (await render([evil], mode, {columns: ['id', 'requestReferenceNumber', 'buyer.firstName', 'buyer.lastName']})).out
+      for (const out of [record, list]) {
+        expect(out, mode.format).not.toMatch(RAW)
+        expect(out, mode.format).toContain(escaped)
+        expect(out, mode.format).toContain(String.raw`Ann\tTab\r\nNext`)
+        expect(out, mode.format).toContain(String.raw`\x9b`)
+      }
+
+      expect(record, mode.format).toContain(String.raw`k\e[31m`)
+      expect(record, mode.format).toContain(String.raw`v\x7f`)
+      // A TSV or CSV listing keeps one line per row.
+      if (!mode.terminal || mode.format === 'csv') expect(list.trimEnd().split('\n'), mode.format).toHaveLength(2)
+    }
+
+    expect((await render([evil], pipe, {columns: ['buyer']})).out).toContain(String.raw`\u202eevil\u2066x\u2069\u200f`)
+  })
+
+  it('json and ndjson keep the exact value', async () => {
+    expect(JSON.parse((await render(evil, {...pipe, format: 'json'})).out)).toEqual(evil)
+    expect(JSON.parse((await render(evil, {...pipe, format: 'ndjson'})).out)).toEqual(evil)
+  })
+})
+
 describe('renderDocument', () => {
   it('json is the document; ndjson is one element of its list per line', async () => {
     const document = {count: 2, things: rows}
@@ -29,9 +66,9 @@ describe('renderDocument', () => {
     expect((await render({a: 1}, {...pipe, format: 'ndjson'})).out).toBe('{"a":1}\n')
   })
 
-  it('csv quotes commas, quotes and newlines, picks dot-path columns, and joins arrays with ;', async () => {
+  it('csv quotes commas and quotes, shows a newline as \\n, picks dot-path columns, and joins arrays with ;', async () => {
     const csv = (await render(rows, {...pipe, columns: ['id', 'amount.value', 'note'], format: 'csv'})).out
-    expect(csv).toBe('id,amount.value,note\nc-1,12.34,plain\nc-2,5.00,"has ""quotes"", a comma\nand a newline"\n')
+    expect(csv).toBe('id,amount.value,note\nc-1,12.34,plain\nc-2,5.00,"has ""quotes"", a comma\\nand a newline"\n')
     expect((await render([{id: 'e', symptoms: ['cough', 'wheeze']}], {...pipe, format: 'csv'})).out).toBe('id,symptoms\ne,cough;wheeze\n')
   })
 

@@ -1,7 +1,7 @@
 import {XMLParser, XMLValidator} from 'fast-xml-parser'
-import {describe, expect, it} from 'vitest'
+import {afterEach, describe, expect, it} from 'vitest'
 
-import {renderReport, type StepResult, summarize, summaryLine} from '../../src/runtime/report.js'
+import {progressLine, renderReport, type StepResult, summarize, summaryLine} from '../../src/runtime/report.js'
 
 const results: StepResult[] = [
   {durationMs: 12, name: 'create user', operation: 'createUser', outcome: 'passed', requestId: 'r-1', suite: 'health'},
@@ -47,5 +47,44 @@ describe('reports', () => {
     const table = await renderReport(results, 'table')
     expect(table).toContain('request id r-2')
     expect(table.trim().split('\n').at(-1)).toBe('1 passed, 1 failed, 1 skipped')
+  })
+})
+
+describe('what a step carries from its file and its services', () => {
+  const step: StepResult = {
+    durationMs: 5,
+    exit: {code: 5, expected: 0},
+    message: 'An account with email patient@demo-clinic.test already exists; ref \u001B]0;pwned\u0007',
+    name: "users create --email patient@demo-clinic.test --family-name 'de la Cruz' --given-name Ana\u202E --type patient",
+    operation: 'line 3',
+    outcome: 'failed',
+    suite: 'sign\u001B[2Jup',
+  }
+  const RAW = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u202A-\u202E]/
+
+  afterEach(() => {
+    delete process.env.OPSCTL_TRACE_PATIENT_DATA
+  })
+
+  it('JUnit names, messages, the table and progress lines mask emails and escape control characters', async () => {
+    const junit = await renderReport([step], 'junit', 'onboarding')
+    expect(XMLValidator.validate(junit)).toBe(true)
+    const testcase = new XMLParser({ignoreAttributes: false, attributeNamePrefix: ''}).parse(junit).testsuites.testsuite.testcase
+    expect(testcase.name).toBe(String.raw`users create --email *******@****-******.**** --family-name '** ** ****' --given-name ***\u202e --type patient`)
+    expect(testcase.failure.message).toBe(String.raw`exit 5 (expected 0): An account with email *******@****-******.**** already exists; ref \e]0;pwned\x07`)
+    for (const text of [junit, await renderReport([step], 'table'), progressLine(step)]) {
+      expect(text).not.toContain('patient@demo-clinic.test')
+      expect(text).not.toMatch(RAW)
+    }
+
+    // JSON keeps the exact characters (JSON escapes what it must), the emails masked.
+    const json = await renderReport([step], 'json')
+    expect(json).not.toContain('patient@demo-clinic.test')
+    expect(JSON.parse(json).results[0].suite).toBe(step.suite)
+  })
+
+  it('OPSCTL_TRACE_PATIENT_DATA=1 shows the emails', async () => {
+    process.env.OPSCTL_TRACE_PATIENT_DATA = '1'
+    expect(await renderReport([step], 'junit', 'onboarding')).toContain('patient@demo-clinic.test')
   })
 })

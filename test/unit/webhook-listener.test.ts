@@ -12,6 +12,7 @@ import {closeDispatcher, setDispatcher} from '../../src/http/dispatcher.js'
 import {USER_AGENT} from '../../src/http/user-agent.js'
 import {
   type ChangedWebhook,
+  formatEventLine,
   pointWebhooksAt,
   type ReceivedEvent,
   restoreWebhooks,
@@ -180,5 +181,23 @@ describe('--register bookkeeping', () => {
     expect(problems.map((p) => [nextStepText(p.fix), p.error.exitCode])).toEqual([
       ['opsctl webhook update wh_1 --name CHECKOUT_SUCCESS --url https://shop.example/paid', 6],
     ])
+  })
+})
+
+describe('a received event as a line', () => {
+  it('whoever posts it chooses its fields: control characters are shown escaped', () => {
+    const line = formatEventLine({
+      amount: '1.00',
+      answered: 200,
+      checkoutId: 'chk\u001B]0;pwned\u0007',
+      currency: 'PHP',
+      event: 'CHECKOUT_SUCCESS\r\u001B[2K',
+      paymentStatus: 'PAYMENT_SUCCESS\u202E',
+      status: 'COMPLETED',
+      time: '2026-11-21T02:00:00.000Z',
+    })
+    expect(line).not.toMatch(/[\u0000-\u001F\u007F-\u009F\u202A-\u202E]/)
+    expect(line).toContain(String.raw`CHECKOUT_SUCCESS\r\e[2K`)
+    expect(line).toContain(String.raw`chk\e]0;pwned\x07`)
   })
 })

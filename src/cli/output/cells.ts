@@ -1,4 +1,8 @@
-/** One value as the text of a table or CSV cell: times in the chosen zone, arrays as lists. */
+/**
+ * One value as the text of a table or CSV cell: times in the chosen zone, arrays as lists, and
+ * control characters escaped (src/control-chars.ts): a service's strings reach a terminal here.
+ */
+import {escapeControlChars} from '../../control-chars.js'
 import {getPath} from '../../services/dot-path.js'
 import {isIsoInstant, localTime, type TimeStyle} from './times.js'
 
@@ -10,11 +14,17 @@ export interface CellStyle {
 
 export function cellText(value: unknown, cell: CellStyle): string {
   if (value === undefined || value === null) return ''
-  if (typeof value === 'string') return isIsoInstant(value) ? localTime(value, cell.zone, cell.style) : value
+  if (typeof value === 'string') return isIsoInstant(value) ? localTime(value, cell.zone, cell.style) : escapeControlChars(value)
   // In CSV a list is `a;b` rather than JSON with doubled quotes; in a table it reads `a, b`.
   if (Array.isArray(value)) return value.map((v) => cellText(v, cell)).join(cell.style === 'csv' ? ';' : ', ')
-  if (typeof value === 'object') return JSON.stringify(value)
+  // JSON escapes C0 controls itself, not DEL, C1 or bidi controls.
+  if (typeof value === 'object') return escapeControlChars(JSON.stringify(value))
   return String(value)
+}
+
+/** A column name or a record's key as a header: a service's keys are its text too. */
+export function headerText(name: string): string {
+  return escapeControlChars(name)
 }
 
 export function rowCells(row: Record<string, unknown>, columns: readonly string[], cell: CellStyle): string[] {

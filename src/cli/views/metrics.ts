@@ -1,6 +1,7 @@
 /** Renders a getMetrics answer: one row per window (table/csv/ndjson) or one chart per metric. */
 import type {MetricsResult} from '../../services/health/operations.js'
 
+import {escapeControlChars} from '../../control-chars.js'
 import {dateAxis, layOut} from './chart-axes.js'
 
 export function metricRows(result: MetricsResult, names: readonly string[]): {columns: string[]; rows: Record<string, unknown>[]} {
@@ -26,7 +27,8 @@ export async function chartMetrics(result: MetricsResult, height = 8): Promise<s
     const names = [...new Set(windows.flatMap((w) => Object.keys(w.values ?? {})))]
     for (const name of names) {
       const points = windows.filter((w) => typeof w.values?.[name] === 'number')
-      const title = `${name} (${period})`
+      // Names and dates come from the service: shown, not acted on by the terminal.
+      const title = escapeControlChars(`${name} (${period})`)
       if (points.length === 0) {
         blocks.push(`${title}: no values in range`)
         continue
@@ -36,8 +38,8 @@ export async function chartMetrics(result: MetricsResult, height = 8): Promise<s
       const layout = layOut(series, height)
       const {format, max, min} = layout
       const plot = asciichart.plot(layout.series, {height: layout.height, ...(format ? {format, max, min} : {})})
-      const axis = dateAxis(plot, points.map((w) => w.date), layout.columnsPerPoint)
-      blocks.push(`${title}  ${points[0].date} .. ${points.at(-1)!.date}  min ${Math.min(...series)}  max ${Math.max(...series)}\n${plot}\n${axis}`)
+      const axis = escapeControlChars(dateAxis(plot, points.map((w) => w.date), layout.columnsPerPoint), {keepNewlines: true})
+      blocks.push(`${title}  ${escapeControlChars(`${points[0].date} .. ${points.at(-1)!.date}`)}  min ${Math.min(...series)}  max ${Math.max(...series)}\n${plot}\n${axis}`)
     }
   }
 

@@ -4,7 +4,7 @@ import {BaseCommand} from '../../cli/base-command.js'
 import {parsePairs} from '../../cli/data-input.js'
 import {stepProgress} from '../../cli/progress.js'
 import {isInteractive} from '../../cli/prompt.js'
-import {progressLine, renderReport, REPORTERS, type StepResult, summarize, summaryLine} from '../../runtime/report.js'
+import {progressLine, renderReport, reportedResult, REPORTERS, type StepResult, summarize, summaryLine} from '../../runtime/report.js'
 import {loadScenario} from '../../runtime/scenario/parse.js'
 import {runScenario} from '../../runtime/scenario/run.js'
 
@@ -53,6 +53,7 @@ The whole file is checked (unknown keys, undefined variables, shell syntax, malf
     // A failed check is a result, not a crash: the report is still printed (or returned under --json).
     if (summary.failed > 0) process.exitCode = 1
 
-    return {results, summary}
+    // The document, like the reports, shows no email address from a step's command line.
+    return {results: results.map((r) => reportedResult(r, false)), summary}
   }
 }

@@ -8,8 +8,12 @@
  * A server that echoes a request shows a key as it was sent, not as it was typed: inside a Basic
  * `Authorization` header (`base64(key + ":")`), URL-encoded in a cookie or a form, and escaped by
  * every JSON layer it passes through (an echoed JSON body inside a JSON error inside a JSON trace).
- * The encodings are listed once, for every secret; the escaping is matched at any depth.
+ * A report shows it XML- or HTML-escaped (a JUnit test named after a step's command line:
+ * `&amp;`, `&quot;`, `&#39;`). The encodings are listed once, for every secret; the escaping
+ * of JSON is matched at any depth.
  */
+import {escapeControlChars} from '../../control-chars.js'
+
 export type SecretKind = 'card' | 'credential' | 'cvc'
 
 export const REDACTED = '[REDACTED]'
@@ -76,9 +80,30 @@ export function encodedForms(value: string): Set<string> {
       forms.add(Buffer.from(credential, 'utf8').toString('base64url'))
       forms.add(encodeURIComponent(base64))
     }
+
+    for (const form of markupForms(plain)) forms.add(form)
+    // As a table, a report or an Error line shows it (a password with a tab on a step's command line).
+    forms.add(escapeControlChars(plain))
   }
 
   return forms
+}
+
+/** The ways XML and HTML writers escape `&`, `<`, `>` and the two quotes (named, decimal and hex references, or quotes left as they are). */
+const MARKUP_QUOTES: [string, string][] = [
+  ['&quot;', '&apos;'],
+  ['&quot;', '&#39;'],
+  ['&quot;', "'"],
+  ['"', "'"],
+  ['&#34;', '&#39;'],
+  ['&#x22;', '&#x27;'],
+]
+
+function markupForms(text: string): string[] {
+  if (!/[&<>"']/.test(text)) return []
+  return MARKUP_QUOTES.map(([quot, apos]) =>
+    text.replaceAll(/[&<>"']/g, (c) => ({'&': '&amp;', '<': '&lt;', '>': '&gt;', '"': quot, "'": apos})[c]!),
+  )
 }
 
 function uriDecoded(text: string): string {

@@ -5,7 +5,7 @@
 import {describe, expect, it} from 'vitest'
 
 import {entryFromAttempt} from '../../../src/audit/log.js'
-import {maskedFields, maskFields, maskText, redactUrl} from '../../../src/http/redact.js'
+import {maskedFields, maskFields, maskPatientText, maskText, redactUrl, sentPatientData} from '../../../src/http/redact.js'
 import {addEvent, createUser, healthService} from '../../../src/services/health/operations.js'
 import {PATIENT_DATA_FIELDS} from '../../../src/services/health/patient-data.js'
 
@@ -48,6 +48,20 @@ describe('maskFields with the patient data fields', () => {
   it("masks patient data used as query filters, not the service's own words (metric names)", () => {
     const url = new URL('http://127.0.0.1/api/users/u-1/events?symptoms=cough&symptoms=wheeze&name=eventsRescue&pagingToken=t1')
     expect(redactUrl(url, MASK)).toBe('http://127.0.0.1/api/users/u-1/events?name=eventsRescue&pagingToken=t1&symptoms=*****&symptoms=******')
+  })
+})
+
+describe('patient data repeated in what a server says', () => {
+  it('masks every email, and what the request sent where it stands as a word, in any case', () => {
+    const sent = sentPatientData(
+      {body: {json: {email: 'ana@example.com', givenName: 'Ana', familyName: 'de la Cruz', role: 'patient', notes: 'x'}}, url: new URL('http://h/api?symptoms=cough')},
+      MASK,
+    )
+    expect([...sent].sort()).toEqual(['Ana', 'ana@example.com', 'cough', 'de la Cruz'])
+    expect(maskPatientText('An account with email ANA@example.com already exists', sent)).toBe('An account with email ***@*******.*** already exists')
+    expect(maskPatientText('ana (De La Cruz) said cough; banana and Coughing stay', sent)).toBe('*** (** ** ****) said *****; banana and Coughing stay')
+    expect(maskPatientText('Write to other.person@clinic.example.ph')).toBe('Write to *****.******@******.*******.**')
+    expect(maskPatientText('role patient is not allowed', sent)).toBe('role patient is not allowed')
   })
 })
 

@@ -1,9 +1,11 @@
 import {describe, expect, it} from 'vitest'
 
-import {ExitCode, exitCodeForStatus} from '../../../src/errors.js'
+import {ExitCode, exitCodeForStatus, UsageError} from '../../../src/errors.js'
 import {parseErrorBody} from '../../../src/http/error-body.js'
+import {prepareRequest} from '../../../src/http/prepare.js'
 import {maskSecret, redactBody, redactHeaders, redactUrl, scrubSecrets} from '../../../src/http/redact.js'
 import {retryWithin} from '../../../src/http/retry.js'
+import {authFor} from '../../../src/http/services.js'
 import {buildUrl, expandPath, isLoopback} from '../../../src/http/url.js'
 
 describe('buildUrl / expandPath', () => {
@@ -18,9 +20,54 @@ describe('buildUrl / expandPath', () => {
     expect(() => buildUrl('not a url', '/x')).toThrow(/Invalid base URL: not a url/)
   })
 
+  it('refuses dot segments in any encoding: the URL would leave the base path', () => {
+    const base = 'https://host/r/ok/tenantA/checkout'
+    for (const path of [
+      '/../../tenantB/v1/webhooks',
+      '/%2e%2e/tenantB',
+      '/%2E%2e/tenantB',
+      '/.%2E/tenantB',
+      '/%2e./tenantB',
+      String.raw`/..\tenantB`,
+      '/%2e%2e%5Ctenant',
+      '/%2e%2e%2ftenantB',
+      '/%252e%252e/tenantB',
+      '/v1/./x',
+      '/v1/%2e/x',
+      '/..?a=b',
+      '/.\t./tenantB',
+      '/.%0A./tenantB',
+      '/\uFF0E\uFF0E/tenantB',
+    ]) {
+      expect(() => buildUrl(base, path), path).toThrow(UsageError)
+    }
+
+    expect(buildUrl(base, '/v1/a..b/.c/%2e1?x=..').href).toBe('https://host/r/ok/tenantA/checkout/v1/a..b/.c/%2e1?x=..')
+  })
+
   it('encodes each path parameter as one segment', () => {
     expect(expandPath('/api/users/{userId}/events/{eventId}', {userId: 'me', eventId: 'a b/c'})).toBe('/api/users/me/events/a%20b%2Fc')
     expect(expandPath('/api/groups/{idOrName}/config', {idOrName: 'Clinic ü'})).toBe('/api/groups/Clinic%20%C3%BC/config')
+  })
+})
+
+describe('a credential goes only under its own base URL', () => {
+  const target = {baseUrl: 'https://pay.example.com/r/ok/tenantA/checkout', secretKey: 'sk-scope-Canary-5', service: 'checkout' as const}
+  const request = (url: string) => ({auth: authFor(target, 'secret'), idempotent: true, label: 'x', method: 'GET' as const, url: new URL(url)})
+
+  it('under the base: the key is attached', () => {
+    expect(prepareRequest(request('https://pay.example.com/r/ok/tenantA/checkout/v1/webhooks')).headers.authorization).toMatch(/^Basic /)
+  })
+
+  it('another tenant, a sibling path or another origin: refused with exit 2 before any header is built', () => {
+    for (const url of [
+      'https://pay.example.com/r/ok/tenantB/checkout/v1/webhooks',
+      'https://pay.example.com/r/ok/tenantA/checkout-other/v1',
+      'https://evil.example.com/r/ok/tenantA/checkout/v1/webhooks',
+      'http://pay.example.com/r/ok/tenantA/checkout/v1/webhooks',
+    ]) {
+      expect(() => prepareRequest(request(url)), url).toThrow(expect.objectContaining({exitCode: ExitCode.Usage}))
+    }
   })
 })
 

@@ -47,6 +47,21 @@ describe('scrub: every form a registered secret takes on the way out', () => {
     }
   })
 
+  it('a password with & " \' < >, XML- and HTML-escaped as reports and pages show it', () => {
+    const password = `pw&"Mk4" <q> 'x'`
+    registerSecret(password)
+    const xml = (quot: string, apos: string) =>
+      password.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', quot).replaceAll("'", apos)
+    for (const form of [xml('&quot;', '&apos;'), xml('&quot;', '&#39;'), xml('&#34;', '&#39;'), xml('&#x22;', '&#x27;'), xml('&quot;', "'"), xml('"', "'")]) {
+      expect(scrub(`<testcase name="login ${form}"/>`), form).toBe('<testcase name="login [REDACTED]"/>')
+    }
+  })
+
+  it('a password with a tab or an escape, as a table or an Error line shows it (escaped)', () => {
+    registerSecret('pw\tTab\u001B1')
+    expect(scrub(String.raw`Error: bad pw\tTab\e1 here`)).toBe('Error: bad [REDACTED] here')
+  })
+
   it('a connect.sid session: the cookie value raw, URL-encoded and decoded', () => {
     const session = 's%3AsessCanary-123.sig%2Fx'
     registerSecret(session)
