@@ -24,7 +24,7 @@ Names must be supported for the periods asked (see "metrics names"); an unsuppor
     period: Flags.string({delimiter: ',', description: 'series, daily, weekly or monthly (repeatable or comma separated)', multiple: true, multipleNonGreedy: true}),
     start: Flags.string({description: 'start of the range, ISO 8601 (default: 30 days before now)'}),
     end: Flags.string({description: 'end of the range, ISO 8601 (default: now)'}),
-    chart: Flags.boolean({description: 'draw each metric as a chart in the terminal'}),
+    chart: Flags.boolean({description: 'draw each metric as a chart that fits the terminal', exclusive: ['output']}),
   }
 
   /** One row per window: period, date, then each metric (in the order of --name). */
@@ -48,7 +48,7 @@ Names must be supported for the periods asked (see "metrics names"); an unsuppor
     const userId = await this.resolveUserId(this.args.userId, client)
     const {data} = await client.call(getMetrics, {params: {userId}, query})
     if (flags.chart && !this.documentWanted) {
-      process.stdout.write((await chartMetrics(data)) + '\n')
+      process.stdout.write((await chartMetrics(data, {width: process.stdout.columns || 80})) + '\n')
       this.markShown()
     }
 
