@@ -9,7 +9,7 @@ import {checkMetricRequest, parseIsoDate} from '../../services/health/validate.j
 
 export default class MetricsGet extends HealthCommand<typeof MetricsGet> {
   static override args = {userId: userIdArg}
-  static override description = `Get metrics computed from a user's events, grouped into time windows (getMetrics).
+  static override description = `Get metrics computed from a user's events, grouped into time windows.
 
 Names must be supported for the periods asked (see "metrics names"); an unsupported pair is refused before sending (exit 5). Without --period each name uses its own period. The range defaults to the 30 days before now; windows are computed in the user's time zone. --chart draws each series.`
   static override examples = [
