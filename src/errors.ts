@@ -39,7 +39,7 @@ export type NextStep =
   | {step: 'refund-full'; checkoutId: string}
   | {step: 'refund-get'; checkoutId: string; refundId: string}
   | {step: 'refund-list'; checkoutId: string}
-  | {step: 'sandbox-start'}
+  | {port?: number; step: 'sandbox-start'}
   | {again?: boolean; step: 'sign-in'}
   /** Another user's data (403): their own session, or a linked caregiver's to read it. */
   | {step: 'sign-in-as-owner'}

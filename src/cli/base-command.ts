@@ -390,6 +390,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       .filter(Boolean)
       .join(' ')
       .replace(/See more help with --help$/, '')
+      .replace(/^The following errors? occurred:\s*/, '')
       .replace(/^Parsing (--[\w-]+) /, '$1: ')
       .trim()
     return new UsageError(line, [hints.help(this.id)])

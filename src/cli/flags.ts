@@ -20,7 +20,13 @@ export const profileFlag = {
   }),
 }
 
+/** oclif adds --json itself ("Format output as json."); this one, of the same name, replaces it. */
+export const jsonFlag = {
+  json: Flags.boolean({description: "print the command's one JSON document (the same as -o json)", helpGroup: GLOBAL}),
+}
+
 export const outputFlags = {
+  ...jsonFlag,
   output: Flags.option({
     char: 'o',
     description: 'output format: table (tab-separated when piped), json (the same document as --json), ndjson (one element of its list per line) or csv',

@@ -3,8 +3,9 @@
  * report facts (rule codes, `NextStep`s with their values); the CLI words them here as the
  * "Try this:" lines under an error, when BaseCommand catches it.
  */
-import {type NextStep, OpsError, RuleError} from '../errors.js'
+import {ApiError, type NextStep, OpsError, RuleError} from '../errors.js'
 import {CODES} from '../services/checkout/codes.js'
+import {SANDBOX_PORT} from '../services/sandbox-defaults.js'
 
 export const hints = {
   help: (commandId: string | undefined) => ['See: opsctl', commandId?.replaceAll(':', ' '), '--help'].filter(Boolean).join(' '),
@@ -56,7 +57,7 @@ export function nextStepText(next: NextStep): string {
     }
 
     case 'sandbox-start': {
-      return 'Start one: opsctl sandbox start'
+      return `Start one: opsctl sandbox start${next.port === undefined || next.port === SANDBOX_PORT ? '' : ` --port ${next.port}`}`
     }
 
     case 'sign-in': {
@@ -95,9 +96,24 @@ const USE_INSTEAD: Record<string, string> = {
   [CODES.voidAfterCutoff]: 'opsctl refund create',
 }
 
+/** Where to find the ids that exist, when an operation on one answered 404. */
+const LIST_FOR_MISSING: Record<string, string> = {
+  deleteEvent: 'See the events: opsctl events list <userId>',
+  deleteWebhook: 'See the webhooks: opsctl webhook list',
+  getCheckout: 'See the checkouts created from this machine: opsctl checkout list',
+  getEventById: 'See the events: opsctl events list <userId>',
+  getRefund: 'See the refunds of the checkout: opsctl refund list <checkoutId>',
+  refundCheckout: 'See the checkouts created from this machine: opsctl checkout list',
+  updateEvent: 'See the events: opsctl events list <userId>',
+  updateWebhook: 'See the webhooks: opsctl webhook list',
+  voidCheckout: 'See the checkouts created from this machine: opsctl checkout list',
+}
+
 /** The error as the CLI shows it: its next steps worded first among the suggestions. */
 export function withHints(error: OpsError): OpsError {
   error.suggestions.unshift(...error.next.map((n) => nextStepText(n)))
+  const list = error instanceof ApiError && error.status === 404 ? LIST_FOR_MISSING[error.operationId] : undefined
+  if (list && !error.suggestions.includes(list)) error.suggestions.push(list)
   error.next.length = 0
   const use = error instanceof RuleError && error.code ? USE_INSTEAD[error.code] : undefined
   if (use) error.message = `${error.message}; use \`${use}\``

@@ -21,7 +21,7 @@ Health requests carry the session cookie (when the profile has one) and x-ph-api
   static override examples = [
     '<%= config.bin %> api health GET /api/users/me',
     '<%= config.bin %> api checkout GET /v1/webhooks',
-    '<%= config.bin %> api checkout POST /v1/checkouts --data @checkout.json',
+    '<%= config.bin %> api checkout POST /v1/checkouts --data @examples/checkout.json',
     '<%= config.bin %> api health GET /api/users/me/events \\\n  --param startDate=2026-01-01T00:00:00Z --param symptoms=cough',
   ]
   static override flags = {

@@ -35,6 +35,7 @@ export default class Help extends Command {
     }
 
     const HelpClass = await loadHelpClass(this.config)
-    await new HelpClass(this.config, {all: flags['nested-commands']}).showHelp(argv as string[])
+    const options = (this.config.pjson.oclif as {helpOptions?: object}).helpOptions
+    await new HelpClass(this.config, {...options, all: flags['nested-commands']}).showHelp(argv as string[])
   }
 }

@@ -11,6 +11,7 @@ import {maskFields, maskPatientStrings, redactBody, redactHeaders, redactUrl, sc
 import {type RetryPolicy, retryWithin} from './retry.js'
 import {registerHeaderSecrets} from './secrets/sources.js'
 import {requestIdFrom} from './services.js'
+import {isLoopback} from './url.js'
 
 const DEFAULT_RETRY: RetryPolicy = {maxRetries: 3, minTimeoutMs: 250, maxTimeoutMs: 10_000}
 const RETRY_STATUS = [429, 502, 503, 504]
@@ -94,7 +95,8 @@ export class HttpTransport implements Transport {
     const override: RetryOverride = req.retry ?? {}
     const policy = {...DEFAULT_RETRY, ...this.options.retry, ...definedOnly(override)}
     const statusCodes = override.statusCodes ?? RETRY_STATUS
-    const errorCodes = override.errorCodes ?? RETRY_ERRORS
+    // Nothing listening on this machine's port will not start listening in the next second: say so at once.
+    const errorCodes = override.errorCodes ?? (isLoopback(req.url.hostname) ? RETRY_ERRORS.filter((c) => c !== 'ECONNREFUSED') : RETRY_ERRORS)
     return base.compose(
       interceptors.retry({
         maxRetries: policy.maxRetries,
@@ -106,7 +108,10 @@ export class HttpTransport implements Transport {
         methods: [req.method],
         statusCodes,
         errorCodes,
-        retry: retryWithin(deadline, policy, statusCodes, errorCodes, override.onRetry),
+        retry: retryWithin(deadline, policy, statusCodes, errorCodes, (failure) => {
+          override.onRetry?.(failure)
+          this.options.trace?.(`~ ${req.label}: ${failure.status ?? failure.code}, retrying in ${failure.waitMs} ms`)
+        }),
       }),
     )
   }

@@ -1,5 +1,6 @@
 import {NetworkError} from '../errors.js'
 import {scrubSecrets} from './redact.js'
+import {isLoopback} from './url.js'
 
 /** Errors raised before a single byte left: the request cannot have been applied. */
 const NOT_SENT_ERRORS = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'UND_ERR_CONNECT_TIMEOUT'])
@@ -23,18 +24,51 @@ export function networkError(
 ): NetworkError {
   const code = failureCode(error)
   const seconds = Math.round(req.timeoutMs / 100) / 10
-  const what = code === 'timeout' ? `timed out after ${seconds} s` : describeNetworkCode(code, (error as Error)?.message)
+  const what = code === 'timeout' ? `timed out after ${seconds} s` : describeNetworkCode(code, req.url, (error as Error)?.message)
   const outcomeUnknown = !req.idempotent && !NOT_SENT_ERRORS.has(code ?? '')
   const unknown = outcomeUnknown ? '; the request may have been applied' : ''
   const message = scrubSecrets(`${req.label}: ${req.url.origin} ${what}${unknown}`, secrets)
   const error7 = new NetworkError(message, error, outcomeUnknown, [
     ...(outcomeUnknown ? ['Check whether it took effect before sending it again (it was not retried)'] : []),
-    code === 'timeout' ? 'Raise the limit with --timeout <seconds>' : `Check that ${req.url.origin} is reachable`,
+    ...fixesFor(code, req.url),
   ])
-  return code === 'timeout' ? error7 : error7.withNext({step: 'sandbox-start'})
+  // Only a sandbox on this machine can be started from here: a production URL that is down is not one.
+  const local = isLoopback(req.url.hostname) && (code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'UND_ERR_SOCKET')
+  return local ? error7.withNext({port: Number(req.url.port || 80), step: 'sandbox-start'}) : error7
 }
 
-function describeNetworkCode(code: string | undefined, message: string | undefined): string {
+/** What to do about a failure, by its cause. */
+function fixesFor(code: string | undefined, url: URL): string[] {
+  if (code === 'timeout') return ['Raise the limit with --timeout <seconds>']
+  if (code && TLS_ERRORS.has(code)) {
+    return [
+      `If ${url.host} is signed by a company or private certificate authority, point NODE_EXTRA_CA_CERTS at its PEM file and run again`,
+    ]
+  }
+
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return [`Check the host name ${url.hostname} in the profile (opsctl profile show)`]
+  if (isLoopback(url.hostname)) return []
+  return [`Check that ${url.origin} is reachable from this machine (network, VPN, proxy settings)`]
+}
+
+/** Node's codes for a certificate it does not trust or that does not match the host. */
+const TLS_ERRORS = new Set([
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+])
+
+function describeNetworkCode(code: string | undefined, url: URL, message: string | undefined): string {
+  if (code && TLS_ERRORS.has(code)) {
+    const problem = code === 'ERR_TLS_CERT_ALTNAME_INVALID' ? `is not valid for ${url.hostname}` : code === 'CERT_HAS_EXPIRED' ? 'has expired' : 'is not trusted'
+    return `answered with a TLS certificate that ${problem} (${code})`
+  }
+
   switch (code) {
     case 'ECONNREFUSED': {
       return 'refused the connection'
@@ -47,7 +81,7 @@ function describeNetworkCode(code: string | undefined, message: string | undefin
 
     case 'ENOTFOUND':
     case 'EAI_AGAIN': {
-      return 'could not be resolved'
+      return `could not be reached: no address found for the host name ${url.hostname}`
     }
 
     case 'UND_ERR_CONNECT_TIMEOUT': {

@@ -35,6 +35,7 @@ export async function sandboxControl(
   } catch (error) {
     if (!(error instanceof NetworkError)) throw error
     throw new NetworkError(`No sandbox answering at ${origin} (${error.message})`, error.cause, error.outcomeUnknown).withNext({
+      port: Number(new URL(origin).port || 80),
       step: 'sandbox-start',
     })
   }

@@ -3,13 +3,16 @@
  * that oclif wraps (no hard wrap inside a sentence), examples fit 80 columns as written, and usage
  * lines are true (no empty alternatives, no flag the command does not have).
  */
-import {type Command, Help} from '@oclif/core'
+import {type Command} from '@oclif/core'
 import {beforeAll, describe, expect, it} from 'vitest'
 
+import OpsctlHelp from '../../src/cli/help.js'
+import {checkoutService} from '../../src/services/checkout/operations.js'
+import {healthService} from '../../src/services/health/operations.js'
 import {loadConfig} from '../helpers/command.js'
 
-/** oclif's help of one command, as text. */
-class CommandText extends Help {
+/** opsctl's help (oclif's, with the short usage of src/cli/help.ts) of one command, as text. */
+class CommandText extends OpsctlHelp {
   of(command: Command.Loadable): string {
     return this.formatCommand(command)
   }
@@ -17,12 +20,14 @@ class CommandText extends Help {
 
 let commands: Command.Loadable[]
 let help: CommandText
+let narrow: CommandText
 
 beforeAll(async () => {
   const config = await loadConfig()
   commands = config.commands.filter((c) => !c.hidden && c.pluginType === 'core')
   // As wide as it takes: what is measured is the text as written, not oclif's wrapping of it.
   help = new CommandText(config, {maxWidth: 1000, stripAnsi: true})
+  narrow = new CommandText(config, {maxWidth: 80, stripAnsi: true})
 })
 
 function section(text: string, header: string): string[] {
@@ -72,5 +77,24 @@ describe('help of every command', () => {
         .map(([name]) => `${c.id} --${name}`),
     )
     expect(twice).toEqual([])
+  })
+
+  it('has a usage line that fits 80 columns: arguments, required flags, then [FLAGS]', () => {
+    const long = commands.flatMap((c) => section(narrow.of(c), 'USAGE').filter((line) => line.length > 80).map((line) => `${c.id}: ${line}`))
+    expect(long).toEqual([])
+    expect(section(narrow.of(commands.find((c) => c.id.replaceAll(':', ' ') === 'refund create')!), 'USAGE')).toEqual(['  $ opsctl refund create CHECKOUTID --reason <value> [FLAGS]'])
+  })
+
+  it("speaks in opsctl's words: no stock oclif flag text, no operation ids in a summary", () => {
+    const ids = new Set([...healthService.list, ...checkoutService.list].map((op) => op.id))
+    const problems = commands.flatMap((c) => {
+      const text = help.of(c)
+      const summary = (c.description ?? '').split('\n')[0]
+      return [
+        ...(text.includes('Format output as json.') ? [`${c.id}: oclif's --json text`] : []),
+        ...[...summary.matchAll(/\((\w+)\)/g)].filter((m) => ids.has(m[1])).map((m) => `${c.id}: ${m[0]} in its summary`),
+      ]
+    })
+    expect(problems).toEqual([])
   })
 })

@@ -163,9 +163,9 @@ describe('webhooks and customization', () => {
       '--title',
       'Shop',
       '--color',
-      '#abc',
+      '#357',
     ])
-    expect(await json(CustomizeGet, [])).toMatchObject({customTitle: 'Shop', colorScheme: '#abc'})
+    expect(await json(CustomizeGet, [])).toMatchObject({customTitle: 'Shop', colorScheme: '#357'})
     expect((await run(CustomizeRemove, [])).code).toBe(2)
     expect((await json(CustomizeRemove, ['--yes'])).removed).toBe(true)
     expect((await run(CustomizeGet, [])).code).toBe(4)
@@ -219,5 +219,54 @@ describe('refused before sending (exit 2)', () => {
     })
     expect(res.code).toBe(2)
     expect(res.stderr).toContain('sandbox')
+  })
+})
+
+describe('the hosted page for a buyer', () => {
+  const page = async (id: string, form?: Record<string, string>) => {
+    const res = await fetch(`${file.sandbox.checkoutUrl}/pay/${id}`, {
+      redirect: 'manual',
+      ...(form ? {body: new URLSearchParams(form).toString(), headers: {'content-type': 'application/x-www-form-urlencoded'}, method: 'POST'} : {}),
+    })
+    return {html: await res.text(), status: res.status}
+  }
+
+  it('a phone gets a numeric keyboard for every card field', async () => {
+    const {html} = await page(await create())
+    for (const field of ['cardNumber', 'expiry', 'cvc']) expect(html).toMatch(new RegExp(`<input id="${field}"[^>]*inputmode="numeric"`))
+  })
+
+  it('after a mistake the title says so first', async () => {
+    const {html, status} = await page(await create(), {action: 'pay', cardNumber: '4111', cvc: '123', expiry: '12/30'})
+    expect(status).toBe(400)
+    expect(html).toContain('<title>Error: Enter a card number of 13 to 19 digits. · Checkout</title>')
+  })
+
+  it('a declined checkout shows the amount not charged and the way back to the shop, titled by what happened', async () => {
+    const id = await create()
+    expect((await json(CheckoutPay, [id, '--fail'])).redirectedTo).toBe('https://shop.example/failed')
+    const {html, status} = await page(id)
+    expect(status).toBe(409)
+    expect(html).toContain('<title>Payment declined · Checkout</title>')
+    expect(html).toContain('PHP 42.00 was not charged.')
+    expect(html).toContain('<a href="https://shop.example/failed">Back to the shop</a>')
+  })
+
+  it('a colour white text cannot be read on is refused: by customize set before sending, and by the sandbox', async () => {
+    const flags = ['--logo-url', 'https://cdn.example/l.png', '--icon-url', 'https://cdn.example/i.ico', '--apple-touch-icon-url', 'https://cdn.example/t.png', '--title', 'Shop']
+    const refused = await run(CustomizeSet, [...flags, '--color', '#ffff00'])
+    expect(refused.code).toBe(2)
+    expect(refused.stderr.split('\n')[0]).toBe(
+      'Error: --color: white button text on #ffff00 has a contrast of 1.07:1, below the 4.5:1 that text needs to be readable (WCAG AA); choose a darker colour',
+    )
+
+    const res = await fetch(`${file.sandbox.checkoutUrl}/v1/customizations`, {
+      body: JSON.stringify({appleTouchIconUrl: 'https://cdn.example/t.png', colorScheme: '#ffff00', customTitle: 'Shop', iconUrl: 'https://cdn.example/i.ico', logoUrl: 'https://cdn.example/l.png'}),
+      headers: {authorization: `Basic ${Buffer.from(`${file.sandbox.secretKey}:`).toString('base64')}`, 'content-type': 'application/json'},
+      method: 'POST',
+    })
+    expect(res.status).toBe(400)
+    expect(JSON.stringify(await res.json())).toContain('colorScheme')
+    expect((await run(CustomizeGet, [])).code).toBe(4)
   })
 })

@@ -99,7 +99,7 @@ describe('the packed and installed package', {timeout: INSTALL_LIMIT_MS}, () => 
       ]),
     )
     expect(files).not.toContain('bin/dev.js')
-    expect(files.filter((f) => !/^(dist\/|bin\/(run\.js|package\.json)$|LICENSE$|README\.md$|oclif\.manifest\.json$|package\.json$)/.test(f))).toEqual([])
+    expect(files.filter((f) => !/^(dist\/|examples\/|bin\/(run\.js|package\.json)$|LICENSE$|README\.md$|oclif\.manifest\.json$|package\.json$)/.test(f))).toEqual([])
     expect(readFileSync(join(ROOT, 'LICENSE'), 'utf8')).toMatch(/^MIT License\n\nCopyright \(c\) \d{4} /)
     expect(pkg.license).toBe('MIT')
     for (const field of [pkg.repository.url, pkg.homepage, pkg.bugs.url]) expect(field).toMatch(/^(git\+)?https:\/\//)

@@ -53,3 +53,28 @@ describe('metrics get --chart with text a service chose', () => {
     expect(chart).toContain(String.raw`events\e]0;x\x07 (daily)  2026-03-01\e[2J .. 2026-03-02`)
   })
 })
+
+describe('charts that fit the terminal', () => {
+  const longSeries = (f: (i: number) => number) => ({
+    periods: {
+      daily: Array.from({length: 120}, (_, i) => ({date: new Date(Date.UTC(2026, 7, 1 + i)).toISOString().slice(0, 10), values: {trendTriggerOutdoorAllergens: f(i)}})),
+    },
+  })
+  const widest = (chart: string) => Math.max(...chart.split('\n').map((l) => [...l].length))
+
+  it.each([80, 120])('120 daily points, a line and bars, fit %i columns and still date the first day', async (width) => {
+    for (const f of [(i: number) => Math.round(50 + 40 * Math.sin(i / 9)), (i: number) => (i % 5 === 0 ? 1 : 0)]) {
+      const chart = await chartMetrics(longSeries(f) as never, {width})
+      expect(widest(chart)).toBeLessThanOrEqual(width)
+      expect(chart.split('\n').at(-1)!.trim().startsWith('08-01')).toBe(true)
+    }
+  })
+
+  it('draws counts of 0 and 1 as bars, not a zigzag, and says how many windows a column holds', async () => {
+    const chart = await chartMetrics(longSeries((i) => (i % 5 === 0 ? 1 : 0)) as never, {width: 80})
+    expect(chart).toContain('█')
+    expect(chart).not.toMatch(/[╭╮╯╰]/)
+    expect(chart).toContain('each column: 2 windows, the largest')
+    expect(yLabels(chart)).toEqual(['1', '0'])
+  })
+})

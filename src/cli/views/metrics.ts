@@ -2,7 +2,7 @@
 import type {MetricsResult} from '../../services/health/operations.js'
 
 import {escapeControlChars} from '../../control-chars.js'
-import {dateAxis, layOut} from './chart-axes.js'
+import {barPlot, bucket, dateAxis, isSmallCount, layOut} from './chart-axes.js'
 
 export function metricRows(result: MetricsResult, names: readonly string[]): {columns: string[]; rows: Record<string, unknown>[]} {
   const rows: Record<string, unknown>[] = []
@@ -19,8 +19,15 @@ export function metricRows(result: MetricsResult, names: readonly string[]): {co
   return {columns: ['period', 'date', ...ordered], rows}
 }
 
-/** One asciichart plot per metric and period; empty windows (null) are left out of the line. asciichart is loaded only here. */
-export async function chartMetrics(result: MetricsResult, height = 8): Promise<string> {
+/** Columns left of the plotted area: asciichart's offset, the widest y label and the axis. */
+const AXIS_ROOM = 14
+
+/**
+ * One plot per metric and period, within `width` columns: a long series is folded into buckets
+ * (./chart-axes.ts), small counts are bars, the rest an asciichart line; empty windows (null) are
+ * left out. asciichart is loaded only here.
+ */
+export async function chartMetrics(result: MetricsResult, {height = 8, width = 80}: {height?: number; width?: number} = {}): Promise<string> {
   const {default: asciichart} = await import('asciichart')
   const blocks: string[] = []
   for (const [period, windows] of Object.entries(result.periods ?? {})) {
@@ -34,12 +41,21 @@ export async function chartMetrics(result: MetricsResult, height = 8): Promise<s
         continue
       }
 
-      const series = points.map((w) => w.values[name] as number)
-      const layout = layOut(series, height)
+      const raw = points.map((w) => w.values[name] as number)
+      const bars = isSmallCount(raw)
+      const plotWidth = Math.max(10, width - AXIS_ROOM)
+      const folded = bucket(points, raw, plotWidth, bars)
+      const layout = layOut(folded.values, height, plotWidth)
       const {format, max, min} = layout
-      const plot = asciichart.plot(layout.series, {height: layout.height, ...(format ? {format, max, min} : {})})
-      const axis = escapeControlChars(dateAxis(plot, points.map((w) => w.date), layout.columnsPerPoint), {keepNewlines: true})
-      blocks.push(`${title}  ${escapeControlChars(`${points[0].date} .. ${points.at(-1)!.date}`)}  min ${Math.min(...series)}  max ${Math.max(...series)}\n${plot}\n${axis}`)
+      const plot = bars
+        ? barPlot(folded.values, layout.columnsPerPoint)
+        : asciichart.plot(layout.series, {height: layout.height, ...(format ? {format, max, min} : {})})
+      const axis = escapeControlChars(dateAxis(plot, folded.dates, layout.columnsPerPoint), {keepNewlines: true})
+      const each = folded.size > 1 ? `  (each column: ${folded.size} windows, ${bars ? 'the largest' : 'their mean'})` : ''
+      const heading = `${title}  ${escapeControlChars(`${points[0].date} .. ${points.at(-1)!.date}`)}`
+      const range = `min ${Math.min(...raw)}  max ${Math.max(...raw)}${each}`
+      const summary = heading.length + 2 + range.length <= width ? `${heading}  ${range}` : `${heading}\n${range.trim()}`
+      blocks.push(`${summary}\n${plot}\n${axis}`)
     }
   }
 

@@ -31,7 +31,7 @@ The request is built from flags, or read whole from --data. Amounts are decimal 
     '<%= config.bin %> checkout create --amount 150.00 --item "Tea:2:50.00:TEA-01" \\\n  --item "Cake:1:50.00"',
     '<%= config.bin %> checkout create --item "Tea:2:75.50" \\\n  --success-url https://shop.example/ok \\\n  --failure-url https://shop.example/failed \\\n  --cancel-url https://shop.example/cart --open',
     '<%= config.bin %> checkout create --amount 99.99 --ref ORDER-1001 \\\n  --buyer-email ana@example.com --json',
-    '<%= config.bin %> checkout create --data @checkout.json',
+    '<%= config.bin %> checkout create --data @examples/checkout.json',
   ]
   static override flags = {
     amount: Flags.string({description: 'total amount, e.g. 1500.00 (at most two decimals)'}),

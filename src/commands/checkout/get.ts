@@ -26,8 +26,8 @@ export default class CheckoutGet extends BaseCommand<typeof CheckoutGet> {
 
 The table shows the main fields; -o json (or --json) shows the whole record, items and buyer included.`
   static override examples = [
-    '<%= config.bin %> checkout get 5f1a2b3c-...',
-    '<%= config.bin %> checkout get 5f1a2b3c-... --json | jq .paymentStatus',
+    '<%= config.bin %> checkout get chk_5f1a2b3c4d5e6f708192a3b4',
+    '<%= config.bin %> checkout get chk_5f1a2b3c4d5e6f708192a3b4 --json | jq .paymentStatus',
   ]
 
   static override view: View = {columns: CHECKOUT_COLUMNS, fields: fieldsOf(CheckoutRecord), zone: CHECKOUT_ZONE}

@@ -23,10 +23,10 @@ Without --card a succeeding test card is used; --fail uses the declined card; --
 
 The card data is posted only to the profile's checkout origin (the sandbox): a page whose form points anywhere else is refused (exit 5) before anything is posted. The output says what was posted: method, URL and the masked card.`
   static override examples = [
-    '<%= config.bin %> checkout pay 5f1a2b3c-...',
-    `<%= config.bin %> checkout pay 5f1a2b3c-... --card ${TEST_CARDS.visaSuccess} --expiry 12/30 \\\n  --cvc 123`,
-    '<%= config.bin %> checkout pay 5f1a2b3c-... --fail',
-    '<%= config.bin %> checkout pay 5f1a2b3c-... --cancel',
+    '<%= config.bin %> checkout pay chk_5f1a2b3c4d5e6f708192a3b4',
+    `<%= config.bin %> checkout pay chk_5f1a2b3c4d5e6f708192a3b4 \\\n  --card ${TEST_CARDS.visaSuccess} --expiry 12/30 --cvc 123`,
+    '<%= config.bin %> checkout pay chk_5f1a2b3c4d5e6f708192a3b4 --fail',
+    '<%= config.bin %> checkout pay chk_5f1a2b3c4d5e6f708192a3b4 --cancel',
   ]
   static override flags = {
     card: Flags.string({description: 'card number (a sandbox test card)', exclusive: ['fail', 'cancel']}),

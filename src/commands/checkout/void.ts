@@ -14,8 +14,8 @@ export default class CheckoutVoid extends BaseCommand<typeof CheckoutVoid> {
 
 A void is allowed until 23:59:59 PH Standard Time (UTC+8) of the transaction date; from 00:00:00 of the next day only a refund is possible (opsctl refund create). The checkout is read first: when it cannot be voided, the command says why and what to do instead, and exits 5 without sending. Asks for confirmation (--yes without a terminal). Never retried. If the answer is lost, the command reads the checkout back: exit 0 if the void shows (with a note on stderr); if it does not, exit 7 with "not applied" when the service closed the connection, or with the outcome unknown when the CLI gave up waiting (--timeout), since the service may still apply it: check with "opsctl checkout get <id>". Running it again is safe either way: a second void is refused.`
   static override examples = [
-    '<%= config.bin %> checkout void 5f1a2b3c-... --reason "customer cancelled the order"',
-    '<%= config.bin %> checkout void 5f1a2b3c-... --reason "duplicate order" --yes --json',
+    '<%= config.bin %> checkout void chk_5f1a2b3c4d5e6f708192a3b4 \\\n  --reason "customer cancelled the order"',
+    '<%= config.bin %> checkout void chk_5f1a2b3c4d5e6f708192a3b4 \\\n  --reason "duplicate order" --yes --json',
   ]
   static override flags = {
     reason: Flags.string({description: 'why the payment is voided', required: true}),

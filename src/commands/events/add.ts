@@ -7,7 +7,7 @@ import {addEvent, Event} from '../../services/health/operations.js'
 
 export default class EventsAdd extends HealthCommand<typeof EventsAdd> {
   static override args = {userId: userIdArg}
-  static override description = `Record a manual event for a user (addEvent).
+  static override description = `Record a manual event for a user.
 
 Give the fields as flags, or the whole event with --data (flags override its fields). The date defaults to now; the service derives nightEvent (22:00-06:00 in the user's time zone).
 
@@ -15,9 +15,9 @@ The medication is checked against the user's plan first (one read): a medication
   static override examples = [
     '<%= config.bin %> events add me --medication-id med-salbutamol \\\n  --medication-type rescue --symptom cough --trigger coldAir',
     '<%= config.bin %> events add me --date 2026-03-01T23:30:00+08:00 \\\n  --medication-id med-salbutamol --medication-type rescue --doses 2',
-    '<%= config.bin %> events add me --data @event.json',
+    '<%= config.bin %> events add me --data @examples/event.json',
     'cat event.json | <%= config.bin %> events add me --data -',
-    '<%= config.bin %> events add me --data @trial-event.json --no-plan-check',
+    '<%= config.bin %> events add me --data @examples/trial-event.json --no-plan-check',
   ]
   static override flags = {...healthFlags, ...eventFlags, ...planCheckFlags}
 

@@ -8,7 +8,7 @@ export default class EventsDelete extends HealthCommand<typeof EventsDelete> {
   static override baseFlags = changeFlags
   static override changes = deleteEvent
   static override args = {userId: userIdArg, eventId: Args.string({description: 'event id', required: true})}
-  static override description = `Delete an event (deleteEvent). Asks for confirmation in a terminal; pass --yes elsewhere.
+  static override description = `Delete an event. Asks for confirmation in a terminal; pass --yes elsewhere.
 
 It is not retried: one confirmation, one request.`
   static override examples = [

@@ -6,7 +6,7 @@ import {Event, getEventById} from '../../services/health/operations.js'
 
 export default class EventsGet extends HealthCommand<typeof EventsGet> {
   static override args = {userId: userIdArg, eventId: Args.string({description: 'event id', required: true})}
-  static override description = 'Show one event (getEventById)'
+  static override description = 'Show one event'
   static override examples = [
     '<%= config.bin %> events get me 65f1c0ffee0000000000abcd',
     '<%= config.bin %> events get me 65f1c0ffee0000000000abcd --json',

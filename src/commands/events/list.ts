@@ -9,7 +9,7 @@ import {Event, getEvents} from '../../services/health/operations.js'
 
 export default class EventsList extends HealthCommand<typeof EventsList> {
   static override args = {userId: userIdArg}
-  static override description = `List a user's events, newest first (getEvents), with every filter of the service.
+  static override description = `List a user's events, newest first, with every filter of the service.
 
 One page (50 events) by default. --limit N reads pages until N events; --all follows every page, writing each event as it arrives: with --output ndjson memory stays flat however many there are. Lists (--medication-id, --symptom, --trigger) keep events that have any of the values.`
   static override examples = [

@@ -9,7 +9,7 @@ import {updateEvent} from '../../services/health/operations.js'
 
 export default class EventsUpdate extends HealthCommand<typeof EventsUpdate> {
   static override args = {userId: userIdArg, eventId: Args.string({description: 'event id', required: true})}
-  static override description = `Change an event (updateEvent): the fields given replace the stored ones.
+  static override description = `Change an event: the fields given replace the stored ones.
 
 Give the fields as flags or as --data (flags override its fields). Sending the same update twice leaves the same event.
 
@@ -17,7 +17,7 @@ A change of medication or type is checked against the user's plan first (reading
   static override examples = [
     '<%= config.bin %> events update me 65f1c0ffee0000000000abcd --doses 2 \\\n  --symptom wheeze --symptom cough',
     '<%= config.bin %> events update me 65f1c0ffee0000000000abcd --no-preemptive \\\n  --address "12 Rizal St" --address-confirmed',
-    '<%= config.bin %> events update me 65f1c0ffee0000000000abcd --data @changes.json',
+    '<%= config.bin %> events update me 65f1c0ffee0000000000abcd \\\n  --data @examples/changes.json',
   ]
   static override flags = {...healthFlags, ...eventFlags, ...planCheckFlags}
 

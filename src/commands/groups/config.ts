@@ -6,7 +6,7 @@ import {getGroupConfig, type GroupConfig} from '../../services/health/operations
 
 export default class GroupsConfig extends HealthCommand<typeof GroupsConfig> {
   static override args = {idOrName: Args.string({description: 'group id or name', required: true})}
-  static override description = `Show the configuration of a group, by id or name (getGroupConfig). No session needed.
+  static override description = `Show the configuration of a group, by id or name. No session needed.
 
 The table lists the group's fields, then its medication catalogue.`
   static override examples = [

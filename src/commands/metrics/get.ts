@@ -9,7 +9,7 @@ import {checkMetricRequest, parseIsoDate} from '../../services/health/validate.j
 
 export default class MetricsGet extends HealthCommand<typeof MetricsGet> {
   static override args = {userId: userIdArg}
-  static override description = `Get metrics computed from a user's events, grouped into time windows (getMetrics).
+  static override description = `Get metrics computed from a user's events, grouped into time windows.
 
 Names must be supported for the periods asked (see "metrics names"); an unsupported pair is refused before sending (exit 5). Without --period each name uses its own period. The range defaults to the 30 days before now; windows are computed in the user's time zone. --chart draws each series.`
   static override examples = [
@@ -24,7 +24,7 @@ Names must be supported for the periods asked (see "metrics names"); an unsuppor
     period: Flags.string({delimiter: ',', description: 'series, daily, weekly or monthly (repeatable or comma separated)', multiple: true, multipleNonGreedy: true}),
     start: Flags.string({description: 'start of the range, ISO 8601 (default: 30 days before now)'}),
     end: Flags.string({description: 'end of the range, ISO 8601 (default: now)'}),
-    chart: Flags.boolean({description: 'draw each metric as a chart in the terminal'}),
+    chart: Flags.boolean({description: 'draw each metric as a chart that fits the terminal', exclusive: ['output']}),
   }
 
   /** One row per window: period, date, then each metric (in the order of --name). */
@@ -48,7 +48,7 @@ Names must be supported for the periods asked (see "metrics names"); an unsuppor
     const userId = await this.resolveUserId(this.args.userId, client)
     const {data} = await client.call(getMetrics, {params: {userId}, query})
     if (flags.chart && !this.documentWanted) {
-      process.stdout.write((await chartMetrics(data)) + '\n')
+      process.stdout.write((await chartMetrics(data, {width: process.stdout.columns || 80})) + '\n')
       this.markShown()
     }
 

@@ -17,8 +17,8 @@ export default class RefundCreate extends BaseCommand<typeof RefundCreate> {
 
 A checkout gets one refund: complete, or one partial refund; never more than was paid. A FAILED refund does not count. The checkout and its refunds are read first: a second refund, an amount over what is left, or a refund on the transaction day (void it instead) is refused with exit 5 and nothing is sent. --full refunds what is left. Asks for confirmation (--yes without a terminal), and says what the refund uses up: a partial refund is the checkout's only one, so the rest can never be refunded (the --json result says it too: onlyRefund, unrefundable). Never retried. If the answer is lost, the command reads the refunds back: exit 0 if the refund shows (with a note on stderr); if it does not, exit 7 with "not applied" when the service closed the connection, or with the outcome unknown when the CLI gave up waiting (--timeout), since the service may still apply it: check with "opsctl refund list <id>". Running it again is safe either way: a checkout takes one refund.`
   static override examples = [
-    '<%= config.bin %> refund create 5f1a2b3c-... --reason "damaged item" --amount 50.00',
-    '<%= config.bin %> refund create 5f1a2b3c-... --reason "order cancelled" --full --yes',
+    '<%= config.bin %> refund create chk_5f1a2b3c4d5e6f708192a3b4 \\\n  --reason "damaged item" --amount 50.00',
+    '<%= config.bin %> refund create chk_5f1a2b3c4d5e6f708192a3b4 \\\n  --reason "order cancelled" --full --yes',
   ]
   static override flags = {
     reason: Flags.string({description: 'why the payment is refunded', required: true}),

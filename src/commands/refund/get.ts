@@ -10,7 +10,7 @@ export default class RefundGet extends BaseCommand<typeof RefundGet> {
     refundId: Args.string({description: 'refund id', required: true}),
   }
   static override description = `Show one refund of a checkout.`
-  static override examples = ['<%= config.bin %> refund get 5f1a2b3c-... 9d8e7f6a-...']
+  static override examples = ['<%= config.bin %> refund get chk_5f1a2b3c4d5e6f708192a3b4 rfd_9d8e7f6a5b4c3d2e1f0a9b8c']
 
   static override view: View = {columns: ['id', 'checkout', 'status', 'amount.value', 'amount.currency', 'reason', 'createdAt'], fields: fieldsOf(RefundRecord), zone: CHECKOUT_ZONE}
 

@@ -9,7 +9,7 @@ export const REFUND_COLUMNS = ['id', 'status', 'amount.value', 'amount.currency'
 export default class RefundList extends BaseCommand<typeof RefundList> {
   static override args = {checkoutId: Args.string({description: 'checkout id', required: true})}
   static override description = `List the refunds of a checkout, FAILED attempts included.`
-  static override examples = ['<%= config.bin %> refund list 5f1a2b3c-...', '<%= config.bin %> refund list 5f1a2b3c-... -o csv']
+  static override examples = ['<%= config.bin %> refund list chk_5f1a2b3c4d5e6f708192a3b4', '<%= config.bin %> refund list chk_5f1a2b3c4d5e6f708192a3b4 -o csv']
 
   static override view: View = {columns: REFUND_COLUMNS, fields: fieldsOf(RefundRecord), freeText: ['reason'], list: 'refunds', zone: CHECKOUT_ZONE}
 

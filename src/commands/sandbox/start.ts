@@ -1,6 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
+import {jsonFlag} from '../../cli/flags.js'
 import {hints} from '../../cli/hints.js'
 import {OpsError, UsageError} from '../../errors.js'
 import {isLoopback} from '../../http/url.js'
@@ -8,7 +9,7 @@ import {SANDBOX_KEYS, SANDBOX_PORT, sandboxBaseUrls} from '../../services/sandbo
 
 export default class SandboxStart extends BaseCommand<typeof SandboxStart> {
   /** It prints the URLs and sends nothing: no --output, --columns, --dry-run or --yes. */
-  static override baseFlags = {}
+  static override baseFlags = jsonFlag
   static override description = `Run the embedded sandbox: a local emulator of both services on one origin.
 
 Health is served under /api/..., checkout under /checkout/v1/... (checkout base URL: <origin>/checkout). It keeps state (in memory, or in --state FILE, a SQLite database where every change is committed before its answer), enforces the auth and rules of both specs, serves the hosted payment page, and has a controllable clock and fault injection under /__sandbox/. The built-in "sandbox" profile points at port ${SANDBOX_PORT}. Serves until Ctrl-C (SIGINT) or SIGTERM.

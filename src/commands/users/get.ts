@@ -3,7 +3,7 @@ import {getUserById, type User} from '../../services/health/operations.js'
 
 export default class UsersGet extends HealthCommand<typeof UsersGet> {
   static override args = {userId: userIdArg}
-  static override description = 'Show a user by id (getUserById); "me" is the signed-in user'
+  static override description = 'Show a user by id; "me" is the signed-in user'
   static override examples = ['<%= config.bin %> users get 65f1c0ffee00000000000001', '<%= config.bin %> users get me --json']
   static override flags = {...healthFlags}
 

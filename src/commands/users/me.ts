@@ -2,7 +2,7 @@ import {HealthCommand, healthFlags, USER_VIEW} from '../../cli/health-command.js
 import {getUser, type User} from '../../services/health/operations.js'
 
 export default class UsersMe extends HealthCommand<typeof UsersMe> {
-  static override description = 'Show the signed-in user (getUser), plan included under --json'
+  static override description = 'Show the signed-in user, plan included under --json'
   static override examples = [
     '<%= config.bin %> users me',
     '<%= config.bin %> users me --json',

@@ -12,7 +12,7 @@ export default class WebhookDelete extends BaseCommand<typeof WebhookDelete> {
   static override description = `Delete a webhook. This cannot be undone: its event is no longer delivered.
 
 Asks for confirmation (--yes without a terminal).`
-  static override examples = ['<%= config.bin %> webhook delete 3c9d...', '<%= config.bin %> webhook delete 3c9d... --yes']
+  static override examples = ['<%= config.bin %> webhook delete wh_3c9d2e1f0a9b8c7d6e5f4a3b', '<%= config.bin %> webhook delete wh_3c9d2e1f0a9b8c7d6e5f4a3b --yes']
 
   static override view: View = {zone: CHECKOUT_ZONE}
 

@@ -12,8 +12,8 @@ export default class WebhookUpdate extends BaseCommand<typeof WebhookUpdate> {
 
 The service replaces both fields; the one not given is kept from the current webhook.`
   static override examples = [
-    '<%= config.bin %> webhook update 3c9d... --url https://shop.example/hooks/v2/paid',
-    '<%= config.bin %> webhook update 3c9d... --name CHECKOUT_FAILURE \\\n  --url https://shop.example/hooks/failed',
+    '<%= config.bin %> webhook update wh_3c9d2e1f0a9b8c7d6e5f4a3b \\\n  --url https://shop.example/hooks/v2/paid',
+    '<%= config.bin %> webhook update wh_3c9d2e1f0a9b8c7d6e5f4a3b --name CHECKOUT_FAILURE \\\n  --url https://shop.example/hooks/failed',
   ]
   static override flags = {
     name: Flags.option({description: 'event name', options: WEBHOOK_EVENTS})(),

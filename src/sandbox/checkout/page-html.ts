@@ -55,8 +55,9 @@ function sandboxBanner(): string {
 </aside>`
 }
 
-export function layout(customization: null | StoredCustomization, body: string): string {
-  const title = customization?.customTitle ?? DEFAULT_LOOK.customTitle
+/** `heading` names what the page says (an error, an outcome) in the tab's title, before the shop's title. */
+export function layout(customization: null | StoredCustomization, body: string, heading?: string): string {
+  const shopTitle = customization?.customTitle ?? DEFAULT_LOOK.customTitle
   const color = customization?.colorScheme ?? DEFAULT_LOOK.colorScheme
   const icons = customization
     ? `<link rel="icon" href="${escapeHtml(customization.iconUrl)}">\n<link rel="apple-touch-icon" href="${escapeHtml(customization.appleTouchIconUrl)}">`
@@ -67,7 +68,7 @@ export function layout(customization: null | StoredCustomization, body: string):
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)}</title>
+<title>${escapeHtml(heading ? `${heading} · ${shopTitle}` : shopTitle)}</title>
 ${icons}
 <style>
 ${STYLE}
@@ -76,7 +77,7 @@ button.pay{background:${escapeHtml(color)};color:#fff;border:0;padding:.75rem 1.
 </head>
 <body>
 ${sandboxBanner()}
-<header>${logo}<h1>${escapeHtml(title)}</h1></header>
+<header>${logo}<h1>${escapeHtml(shopTitle)}</h1></header>
 ${body}
 </body>
 </html>
@@ -125,7 +126,7 @@ ${rows}
 </table>
 <form method="post" action="${escapeHtml(action)}">
 ${input('cardNumber', 'Card number', 'inputmode="numeric" autocomplete="cc-number"', problem, echo.cardNumber)}
-${input('expiry', 'Expiry (MM/YY)', 'placeholder="MM/YY" autocomplete="cc-exp"', problem, echo.expiry)}
+${input('expiry', 'Expiry (MM/YY)', 'placeholder="MM/YY" inputmode="numeric" autocomplete="cc-exp"', problem, echo.expiry)}
 ${input('cvc', 'Security code (CVC)', 'inputmode="numeric" autocomplete="cc-csc"', problem)}
 <button class="pay" type="submit" name="action" value="pay">Pay ${escapeHtml(currency)} ${escapeHtml(value)}</button>
 <button class="cancel" type="submit" name="action" value="cancel" formnovalidate>Cancel</button>
@@ -134,13 +135,39 @@ ${input('cvc', 'Security code (CVC)', 'inputmode="numeric" autocomplete="cc-csc"
 </main>`
 }
 
-/** A page that only tells the buyer something: a heading, the message, and optional details. */
-export function messageBody(heading: string, message: string, details: string[] = []): string {
+/** A page that only tells the buyer something: a heading, the message, optional details and a link back to the shop. */
+export function messageBody(heading: string, message: string, details: string[] = [], back?: string): string {
   return `<main>
 <h2>${escapeHtml(heading)}</h2>
 <p class="message" role="status">${escapeHtml(message)}</p>
 ${details.map((line) => `<p>${escapeHtml(line)}</p>`).join('\n')}
+${back ? `<p><a href="${escapeHtml(back)}">Back to the shop</a></p>` : ''}
 </main>`
+}
+
+/** Where a buyer whose payment failed goes back to: the shop's failure page, else its cancel page. */
+export function shopAddress(checkout: StoredCheckout): string | undefined {
+  return checkout.redirectUrl?.failure ?? checkout.redirectUrl?.cancel
+}
+
+/** The declined page: what was not paid, that nothing was charged, and the way back to the shop. */
+export function declinedBody(checkout: StoredCheckout, message: string): string {
+  const amount = `${checkout.totalAmount.currency} ${checkout.totalAmount.value}`
+  return messageBody('Payment declined', message, [`${amount} was not charged.`, `Reference ${checkout.requestReferenceNumber}.`], shopAddress(checkout))
+}
+
+const OUTCOME_HEADINGS = new Map([
+  ['PAYMENT_SUCCESS', 'Already paid'],
+  ['REFUNDED', 'Paid and refunded'],
+  ['VOIDED', 'Payment cancelled by the shop'],
+  ['PAYMENT_FAILED', 'Payment declined'],
+  ['PAYMENT_CANCELLED', 'Checkout cancelled'],
+  ['PAYMENT_EXPIRED', 'Checkout expired'],
+])
+
+/** The heading of the page that says what became of a checkout. */
+export function outcomeHeading(checkout: StoredCheckout): string {
+  return OUTCOME_HEADINGS.get(checkout.paymentStatus ?? '') ?? 'Not payable'
 }
 
 /** What became of a checkout that can no longer be paid, in words a buyer reads (no status codes). */
@@ -175,11 +202,7 @@ export function outcomeBody(checkout: StoredCheckout): string {
     }
 
     case 'PAYMENT_FAILED': {
-      return messageBody(
-        'Payment declined',
-        'The card was declined, so this checkout can no longer be paid. Ask the shop for a new checkout to try again.',
-        [reference],
-      )
+      return declinedBody(checkout, 'The card was declined, so this checkout can no longer be paid. Ask the shop for a new checkout to try again.')
     }
 
     case 'PAYMENT_CANCELLED': {

@@ -29,7 +29,7 @@ import {
 } from '../../services/checkout/test-cards.js'
 import {SandboxError} from '../types.js'
 import {CHECKOUT_PREFIX, checkoutState, findCheckout, saveCheckout} from './handlers.js'
-import {formBody, type FormEcho, type FormProblem, layout, messageBody, outcomeBody} from './page-html.js'
+import {declinedBody, formBody, type FormEcho, type FormProblem, layout, messageBody, outcomeBody, outcomeHeading} from './page-html.js'
 
 export interface PageReply {
   status: number
@@ -50,13 +50,18 @@ export const PAGE_HEADERS: Readonly<Record<string, string>> = {
   'x-frame-options': 'DENY',
 }
 
-function page(ctx: SandboxContext, status: number, body: string): PageReply {
-  return {status, html: layout(checkoutState(ctx).customization.get(), body)}
+/** A page; its heading (an error, an outcome) leads the title, so the tab and a screen reader say it first. */
+function page(ctx: SandboxContext, status: number, body: string, heading?: string): PageReply {
+  return {status, html: layout(checkoutState(ctx).customization.get(), body, heading)}
 }
 
 function formPage(ctx: SandboxContext, checkout: StoredCheckout, status = 200, problem?: FormProblem, echo?: FormEcho): PageReply {
   const action = `${CHECKOUT_PREFIX}/pay/${encodeURIComponent(checkout.id)}`
-  return page(ctx, status, formBody(checkout, action, problem, echo))
+  return page(ctx, status, formBody(checkout, action, problem, echo), problem ? `Error: ${problem.message}` : undefined)
+}
+
+function outcomePage(ctx: SandboxContext, checkout: StoredCheckout): PageReply {
+  return page(ctx, 409, outcomeBody(checkout), outcomeHeading(checkout))
 }
 
 function lookup(ctx: SandboxContext, checkoutId: string): PageReply | StoredCheckout {
@@ -64,7 +69,7 @@ function lookup(ctx: SandboxContext, checkoutId: string): PageReply | StoredChec
     return findCheckout(ctx, checkoutId)
   } catch (error) {
     if (error instanceof SandboxError && error.status === 404) {
-      return page(ctx, 404, messageBody('Checkout not found', `There is no checkout ${checkoutId}. Check the link the shop gave you.`))
+      return page(ctx, 404, messageBody('Checkout not found', `There is no checkout ${checkoutId}. Check the link the shop gave you.`), 'Checkout not found')
     }
 
     throw error
@@ -75,7 +80,7 @@ function lookup(ctx: SandboxContext, checkoutId: string): PageReply | StoredChec
 export function showPaymentPage(ctx: SandboxContext, checkoutId: string): PageReply {
   const found = lookup(ctx, checkoutId)
   if (!('id' in found)) return found
-  if (found.status !== 'CREATED') return page(ctx, 409, outcomeBody(found))
+  if (found.status !== 'CREATED') return outcomePage(ctx, found)
   return formPage(ctx, found)
 }
 
@@ -90,7 +95,8 @@ function finish(
   saveCheckout(ctx, checkout)
   ctx.emit({type: event, checkoutId: checkout.id, payload: structuredClone(checkout)})
   if (target) return {status: 303, location: target}
-  return page(ctx, 200, messageBody(heading, message, [`Reference ${checkout.requestReferenceNumber}.`]))
+  const body = event === 'CHECKOUT_FAILURE' ? declinedBody(checkout, message) : messageBody(heading, message, [`Reference ${checkout.requestReferenceNumber}.`])
+  return page(ctx, 200, body, heading)
 }
 
 /** Why the typed card cannot even be sent to its issuer, and which field to fix; undefined when it can. */
@@ -114,7 +120,7 @@ export function submitPaymentForm(ctx: SandboxContext, checkoutId: string, form:
   const found = lookup(ctx, checkoutId)
   if (!('id' in found)) return found
   const checkout = found
-  if (checkout.status !== 'CREATED') return page(ctx, 409, outcomeBody(checkout))
+  if (checkout.status !== 'CREATED') return outcomePage(ctx, checkout)
   const field = (name: string) => (typeof form[name] === 'string' ? (form[name] as string) : '')
   const now = ctx.clock.now()
 

@@ -3,6 +3,7 @@
  * anything is sent (exit 2 names the flag).
  */
 import {UsageError} from '../../errors.js'
+import {buttonContrastProblem} from './contrast.js'
 import {type CustomizationRequest, HEX_COLOR} from './operations.js'
 
 export interface CustomizationFlags {
@@ -38,6 +39,8 @@ export function customizationFromFlags(flags: CustomizationFlags): {body: Custom
   }
   if (!body.customTitle) throw new UsageError('--title must not be empty')
   if (!HEX_COLOR.test(body.colorScheme)) throw new UsageError(`--color must be a hex colour such as #1a2b3c or #fff, got "${flags.color}"`)
+  const contrast = buttonContrastProblem(body.colorScheme)
+  if (contrast) throw new UsageError(`--color: ${contrast}`)
   const warnings: string[] = []
   for (const [flag, value] of [
     ['--logo-url', body.logoUrl],

@@ -8,13 +8,13 @@ import {addPlanMedication} from '../../../services/health/operations.js'
 
 export default class PlanMedicationAdd extends HealthCommand<typeof PlanMedicationAdd> {
   static override args = {userId: userIdArg}
-  static override description = `Add a medication to a user's plan (addPlanMedication), with its schedule and sensors.
+  static override description = `Add a medication to a user's plan, with its schedule and sensors.
 
 Give the fields as flags, or the whole medication with --data (flags override its fields). A sensor MAC already attached to another medication is refused by the service.`
   static override examples = [
     '<%= config.bin %> plan medication add me --medication-id med-fluticasone \\\n  --usage 08:00=2 --usage 20:00=2',
     '<%= config.bin %> plan medication add me --medication-id med-salbutamol \\\n  --sensor AA:BB:CC:DD:EE:01=hfa-sensor',
-    '<%= config.bin %> plan medication add me --data @medication.json',
+    '<%= config.bin %> plan medication add me --data @examples/medication.json',
   ]
   static override flags = {
     ...healthFlags,

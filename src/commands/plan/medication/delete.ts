@@ -8,7 +8,7 @@ export default class PlanMedicationDelete extends HealthCommand<typeof PlanMedic
   static override baseFlags = changeFlags
   static override changes = deletePlanMedication
   static override args = {userId: userIdArg, medicationId: Args.string({description: 'medication id on the plan', required: true})}
-  static override description = `Remove a medication (and its sensors) from a user's plan (deletePlanMedication).
+  static override description = `Remove a medication (and its sensors) from a user's plan.
 
 Asks for confirmation in a terminal; pass --yes elsewhere. It is not retried.`
   static override examples = [

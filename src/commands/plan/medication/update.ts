@@ -8,7 +8,7 @@ import {patchPlanMedication} from '../../../services/health/operations.js'
 
 export default class PlanMedicationUpdate extends HealthCommand<typeof PlanMedicationUpdate> {
   static override args = {userId: userIdArg, medicationId: Args.string({description: 'medication id on the plan', required: true})}
-  static override description = `Change a plan medication (patchPlanMedication): the lists given replace the stored ones.
+  static override description = `Change a plan medication: the lists given replace the stored ones.
 
 Give the usage list and sensors as flags or as --data (flags override its fields).`
   static override examples = [

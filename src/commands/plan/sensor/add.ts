@@ -7,7 +7,7 @@ import {normalizeMac, parseIsoDate} from '../../../services/health/validate.js'
 
 export default class PlanSensorAdd extends HealthCommand<typeof PlanSensorAdd> {
   static override args = {userId: userIdArg, medicationId: Args.string({description: 'medication id on the plan', required: true})}
-  static override description = `Attach a sensor to a plan medication (addPlanSensor).
+  static override description = `Attach a sensor to a plan medication.
 
 The MAC is checked before sending (six hex pairs; lower case and "-" are normalised to AA:BB:CC:DD:EE:FF). A MAC already on another medication is refused by the service.`
   static override examples = [

@@ -13,7 +13,7 @@ export default class PlanSensorDelete extends HealthCommand<typeof PlanSensorDel
     medicationId: Args.string({description: 'medication id on the plan', required: true}),
     mac: Args.string({description: 'MAC address of the sensor, AA:BB:CC:DD:EE:FF', required: true}),
   }
-  static override description = `Detach a sensor from a plan medication (deletePlanSensor).
+  static override description = `Detach a sensor from a plan medication.
 
 Asks for confirmation in a terminal; pass --yes elsewhere. It is not retried.`
   static override examples = [
