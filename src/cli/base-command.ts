@@ -270,12 +270,13 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   }
 
   private async outputMode(): Promise<OutputMode> {
-    const {columns, truncate, utc} = this.globals
+    const {columns, headers, truncate, utc} = this.globals
     return {
       columns: columns && columns.length > 0 ? columns : undefined,
       format: this.format,
       terminal: process.stdout.isTTY === true,
       truncate: truncate !== false,
+      headers: headers !== false,
       width: process.stdout.columns || 80,
       zone: utc ? undefined : (this.view.zone ?? (await this.displayZone())),
     }
