@@ -119,7 +119,7 @@ A --state file in the JSON format of earlier versions is imported once, in place
       state: flags.state ?? null,
       controlTokenFile: tokenFile,
     }
-    if (!isLoopback(flags.host)) process.stderr.write(publicWarning(sandbox.origin, tokenFile))
+    if (flags.public) process.stderr.write(publicWarning(sandbox.origin, tokenFile))
     if (this.jsonEnabled()) {
       process.stdout.write(JSON.stringify(info) + '\n')
     } else {
@@ -148,7 +148,7 @@ A --state file in the JSON format of earlier versions is imported once, in place
 /** What --public exposes, said once on stderr: the operator chose it, and should know what anyone on the network now reaches. */
 function publicWarning(origin: string, tokenFile: string): string {
   return [
-    `Warning: --public: the sandbox at ${origin} listens on every address it was given, not only this machine.`,
+    `Warning: --public: the sandbox at ${origin} is meant to be reached from other machines.`,
     '  Anyone who can reach it can use both services (health and checkout) and the hosted payment page,',
     '  with the published test keys printed here.',
     `  The /__sandbox/ control routes need the control token; it is in ${tokenFile}:`,
