@@ -23,7 +23,9 @@ describe('the sandbox control token (processes)', () => {
   it('sandbox clock and sandbox export find it in the runtime file (0600), which is gone once the sandbox stops', async () => {
     const configDir = tempDir('opsctl-token-')
     const sandbox = await startSandbox(['--clock', '2026-11-21T15:00:00Z'], {OPSCTL_CONFIG_DIR: configDir})
-    onTestFinished(() => sandbox.stop())
+    onTestFinished(async () => {
+      await sandbox.stop()
+    })
     const tokenFile = join(configDir, 'sandboxes', `${new URL(sandbox.origin).port}.json`)
     expect(statSync(tokenFile).mode & 0o777).toBe(0o600)
     expect(statSync(join(configDir, 'sandboxes')).mode & 0o777).toBe(0o700)
@@ -53,7 +55,9 @@ describe('the sandbox control token (processes)', () => {
 
   it('a user without the token is refused (exit 3, nothing changed) and told where it comes from', async () => {
     const sandbox = await startSandbox(['--clock', '2026-11-21T15:00:00Z'])
-    onTestFinished(() => sandbox.stop())
+    onTestFinished(async () => {
+      await sandbox.stop()
+    })
     const elsewhere = tempDir('opsctl-elsewhere-')
     const result = await runCli(['sandbox', 'clock', '--advance', '3650d'], {
       env: {OPSCTL_CONFIG_DIR: elsewhere, OPSCTL_HEALTH_URL: sandbox.healthUrl, OPSCTL_CHECKOUT_URL: sandbox.checkoutUrl},

@@ -40,7 +40,8 @@ afterAll(() => sb.close())
 
 describe('the control token', () => {
   it('the state export is 401 without the token (or with another), in the error shape; 200 with it', async () => {
-    for (const headers of [{}, {authorization: 'Bearer not-the-token'}, {authorization: `Basic ${sb.token}`}]) {
+    const wrong: Record<string, string>[] = [{}, {authorization: 'Bearer not-the-token'}, {authorization: `Basic ${sb.token}`}]
+    for (const headers of wrong) {
       const refused = await send('GET', '/__sandbox/state', headers)
       expect(refused.status).toBe(401)
       expect(refused.json).toMatchObject({code: 'UNAUTHORIZED', message: expect.stringContaining('control token')})

@@ -59,7 +59,7 @@ A --state file in the JSON format of earlier versions is imported once, in place
     const failRate = Number(flags['fail-rate'])
     if (!(failRate >= 0 && failRate <= 1)) throw new UsageError(`--fail-rate must be between 0 and 1, got ${flags['fail-rate']}`)
     if (flags.clock && Number.isNaN(Date.parse(flags.clock))) throw new UsageError(`--clock must be an ISO 8601 time, got ${flags.clock}`)
-    if (flags.token !== undefined && !/^[\x21-\x7e]{16,}$/.test(flags.token)) {
+    if (flags.token !== undefined && !/^[\u0021-\u007E]{16,}$/.test(flags.token)) {
       throw new UsageError('--token must be at least 16 printable characters without spaces')
     }
 

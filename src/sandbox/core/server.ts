@@ -9,7 +9,7 @@ import {type Handler, type SandboxContext, SandboxError, type SandboxEvent, type
 import {answer, handlersOf} from './answer.js'
 import {authenticateCheckout, authenticateHealth, authorizeUserParam, CheckoutAuthError} from './auth.js'
 import {SandboxClock} from './clock.js'
-import {registerControlGuard, newControlToken} from './control-guard.js'
+import {newControlToken, registerControlGuard} from './control-guard.js'
 import {registerControlRoutes} from './control.js'
 import {codeForStatus, errorBody, fieldsOf, serviceOfUrl} from './error-shapes.js'
 import {FaultQueue} from './faults.js'
