@@ -54,7 +54,13 @@ describe('the control token', () => {
   })
 
   it('covers module and core control routes alike; only a bare liveness check answers without it', async () => {
-    for (const path of ['/__sandbox/checkout/seeded', '/__sandbox/webhook-deliveries', '/__sandbox/events', '/__sandbox/faults', '/__sandbox/clock']) {
+    for (const path of [
+      '/__sandbox/checkout/seeded',
+      '/__sandbox/webhook-deliveries',
+      '/__sandbox/events',
+      '/__sandbox/faults',
+      '/__sandbox/clock',
+    ]) {
       expect([path, (await send('GET', path)).status]).toEqual([path, 401])
     }
 
@@ -103,9 +109,13 @@ describe('no browser can drive the control plane', () => {
     const typed = await send('GET', '/__sandbox/clock', {...controlHeaders(sb.token), 'sec-fetch-site': 'none'})
     expect([own.status, typed.status]).toEqual([200, 200])
     const port = new URL(sb.origin).port
-    const otherLocalPage = await send('GET', '/__sandbox/clock', {...controlHeaders(sb.token), origin: `http://localhost:${Number(port) + 1}`})
+    const otherLocalPage = await send('GET', '/__sandbox/clock', {
+      ...controlHeaders(sb.token),
+      origin: `http://localhost:${Number(port) + 1}`,
+    })
     expect(otherLocalPage.status).toBe(403)
-    for (const res of [own, typed, otherLocalPage]) expect(Object.keys(res.headers).filter((h) => h.startsWith('access-control-'))).toEqual([])
+    for (const res of [own, typed, otherLocalPage])
+      expect(Object.keys(res.headers).filter((h) => h.startsWith('access-control-'))).toEqual([])
   })
 })
 
@@ -119,7 +129,12 @@ describe('host names (DNS rebinding)', () => {
       headers: {...rebound, authorization: basicAuth(SANDBOX_KEYS.publicKey)},
       payload: {totalAmount: {value: '5.00', currency: 'PHP'}, items: [{name: 'Tea'}], requestReferenceNumber: 'REBIND'},
     })
-    const control = await sb.app.inject({method: 'POST', url: '/__sandbox/reset', headers: {...rebound, ...controlHeaders(sb.token)}, payload: {}})
+    const control = await sb.app.inject({
+      method: 'POST',
+      url: '/__sandbox/reset',
+      headers: {...rebound, ...controlHeaders(sb.token)},
+      payload: {},
+    })
     const read = await sb.app.inject({method: 'GET', url: '/__sandbox/state', headers: {...rebound, ...controlHeaders(sb.token)}})
     expect([service.statusCode, control.statusCode, read.statusCode]).toEqual([421, 421, 421])
     expect(service.json()).toMatchObject({code: expect.any(String), message: expect.stringContaining('rebind.attacker.example')})
@@ -129,7 +144,13 @@ describe('host names (DNS rebinding)', () => {
 
   it('answers the loopback names, the bound address and an --allowed-host name', async () => {
     const port = new URL(sb.origin).port
-    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, `sandbox.team.internal:${port}`, `SANDBOX.team.internal`]) {
+    for (const host of [
+      `127.0.0.1:${port}`,
+      `localhost:${port}`,
+      `[::1]:${port}`,
+      `sandbox.team.internal:${port}`,
+      `SANDBOX.team.internal`,
+    ]) {
       const res = await sb.app.inject({method: 'GET', url: '/__sandbox/health', headers: {host}})
       expect([host, res.statusCode]).toEqual([host, 200])
     }

@@ -24,7 +24,11 @@ async function call(
   const body = options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body)
   const res = await request(sb.origin + path, {
     method: method as 'GET',
-    headers: {...(body === undefined ? {} : JSON_HEADERS), ...(path.startsWith('/__sandbox/') ? controlHeaders(sb.token) : {}), ...options.headers},
+    headers: {
+      ...(body === undefined ? {} : JSON_HEADERS),
+      ...(path.startsWith('/__sandbox/') ? controlHeaders(sb.token) : {}),
+      ...options.headers,
+    },
     body,
   })
   const text = await res.body.text()

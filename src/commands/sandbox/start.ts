@@ -39,7 +39,9 @@ A --state file in the JSON format of earlier versions is imported once, in place
     clock: Flags.string({description: 'start the sandbox clock at this ISO 8601 time (it runs on from there)'}),
     latency: Flags.integer({default: 0, description: 'milliseconds added to every service request', min: 0}),
     'fail-rate': Flags.string({default: '0', description: 'share of service requests (0..1) answered 503 with Retry-After: 1'}),
-    seed: Flags.boolean({description: 'load demo data into a fresh state (demo users; two paid checkouts: checkout list --sandbox-seeded)'}),
+    seed: Flags.boolean({
+      description: 'load demo data into a fresh state (demo users; two paid checkouts: checkout list --sandbox-seeded)',
+    }),
     token: Flags.string({
       description: 'control token the /__sandbox/ routes ask for (at least 16 characters; default: a random one)',
       env: SECRET_ENV.sandboxToken,
@@ -91,7 +93,9 @@ A --state file in the JSON format of earlier versions is imported once, in place
       tokenFile = await writeSandboxToken(this.configDir, port, {origin: sandbox.origin, pid: process.pid, token: sandbox.token})
     } catch (error) {
       await sandbox.close()
-      throw new UsageError(`Cannot write the control token file in ${this.configDir}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}; set OPSCTL_CONFIG_DIR to a folder you can write`)
+      throw new UsageError(
+        `Cannot write the control token file in ${this.configDir}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}; set OPSCTL_CONFIG_DIR to a folder you can write`,
+      )
     }
 
     // Signal handlers go in before the origin is announced: whoever reads that line may stop us at once.

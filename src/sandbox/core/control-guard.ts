@@ -51,7 +51,12 @@ export function registerControlGuard(app: FastifyInstance, options: ControlGuard
   app.addHook('onRequest', (request, reply, done) => {
     const hostname = hostnameOf(request.headers.host)
     if (hostname === undefined || !names.has(hostname)) {
-      return refuse(request, reply, 421, `This sandbox does not serve the host ${JSON.stringify(request.headers.host ?? '')}; start it with --allowed-host NAME to add one`)
+      return refuse(
+        request,
+        reply,
+        421,
+        `This sandbox does not serve the host ${JSON.stringify(request.headers.host ?? '')}; start it with --allowed-host NAME to add one`,
+      )
     }
 
     if (!isControl(request.url)) return done()
@@ -66,10 +71,19 @@ export function registerControlGuard(app: FastifyInstance, options: ControlGuard
     }
 
     if (!(request.method === 'GET' && pathOf(request.url) === LIVENESS) && !tokenMatches(request.headers.authorization, expected)) {
-      return refuse(request, reply, 401, 'Control routes need the sandbox control token (Authorization: Bearer ...); opsctl on the same machine reads it from its config folder, elsewhere set OPSCTL_SANDBOX_TOKEN')
+      return refuse(
+        request,
+        reply,
+        401,
+        'Control routes need the sandbox control token (Authorization: Bearer ...); opsctl on the same machine reads it from its config folder, elsewhere set OPSCTL_SANDBOX_TOKEN',
+      )
     }
 
-    if ((request.method === 'POST' || request.method === 'PUT') && hasBody(request) && !JSON_TYPE.test(request.headers['content-type'] ?? '')) {
+    if (
+      (request.method === 'POST' || request.method === 'PUT') &&
+      hasBody(request) &&
+      !JSON_TYPE.test(request.headers['content-type'] ?? '')
+    ) {
       return refuse(request, reply, 415, 'Control routes take JSON bodies only (Content-Type: application/json)')
     }
 
