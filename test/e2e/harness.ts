@@ -66,9 +66,11 @@ export function baseEnv(): Record<string, string> {
 
 /** Every child still running when the test worker exits is killed: none outlives a test that timed out. */
 const children = new Set<ChildProcess>()
+/** Sandboxes' own config folders still on disk: removed as each sandbox exits, or with the worker. */
+const sandboxDirs = new Set<string>()
 process.once('exit', () => {
   for (const child of children) child.kill('SIGKILL')
-  rmSync(CACHE_DIR, {force: true, recursive: true})
+  for (const dir of [CACHE_DIR, ...sandboxDirs]) rmSync(dir, {force: true, recursive: true})
 })
 
 function track(child: ChildProcess): ChildProcess {
@@ -128,6 +130,14 @@ export async function startSandbox(extraArgs: string[] = [], env: Record<string,
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   track(child)
+  if (ownConfigDir) {
+    sandboxDirs.add(ownConfigDir)
+    child.once('exit', () => {
+      rmSync(ownConfigDir, {force: true, recursive: true})
+      sandboxDirs.delete(ownConfigDir)
+    })
+  }
+
   let stderr = ''
   child.stderr!.on('data', (d) => (stderr += d))
   const lines = createInterface({input: child.stdout!})
@@ -142,12 +152,7 @@ export async function startSandbox(extraArgs: string[] = [], env: Record<string,
       }
     })
   })
-  const exited = new Promise<number | null>((r) =>
-    child.on('exit', (code) => {
-      if (ownConfigDir) rmSync(ownConfigDir, {force: true, recursive: true})
-      r(code)
-    }),
-  )
+  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)))
   const token = (JSON.parse(readFileSync(info.controlTokenFile, 'utf8')) as {token: string}).token
   return {
     origin: info.origin,
