@@ -53,6 +53,18 @@ describe('the control token', () => {
     expect(exported.json.version).toEqual(expect.any(Number))
   })
 
+  it('is asked for whatever the spelling of the path: the router decodes it, the guard checks what it matched', async () => {
+    const before = await state()
+    for (const path of ['/%5F_sandbox/state', '/%5f%5fsandbox/state', '/__sandbox%2Fstate', '/%5F%5Fsandbox/checkout/seeded']) {
+      const refused = await send('GET', path)
+      expect(refused.status, path).not.toBe(200)
+      expect(JSON.stringify(refused.json ?? {}), path).not.toContain('passwordHash')
+    }
+
+    expect((await send('POST', '/%5F_sandbox/reset', {'content-type': 'application/json'}, '{}')).status).toBe(401)
+    expect(await state()).toEqual(before)
+  })
+
   it('covers module and core control routes alike; only a bare liveness check answers without it', async () => {
     for (const path of [
       '/__sandbox/checkout/seeded',

@@ -59,7 +59,8 @@ export function registerControlGuard(app: FastifyInstance, options: ControlGuard
       )
     }
 
-    if (!isControl(request.url)) return done()
+    const route = routeOf(request)
+    if (!isControl(route)) return done()
     const origin = request.headers.origin
     if (origin !== undefined && !isOwnOrigin(origin, names, port())) {
       return refuse(request, reply, 403, 'Control routes do not answer requests from another origin')
@@ -70,7 +71,7 @@ export function registerControlGuard(app: FastifyInstance, options: ControlGuard
       return refuse(request, reply, 403, 'Control routes do not answer cross-site requests')
     }
 
-    if (!(request.method === 'GET' && pathOf(request.url) === LIVENESS) && !tokenMatches(request.headers.authorization, expected)) {
+    if (!(request.method === 'GET' && route === LIVENESS) && !tokenMatches(request.headers.authorization, expected)) {
       return refuse(
         request,
         reply,
@@ -92,7 +93,7 @@ export function registerControlGuard(app: FastifyInstance, options: ControlGuard
 
   // Whatever else adds CORS headers, a control answer goes without them: no page may read it.
   app.addHook('onSend', (request, reply, payload, done) => {
-    if (isControl(request.url)) {
+    if (isControl(routeOf(request))) {
       for (const name of Object.keys(reply.getHeaders())) if (name.toLowerCase().startsWith('access-control-')) reply.removeHeader(name)
     }
 
@@ -103,6 +104,21 @@ export function registerControlGuard(app: FastifyInstance, options: ControlGuard
 function refuse(request: FastifyRequest, reply: FastifyReply, status: number, message: string): void {
   const service = serviceOfUrl(request.url)
   reply.code(status).send(errorBody(service, codeForStatus(service, status), message, [], request.id))
+}
+
+/**
+ * The path the router matched, not the one the client wrote: the router decodes the path
+ * (`/%5F_sandbox/state` reaches the state route), so a test of the raw URL would let an encoded
+ * spelling of a control route through. A path no route matched is its decoded self (a 404 follows).
+ */
+function routeOf(request: FastifyRequest): string {
+  const matched = request.routeOptions.url
+  if (matched !== undefined) return matched
+  try {
+    return decodeURIComponent(pathOf(request.url))
+  } catch {
+    return pathOf(request.url)
+  }
 }
 
 function isControl(url: string): boolean {
