@@ -102,7 +102,7 @@ try {
   const seedStart = performance.now()
   const res = await fetch(`${sandbox.origin}/__sandbox/health/events`, {
     method: 'POST',
-    headers: {'content-type': 'application/json'},
+    headers: {authorization: `Bearer ${sandbox.token}`, 'content-type': 'application/json'},
     body: JSON.stringify({userId, count: COUNT}),
   })
   if (!res.ok) throw new Error(`seeding failed: ${res.status} ${await res.text()}`)

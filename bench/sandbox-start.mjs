@@ -5,9 +5,12 @@
  * from SIGINT to exit (with the exit code). Prints medians over --runs (default 10).
  *
  * Children run with NODE_EXTRA_CA_CERTS unset (it adds ~110 ms to every Node 20 start on these
- * machines). Loopback only. Needs `npm run build` first.
+ * machines), and a temporary OPSCTL_CONFIG_DIR (where each sandbox writes its control token file),
+ * deleted at the end. Loopback only. Needs `npm run build` first.
  */
 import {spawn} from 'node:child_process'
+import {mkdtempSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
 import {dirname, join} from 'node:path'
 import {createInterface} from 'node:readline'
 import {fileURLToPath} from 'node:url'
@@ -21,6 +24,9 @@ const env = {}
 for (const [k, v] of Object.entries(process.env)) {
   if (v !== undefined && !k.startsWith('OPSCTL_') && !/^(https?_proxy|no_proxy|NODE_EXTRA_CA_CERTS|NODE_OPTIONS)$/i.test(k)) env[k] = v
 }
+
+env.OPSCTL_CONFIG_DIR = mkdtempSync(join(tmpdir(), 'opsctl-bench-'))
+process.once('exit', () => rmSync(env.OPSCTL_CONFIG_DIR, {force: true, recursive: true}))
 
 async function once() {
   const started = performance.now()

@@ -151,7 +151,7 @@ try {
     let seeding = ''
     if (level > stored) {
       const started = performance.now()
-      await call(pool, 'POST', '/__sandbox/health/events', {body: {userId, count: level - stored}})
+      await call(pool, 'POST', '/__sandbox/health/events', {body: {userId, count: level - stored}, headers: {authorization: `Bearer ${sb.token}`}})
       seeding = `${((performance.now() - started) / 1000).toFixed(1)} s to seed ${(level - stored).toLocaleString('en')}`
       stored = level
     }

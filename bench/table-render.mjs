@@ -87,7 +87,7 @@ try {
   const userId = JSON.parse(out).id
   const seeded = await fetch(`${sandbox.origin}/__sandbox/health/events`, {
     body: JSON.stringify({count: COUNT, userId}),
-    headers: {'content-type': 'application/json'},
+    headers: {authorization: `Bearer ${sandbox.token}`, 'content-type': 'application/json'},
     method: 'POST',
   })
   if (!seeded.ok) throw new Error(`seeding failed: ${seeded.status} ${await seeded.text()}`)

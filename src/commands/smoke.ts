@@ -9,7 +9,7 @@ import {isInteractive} from '../cli/prompt.js'
 import {type ClientOptions, ServiceClient} from '../http/client.js'
 import {checkoutTarget, healthTarget} from '../profiles/resolve.js'
 import {progressLine, renderReport, REPORTERS, type StepResult, summarize, summaryLine} from '../runtime/report.js'
-import {sandboxOrigin} from '../runtime/sandbox-control.js'
+import {localSandbox, type SandboxControlTarget} from '../runtime/sandbox-control.js'
 import {checkoutSteps} from '../runtime/smoke/checkout-steps.js'
 import {healthSteps} from '../runtime/smoke/health-steps.js'
 import {type PlannedStep, planSmoke} from '../runtime/smoke/plan.js'
@@ -60,8 +60,8 @@ Progress goes to stderr as steps finish; the report goes to stdout, ending with 
     const sandbox = flags.sandbox ? await (await import('../sandbox/core/server.js')).createSandbox({port: 0}) : undefined
     let receiver: EventReceiver | undefined
     try {
-      const targets = sandbox ? this.sandboxTargets(sandbox.origin) : await this.profileTargets()
-      if (targets.sandboxOrigin && flags.service !== 'health') {
+      const targets = sandbox ? this.sandboxTargets(sandbox) : await this.profileTargets()
+      if (targets.sandbox && flags.service !== 'health') {
         receiver = new EventReceiver()
         await receiver.start()
       }
@@ -73,7 +73,7 @@ Progress goes to stderr as steps finish; the report goes to stdout, ending with 
         checkout: new ServiceClient({...options, target: targets.checkout}),
         cleanups: [],
         health: new ServiceClient({...healthOptions, target: targets.health}),
-        sandbox: targets.sandboxOrigin ? {origin: targets.sandboxOrigin} : undefined,
+        sandbox: targets.sandbox,
         values: {},
         withSession(session) {
           ctx.health = new ServiceClient({...healthOptions, target: {...targets.health, session}})
@@ -93,9 +93,9 @@ Progress goes to stderr as steps finish; the report goes to stdout, ending with 
 
   /** `--dry-run`: the steps and their requests, from the declarations alone; no sandbox, no client, nothing sent. */
   private async plan(): Promise<SmokePlan> {
-    const targets = this.flags.sandbox ? this.sandboxTargets(DRY_RUN_ORIGIN) : await this.profileTargets()
+    const targets = this.flags.sandbox ? this.sandboxTargets({origin: DRY_RUN_ORIGIN}) : await this.profileTargets()
     const label = this.flags.sandbox ? 'an embedded sandbox (not started: --dry-run)' : targets.label
-    const steps = planSmoke(this.steps(undefined), targets)
+    const steps = planSmoke(this.steps(undefined), {...targets, sandboxOrigin: targets.sandbox?.origin})
     this.note(`Smoke, dry run: ${steps.length} steps against ${label}; nothing was sent`)
     return {dryRun: true, target: label, steps}
   }
@@ -107,11 +107,11 @@ Progress goes to stderr as steps finish; the report goes to stdout, ending with 
     ]
   }
 
-  private async profileTargets(): Promise<{checkout: ServiceTarget; health: ServiceTarget; label: string; sandboxOrigin?: string}> {
+  private async profileTargets(): Promise<{checkout: ServiceTarget; health: ServiceTarget; label: string; sandbox?: SandboxControlTarget}> {
     const resolved = await this.profile()
     const health = {...healthTarget(resolved), session: undefined}
-    const local = resolved.profile.env === 'sandbox' ? sandboxOrigin(resolved.profile.health.baseUrl) : undefined
-    return {checkout: checkoutTarget(resolved), health, label: `profile ${resolved.name} (${resolved.profile.env})`, sandboxOrigin: local}
+    const local = resolved.profile.env === 'sandbox' ? await localSandbox(resolved.profile.health.baseUrl, this.configDir) : undefined
+    return {checkout: checkoutTarget(resolved), health, label: `profile ${resolved.name} (${resolved.profile.env})`, sandbox: local}
   }
 
   private async report(results: StepResult[]): Promise<{results: StepResult[]; summary: ReturnType<typeof summarize>}> {
@@ -129,13 +129,14 @@ Progress goes to stderr as steps finish; the report goes to stdout, ending with 
     return {results, summary}
   }
 
-  private sandboxTargets(origin: string): {checkout: ServiceTarget; health: ServiceTarget; label: string; sandboxOrigin: string} {
+  private sandboxTargets(sandbox: SandboxControlTarget): {checkout: ServiceTarget; health: ServiceTarget; label: string; sandbox: SandboxControlTarget} {
+    const {origin} = sandbox
     const urls = sandboxBaseUrls(origin)
     return {
       checkout: {baseUrl: urls.checkout, profileName: 'embedded sandbox', service: 'checkout', ...SANDBOX_KEYS},
       health: {baseUrl: urls.health, profileName: 'embedded sandbox', service: 'health'},
       label: `an embedded sandbox at ${origin}`,
-      sandboxOrigin: origin,
+      sandbox: {origin, token: sandbox.token},
     }
   }
 }

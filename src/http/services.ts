@@ -24,6 +24,7 @@ export const SECRET_ENV = {
   session: 'OPSCTL_HEALTH_SESSION',
   public: 'OPSCTL_CHECKOUT_PUBLIC_KEY',
   secret: 'OPSCTL_CHECKOUT_SECRET_KEY',
+  sandboxToken: 'OPSCTL_SANDBOX_TOKEN',
 } as const
 
 export interface AuthParts {

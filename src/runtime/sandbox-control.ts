@@ -3,7 +3,17 @@ import type {Transport} from '../http/transport.js'
 import {NetworkError, UsageError} from '../errors.js'
 import {apiErrorFrom} from '../http/api-error.js'
 import {parseJson} from '../http/json.js'
+import {registerSecret} from '../http/secrets/registry.js'
+import {type AuthParts, SECRET_ENV} from '../http/services.js'
 import {isLoopback} from '../http/url.js'
+import {readSandboxToken} from '../profiles/sandbox-tokens.js'
+
+/** A running sandbox's control plane: its origin and the token its `/__sandbox/...` routes ask for. */
+export interface SandboxControlTarget {
+  origin: string
+  /** undefined when none was found: the sandbox then answers 401, which says where to find it */
+  token?: string
+}
 
 /** The sandbox origin behind a profile's health base URL. Control calls go only to loopback. */
 export function sandboxOrigin(healthBaseUrl: string): string {
@@ -12,14 +22,26 @@ export function sandboxOrigin(healthBaseUrl: string): string {
   return url.origin
 }
 
+/**
+ * The sandbox behind a profile and its control token: OPSCTL_SANDBOX_TOKEN when set (a shared
+ * sandbox's operator hands it out), else the file `sandbox start` wrote on this machine.
+ */
+export async function localSandbox(healthBaseUrl: string, configDir: string): Promise<SandboxControlTarget> {
+  const origin = sandboxOrigin(healthBaseUrl)
+  const token = process.env[SECRET_ENV.sandboxToken] || (await readSandboxToken(configDir, portOf(origin)))
+  registerSecret(token)
+  return {origin, token}
+}
+
 /** Calls a `/__sandbox/...` control endpoint of a running sandbox, through the command's transport (a dry run sends nothing). */
 export async function sandboxControl(
   transport: Transport,
-  origin: string,
+  sandbox: SandboxControlTarget,
   method: 'GET' | 'POST' | 'PUT',
   path: string,
   body?: unknown,
 ): Promise<any> {
+  const {origin} = sandbox
   const name = path.replace(/^\//, '')
   const label = `sandbox ${name}`
   let res
@@ -28,6 +50,7 @@ export async function sandboxControl(
       method,
       url: new URL(`/__sandbox/${name}`, origin),
       label,
+      auth: controlAuth(sandbox.token),
       // Setting or advancing the clock twice is not the same as once; a PUT (a whole state) is not retried either: it can be large.
       idempotent: method === 'GET',
       ...(body === undefined ? {} : {body: {json: body}}),
@@ -42,4 +65,18 @@ export async function sandboxControl(
 
   if (res.status >= 400) throw apiErrorFrom(res, {operationId: label, service: 'sandbox'})
   return parseJson(res.text)
+}
+
+/** The token as a Bearer credential: redacted in traces, `$OPSCTL_SANDBOX_TOKEN` in a dry run's curl. */
+function controlAuth(token: string | undefined): AuthParts {
+  return {
+    curlArgs: [`-H "authorization: Bearer $${SECRET_ENV.sandboxToken}"`],
+    headers: token ? {authorization: `Bearer ${token}`} : {},
+    secrets: token ? [token] : [],
+  }
+}
+
+function portOf(origin: string): number {
+  const url = new URL(origin)
+  return Number(url.port || (url.protocol === 'https:' ? 443 : 80))
 }

@@ -7,7 +7,7 @@ import {readFile, writeFile} from 'node:fs/promises'
 import type {Transport} from '../http/transport.js'
 
 import {UsageError} from '../errors.js'
-import {sandboxControl} from './sandbox-control.js'
+import {sandboxControl, type SandboxControlTarget} from './sandbox-control.js'
 
 /** What a state holds, for the summary a command prints. */
 export interface StateSummary {
@@ -35,8 +35,8 @@ export function summarize(document: unknown): StateSummary {
 }
 
 /** Writes the sandbox's state to `file` (mode 0600: it holds password hashes). Under a dry run, writes nothing. */
-export async function exportState(transport: Transport, origin: string, file: string, dryRun: boolean): Promise<StateSummary | undefined> {
-  const document = await sandboxControl(transport, origin, 'GET', 'state')
+export async function exportState(transport: Transport, sandbox: SandboxControlTarget, file: string, dryRun: boolean): Promise<StateSummary | undefined> {
+  const document = await sandboxControl(transport, sandbox, 'GET', 'state')
   if (dryRun) return undefined
   await writeFile(file, JSON.stringify(document, null, 1) + '\n', {mode: 0o600})
   return summarize(document)
@@ -66,7 +66,7 @@ export async function readStateFile(file: string): Promise<unknown> {
 }
 
 /** Replaces the sandbox's whole state with the document (the sandbox checks it all before changing anything). */
-export async function importState(transport: Transport, origin: string, document: unknown): Promise<StateSummary> {
-  await sandboxControl(transport, origin, 'PUT', 'state', document)
+export async function importState(transport: Transport, sandbox: SandboxControlTarget, document: unknown): Promise<StateSummary> {
+  await sandboxControl(transport, sandbox, 'PUT', 'state', document)
   return summarize(document)
 }

@@ -26,6 +26,7 @@ import {createSandbox, type RunningSandbox} from '../../src/sandbox/core/server.
 import {DEMO_USERS} from '../../src/sandbox/health/seed.js'
 import {SANDBOX_KEYS, sandboxBaseUrls} from '../../src/services/sandbox-defaults.js'
 import {isolate, runCommand, type Runnable} from '../helpers/command.js'
+import {controlHeaders} from '../helpers/control.js'
 
 const CLOCK = '2026-11-21T02:00:00.000Z'
 const SECRET = {authorization: basicAuth(SANDBOX_KEYS.secretKey)}
@@ -42,6 +43,7 @@ function use(sb: RunningSandbox): void {
   const urls = sandboxBaseUrls(sb.origin)
   process.env.OPSCTL_HEALTH_URL = urls.health
   process.env.OPSCTL_CHECKOUT_URL = urls.checkout
+  process.env.OPSCTL_SANDBOX_TOKEN = sb.token
 }
 
 async function run(Cmd: Command, argv: string[]) {
@@ -117,7 +119,7 @@ describe('sandbox export and import', () => {
 
   it('import refuses a file that is no state, one of a newer version, and a run without --yes, before sending anything', async () => {
     use(target)
-    const before = (await target.app.inject({url: '/__sandbox/state'})).json()
+    const before = (await target.app.inject({url: '/__sandbox/state', headers: controlHeaders(target.token)})).json()
     const notJson = join(env.dir, 'not.json')
     writeFileSync(notJson, 'users: []')
     const newer = join(env.dir, 'newer.json')
@@ -140,7 +142,7 @@ describe('sandbox export and import', () => {
     const refused = await runCommand(SandboxImport, [newer, '--yes'])
     expect(refused.code).not.toBe(0)
     expect(refused.stderr).toContain('version 99, written by a newer opsctl')
-    expect((await target.app.inject({url: '/__sandbox/state'})).json()).toEqual(before)
+    expect((await target.app.inject({url: '/__sandbox/state', headers: controlHeaders(target.token)})).json()).toEqual(before)
     use(source)
   })
 })

@@ -7,7 +7,7 @@
  * sandbox. Needs `npm run build` first (npm test does it).
  */
 import {type ChildProcess, spawn} from 'node:child_process'
-import {mkdtempSync, rmSync} from 'node:fs'
+import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
 import {createInterface} from 'node:readline'
@@ -66,9 +66,11 @@ export function baseEnv(): Record<string, string> {
 
 /** Every child still running when the test worker exits is killed: none outlives a test that timed out. */
 const children = new Set<ChildProcess>()
+/** Sandboxes' own config folders still on disk: removed as each sandbox exits, or with the worker. */
+const sandboxDirs = new Set<string>()
 process.once('exit', () => {
   for (const child of children) child.kill('SIGKILL')
-  rmSync(CACHE_DIR, {force: true, recursive: true})
+  for (const dir of [CACHE_DIR, ...sandboxDirs]) rmSync(dir, {force: true, recursive: true})
 })
 
 function track(child: ChildProcess): ChildProcess {
@@ -104,20 +106,38 @@ export interface Sandbox {
   checkoutUrl: string
   publicKey: string
   secretKey: string
+  /** the control token, read from the file the sandbox wrote in its config folder */
+  token: string
+  /** the sandbox process's config folder (a temporary one unless `env` named one), where its token file is */
+  configDir: string
   process: ChildProcess
   /** Calls a `/__sandbox/...` control endpoint; returns the parsed JSON answer. */
   control(path: string, body?: unknown, method?: string): Promise<any>
   stop(signal?: NodeJS.Signals): Promise<number | null>
 }
 
-/** Starts `opsctl sandbox start --port 0 --json` and waits for the line that says where it listens. */
+/**
+ * Starts `opsctl sandbox start --port 0 --json` and waits for the line that says where it listens.
+ * Its config folder (where it writes its control token file) is a temporary one, removed once it
+ * stopped, unless `env` names one.
+ */
 export async function startSandbox(extraArgs: string[] = [], env: Record<string, string> = {}, bin?: string): Promise<Sandbox> {
+  const ownConfigDir = env.OPSCTL_CONFIG_DIR ? undefined : mkdtempSync(join(tmpdir(), 'opsctl-sandbox-'))
+  const configDir = env.OPSCTL_CONFIG_DIR ?? ownConfigDir!
   const child = spawn(...opsctl(['sandbox', 'start', '--port', '0', '--json', ...extraArgs], {bin}), {
     cwd: ROOT,
-    env: {...baseEnv(), ...env},
+    env: {...baseEnv(), OPSCTL_CONFIG_DIR: configDir, ...env},
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   track(child)
+  if (ownConfigDir) {
+    sandboxDirs.add(ownConfigDir)
+    child.once('exit', () => {
+      rmSync(ownConfigDir, {force: true, recursive: true})
+      sandboxDirs.delete(ownConfigDir)
+    })
+  }
+
   let stderr = ''
   child.stderr!.on('data', (d) => (stderr += d))
   const lines = createInterface({input: child.stdout!})
@@ -133,15 +153,18 @@ export async function startSandbox(extraArgs: string[] = [], env: Record<string,
     })
   })
   const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)))
+  const token = (JSON.parse(readFileSync(info.controlTokenFile, 'utf8')) as {token: string}).token
   return {
     origin: info.origin,
     healthUrl: info.health.baseUrl,
     checkoutUrl: info.checkout.baseUrl,
     publicKey: info.checkout.publicKey,
     secretKey: info.checkout.secretKey,
+    token,
+    configDir,
     process: child,
     async control(path: string, body?: unknown, method?: string) {
-      return sandboxControlCall(info.origin, path, body, method)
+      return sandboxControlCall({origin: info.origin, token}, path, body, method)
     },
     async stop(signal: NodeJS.Signals = 'SIGTERM') {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal)
@@ -159,10 +182,14 @@ export interface Cli {
   cleanup(): void
 }
 
-/** A CLI user of its own (fresh config folder) pointed at the sandbox through the OPSCTL_* variables. */
-export function cliFor(sandbox: Pick<Sandbox, 'checkoutUrl' | 'healthUrl'>): Cli {
+/**
+ * A CLI user of its own (fresh config folder) pointed at the sandbox through the OPSCTL_* variables,
+ * the control token included (as a user of a shared sandbox passes it) when the sandbox has one.
+ */
+export function cliFor(sandbox: Pick<Sandbox, 'checkoutUrl' | 'healthUrl'> & {token?: string}): Cli {
   const configDir = mkdtempSync(join(tmpdir(), 'opsctl-e2e-'))
-  const env = {OPSCTL_CONFIG_DIR: configDir, OPSCTL_HEALTH_URL: sandbox.healthUrl, OPSCTL_CHECKOUT_URL: sandbox.checkoutUrl}
+  const env: Record<string, string> = {OPSCTL_CONFIG_DIR: configDir, OPSCTL_HEALTH_URL: sandbox.healthUrl, OPSCTL_CHECKOUT_URL: sandbox.checkoutUrl}
+  if (sandbox.token) env.OPSCTL_SANDBOX_TOKEN = sandbox.token
   const run = (argv: string[], options: RunOptions = {}) => runCli(argv, {...options, env: {...env, ...options.env}})
   return {
     configDir,

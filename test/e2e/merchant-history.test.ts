@@ -33,7 +33,12 @@ let cliEnv: Record<string, string>
 beforeAll(async () => {
   sandbox = await startSandbox(['--clock', START, '--seed'])
   env = isolate()
-  cliEnv = {OPSCTL_CONFIG_DIR: env.dir, OPSCTL_HEALTH_URL: sandbox.healthUrl, OPSCTL_CHECKOUT_URL: sandbox.checkoutUrl}
+  cliEnv = {
+    OPSCTL_CONFIG_DIR: env.dir,
+    OPSCTL_HEALTH_URL: sandbox.healthUrl,
+    OPSCTL_CHECKOUT_URL: sandbox.checkoutUrl,
+    OPSCTL_SANDBOX_TOKEN: sandbox.token,
+  }
   Object.assign(process.env, cliEnv)
 })
 

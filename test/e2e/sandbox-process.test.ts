@@ -3,8 +3,11 @@
  * `opsctl sandbox clock` in-process (test/helpers/command.ts) against the real sandbox in this process.
  */
 import {spawn} from 'node:child_process'
+import {mkdtempSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
 import {createInterface} from 'node:readline'
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {afterAll, beforeAll, describe, expect, it, onTestFinished} from 'vitest'
 
 import SandboxClock from '../../src/commands/sandbox/clock.js'
 import {isolate, runCommand, runJson} from '../helpers/command.js'
@@ -22,7 +25,9 @@ describe('opsctl sandbox start (process)', () => {
   })
 
   it('prints the origin, both base URLs and the test keys for people', async () => {
-    const child = spawn(process.execPath, ['bin/run.js', 'sandbox', 'start', '--port', '0'], {cwd: ROOT, env: baseEnv()})
+    const configDir = mkdtempSync(join(tmpdir(), 'opsctl-sandbox-'))
+    onTestFinished(() => rmSync(configDir, {force: true, recursive: true}))
+    const child = spawn(process.execPath, ['bin/run.js', 'sandbox', 'start', '--port', '0'], {cwd: ROOT, env: {...baseEnv(), OPSCTL_CONFIG_DIR: configDir}})
     const exited = new Promise((r) => child.once('exit', r))
     const lines: string[] = []
     const reader = createInterface({input: child.stdout})

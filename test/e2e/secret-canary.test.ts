@@ -55,6 +55,8 @@ interface Variant {
   local?: boolean
   /** server answer kinds to run it against (default: every error mode) */
   modes?: readonly Mode[]
+  /** a command of oclif's own kind (help, completion): no --verbose or --json, run plain only */
+  plainOnly?: boolean
 }
 
 interface Ctx {
@@ -74,6 +76,8 @@ const ARGV: Record<string, (c: Ctx) => Variant[]> = {
     {argv: ['api', 'checkout', 'GET', '/v1/webhooks']},
   ],
   'audit:list': () => [{argv: ['audit', 'list'], local: true}],
+  autocomplete: () => [{argv: ['autocomplete', 'bash', '--script'], local: true, plainOnly: true}],
+  complete: () => [{argv: ['complete', '--', 'webhook', 'list', '-p', ''], local: true, plainOnly: true}],
   'checkout:create': () => [{argv: ['checkout', 'create', '--amount', '10.00', '--success-url', 'https://shop.example/ok']}],
   'checkout:get': () => [{argv: ['checkout', 'get', CID]}],
   'checkout:list': () => [{argv: ['checkout', 'list'], local: true}, {argv: ['checkout', 'list', '--sandbox-seeded']}],
@@ -125,8 +129,14 @@ const ARGV: Record<string, (c: Ctx) => Variant[]> = {
       local: true,
     },
   ],
+  help: () => [{argv: ['help'], local: true, plainOnly: true}],
+  'profile:check': () => [{argv: ['profile', 'check']}],
   'profile:list': () => [{argv: ['profile', 'list'], local: true}],
   'profile:remove': () => [{argv: ['profile', 'remove', 'spare', '--yes'], local: true}],
+  'profile:set': () => [
+    {argv: ['profile', 'set', 'spare', 'secret-key'], stdin: CANARY.secretKey, local: true},
+    {argv: ['profile', 'set', 'spare', 'language', 'fil-PH'], local: true},
+  ],
   'profile:show': () => [
     {argv: ['profile', 'show'], local: true},
     {argv: ['profile', 'show', 'spare'], local: true},
@@ -404,6 +414,7 @@ describe('in-process: plain, --verbose and --json, against 401 and 500 echoes in
               try {
                 canaryConfig(env.dir, echo, mode)
                 const variant = variantsOf(id, env.dir, echo)[index]
+                if (variant.plainOnly && output !== 'plain') continue
                 const before = echo.received.length
                 // runCommand forgets every known secret first, as a fresh process starts: none may hide a leak.
                 const r = await runCommand(Cmd, [...variant.argv.slice(id.split(':').length), ...extra], {stdin: variant.stdin})

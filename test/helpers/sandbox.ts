@@ -17,6 +17,8 @@ export interface InProcessSandbox {
   checkoutUrl: string
   publicKey: string
   secretKey: string
+  /** the control token (`/__sandbox/...` routes); `user()` hands it to the CLI as OPSCTL_SANDBOX_TOKEN */
+  token: string
   running: RunningSandbox
   /**
    * A CLI user of this sandbox: a fresh config folder (`isolate()`) and the OPSCTL_* variables that
@@ -36,14 +38,15 @@ export async function inProcessSandbox(options: Omit<SandboxOptions, 'host' | 'p
     healthUrl: urls.health,
     checkoutUrl: urls.checkout,
     ...SANDBOX_KEYS,
+    token: running.token,
     running,
     user() {
       const env = isolate()
-      Object.assign(process.env, {OPSCTL_CHECKOUT_URL: urls.checkout, OPSCTL_HEALTH_URL: urls.health})
+      Object.assign(process.env, {OPSCTL_CHECKOUT_URL: urls.checkout, OPSCTL_HEALTH_URL: urls.health, OPSCTL_SANDBOX_TOKEN: running.token})
       return env
     },
     async control(path, body, method) {
-      return sandboxControlCall(running.origin, path, body, method)
+      return sandboxControlCall(running, path, body, method)
     },
     close: () => running.close(),
   }

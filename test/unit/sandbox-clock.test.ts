@@ -8,6 +8,7 @@ import {basicAuth} from '../../src/http/services.js'
 import {createSandbox, type RunningSandbox} from '../../src/sandbox/core/server.js'
 import {CLOCK_RANGE_DAYS} from '../../src/services/clock-bounds.js'
 import {SANDBOX_KEYS} from '../../src/services/sandbox-defaults.js'
+import {controlHeaders} from '../helpers/control.js'
 
 const DAY = 86_400_000
 const V = {'x-ph-api-version': '3.14.0'}
@@ -20,11 +21,11 @@ describe('sandbox clock control route', () => {
   afterAll(() => sb.close())
 
   async function post(url: string, body: unknown, headers: Record<string, string> = {}) {
-    const res = await sb.app.inject({method: 'POST', url, payload: JSON.stringify(body), headers: {'content-type': 'application/json', ...headers}})
+    const res = await sb.app.inject({method: 'POST', url, payload: JSON.stringify(body), headers: {'content-type': 'application/json', ...controlHeaders(sb.token), ...headers}})
     return {status: res.statusCode, json: res.json()}
   }
 
-  const clock = async () => Date.parse((await sb.app.inject({method: 'GET', url: '/__sandbox/clock'})).json().now)
+  const clock = async () => Date.parse((await sb.app.inject({method: 'GET', url: '/__sandbox/clock', headers: controlHeaders(sb.token)})).json().now)
 
   it('refuses a negative, a huge or a non-finite advance with 400 and leaves the clock where it was', async () => {
     const before = await clock()

@@ -9,6 +9,7 @@ import {SCHEMA_VERSION} from '../../src/sandbox/core/schema.js'
 import {createSandbox, type RunningSandbox} from '../../src/sandbox/core/server.js'
 import {SANDBOX_KEYS} from '../../src/services/sandbox-defaults.js'
 import {testModules} from '../fixtures/sandbox-modules.js'
+import {controlHeaders} from '../helpers/control.js'
 import {openDatabase, statement} from '../helpers/sqlite.js'
 
 const V = {'x-ph-api-version': '3.14.0'}
@@ -23,7 +24,11 @@ async function call(
   const body = options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body)
   const res = await request(sb.origin + path, {
     method: method as 'GET',
-    headers: {...(body === undefined ? {} : JSON_HEADERS), ...options.headers},
+    headers: {
+      ...(body === undefined ? {} : JSON_HEADERS),
+      ...(path.startsWith('/__sandbox/') ? controlHeaders(sb.token) : {}),
+      ...options.headers,
+    },
     body,
   })
   const text = await res.body.text()

@@ -11,6 +11,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {basicAuth} from '../../src/http/services.js'
 import {createSandbox, type RunningSandbox} from '../../src/sandbox/core/server.js'
 import {SANDBOX_KEYS} from '../../src/services/sandbox-defaults.js'
+import {controlHeaders} from '../helpers/control.js'
 
 const PROTOTYPE_IDS = ['__proto__', 'constructor', 'prototype', 'hasOwnProperty', 'toString', 'valueOf']
 const V = {'x-ph-api-version': '3.14.0'}
@@ -178,7 +179,7 @@ describe('sandbox: ids, cookies and bodies named like prototype keys', () => {
       for (const [route, answer] of Object.entries(answers)) expect([route, id, answer.status]).toEqual([route, id, 404])
     }
 
-    const control = await send(sb, 'POST', '/__sandbox/health/act', {body: {userId: '__proto__', score: 20}})
+    const control = await send(sb, 'POST', '/__sandbox/health/act', {body: {userId: '__proto__', score: 20}, headers: controlHeaders(sb.token)})
     expect(control.status).toBe(404)
     await expectUnpolluted(sb)
   })

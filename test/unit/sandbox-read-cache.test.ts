@@ -13,6 +13,7 @@ import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 import {createSandbox} from '../../src/sandbox/core/server.js'
 import {DocTable, openStore, type SandboxStore} from '../../src/sandbox/core/store.js'
 import {testModules} from '../fixtures/sandbox-modules.js'
+import {controlHeaders} from '../helpers/control.js'
 import {statement} from '../helpers/sqlite.js'
 
 const V = {'x-ph-api-version': '3.14.0'}
@@ -105,7 +106,7 @@ describe('an authenticated read', () => {
       expect(changesOf(first.store.db)).toBe(before)
       expect(first.store.db.inTransaction).toBe(false)
 
-      await first.app.inject({method: 'POST', url: '/__sandbox/clock', payload: {advance: '29m'}})
+      await first.app.inject({method: 'POST', url: '/__sandbox/clock', payload: {advance: '29m'}, headers: controlHeaders(first.token)})
       expect((await read()).statusCode).toBe(200)
       expect(changesOf(first.store.db)).toBe(before + 1)
     } finally {

@@ -6,6 +6,7 @@ import {basicAuth} from '../../src/http/services.js'
 import {createSandbox, type RunningSandbox} from '../../src/sandbox/core/server.js'
 import {SANDBOX_KEYS} from '../../src/services/sandbox-defaults.js'
 import {testModules} from '../fixtures/sandbox-modules.js'
+import {controlHeaders} from '../helpers/control.js'
 
 /** A receiver that answers with the given statuses in turn (the last one repeats), after an optional delay. */
 async function receiver(statuses: number[], delayMs = 0): Promise<{answeredAt: number[]; bodies: unknown[]; server: Server; url: string}> {
@@ -33,7 +34,7 @@ async function receiver(statuses: number[], delayMs = 0): Promise<{answeredAt: n
 /** Waits until the sandbox has recorded `count` delivery attempts (bounded by the test's timeout); returns them. */
 async function deliveries(sb: RunningSandbox, count: number): Promise<any[]> {
   for (;;) {
-    const res = await request(`${sb.origin}/__sandbox/webhook-deliveries`)
+    const res = await request(`${sb.origin}/__sandbox/webhook-deliveries`, {headers: controlHeaders(sb.token)})
     const list = ((await res.body.json()) as {deliveries: any[]}).deliveries
     if (list.length >= count) return list
     await new Promise((r) => setTimeout(r, 50))

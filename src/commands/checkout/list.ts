@@ -6,7 +6,7 @@ import {BaseCommand} from '../../cli/base-command.js'
 import {hints} from '../../cli/hints.js'
 import {CHECKOUT_ZONE, type View} from '../../cli/output/view.js'
 import {createTransport} from '../../http/transport.js'
-import {sandboxControl, sandboxOrigin} from '../../runtime/sandbox-control.js'
+import {localSandbox, sandboxControl} from '../../runtime/sandbox-control.js'
 
 const COLUMNS = ['checkoutId', 'amount', 'currency', 'createdAt', 'reference', 'lastChange']
 const SEEDED_COLUMNS = ['checkoutId', 'amount', 'currency', 'paidAt', 'reference', 'paymentStatus', 'possible']
@@ -58,9 +58,9 @@ The checkout service has no endpoint that lists checkouts, so this reads the aud
   }
 
   private async seeded(): Promise<{checkouts: unknown[]}> {
-    const origin = sandboxOrigin((await this.profile()).profile.health.baseUrl)
+    const sandbox = await localSandbox((await this.profile()).profile.health.baseUrl, this.configDir)
     const transport = createTransport(this.clientOptions())
-    const {checkouts} = (await sandboxControl(transport, origin, 'GET', 'checkout/seeded')) as {checkouts: unknown[]}
+    const {checkouts} = (await sandboxControl(transport, sandbox, 'GET', 'checkout/seeded')) as {checkouts: unknown[]}
     if (checkouts.length === 0) this.note(`This sandbox has no seeded checkouts.\n  ${hints.sandboxSeed}`)
     return {checkouts}
   }

@@ -3,7 +3,7 @@ import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {UsageError} from '../../errors.js'
 import {createTransport} from '../../http/transport.js'
-import {sandboxControl, sandboxOrigin} from '../../runtime/sandbox-control.js'
+import {localSandbox, sandboxControl} from '../../runtime/sandbox-control.js'
 import {advanceProblem, clockTimeProblem} from '../../services/clock-bounds.js'
 import {parseDuration} from '../../services/duration.js'
 
@@ -39,9 +39,9 @@ Every sandbox rule reads this clock: the void window, session expiry, checkout e
       body = {advance: flags.advance}
     }
 
-    const origin = sandboxOrigin((await this.profile()).profile.health.baseUrl)
+    const sandbox = await localSandbox((await this.profile()).profile.health.baseUrl, this.configDir)
     const transport = createTransport(this.clientOptions())
-    const result = await sandboxControl(transport, origin, body ? 'POST' : 'GET', 'clock', body)
+    const result = await sandboxControl(transport, sandbox, body ? 'POST' : 'GET', 'clock', body)
     return {now: result.now}
   }
 }

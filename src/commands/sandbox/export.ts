@@ -2,7 +2,7 @@ import {Args} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
 import {createTransport} from '../../http/transport.js'
-import {sandboxOrigin} from '../../runtime/sandbox-control.js'
+import {localSandbox} from '../../runtime/sandbox-control.js'
 import {exportState, type StateSummary} from '../../runtime/sandbox-state.js'
 
 export default class SandboxExport extends BaseCommand<typeof SandboxExport> {
@@ -17,8 +17,8 @@ Users (with password hashes, never passwords), sessions (as digests), events, pl
 
   async run(): Promise<{file: string} & Partial<StateSummary>> {
     const {file} = this.args
-    const origin = sandboxOrigin((await this.profile()).profile.health.baseUrl)
-    const summary = await exportState(createTransport(this.clientOptions()), origin, file, this.dryRun)
+    const sandbox = await localSandbox((await this.profile()).profile.health.baseUrl, this.configDir)
+    const summary = await exportState(createTransport(this.clientOptions()), sandbox, file, this.dryRun)
     if (!summary) return {file}
     const result = {file, ...summary}
     return result

@@ -6,7 +6,7 @@ import {changeFlags} from '../../cli/flags.js'
 import {askConfirm} from '../../cli/prompt.js'
 import {UsageError} from '../../errors.js'
 import {createTransport} from '../../http/transport.js'
-import {sandboxOrigin} from '../../runtime/sandbox-control.js'
+import {localSandbox} from '../../runtime/sandbox-control.js'
 import {importState, readStateFile, type StateSummary} from '../../runtime/sandbox-state.js'
 
 export default class SandboxImport extends BaseCommand<typeof SandboxImport> {
@@ -22,7 +22,8 @@ The file is one written by "sandbox export" (or a --state file of the JSON forma
 
   async run(): Promise<{file: string} & Partial<StateSummary>> {
     const {file} = this.args
-    const origin = sandboxOrigin((await this.profile()).profile.health.baseUrl)
+    const sandbox = await localSandbox((await this.profile()).profile.health.baseUrl, this.configDir)
+    const {origin} = sandbox
     const document = await readStateFile(file)
     const action = `Replacing the whole state of the sandbox at ${origin}`
     requireConsentPossible({dryRun: this.dryRun, yes: this.flags.yes}, action)
@@ -30,7 +31,7 @@ The file is one written by "sandbox export" (or a --state file of the JSON forma
       throw new UsageError('Not confirmed; nothing was sent')
     }
 
-    const summary = await importState(createTransport(this.clientOptions()), origin, document)
+    const summary = await importState(createTransport(this.clientOptions()), sandbox, document)
     if (this.dryRun) return {file}
     const result = {file, ...summary}
     return result

@@ -4,7 +4,9 @@ import {BaseCommand} from '../../cli/base-command.js'
 import {jsonFlag} from '../../cli/flags.js'
 import {hints} from '../../cli/hints.js'
 import {OpsError, UsageError} from '../../errors.js'
+import {SECRET_ENV} from '../../http/services.js'
 import {isLoopback} from '../../http/url.js'
+import {removeSandboxToken, writeSandboxToken} from '../../profiles/sandbox-tokens.js'
 import {SANDBOX_KEYS, SANDBOX_PORT, sandboxBaseUrls} from '../../services/sandbox-defaults.js'
 
 export default class SandboxStart extends BaseCommand<typeof SandboxStart> {
@@ -14,12 +16,15 @@ export default class SandboxStart extends BaseCommand<typeof SandboxStart> {
 
 Health is served under /api/..., checkout under /checkout/v1/... (checkout base URL: <origin>/checkout). It keeps state (in memory, or in --state FILE, a SQLite database where every change is committed before its answer), enforces the auth and rules of both specs, serves the hosted payment page, and has a controllable clock and fault injection under /__sandbox/. The built-in "sandbox" profile points at port ${SANDBOX_PORT}. Serves until Ctrl-C (SIGINT) or SIGTERM.
 
+The /__sandbox/ control routes need a control token (Authorization: Bearer ...), random for each start unless --token (or ${SECRET_ENV.sandboxToken}) gives one. It is written to <config folder>/sandboxes/<port>.json (mode 0600) while the sandbox runs, where opsctl on this machine finds it; elsewhere set ${SECRET_ENV.sandboxToken}. No browser can call the control routes, and every route answers only the host names the sandbox serves (loopback, the --host address, --allowed-host).
+
 A --state file in the JSON format of earlier versions is imported once, in place: the JSON is kept beside it as FILE.v<version>.json. One sandbox at a time uses a state file. Move whole states in and out with "sandbox export" and "sandbox import".`
   static override examples = [
     '<%= config.bin %> sandbox start',
     '<%= config.bin %> sandbox start --seed --state ./sandbox.db',
     '<%= config.bin %> sandbox start --port 0 \\\n  --json    # free port; prints one JSON line with the URLs',
     '<%= config.bin %> sandbox start --clock 2026-11-21T15:00:00Z --latency 200 \\\n  --fail-rate 0.1',
+    '<%= config.bin %> sandbox start --public --host 0.0.0.0 \\\n  --allowed-host sandbox.team.internal    # a shared sandbox; pass its token with OPSCTL_SANDBOX_TOKEN',
   ]
   static override flags = {
     port: Flags.integer({
@@ -35,7 +40,17 @@ A --state file in the JSON format of earlier versions is imported once, in place
     clock: Flags.string({description: 'start the sandbox clock at this ISO 8601 time (it runs on from there)'}),
     latency: Flags.integer({default: 0, description: 'milliseconds added to every service request', min: 0}),
     'fail-rate': Flags.string({default: '0', description: 'share of service requests (0..1) answered 503 with Retry-After: 1'}),
-    seed: Flags.boolean({description: 'load demo data into a fresh state (demo users; two paid checkouts: checkout list --sandbox-seeded)'}),
+    seed: Flags.boolean({
+      description: 'load demo data into a fresh state (demo users; two paid checkouts: checkout list --sandbox-seeded)',
+    }),
+    token: Flags.string({
+      description: 'control token the /__sandbox/ routes ask for (at least 16 characters; default: a random one)',
+      env: SECRET_ENV.sandboxToken,
+    }),
+    'allowed-host': Flags.string({
+      description: 'another host name the sandbox answers to (repeatable); loopback names and the --host address always are',
+      multiple: true,
+    }),
   }
 
   async run(): Promise<void> {
@@ -47,6 +62,9 @@ A --state file in the JSON format of earlier versions is imported once, in place
     const failRate = Number(flags['fail-rate'])
     if (!(failRate >= 0 && failRate <= 1)) throw new UsageError(`--fail-rate must be between 0 and 1, got ${flags['fail-rate']}`)
     if (flags.clock && Number.isNaN(Date.parse(flags.clock))) throw new UsageError(`--clock must be an ISO 8601 time, got ${flags.clock}`)
+    if (flags.token !== undefined && !/^[\u0021-\u007E]{16,}$/.test(flags.token)) {
+      throw new UsageError('--token must be at least 16 printable characters without spaces')
+    }
 
     const {createSandbox} = await import('../../sandbox/core/server.js')
     let sandbox
@@ -59,6 +77,8 @@ A --state file in the JSON format of earlier versions is imported once, in place
         port: flags.port,
         seed: flags.seed,
         stateFile: flags.state,
+        token: flags.token,
+        allowedHosts: flags['allowed-host'],
       })
     } catch (error) {
       if (error instanceof OpsError) throw error
@@ -69,11 +89,27 @@ A --state file in the JSON format of earlier versions is imported once, in place
       throw new UsageError(`Cannot start the sandbox: ${(error as Error).message}`)
     }
 
+    const port = Number(new URL(sandbox.origin).port)
+    let tokenFile: string
+    try {
+      tokenFile = await writeSandboxToken(this.configDir, port, {origin: sandbox.origin, pid: process.pid, token: sandbox.token})
+    } catch (error) {
+      await sandbox.close()
+      throw new UsageError(
+        `Cannot write the control token file in ${this.configDir}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}; set OPSCTL_CONFIG_DIR to a folder you can write`,
+      )
+    }
+
     // Signal handlers go in before the origin is announced: whoever reads that line may stop us at once.
     const stopped = new Promise<void>((resolve) => {
       const stop = async (signal: string) => {
         process.stderr.write(`Sandbox stopping (${signal})\n`)
-        await sandbox.close()
+        try {
+          await sandbox.close()
+        } finally {
+          await removeSandboxToken(this.configDir, port, sandbox.token)
+        }
+
         resolve()
       }
 
@@ -87,7 +123,9 @@ A --state file in the JSON format of earlier versions is imported once, in place
       checkout: {baseUrl: urls.checkout, ...SANDBOX_KEYS},
       clock: sandbox.ctx.clock.now().toISOString(),
       state: flags.state ?? null,
+      controlTokenFile: tokenFile,
     }
+    if (flags.public) process.stderr.write(publicWarning(sandbox.origin, tokenFile))
     if (this.jsonEnabled()) {
       process.stdout.write(JSON.stringify(info) + '\n')
     } else {
@@ -99,6 +137,7 @@ A --state file in the JSON format of earlier versions is imported once, in place
         `  secret key         ${SANDBOX_KEYS.secretKey}   (published test keys: they open only this sandbox)`,
         `  clock              ${info.clock}`,
         `  state              ${flags.state ?? 'in memory'}`,
+        `  control token      in ${tokenFile} (opsctl here reads it; elsewhere set ${SECRET_ENV.sandboxToken})`,
         flags.port === SANDBOX_PORT
           ? 'The built-in "sandbox" profile points here.'
           : `Point the CLI here: export OPSCTL_HEALTH_URL=${urls.health} OPSCTL_CHECKOUT_URL=${urls.checkout}`,
@@ -110,4 +149,16 @@ A --state file in the JSON format of earlier versions is imported once, in place
 
     await stopped
   }
+}
+
+/** What --public exposes, said once on stderr: the operator chose it, and should know what anyone on the network now reaches. */
+function publicWarning(origin: string, tokenFile: string): string {
+  return [
+    `Warning: --public: the sandbox at ${origin} is meant to be reached from other machines.`,
+    '  Anyone who can reach it can use both services (health and checkout) and the hosted payment page,',
+    '  with the published test keys printed here.',
+    `  The /__sandbox/ control routes need the control token; it is in ${tokenFile}:`,
+    `  give it to the people who should control this sandbox (they set ${SECRET_ENV.sandboxToken}).`,
+    '',
+  ].join('\n')
 }

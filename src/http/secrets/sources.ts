@@ -18,6 +18,7 @@ export const SECRET_FLAGS: ReadonlyMap<string, SecretKind> = new Map<string, Sec
   ['public-key', 'credential'],
   ['secret-key', 'credential'],
   ['session', 'credential'],
+  ['token', 'credential'],
 ])
 /** Flags whose value may carry secrets inside: a JSON body, `name: value` headers, `k=v` query pairs (`opsctl api`). */
 const DATA_FLAGS = new Set(['--data', '-d'])
@@ -39,7 +40,7 @@ export function registerArgv(argv: readonly string[]): void {
   }
 }
 
-/** OPSCTL_HEALTH_SESSION and the two checkout keys. */
+/** OPSCTL_HEALTH_SESSION, the two checkout keys and the sandbox control token. */
 export function registerEnv(env: NodeJS.ProcessEnv = process.env): void {
   for (const name of Object.values(SECRET_ENV)) registerSecret(env[name])
 }

@@ -207,13 +207,13 @@ export function checkoutSteps(receiver: EventReceiver | undefined): SmokeStep[] 
       refundCheckout,
       async (ctx) => {
         const checkoutId = await paidCheckout(ctx, '200.00')
-        await sandboxControl(ctx.checkout.transport, ctx.sandbox!.origin, 'POST', 'clock', {advance: '24h'})
+        await sandboxControl(ctx.checkout.transport, ctx.sandbox!, 'POST', 'clock', {advance: '24h'})
         ctx.cleanups.push({
           name: 'move the sandbox clock back',
           // the clock only advances: set it back to 24 h before what it shows now
           async run() {
-            const {now} = await sandboxControl(ctx.checkout.transport, ctx.sandbox!.origin, 'GET', 'clock')
-            await sandboxControl(ctx.checkout.transport, ctx.sandbox!.origin, 'POST', 'clock', {set: new Date(Date.parse(now) - 86_400_000).toISOString()})
+            const {now} = await sandboxControl(ctx.checkout.transport, ctx.sandbox!, 'GET', 'clock')
+            await sandboxControl(ctx.checkout.transport, ctx.sandbox!, 'POST', 'clock', {set: new Date(Date.parse(now) - 86_400_000).toISOString()})
           },
         })
         const voidLate = await ctx.checkout.call(voidCheckout, {body: {reason: 'too late'}, params: {checkoutId}}).then(

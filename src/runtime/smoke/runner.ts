@@ -3,6 +3,7 @@ import {isDeepStrictEqual} from 'node:util'
 import type {ServiceClient} from '../../http/client.js'
 import type {AuthKind, HttpMethod, Operation, Service} from '../../http/operation.js'
 import type {Outcome, StepResult} from '../report.js'
+import type {SandboxControlTarget} from '../sandbox-control.js'
 
 import {ApiError, OpsError} from '../../errors.js'
 
@@ -13,7 +14,7 @@ export interface SmokeContext {
   /** Rebuilds the health client with a session (after createUser / signIn). */
   withSession(session: string): void
   /** Present when the run targets a sandbox: steps that need a buyer or the clock run only then. */
-  sandbox?: {origin: string}
+  sandbox?: SandboxControlTarget
   values: Record<string, any>
   /** Run in reverse order after the last step, whatever happened. */
   cleanups: {name: string; run: () => Promise<void>}[]

@@ -1,6 +1,6 @@
 import type {FastifyInstance} from 'fastify'
 
-import type {SandboxContext, SandboxEvent, SandboxModule} from '../types.js'
+import type {SandboxContext, SandboxEvent} from '../types.js'
 
 import {parseDuration} from '../../services/duration.js'
 import {ClockMoveError} from './clock.js'
@@ -10,13 +10,13 @@ interface ControlDeps {
   ctx: SandboxContext
   events: (SandboxEvent & {at: string})[]
   faults: FaultQueue
-  modules: readonly SandboxModule[]
   onReset(): void
 }
 
 /**
- * `/__sandbox/...`: the emulator's own controls for tests and demos (no auth: the sandbox listens
- * on loopback unless started with --public).
+ * `/__sandbox/...`: the emulator's own controls for tests and demos. Every one but the liveness
+ * check needs the control token, and no browser may call them: control-guard.ts enforces both
+ * for the whole prefix, before a handler (or a module's control route) runs.
  */
 export function registerControlRoutes(app: FastifyInstance, deps: ControlDeps): void {
   const {ctx, events, faults} = deps
@@ -30,11 +30,8 @@ export function registerControlRoutes(app: FastifyInstance, deps: ControlDeps): 
     }
   }
 
-  app.get('/__sandbox/health', async () => ({
-    ok: true,
-    now: ctx.clock.now().toISOString(),
-    services: deps.modules.map((m) => ({service: m.service.name, prefix: m.prefix, operations: m.service.list.length})),
-  }))
+  // Open without the token (control-guard.ts), so it says only that the sandbox is up.
+  app.get('/__sandbox/health', async () => ({ok: true}))
 
   app.get('/__sandbox/clock', async () => ({now: ctx.clock.now().toISOString()}))
   app.post('/__sandbox/clock', async (request) => {

@@ -38,6 +38,7 @@ export function codeForStatus(service: 'control' | Service, status: number): str
     404: 'NOT_FOUND',
     413: 'PAYLOAD_TOO_LARGE',
     415: 'UNSUPPORTED_MEDIA_TYPE',
+    421: 'MISDIRECTED_REQUEST',
     503: 'SERVICE_UNAVAILABLE',
   }
   return names[status] ?? (status >= 500 ? 'INTERNAL_SERVER_ERROR' : 'BAD_REQUEST')

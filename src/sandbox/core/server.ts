@@ -9,6 +9,7 @@ import {type Handler, type SandboxContext, SandboxError, type SandboxEvent, type
 import {answer, handlersOf} from './answer.js'
 import {authenticateCheckout, authenticateHealth, authorizeUserParam, CheckoutAuthError} from './auth.js'
 import {SandboxClock} from './clock.js'
+import {newControlToken, registerControlGuard} from './control-guard.js'
 import {registerControlRoutes} from './control.js'
 import {codeForStatus, errorBody, fieldsOf, serviceOfUrl} from './error-shapes.js'
 import {FaultQueue} from './faults.js'
@@ -33,10 +34,16 @@ export interface SandboxOptions {
   failRate?: number
   seed?: boolean
   modules?: readonly SandboxModule[]
+  /** the token `/__sandbox/...` routes ask for (a shared sandbox's, given by its operator); default: a random one */
+  token?: string
+  /** host names answered besides the loopback names and the bound address (`--allowed-host`) */
+  allowedHosts?: readonly string[]
 }
 
 export interface RunningSandbox {
   origin: string
+  /** the control token: `Authorization: Bearer <token>` on every `/__sandbox/...` route but GET /__sandbox/health */
+  token: string
   app: FastifyInstance
   ctx: SandboxContext
   faults: FaultQueue
@@ -128,6 +135,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
     onProtoPoisoning: 'error',
     return503OnClosing: true,
   })
+  const token = options.token ?? newControlToken()
+  registerControlGuard(app, {allowedHosts: options.allowedHosts, host: options.host ?? '127.0.0.1', token})
   registerParsers(app)
   registerResponseHeaders(app, clock)
   registerErrorHandling(app, store)
@@ -142,7 +151,6 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
     ctx,
     events,
     faults,
-    modules,
     onReset() {
       for (const m of states.values()) m.reset()
       pending.clear()
@@ -178,6 +186,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
     faults,
     origin,
     store,
+    token,
     async close() {
       try {
         persist()

@@ -39,7 +39,7 @@ describe('one transport for every sender', () => {
     payable()
     mocked.agent.get(ORIGIN).intercept({method: 'GET', path: '/__sandbox/clock'}).reply(200, {now: '2027-01-01T00:00:00.000Z'})
     await actAsBuyer(buyerClient(), {action: 'pay', card: CARD, checkoutId: 'chk_1'})
-    expect(await sandboxControl(createTransport(), ORIGIN, 'GET', 'clock')).toEqual({now: '2027-01-01T00:00:00.000Z'})
+    expect(await sandboxControl(createTransport(), {origin: ORIGIN, token: 'test-control-token'}, 'GET', 'clock')).toEqual({now: '2027-01-01T00:00:00.000Z'})
     expect(sent().map((c) => [c.method, new URL(c.fullUrl).pathname, (c.headers as Record<string, string>)['user-agent']])).toEqual([
       ['GET', '/checkout/pay/chk_1', USER_AGENT],
       ['POST', '/checkout/pay/chk_1', USER_AGENT],
@@ -74,7 +74,7 @@ describe('one transport for every sender', () => {
 
   it('a sandbox that does not answer is exit 7, naming its origin', async () => {
     mocked.agent.get(ORIGIN).intercept({method: 'POST', path: '/__sandbox/clock'}).replyWithError(Object.assign(new Error('refused'), {code: 'ECONNREFUSED'}))
-    const error = await sandboxControl(createTransport(), ORIGIN, 'POST', 'clock', {advance: '1h'}).catch((error_) => error_)
+    const error = await sandboxControl(createTransport(), {origin: ORIGIN, token: 'test-control-token'}, 'POST', 'clock', {advance: '1h'}).catch((error_) => error_)
     expect(error).toBeInstanceOf(NetworkError)
     expect(error.message).toContain(`No sandbox answering at ${ORIGIN}`)
   })

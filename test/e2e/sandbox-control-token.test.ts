@@ -1,0 +1,105 @@
+/**
+ * The control token between real processes: `sandbox start` writes it to a 0600 file of its config
+ * folder and removes it when it stops; `sandbox clock` and `sandbox export` on the same machine
+ * find it there with no step from the user; a user elsewhere passes it in OPSCTL_SANDBOX_TOKEN;
+ * it never shows in a --verbose trace or a --dry-run; --public says what it exposes.
+ */
+import {spawn} from 'node:child_process'
+import {existsSync, mkdtempSync, readFileSync, rmSync, statSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {createInterface} from 'node:readline'
+import {describe, expect, it, onTestFinished} from 'vitest'
+
+import {baseEnv, ROOT, runCli, startSandbox} from './harness.js'
+
+function tempDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix))
+  onTestFinished(() => rmSync(dir, {force: true, recursive: true}))
+  return dir
+}
+
+describe('the sandbox control token (processes)', () => {
+  it('sandbox clock and sandbox export find it in the runtime file (0600), which is gone once the sandbox stops', async () => {
+    const configDir = tempDir('opsctl-token-')
+    const sandbox = await startSandbox(['--clock', '2026-11-21T15:00:00Z'], {OPSCTL_CONFIG_DIR: configDir})
+    onTestFinished(async () => {
+      await sandbox.stop()
+    })
+    const tokenFile = join(configDir, 'sandboxes', `${new URL(sandbox.origin).port}.json`)
+    expect(statSync(tokenFile).mode & 0o777).toBe(0o600)
+    expect(statSync(join(configDir, 'sandboxes')).mode & 0o777).toBe(0o700)
+
+    const env = {OPSCTL_CONFIG_DIR: configDir, OPSCTL_HEALTH_URL: sandbox.healthUrl, OPSCTL_CHECKOUT_URL: sandbox.checkoutUrl}
+    const advanced = await runCli(['sandbox', 'clock', '--advance', '26h', '--json'], {env})
+    expect(advanced.code, advanced.stderr).toBe(0)
+    expect(JSON.parse(advanced.stdout).now.slice(0, 13)).toBe('2026-11-22T17')
+
+    const file = join(configDir, 'state.json')
+    const exported = await runCli(['sandbox', 'export', file, '--json'], {env})
+    expect(exported.code, exported.stderr).toBe(0)
+    expect(JSON.parse(readFileSync(file, 'utf8')).version).toEqual(expect.any(Number))
+
+    // the token never shows: not in a --verbose trace, not in a --dry-run's curl
+    const traced = await runCli(['sandbox', 'clock', '--verbose', '--json'], {env})
+    expect(traced.code, traced.stderr).toBe(0)
+    expect(traced.stderr).toMatch(/authorization: Bearer \[REDACTED\]/i)
+    const dry = await runCli(['sandbox', 'clock', '--advance', '1h', '--dry-run'], {env})
+    expect(dry.code).toBe(0)
+    expect(dry.stdout).toContain('authorization: Bearer $OPSCTL_SANDBOX_TOKEN')
+    for (const out of [advanced, exported, traced, dry]) expect(out.stdout + out.stderr).not.toContain(sandbox.token)
+
+    expect(await sandbox.stop('SIGTERM')).toBe(0)
+    expect(existsSync(tokenFile)).toBe(false)
+  })
+
+  it('a user without the token is refused (exit 3, nothing changed) and told where it comes from', async () => {
+    const sandbox = await startSandbox(['--clock', '2026-11-21T15:00:00Z'])
+    onTestFinished(async () => {
+      await sandbox.stop()
+    })
+    const elsewhere = tempDir('opsctl-elsewhere-')
+    const result = await runCli(['sandbox', 'clock', '--advance', '3650d'], {
+      env: {OPSCTL_CONFIG_DIR: elsewhere, OPSCTL_HEALTH_URL: sandbox.healthUrl, OPSCTL_CHECKOUT_URL: sandbox.checkoutUrl},
+    })
+    expect(result.code).toBe(3)
+    expect(result.stderr).toContain('OPSCTL_SANDBOX_TOKEN')
+    expect((await sandbox.control('clock')).now.slice(0, 4)).toBe('2026')
+  })
+
+  it('--public warns on stderr what it exposes and where the token is, never the token; a shared token works from elsewhere', async () => {
+    const configDir = tempDir('opsctl-public-')
+    const shared = 'team-shared-sandbox-token-7f3a9c'
+    // --public on a loopback address: the warning is the point, nothing is exposed beyond this machine
+    const child = spawn(process.execPath, ['bin/run.js', 'sandbox', 'start', '--public', '--port', '0', '--json'], {
+      cwd: ROOT,
+      env: {...baseEnv(), OPSCTL_CONFIG_DIR: configDir, OPSCTL_SANDBOX_TOKEN: shared},
+    })
+    const exited = new Promise((r) => child.once('exit', r))
+    onTestFinished(async () => {
+      if (child.exitCode === null) child.kill('SIGTERM')
+      await exited
+    })
+    let stderr = ''
+    const warned = new Promise<void>((resolve) => {
+      child.stderr.on('data', (d) => {
+        stderr += d
+        if (stderr.includes('OPSCTL_SANDBOX_TOKEN')) resolve()
+      })
+    })
+    const info = JSON.parse(await new Promise<string>((resolve) => createInterface({input: child.stdout}).once('line', resolve)))
+    await warned
+    expect(stderr).toMatch(/Warning: --public/)
+    expect(stderr).toMatch(/both services \(health and checkout\) and the hosted payment page/)
+    expect(stderr).toContain(join(configDir, 'sandboxes'))
+    expect(stderr + JSON.stringify(info)).not.toContain(shared)
+
+    const elsewhere = tempDir('opsctl-teammate-')
+    const teammate = await runCli(['sandbox', 'clock', '--json'], {
+      env: {OPSCTL_CONFIG_DIR: elsewhere, OPSCTL_HEALTH_URL: info.health.baseUrl, OPSCTL_SANDBOX_TOKEN: shared},
+    })
+    expect(teammate.code, teammate.stderr).toBe(0)
+    child.kill('SIGTERM')
+    expect(await exited).toBe(0)
+  })
+})
