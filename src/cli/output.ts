@@ -101,14 +101,17 @@ export class ListWriter {
     this.headerWritten = true
   }
 
+  /** An empty list is its header alone, in every tabular format; a terminal also says (none) on stderr. */
   async end(): Promise<void> {
     await this.endPage()
     if (this.count > 0) return
-    if (this.mode.format === 'csv' && this.columns && this.mode.headers !== false) {
-      this.sinks.out(await separated([this.columns.map((c) => headerText(c))], ','))
+    if (this.columns && this.mode.headers !== false && this.mode.format !== 'ndjson') {
+      const header = this.columns.map((c) => headerText(c))
+      const delimiter = this.mode.format === 'csv' ? ',' : '\t'
+      this.sinks.out(this.mode.format === 'table' && this.mode.terminal ? `${header.join('  ')}\n` : await separated([header], delimiter))
     }
 
-    if (this.mode.format === 'table') this.sinks.err('(none)\n')
+    if (this.mode.format === 'table' && this.mode.terminal) this.sinks.err('(none)\n')
   }
 
   private flushLines(): void {

@@ -66,3 +66,20 @@ describe('--no-headers', () => {
     expect(out).toBe('wh_1,CHECKOUT_SUCCESS\nwh_2,CHECKOUT_FAILURE\n')
   })
 })
+
+describe('an empty list', () => {
+  const view = {columns: ['id', 'name'], list: 'webhooks'}
+  async function shown(mode: OutputMode) {
+    let out = ''
+    let err = ''
+    await renderDocument({webhooks: []}, view, mode, {err: (t) => (err += t), out: (t) => (out += t)})
+    return {err, out}
+  }
+
+  it('is its header alone in every tabular format; only a terminal adds (none), on stderr', async () => {
+    expect(await shown(pipe)).toEqual({err: '', out: 'id\tname\n'})
+    expect(await shown(csv)).toEqual({err: '', out: 'id,name\n'})
+    expect(await shown(terminal)).toEqual({err: '(none)\n', out: 'id  name\n'})
+    expect(await shown({...pipe, format: 'ndjson'})).toEqual({err: '', out: ''})
+  })
+})
