@@ -20,7 +20,7 @@ import {writeError} from './error-output.js'
 import {type GlobalFlagValues, sendFlags} from './flags.js'
 import {hints, withHints} from './hints.js'
 import {type Format, ListWriter, type OutputMode, renderDocument} from './output.js'
-import {knownColumns, type Row, unknownColumns, type View} from './output/view.js'
+import {knownColumns, type Row, tablesOf, unknownColumns, type View} from './output/view.js'
 import {PATIENT_DATA_NOTICE, patientDataShown, patientTraceMask} from './patient-data.js'
 
 /** A command that does not choose its global flags has those of BaseCommand: `sendFlags`. */
@@ -270,12 +270,13 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   }
 
   private async outputMode(): Promise<OutputMode> {
-    const {columns, truncate, utc} = this.globals
+    const {columns, headers, truncate, utc} = this.globals
     return {
       columns: columns && columns.length > 0 ? columns : undefined,
       format: this.format,
       terminal: process.stdout.isTTY === true,
       truncate: truncate !== false,
+      headers: headers !== false,
       width: process.stdout.columns || 80,
       zone: utc ? undefined : (this.view.zone ?? (await this.displayZone())),
     }
@@ -301,6 +302,14 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     const {columns, output, query} = this.globals
     if (this.jsonEnabled() && output !== undefined && output !== 'json') {
       throw new UsageError(`--json and --output ${output} ask for two formats; use one of them`, [hints.help(this.id)])
+    }
+
+    const tables = tablesOf(this.view)
+    if (output === 'csv' && query === undefined && tables) {
+      const lists = tables.filter((t) => t !== 'its fields')
+      throw new UsageError(`-o csv holds one table, and this document has ${tables.length} (${tables.join(', ')})`, [
+        `Pick one with --query ${lists.length === 1 ? lists[0] : `NAME (${lists.join(', ')})`} -o csv, or take the whole document with --json`,
+      ])
     }
 
     if (!columns || columns.length === 0 || query !== undefined) return

@@ -20,6 +20,7 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
   {name: 'OPSCTL_VERBOSE', description: 'print the redacted HTTP trace on stderr (--verbose)'},
   {name: 'OPSCTL_TRACE_PATIENT_DATA', description: '1 shows patient data in --verbose traces (masked by default)'},
   {name: 'OPSCTL_SANDBOX_PORT', description: 'the port of `sandbox start` (--port)'},
+  {name: 'OPSCTL_SANDBOX_TOKEN', description: "the sandbox's control token: `sandbox start --token`, and for sandbox commands run from another config folder or machine"},
   {name: 'HTTPS_PROXY', description: 'a proxy for https requests (HTTP_PROXY for http; lower case works too); never used for loopback'},
   {name: 'NO_PROXY', description: 'hosts that bypass the proxy'},
   {name: 'NODE_EXTRA_CA_CERTS', description: "a PEM file of extra certificate authorities, for a service behind a company's TLS proxy"},

@@ -55,6 +55,11 @@ export const outputFlags = {
     helpGroup: GLOBAL,
   }),
   utc: Flags.boolean({description: 'show times in UTC rather than the zone of the user or service', helpGroup: GLOBAL}),
+  headers: Flags.boolean({
+    allowNo: true,
+    description: 'the header row of tables, TSV and CSV (--no-headers: only the rows, for scripts)',
+    helpGroup: GLOBAL,
+  }),
 }
 
 export const requestFlags = {
@@ -84,6 +89,7 @@ export type GlobalFlagValues = Partial<{
   columns: string[]
   query: string
   truncate: boolean
+  headers: boolean
   utc: boolean
   verbose: boolean
   'dry-run': boolean

@@ -23,6 +23,8 @@ export interface OutputMode {
   zone?: string
   /** `--columns` */
   columns?: string[]
+  /** Header rows in tables, TSV and CSV; `--no-headers` turns them off. */
+  headers?: boolean
 }
 
 export interface Sinks {
@@ -95,15 +97,21 @@ export class ListWriter {
     this.pending = []
     this.columns ??= columnsOf(rows)
     const cells = rows.map((r) => rowCells(r, this.columns!, this.cellStyle))
-    await this.writeCells(cells, !this.headerWritten)
+    await this.writeCells(cells, !this.headerWritten && this.mode.headers !== false)
     this.headerWritten = true
   }
 
+  /** An empty list is its header alone, in every tabular format; a terminal also says (none) on stderr. */
   async end(): Promise<void> {
     await this.endPage()
     if (this.count > 0) return
-    if (this.mode.format === 'csv' && this.columns) this.sinks.out(await separated([this.columns.map((c) => headerText(c))], ','))
-    if (this.mode.format === 'table') this.sinks.err('(none)\n')
+    if (this.columns && this.mode.headers !== false && this.mode.format !== 'ndjson') {
+      const header = this.columns.map((c) => headerText(c))
+      const delimiter = this.mode.format === 'csv' ? ',' : '\t'
+      this.sinks.out(this.mode.format === 'table' && this.mode.terminal ? `${header.join('  ')}\n` : await separated([header], delimiter))
+    }
+
+    if (this.mode.format === 'table' && this.mode.terminal) this.sinks.err('(none)\n')
   }
 
   private flushLines(): void {
@@ -124,7 +132,8 @@ export class ListWriter {
       return
     }
 
-    this.table ??= new TableStream(columns, {freeText: this.view.freeText, truncate: this.mode.truncate, width: this.mode.width}, this.sinks.out)
+    const fit = {freeText: this.view.freeText, truncate: this.mode.truncate, width: this.mode.width}
+    this.table ??= new TableStream(columns, fit, this.sinks.out, this.mode.headers !== false)
     await this.table.page(cells)
   }
 }
@@ -136,11 +145,18 @@ export async function renderDocument(document: unknown, view: View, mode: Output
     return
   }
 
-  const list = listOf(document, view)
   if (mode.format === 'ndjson') {
-    for (const item of list ?? [document]) sinks.out(JSON.stringify(item ?? null) + '\n')
+    for (const item of listOf(document, view) ?? [document]) sinks.out(JSON.stringify(item ?? null) + '\n')
     return
   }
+
+  const raw = rawRows(document)
+  if (raw) {
+    await writeRaw(raw, mode, sinks)
+    return
+  }
+
+  const list = listOf(document, view)
 
   if (list && !view.withFields) {
     await writeList(list, view, mode, sinks)
@@ -161,6 +177,41 @@ export async function renderDocument(document: unknown, view: View, mode: Output
     sinks.out('\n')
     await writeList(list, {}, {...mode, columns: undefined}, sinks)
   }
+}
+
+type Scalar = boolean | null | number | string
+
+function isScalar(value: unknown): value is Scalar {
+  return value === null || ['boolean', 'number', 'string'].includes(typeof value)
+}
+
+/**
+ * A list of plain values (`--query 'events[].id'`), or of lists of them (`--query 'events[].[id,date]'`),
+ * as rows of cells: such a list has no field names, so it prints as values, one row a line, with no
+ * header (like `aws --output text`). Undefined for anything else.
+ */
+function rawRows(document: unknown): Scalar[][] | undefined {
+  if (!Array.isArray(document) || document.length === 0) return undefined
+  if (document.every((v) => isScalar(v))) return document.map((v) => [v])
+  if (document.every((v) => Array.isArray(v) && v.every((c) => isScalar(c)))) return document as Scalar[][]
+  return undefined
+}
+
+async function writeRaw(rows: Scalar[][], mode: OutputMode, sinks: Sinks): Promise<void> {
+  const cells = rows.map((r) => r.map((v) => cellText(v, {style: 'csv', zone: mode.zone})))
+  if (mode.format === 'csv') {
+    sinks.out(await separated(cells, ','))
+    return
+  }
+
+  // One value a line as it is; several a line separated by tabs, a terminal's table aligned.
+  if (mode.terminal && cells.some((r) => r.length > 1)) {
+    const table = new TableStream(cells[0].map(() => ''), {truncate: mode.truncate, width: mode.width}, sinks.out, false)
+    await table.page(cells)
+    return
+  }
+
+  sinks.out(cells.map((r) => r.join('\t')).join('\n') + '\n')
 }
 
 async function writeList(list: Row[], view: View, mode: OutputMode, sinks: Sinks): Promise<void> {

@@ -5,7 +5,7 @@ import type {ServiceTarget} from '../http/services.js'
 import {BaseCommand} from '../cli/base-command.js'
 import {type View} from '../cli/output/view.js'
 import {stepProgress} from '../cli/progress.js'
-import {isInteractive} from '../cli/prompt.js'
+import {REPORT_VIEW} from '../cli/views/report.js'
 import {type ClientOptions, ServiceClient} from '../http/client.js'
 import {checkoutTarget, healthTarget} from '../profiles/resolve.js'
 import {progressLine, renderReport, REPORTERS, type StepResult, summarize, summaryLine} from '../runtime/report.js'
@@ -45,14 +45,20 @@ Progress goes to stderr as steps finish; the report goes to stdout, ending with 
   static override flags = {
     service: Flags.option({default: 'all', description: 'which service to check', options: ['health', 'checkout', 'all'] as const})(),
     sandbox: Flags.boolean({description: 'run against an embedded sandbox started for this run on a free loopback port'}),
-    reporter: Flags.option({description: 'report format (default: table in a terminal, json otherwise)', options: REPORTERS})(),
+    reporter: Flags.option({description: 'json or junit: print that report instead of the results list (-o chooses its format)', options: REPORTERS})(),
     'junit-file': Flags.string({description: 'also write a JUnit XML report to this file'}),
     bail: Flags.boolean({description: 'stop at the first failed step (the rest are reported as skipped)'}),
     group: Flags.string({default: 'demo-clinic', description: 'health group (id or name) whose medications the health steps use'}),
   }
 
   /** The document is the plan under --dry-run (one row per step), else the results (shown by a reporter). */
-  static override view: View = {columns: ['suite', 'name', 'operation', 'request.method', 'request.url', 'runs'], list: 'steps'}
+  static override view = REPORT_VIEW as View
+  /** Under --dry-run the document is the plan: one row a step and the request it is about. */
+  static planView: View = {columns: ['suite', 'name', 'operation', 'request.method', 'request.url', 'runs'], list: 'steps'}
+
+  protected override get view(): View {
+    return this.flags?.['dry-run'] ? Smoke.planView : Smoke.view
+  }
 
   async run(): Promise<SmokePlan | {results: StepResult[]; summary: ReturnType<typeof summarize>}> {
     const {flags} = this
@@ -117,13 +123,14 @@ Progress goes to stderr as steps finish; the report goes to stdout, ending with 
   private async report(results: StepResult[]): Promise<{results: StepResult[]; summary: ReturnType<typeof summarize>}> {
     const summary = summarize(results)
     if (this.flags['junit-file']) await this.writeOutputFile(this.flags['junit-file'], (await renderReport(results, 'junit', 'opsctl smoke')) + '\n')
-    if (!this.documentWanted || this.flags.reporter) {
-      const reporter = this.flags.reporter ?? (isInteractive() ? 'table' : 'json')
+    const {reporter} = this.flags
+    if (reporter === 'json' || reporter === 'junit') {
       process.stdout.write((await renderReport(results, reporter, 'opsctl smoke')) + '\n')
-      if (reporter !== 'table') process.stderr.write(summaryLine(summary) + '\n')
       this.markShown()
     }
 
+    // The run's last line, whatever the format of the report on stdout.
+    process.stderr.write(summaryLine(summary) + '\n')
     // A failed check is a result, not a crash: the report is still printed (or returned under --json).
     if (summary.failed > 0) process.exitCode = 1
     return {results, summary}

@@ -90,7 +90,16 @@ describe('profile list', () => {
       checkoutUrl: 'http://127.0.0.1:5999/checkout',
       secretKey: 'sk-f…w22',
     })
+    // The overridden row is the one in use: it is the active one, the file's row is not.
+    expect(rows.map((row: {active: boolean}) => row.active)).toEqual([false, true])
     expect(r.stdout).not.toContain('sk-from-env-Qq11Ww22')
+  })
+
+  it('marks the profile OPSCTL_PROFILE chooses as active, not the file\'s choice', async () => {
+    await addProd()
+    const r = await runCommand(ProfileList, ['--json'], {env: {OPSCTL_PROFILE: 'prod'}})
+    const active = JSON.parse(r.stdout).profiles.filter((row: {active: boolean}) => row.active).map((row: {name: string}) => row.name)
+    expect(active).toEqual(['prod'])
   })
 
   it('still lists when OPSCTL_PROFILE names a profile that does not exist', async () => {

@@ -42,6 +42,28 @@ describe('opsctl smoke', () => {
     }
   })
 
+  it('follows the output contract: -o csv with --columns picks the report\'s own columns; an unknown one is refused before anything runs', async () => {
+    const {cleanup} = isolate()
+    try {
+      const csv = await run(Smoke, ['--sandbox', '--service', 'health', '--columns', 'name,outcome', '-o', 'csv'])
+      expect(csv.code, csv.stderr).toBe(0)
+      const lines = csv.stdout.trim().split('\n')
+      expect(lines[0]).toBe('name,outcome')
+      expect(lines.slice(1).every((l) => /^[^,]+,passed$/.test(l) || /^"[^"]+",passed$/.test(l))).toBe(true)
+      expect(csv.stderr.trim().split('\n').at(-1)).toBe(`${lines.length - 1} passed, 0 failed, 0 skipped`)
+
+      const piped = await run(Smoke, ['--sandbox', '--service', 'health'])
+      expect(piped.stdout.split('\n')[0]).toBe('suite\tname\toperation\toutcome\tms\tdetail')
+
+      const refused = await run(Smoke, ['--sandbox', '--columns', 'name,nosuch'])
+      expect(refused.code).toBe(2)
+      expect(refused.stderr.split('\n')[0]).toBe('Error: --columns: unknown column "nosuch"; available: suite, name, operation, outcome, ms, detail')
+      expect(refused.stderr).not.toContain('Smoke:')
+    } finally {
+      cleanup()
+    }
+  })
+
   describe('against a running sandbox', () => {
     let sandbox: InProcessSandbox
     beforeAll(async () => {

@@ -126,11 +126,12 @@ export class TableStream {
     private readonly columns: readonly string[],
     private readonly fit: Fit,
     private readonly write: (text: string) => void,
+    private readonly headers = true,
   ) {}
 
   async page(rows: string[][]): Promise<void> {
     if (rows.length === 0) return
-    const head = !this.widths
+    const head = !this.widths && this.headers
     if (!this.widths) {
       const values = this.columns.map((_, i) => Math.max(0, ...rows.map((r) => r[i].length)))
       this.widths = fitWidths(this.columns, values, this.fit)

@@ -21,6 +21,14 @@ export interface View<D = unknown> {
   zone?: string
   /** Prints nothing on stdout unless a document format (--json, -o json/ndjson/csv, --query) is asked for. */
   quiet?: boolean
+  /** The tables of a document shown as several (users inspect): CSV, one table, cannot hold them. */
+  parts?: readonly string[]
+}
+
+/** The tables a view shows, when it shows more than one: CSV refuses those documents. */
+export function tablesOf(view: View): readonly string[] | undefined {
+  if (view.parts) return view.parts
+  return view.withFields && view.list ? ['its fields', view.list] : undefined
 }
 
 /** Times of the checkout service are read in PH Standard Time (UTC+8, no daylight saving): its void and refund windows. */

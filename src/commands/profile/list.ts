@@ -12,13 +12,17 @@ export default class ProfileList extends BaseCommand<typeof ProfileList> {
 
   async run(): Promise<{profiles: Record<string, unknown>[]; path: string}> {
     const store = await this.profileStore()
-    const profiles = store.names().map((n) => profileView(n, store.require(n), n === store.activeName))
     // The listing works even when the profile in use does not resolve (none active, OPSCTL_PROFILE misspelt).
     const resolved = await this.profile().catch((error: Error) => {
       this.note(`Note: ${error.message}`)
     })
-    if (resolved && resolved.fromEnv.length > 0) {
-      profiles.push(profileView(`${resolved.name} (+env)`, resolved.profile, false, resolved.fromEnv.join(',')))
+    // "active" marks the row commands use now: --profile or OPSCTL_PROFILE over the file's choice,
+    // and the "(+env)" row when OPSCTL_* variables override some of that profile's settings.
+    const inUse = resolved ? resolved.name : store.activeName
+    const overridden = resolved !== undefined && resolved.fromEnv.length > 0
+    const profiles = store.names().map((n) => profileView(n, store.require(n), n === inUse && !overridden))
+    if (resolved && overridden) {
+      profiles.push(profileView(`${resolved.name} (+env)`, resolved.profile, true, resolved.fromEnv.join(',')))
     }
 
     return {path: store.path, profiles}

@@ -24,7 +24,7 @@ A --state file in the JSON format of earlier versions is imported once, in place
     '<%= config.bin %> sandbox start --seed --state ./sandbox.db',
     '<%= config.bin %> sandbox start --port 0 \\\n  --json    # free port; prints one JSON line with the URLs',
     '<%= config.bin %> sandbox start --clock 2026-11-21T15:00:00Z --latency 200 \\\n  --fail-rate 0.1',
-    '<%= config.bin %> sandbox start --public --host 0.0.0.0 \\\n  --allowed-host sandbox.team.internal    # a shared sandbox; pass its token with OPSCTL_SANDBOX_TOKEN',
+    '<%= config.bin %> sandbox start --public --host 0.0.0.0 \\\n  --allowed-host sandbox.team.internal --token "$OPSCTL_SANDBOX_TOKEN"',
   ]
   static override flags = {
     port: Flags.integer({

@@ -2,8 +2,9 @@ import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
 import {parsePairs} from '../../cli/data-input.js'
+import {type View} from '../../cli/output/view.js'
 import {stepProgress} from '../../cli/progress.js'
-import {isInteractive} from '../../cli/prompt.js'
+import {REPORT_VIEW} from '../../cli/views/report.js'
 import {progressLine, renderReport, reportedResult, REPORTERS, type StepResult, summarize, summaryLine} from '../../runtime/report.js'
 import {loadScenario} from '../../runtime/scenario/parse.js'
 import {runScenario} from '../../runtime/scenario/run.js'
@@ -23,9 +24,11 @@ The whole file is checked (unknown keys, undefined variables, shell syntax, malf
   ]
   static override flags = {
     var: Flags.string({description: "variable k=v (repeatable), overriding the file's vars", multiple: true, multipleNonGreedy: true}),
-    reporter: Flags.option({description: 'report format (default: table in a terminal, json otherwise)', options: REPORTERS})(),
+    reporter: Flags.option({description: 'json or junit: print that report instead of the results list (-o chooses its format)', options: REPORTERS})(),
     'junit-file': Flags.string({description: 'also write a JUnit XML report to this file'}),
   }
+
+  static override view = REPORT_VIEW as View
 
   async run(): Promise<{results: StepResult[]; summary: ReturnType<typeof summarize>}> {
     const {args, flags} = this
@@ -43,13 +46,13 @@ The whole file is checked (unknown keys, undefined variables, shell syntax, malf
     shown.done()
     const summary = summarize(results)
     if (flags['junit-file']) await this.writeOutputFile(flags['junit-file'], (await renderReport(results, 'junit', scenario.name)) + '\n')
-    if (!this.documentWanted || flags.reporter) {
-      const reporter = flags.reporter ?? (isInteractive() ? 'table' : 'json')
-      process.stdout.write((await renderReport(results, reporter, scenario.name)) + '\n')
-      if (reporter !== 'table') process.stderr.write(summaryLine(summary) + '\n')
+    if (flags.reporter === 'json' || flags.reporter === 'junit') {
+      process.stdout.write((await renderReport(results, flags.reporter, scenario.name)) + '\n')
       this.markShown()
     }
 
+    // The run's last line, whatever the format of the report on stdout.
+    process.stderr.write(summaryLine(summary) + '\n')
     // A failed check is a result, not a crash: the report is still printed (or returned under --json).
     if (summary.failed > 0) process.exitCode = 1
 

@@ -1,6 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import {HealthCommand, healthFlags, userIdArg} from '../../cli/health-command.js'
+import {type View} from '../../cli/output/view.js'
 import {eventRows, INSPECT_EVENT_COLUMNS, monthDetail, PLAN_COLUMNS, planRows, userDetail} from '../../cli/views/health-support.js'
 import {getEvents, getMetrics, getUserById} from '../../services/health/operations.js'
 import {INSPECT_EVENTS, type Inspection, MONTH_METRICS, monthStart, summarizeMonth, userAndPlan} from '../../services/health/support.js'
@@ -19,6 +20,8 @@ It only reads (getUserById, then getEvents and getMetrics together). A caregiver
     ...healthFlags,
     events: Flags.integer({default: INSPECT_EVENTS, description: 'how many of the newest events to show (one page: at most 50)', max: 50, min: 0}),
   }
+  static override view: View = {parts: ['user', 'plan', 'events', 'metrics']}
+
 
   async run(): Promise<Inspection> {
     const client = await this.health()
