@@ -1,13 +1,23 @@
 import type * as z from 'zod'
 
-import {readFile} from 'node:fs/promises'
+import {readFile, stat} from 'node:fs/promises'
 import {basename, extname} from 'node:path'
 import {parseArgsStringToArgv} from 'string-argv'
 import {type Document, isMap, isPair, isScalar, LineCounter, parseDocument} from 'yaml'
 
 import {UsageError} from '../../errors.js'
+import {patternProblem} from './pattern.js'
 import {MATCHER_KEYS, Scenario} from './schema.js'
-import {BUILT_IN_VARIABLES, variableRefs} from './vars.js'
+import {BUILT_IN_VARIABLES, credentialRefused, envName, isCredentialEnvName, variableRefs} from './vars.js'
+
+/** A scenario file is a few hundred lines; a larger one is refused before it is read into memory. */
+export const MAX_SCENARIO_BYTES = 1024 * 1024
+
+/** Commands a step may not run: one that never returns, and one that would run scenarios from a scenario. */
+const REFUSED_STEP_COMMANDS: ReadonlyMap<string, string> = new Map([
+  ['sandbox start', 'runs until it is stopped, so the step would never end; start the sandbox before the scenario'],
+  ['scenario run', 'would run a scenario inside a scenario; list its steps in this file instead'],
+])
 
 export interface ParsedStep {
   name: string
@@ -51,15 +61,26 @@ export class ScenarioFileError extends UsageError {
 export async function loadScenario(file: string, cliVars: Record<string, string> = {}): Promise<ParsedScenario> {
   let text: string
   try {
+    const size = (await stat(file)).size
+    if (size > MAX_SCENARIO_BYTES) throw tooLarge(file, size)
     text = await readFile(file, 'utf8')
   } catch (error) {
+    if (error instanceof UsageError) throw error
     throw new UsageError(`Cannot read scenario ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
   }
 
   return parseScenario(text, file, cliVars)
 }
 
+function tooLarge(file: string, bytes: number): UsageError {
+  return new UsageError(`Scenario ${file} is ${bytes} bytes; a scenario file may have at most ${MAX_SCENARIO_BYTES} (1 MiB)`, [
+    'Split it into several files; nothing was run',
+  ])
+}
+
 export function parseScenario(text: string, file: string, cliVars: Record<string, string> = {}): ParsedScenario {
+  const bytes = Buffer.byteLength(text)
+  if (bytes > MAX_SCENARIO_BYTES) throw tooLarge(file, bytes)
   const lines = new LineCounter()
   const doc = parseDocument(text, {lineCounter: lines})
   if (doc.errors.length > 0) {
@@ -100,10 +121,14 @@ export function parseScenario(text: string, file: string, cliVars: Record<string
   )
   const known = new Set(BUILT_IN_VARIABLES)
   for (const [name, value] of Object.entries(vars)) {
+    const where = Object.hasOwn(cliVars, name) ? {column: 1, line: 1} : at(['vars', name])
     for (const ref of variableRefs(value)) {
-      if (!ref.startsWith('env:') && !known.has(ref)) {
+      const env = envName(ref)
+      if (env !== undefined && isCredentialEnvName(env)) {
+        problems.push({...where, message: `vars.${name}: ${credentialRefused(env)}`})
+      } else if (env === undefined && !known.has(ref)) {
         problems.push({
-          ...(Object.hasOwn(cliVars, name) ? {column: 1, line: 1} : at(['vars', name])),
+          ...where,
           message: `vars.${name}: variable \${${ref}} is not defined before it; a value may use \${run.id}, \${uuid}, \${env:NAME|default} and the variables above it`,
         })
       }
@@ -123,6 +148,10 @@ export function parseScenario(text: string, file: string, cliVars: Record<string
       })
     } else if (argv[0] !== 'opsctl') {
       problems.push({...runPos, message: `steps.${i}.run: expected an opsctl command line, got "${step.run.slice(0, 40)}"`})
+    } else {
+      const command = commandOf(argv.slice(1))
+      const why = REFUSED_STEP_COMMANDS.get(command)
+      if (why) problems.push({...runPos, message: `steps.${i}.run: a step may not run "opsctl ${command}": it ${why}`})
     }
 
     const expect = step.expect ?? {}
@@ -132,12 +161,24 @@ export function parseScenario(text: string, file: string, cliVars: Record<string
       ...[expect.stdout, expect.stderr].flatMap((m) => [m?.contains, m?.matches]),
     ]
     for (const ref of texts.flatMap((t) => (t ? variableRefs(t) : []))) {
-      if (!ref.startsWith('env:') && !known.has(ref)) {
+      const env = envName(ref)
+      if (env !== undefined && isCredentialEnvName(env)) {
+        problems.push({...runPos, message: `steps.${i}: ${credentialRefused(env)}`})
+      } else if (env === undefined && !known.has(ref)) {
         problems.push({
           ...runPos,
           message: `steps.${i}: variable \${${ref}} is not defined; expected it in vars, --var or the save of an earlier step (built in: \${run.id}, \${uuid}, \${env:NAME|default})`,
         })
       }
+    }
+
+    const patterns = [
+      ...Object.entries(expect.json ?? {}).map(([path, m]) => [['json', path], m.matches] as const),
+      ...(['stdout', 'stderr'] as const).map((stream) => [[stream], expect[stream]?.matches] as const),
+    ]
+    for (const [path, source] of patterns) {
+      const problem = source === undefined || source.includes('${') ? undefined : patternProblem(source)
+      if (problem) problems.push({...at(['steps', i, 'expect', ...path, 'matches']), message: `steps.${i}.expect.${path.join('.')}.matches: ${problem}`})
     }
 
     for (const name of Object.keys(step.save ?? {})) {
@@ -149,6 +190,13 @@ export function parseScenario(text: string, file: string, cliVars: Record<string
   })
   if (problems.length > 0) throw new ScenarioFileError(file, problems)
   return {file, name: scenario.name ?? basename(file, extname(file)), steps, vars}
+}
+
+/** The command a step's arguments name, as `topic command` (oclif also takes `topic:command`). */
+function commandOf(args: readonly string[]): string {
+  const words = args.flatMap((a) => a.split(':')).filter((w) => w !== '')
+  const end = words.findIndex((w) => w.startsWith('-'))
+  return (end === -1 ? words : words.slice(0, end)).slice(0, 2).join(' ')
 }
 
 /**
