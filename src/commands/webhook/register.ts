@@ -7,6 +7,7 @@ import {registerWebhook, WEBHOOK_EVENTS} from '../../services/checkout/operation
 export const WEBHOOK_COLUMNS = ['id', 'name', 'callbackUrl', 'createdAt', 'updatedAt']
 
 export default class WebhookRegister extends BaseCommand<typeof WebhookRegister> {
+  static override audits = registerWebhook
   static override description = `Register the callback URL of a checkout event (one webhook per event name).`
   static override examples = [
     '<%= config.bin %> webhook register --name CHECKOUT_SUCCESS \\\n  --url https://shop.example/hooks/paid',

@@ -2,11 +2,12 @@ import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
 import {CHECKOUT_ZONE, type View} from '../../cli/output/view.js'
-import {WEBHOOK_EVENTS} from '../../services/checkout/operations.js'
+import {updateWebhook, WEBHOOK_EVENTS} from '../../services/checkout/operations.js'
 import {updateWebhookMerged} from '../../services/checkout/workflows.js'
 import {WEBHOOK_COLUMNS} from './register.js'
 
 export default class WebhookUpdate extends BaseCommand<typeof WebhookUpdate> {
+  static override audits = updateWebhook
   static override args = {webhookId: Args.string({description: 'webhook id', required: true})}
   static override description = `Change a webhook's event name or callback URL.
 
