@@ -1,6 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
+import {visibleText} from '../../cli/input-text.js'
 import {CHECKOUT_ZONE, type View} from '../../cli/output/view.js'
 import {registerWebhook, WEBHOOK_EVENTS} from '../../services/checkout/operations.js'
 
@@ -15,7 +16,7 @@ export default class WebhookRegister extends BaseCommand<typeof WebhookRegister>
   ]
   static override flags = {
     name: Flags.option({description: 'event name', options: WEBHOOK_EVENTS, required: true})(),
-    url: Flags.string({description: 'callback URL (http or https) that receives the event', required: true}),
+    url: Flags.string({description: 'callback URL (http or https) that receives the event', parse: visibleText(), required: true}),
   }
 
   static override view: View = {columns: WEBHOOK_COLUMNS, zone: CHECKOUT_ZONE}
