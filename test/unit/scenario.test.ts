@@ -205,6 +205,20 @@ describe('scenario files that cannot leak a credential nor stall the run', () =>
     expect(parseScenario('steps:\n  - run: opsctl checkout get ${env:OPSCTL_PROFILE|x} ${env:HOME_TOWN|y}\n', 'f.yaml').steps).toHaveLength(1)
   })
 
+  it('reports an unknown key and an undefined variable in one round, in line order', () => {
+    const error = problemOf(
+      'steps:\n  - run: opsctl checkout get ${nope} --json\n    expct: {exit: 0}\n  - run: opsctl x\n    save: {id: checkoutId}\n  - run: opsctl checkout get ${id} ${env:MY_TOKEN}\n',
+    )
+    expect(error.problems.map((p) => [p.line, p.message.split(':')[0]])).toEqual([
+      [2, 'steps.0'],
+      [3, 'unknown key "expct" at steps.0; expected name, run, expect, save, timeout'],
+      [6, 'steps.2'],
+    ])
+    expect(error.problems[0].message).toMatch(/variable \$\{nope\} is not defined/)
+    expect(error.problems[2].message).toMatch(/\$\{env:MY_TOKEN\} reads a credential/)
+    expect(error.message).toMatch(/^flow\.yaml:2:\d+: steps\.0: variable \$\{nope\} is not defined.* \(\+2 more problems: line 3: unknown key "expct"/)
+  })
+
   it('refuses a step that runs a scenario or starts the sandbox, naming the line', () => {
     for (const [run, command] of [
       ['opsctl scenario run flow.yaml', 'scenario run'],

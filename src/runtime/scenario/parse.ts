@@ -1,4 +1,4 @@
-import type * as z from 'zod'
+import * as z from 'zod'
 
 import {readFile, stat} from 'node:fs/promises'
 import {basename, extname} from 'node:path'
@@ -7,7 +7,7 @@ import {type Document, isMap, isPair, isScalar, LineCounter, parseDocument} from
 
 import {UsageError} from '../../errors.js'
 import {patternProblem} from './pattern.js'
-import {MATCHER_KEYS, Scenario} from './schema.js'
+import {MATCHER_KEYS, Scenario, Step} from './schema.js'
 import {BUILT_IN_VARIABLES, credentialRefused, envName, isCredentialEnvName, variableRefs} from './vars.js'
 
 /** A scenario file is a few hundred lines; a larger one is refused before it is read into memory. */
@@ -97,15 +97,11 @@ export function parseScenario(text: string, file: string, cliVars: Record<string
   const at = (path: readonly PropertyKey[], key?: string): {column: number; line: number} => positionOf(doc, lines, path, key)
   const raw: unknown = doc.toJS()
   const parsed = Scenario.safeParse(raw)
-  if (!parsed.success) {
-    throw new ScenarioFileError(
-      file,
-      parsed.error.issues.flatMap((issue) => describeIssue(issue, raw)).map(({key, message, path}) => ({...at(path, key), message})),
-    )
-  }
-
-  const scenario = parsed.data
-  const problems: Problem[] = []
+  // Every problem in one round: after the file's shape, the checks below run over what did parse.
+  const problems: Problem[] = parsed.success
+    ? []
+    : parsed.error.issues.flatMap((issue) => describeIssue(issue, raw)).map(({key, message, path}) => ({...at(path, key), message}))
+  const scenario = parsed.success ? parsed.data : partsThatParse(raw)
   for (const [name, where] of [
     ...Object.keys(scenario.vars ?? {}).map((k) => [k, at(['vars'], k)] as const),
     ...Object.keys(cliVars).map((k) => [k, {column: 1, line: 1}] as const),
@@ -138,6 +134,12 @@ export function parseScenario(text: string, file: string, cliVars: Record<string
   }
 
   const steps = scenario.steps.map((step, i) => {
+    if (step === undefined) {
+      // A step that did not parse (its problems are above) still defines what it saves.
+      for (const name of savedNames(raw, i)) known.add(name)
+      return undefined
+    }
+
     const argv = parseArgsStringToArgv(step.run)
     const runPos = at(['steps', i, 'run'])
     const shell = shellSyntax(step.run)
@@ -188,8 +190,26 @@ export function parseScenario(text: string, file: string, cliVars: Record<string
 
     return {argv: argv.slice(1), line: runPos.line, name: step.name ?? step.run.replace(/^opsctl\s+/, ''), raw: step}
   })
-  if (problems.length > 0) throw new ScenarioFileError(file, problems)
-  return {file, name: scenario.name ?? basename(file, extname(file)), steps, vars}
+  if (problems.length > 0) throw new ScenarioFileError(file, problems.sort((a, b) => a.line - b.line || a.column - b.column))
+  return {file, name: scenario.name ?? basename(file, extname(file)), steps: steps.filter((step) => step !== undefined), vars}
+}
+
+/** A step with its misspelt keys left out, so that its other problems are found in the same round. */
+const StepWithoutUnknownKeys = z.object(Step.shape)
+
+/** A file that did not parse as a whole: its vars if they parse, and each step that parses on its own (undefined for the others). */
+function partsThatParse(raw: unknown): {name?: string; steps: (Step | undefined)[]; vars?: Scenario['vars']} {
+  const object = raw !== null && typeof raw === 'object' ? (raw as Record<string, unknown>) : {}
+  const steps = Array.isArray(object.steps) ? (object.steps as unknown[]) : []
+  return {
+    steps: steps.map((step) => StepWithoutUnknownKeys.safeParse(step).data),
+    vars: Scenario.shape.vars.safeParse(object.vars).data,
+  }
+}
+
+function savedNames(raw: unknown, i: number): string[] {
+  const save = valueAtPath(raw, ['steps', i, 'save'])
+  return save !== null && typeof save === 'object' && !Array.isArray(save) ? Object.keys(save) : []
 }
 
 /** The command a step's arguments name, as `topic command` (oclif also takes `topic:command`). */
