@@ -1,9 +1,8 @@
-import * as z from 'zod'
-
 import {readFile, stat} from 'node:fs/promises'
 import {basename, extname} from 'node:path'
 import {parseArgsStringToArgv} from 'string-argv'
 import {type Document, isMap, isPair, isScalar, LineCounter, parseDocument} from 'yaml'
+import * as z from 'zod'
 
 import {UsageError} from '../../errors.js'
 import {patternProblem} from './pattern.js'
