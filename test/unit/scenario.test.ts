@@ -244,6 +244,17 @@ describe('scenario files that cannot leak a credential nor stall the run', () =>
     }
   })
 
+  it('refuses aliases that would expand without bound, as invalid YAML', () => {
+    const levels = ['a: &a [x, x, x, x, x, x, x, x, x]']
+    for (const [i, name] of ['b', 'c', 'd', 'e', 'f', 'g'].entries()) {
+      const previous = String.fromCodePoint(97 + i)
+      levels.push(`${name}: &${name} [${Array.from({length: 9}, () => `*${previous}`).join(', ')}]`)
+    }
+
+    const error = problemOf(`${levels.join('\n')}\nsteps:\n  - run: opsctl profile list\n`)
+    expect(error.message).toMatch(/^flow\.yaml:1:1: invalid YAML: Excessive alias count/)
+  })
+
   it('reports a pattern that is not a regular expression at its line', () => {
     expect(problemOf('steps:\n  - run: opsctl x --json\n    expect: {stdout: {matches: "(a"}}\n').message).toMatch(
       /^flow\.yaml:3:\d+: steps\.0\.expect\.stdout\.matches: Invalid regular expression/,

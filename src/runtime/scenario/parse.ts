@@ -94,7 +94,14 @@ export function parseScenario(text: string, file: string, cliVars: Record<string
   }
 
   const at = (path: readonly PropertyKey[], key?: string): {column: number; line: number} => positionOf(doc, lines, path, key)
-  const raw: unknown = doc.toJS()
+  let raw: unknown
+  try {
+    // The yaml library refuses aliases that would expand without bound (a "billion laughs" file).
+    raw = doc.toJS()
+  } catch (error) {
+    throw new ScenarioFileError(file, [{column: 1, line: 1, message: `invalid YAML: ${(error as Error).message}`}])
+  }
+
   const parsed = Scenario.safeParse(raw)
   // Every problem in one round: after the file's shape, the checks below run over what did parse.
   const problems: Problem[] = parsed.success
