@@ -7,13 +7,15 @@
  * memory, and some expressions run for minutes. So the functions that build text are replaced by
  * ones that refuse a result over a size, the whole evaluation has a time limit (V8 interrupts a
  * `vm` script that runs out of time, even inside the library's own code) and the result a size
- * limit. Each ends in a UsageError (exit 2).
+ * limit. An expression that exceeds a limit whatever the document is refused while argv is read
+ * (exit 2, nothing sent); one that exceeds it on the command's document fails after the command
+ * ran (exit 1).
  */
 import type {JSONValue} from '@jmespath-community/jmespath'
 
 import {createContext, Script} from 'node:vm'
 
-import {UsageError} from '../../errors.js'
+import {ExitCode, OpsError} from '../../errors.js'
 
 /** How long one evaluation may take. */
 export const QUERY_TIME_LIMIT_MS = 5000
@@ -125,6 +127,11 @@ export async function checkQuery(expression: string): Promise<string> {
   return expression
 }
 
+/**
+ * The query on the command's document. The command has run by now (its requests were sent), so a
+ * failure here is exit 1, never 2: 2 says nothing was sent, and a script that read it so could
+ * repeat a change.
+ */
 export async function applyQuery(document: unknown, expression: string): Promise<unknown> {
   const {search} = await library()
   // A round trip through JSON gives the library plain JSON values (no undefined, no class instances):
@@ -133,8 +140,7 @@ export async function applyQuery(document: unknown, expression: string): Promise
   try {
     return evaluate(search, JSON.parse(json) as JSONValue, expression, json.length + QUERY_MAX_GROWTH_CHARS)
   } catch (error) {
-    if (error instanceof QueryLimitError) throw new UsageError(`--query: ${error.message}`, [HINT])
-    // The library's own refusals (a function given the wrong type, say) are about the expression too.
-    throw new UsageError(`--query: ${(error as Error).message}`)
+    const why = error instanceof QueryLimitError ? error.message : (error as Error).message
+    throw new OpsError(`--query: ${why}; the command itself ran, only its output could not be shown`, ExitCode.Unexpected, [HINT])
   }
 }
