@@ -5,7 +5,7 @@
  */
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {readAudit} from '../../src/audit/log.js'
+import {readAudit} from '../../src/audit/read.js'
 import {MAX_DATA_DEPTH} from '../../src/cli/data-input.js'
 import Api from '../../src/commands/api.js'
 import CheckoutCreate from '../../src/commands/checkout/create.js'

@@ -4,7 +4,8 @@ import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {z} from 'zod'
 
-import {appendAudit, auditPath, damagedWarning, entryFromAttempt, readAudit} from '../../src/audit/log.js'
+import {appendAudit, auditPath, entryFromAttempt} from '../../src/audit/log.js'
+import {damagedWarning, readAudit} from '../../src/audit/read.js'
 import {operation} from '../../src/http/operation.js'
 
 const refund = operation({

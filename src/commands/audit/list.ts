@@ -1,7 +1,8 @@
 import {Flags} from '@oclif/core'
 
 import {selectEntries} from '../../audit/history.js'
-import {type AuditEntry, auditPath, damagedWarning, readAudit} from '../../audit/log.js'
+import {type AuditEntry, auditPath} from '../../audit/log.js'
+import {damagedWarning, readAudit} from '../../audit/read.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {outputFlags} from '../../cli/flags.js'
 import {parseTimeFlag} from '../../cli/time-flag.js'

@@ -1,7 +1,8 @@
 import {Flags} from '@oclif/core'
 
 import {type CreatedCheckout, createdCheckouts} from '../../audit/history.js'
-import {auditPath, damagedWarning, readAudit} from '../../audit/log.js'
+import {auditPath} from '../../audit/log.js'
+import {damagedWarning, readAudit} from '../../audit/read.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {hints} from '../../cli/hints.js'
 import {CHECKOUT_ZONE, type View} from '../../cli/output/view.js'
