@@ -145,4 +145,21 @@ describe('opsctl scenario run', () => {
       rmSync(dir, {force: true, recursive: true})
     }
   })
+
+  it('fails a step whose pattern backtracks without end, after its time limit, instead of hanging', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'opsctl-scenario-'))
+    const cli = cliFor(sandbox)
+    try {
+      const file = join(dir, 'slow.yaml')
+      writeFileSync(file, 'steps:\n  - run: opsctl profile list --json\n    expect: {stdout: {matches: "^([\\\\s\\\\S]+)+QQQ$"}}\n  - run: opsctl profile list\n')
+      const result = await cli.run(['scenario', 'run', file, '--reporter', 'json'])
+      expect(result.code, result.stderr).toBe(1)
+      const [step, skipped] = JSON.parse(result.stdout).results
+      expect(step.message).toMatch(/^\/\^\(\[\\s\\S\]\+\)\+QQQ\$\/ took longer than 1 s to match/)
+      expect(skipped.outcome).toBe('skipped')
+    } finally {
+      cli.cleanup()
+      rmSync(dir, {force: true, recursive: true})
+    }
+  })
 })
