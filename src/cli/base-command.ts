@@ -398,7 +398,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     if (!operation || this.attemptAudited || this.globals?.['dry-run']) return
     try {
       // With argv unparsed (the error was oclif's), the profile is the default one unless --profile named another.
-      const named = !this.flags && this.argv.some((a) => a === '--profile' || a.startsWith('--profile='))
+      const named = !this.flags && this.argv.some((a) => a === '--profile' || a.startsWith('--profile=') || a.startsWith('-p'))
       const resolved = named ? undefined : await this.profile().catch(() => undefined)
       const record = unsentAttempt(operation, error, this.args ?? {}, this.flags ?? {})
       await appendAudit(this.configDir, entryFromAttempt(record, resolved?.name ?? this.flags?.profile ?? 'unknown', resolved?.profile.env ?? 'unknown'))
