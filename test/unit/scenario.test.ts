@@ -201,6 +201,10 @@ describe('scenario files that cannot leak a credential nor stall the run', () =>
       /^flow\.yaml:1:\d+: vars\.k: \$\{env:OPSCTL_CHECKOUT_SECRET_KEY\} reads a credential/,
     )
     expect(() => substitute('${env:OPSCTL_CHECKOUT_SECRET_KEY}', {}, {OPSCTL_CHECKOUT_SECRET_KEY: 'sk_live'})).toThrow(/reads a credential/)
+    // the same value under an innocent name is refused when the step runs
+    expect(() => substitute('${env:CHECKOUT_SK}', {}, {CHECKOUT_SK: 'sk_live_1', OPSCTL_CHECKOUT_SECRET_KEY: 'sk_live_1'})).toThrow(
+      /^\$\{env:CHECKOUT_SK\} holds the value of a credential; a step gets credentials from its profile/,
+    )
     // other environment variables, OPSCTL_ ones included, still work
     expect(parseScenario('steps:\n  - run: opsctl checkout get ${env:OPSCTL_PROFILE|x} ${env:HOME_TOWN|y}\n', 'f.yaml').steps).toHaveLength(1)
   })

@@ -48,6 +48,11 @@ export function substitute(text: string, vars: Record<string, string>, env: Node
       if (isCredentialEnvName(name.trim())) throw new UsageError(credentialRefused(name.trim()))
       const value = env[name.trim()] ?? fallback
       if (value === undefined) throw new UsageError(`Environment variable ${name.trim()} is not set and \${${ref}} has no default`)
+      // The same credential under an innocent name (CHECKOUT_SK=$OPSCTL_CHECKOUT_SECRET_KEY) is still a credential.
+      if (value.length >= 8 && Object.entries(env).some(([other, secret]) => secret === value && isCredentialEnvName(other))) {
+        throw new UsageError(`\${env:${name.trim()}} holds the value of a credential; ${credentialRefused(name.trim()).split('; ')[1]}`)
+      }
+
       return value
     }
 
