@@ -1,4 +1,3 @@
-import {readFile} from 'node:fs/promises'
 import {join} from 'node:path'
 
 import type {AttemptRecord} from '../http/client.js'
@@ -57,30 +56,6 @@ export async function appendAudit(configDir: string, entry: AuditEntry, secrets:
   } finally {
     await file.close()
   }
-}
-
-/** Entries oldest first; a line that is not JSON (a torn write) is skipped and counted. */
-export async function readAudit(configDir: string): Promise<{entries: AuditEntry[]; skipped: number}> {
-  let text: string
-  try {
-    text = await readFile(auditPath(configDir), 'utf8')
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {entries: [], skipped: 0}
-    throw error
-  }
-
-  const entries: AuditEntry[] = []
-  let skipped = 0
-  for (const line of text.split('\n')) {
-    if (!line.trim()) continue
-    try {
-      entries.push(JSON.parse(line) as AuditEntry)
-    } catch {
-      skipped++
-    }
-  }
-
-  return {entries, skipped}
 }
 
 function amountOf(value: unknown): AuditEntry['amount'] {

@@ -22,6 +22,7 @@ import {hints, withHints} from './hints.js'
 import {type Format, ListWriter, type OutputMode, renderDocument} from './output.js'
 import {knownColumns, type Row, tablesOf, unknownColumns, type View} from './output/view.js'
 import {PATIENT_DATA_NOTICE, patientDataShown, patientTraceMask} from './patient-data.js'
+import {unsentAttempt} from './unsent-attempt.js'
 
 /** A command that does not choose its global flags has those of BaseCommand: `sendFlags`. */
 type GlobalsOf<T extends typeof Command> = string extends keyof T['baseFlags'] ? typeof sendFlags : T['baseFlags']
@@ -67,6 +68,11 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
    * refused before anything is sent, even the reads before it (the command then offers `changeFlags`).
    */
   static changes?: Operation
+  /**
+   * The audited row this command exists to call (default: `changes`, when audited): a run that
+   * ends before sending it still leaves its audit line (./unsent-attempt.ts).
+   */
+  static audits?: Operation
   static requiresSandbox?: SandboxRequirement
   /**
    * Every destructive call this command makes removes something it created itself (smoke's
@@ -88,6 +94,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   private streamed = false
   /** The command printed its own view (a chart, a test report): the document is not printed again. */
   private shownOwnView = false
+  /** The client wrote an audit line in this run. */
+  private attemptAudited = false
 
   /**
    * oclif's run, with the document printed by this class in every format (oclif would print it
@@ -171,7 +179,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   }
 
   protected async profile(): Promise<ResolvedProfile> {
-    this.resolved ??= resolveProfile(await this.profileStore(), this.flags.profile).then((r) => {
+    this.resolved ??= resolveProfile(await this.profileStore(), this.flags?.profile).then((r) => {
       const {health, checkout} = r.profile
       for (const secret of [health.session, checkout.publicKey, checkout.secretKey]) registerSecret(secret)
       return r
@@ -183,6 +191,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     const stderr = (text: string) => process.stderr.write(text + '\n')
     return {
       onAudited: async (record) => {
+        this.attemptAudited = true
         const {name, profile} = await this.profile()
         await appendAudit(this.configDir, entryFromAttempt(record, name, profile.env))
       },
@@ -374,6 +383,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
     const opsError = withHints(this.toOpsError(error))
     process.exitCode = opsError.exitCode
+    await this.auditUnsentAttempt(opsError)
     // The stream guard scrubs these writes too; writeError also covers a process whose streams it does not guard.
     writeError(opsError, this.jsonEnabled())
     if (!this.jsonEnabled() && this.globals?.verbose && opsError.exitCode === ExitCode.Unexpected && error.stack) {
@@ -389,6 +399,22 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     }
 
     return super.finally(error)
+  }
+
+  /** An audited change that ended before it was sent is recorded too (not under --dry-run: nothing was attempted). */
+  private async auditUnsentAttempt(error: OpsError): Promise<void> {
+    const {audits, changes} = this.ctor as unknown as typeof BaseCommand
+    const operation = audits ?? (changes?.audited ? changes : undefined)
+    if (!operation || this.attemptAudited || this.globals?.['dry-run']) return
+    try {
+      // With argv unparsed (the error was oclif's), the profile is the default one unless --profile named another.
+      const named = !this.flags && this.argv.some((a) => a === '--profile' || a.startsWith('--profile=') || a.startsWith('-p'))
+      const resolved = named ? undefined : await this.profile().catch(() => undefined)
+      const record = unsentAttempt(operation, error, this.args ?? {}, this.flags ?? {})
+      await appendAudit(this.configDir, entryFromAttempt(record, resolved?.name ?? this.flags?.profile ?? 'unknown', resolved?.profile.env ?? 'unknown'))
+    } catch (auditError) {
+      process.stderr.write(`Warning: could not write the audit log: ${(auditError as Error).message}\n`)
+    }
   }
 
   /** oclif's multi-line parse messages, as one line, with where to read more. */

@@ -39,10 +39,13 @@ export function describeChange(op: Operation, params: Record<string, string | un
   return {action: names.length > 0 ? `${action} ${resourceId}` : action, resourceId}
 }
 
+/** A destructive change without --yes and without a terminal (exit 2, nothing sent; audited as refused locally). */
+export class ConsentRequiredError extends UsageError {}
+
 /** Without --yes and without a terminal, consent cannot be given: say so before the first request. */
 export function requireConsentPossible(ctx: Pick<ConsentContext, 'dryRun' | 'yes'>, action: string): void {
   if (ctx.dryRun || ctx.yes || isInteractive()) return
-  throw new UsageError(`${action} is destructive and needs confirmation; pass --yes to confirm without a terminal`)
+  throw new ConsentRequiredError(`${action} is destructive and needs confirmation; pass --yes to confirm without a terminal`)
 }
 
 /** The `beforeSend` hook of every client a command makes. */

@@ -2,7 +2,7 @@
  * What every health command shares: the `--language` flag, the `<userId>` argument that also
  * takes `me`, the client for the call, and storing a session after createUser / sign-in.
  */
-import {Args, type Command, Flags} from '@oclif/core'
+import {type Command, Flags} from '@oclif/core'
 
 import type {ServiceClient} from '../http/client.js'
 
@@ -12,6 +12,7 @@ import {sessionFromHeaders} from '../http/session-cookie.js'
 import {ENV} from '../profiles/resolve.js'
 import {Bcp47, getUser, User} from '../services/health/operations.js'
 import {BaseCommand} from './base-command.js'
+import {idArg} from './input-text.js'
 import {fieldsOf, type View} from './output/view.js'
 import {askSecret, isInteractive, readStdin} from './prompt.js'
 
@@ -30,7 +31,7 @@ export const healthFlags = {
 }
 
 /** `<userId>`, or `me` for the signed-in user. */
-export const userIdArg = Args.string({description: 'user id, or "me" for the signed-in user', required: true})
+export const userIdArg = idArg('user id, or "me" for the signed-in user', 'user id')
 
 export const USER_COLUMNS = ['id', 'email', 'role', 'givenName', 'familyName', 'language', 'timeZone', 'createdDate']
 export const USER_VIEW: View = {columns: USER_COLUMNS, fields: fieldsOf(User)}

@@ -8,7 +8,7 @@ import type {QueryOf} from '../http/operation.js'
 
 import {UsageError} from '../errors.js'
 import {type getEvents, MEDICATION_TYPES, SOURCES, SYMPTOMS, TRIGGERS} from '../services/health/operations.js'
-import {parseIsoDate} from '../services/health/validate.js'
+import {parseDateRange, parseIsoDate} from '../services/health/validate.js'
 import {readJsonData} from './data-input.js'
 
 export const EVENT_COLUMNS = ['id', 'date', 'medicationType', 'medicationId', 'source', 'doses', 'nightEvent', 'symptoms', 'triggers']
@@ -102,12 +102,10 @@ export interface EventFilterValues {
 
 /** Flags -> getEvents query (arrays become repeated keys). */
 export function eventsQueryFromFlags(flags: EventFilterValues): QueryOf<typeof getEvents> {
-  const start = flags.start === undefined ? undefined : parseIsoDate(flags.start, '--start')
-  const end = flags.end === undefined ? undefined : parseIsoDate(flags.end, '--end')
-  if (start && end && start > end) throw new UsageError(`--start (${start}) is after --end (${end})`)
+  const {endDate, startDate} = parseDateRange(flags.start, flags.end)
   return {
-    startDate: start,
-    endDate: end,
+    startDate,
+    endDate,
     medicationType: flags['medication-type'],
     medicationIds: flags['medication-id'],
     nightEvent: flags.night,

@@ -45,6 +45,7 @@ export interface ApiResponse<T> {
  * - `applied`; `refused` by the service (its status and code); `failed` (a server error);
  * - `refused by rule`: a business rule refused it before sending (the rule's code);
  * - `declined` at the confirmation prompt (nothing sent);
+ * - `refused locally`: opsctl refused the command before sending (bad input, no consent possible);
  * - `unknown` (sent, no answer); `not sent` (the connection failed first);
  * - `not applied`: only on a reconciliation line (the answer was lost; a read showed nothing changed).
  */
@@ -53,6 +54,7 @@ export const ATTEMPT_OUTCOMES = [
   'refused',
   'refused by rule',
   'declined',
+  'refused locally',
   'failed',
   'unknown',
   'not sent',

@@ -365,7 +365,7 @@ describe('checkout pay', () => {
     for (const id of ['', '.', '..', ' ']) {
       const out = await h.run(CheckoutPay, [id])
       expect(out.code, JSON.stringify(id)).toBe(2)
-      expect(out.stderr).toContain('is not a checkout id')
+      expect(out.stderr).toMatch(/^Error: Invalid checkout id "[ .]*": it /)
     }
 
     expect(h.calls()).toEqual([])

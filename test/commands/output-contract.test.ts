@@ -137,6 +137,22 @@ describe('--query', () => {
     expect(r.stderr).toMatch(/^Error: --query: .*(Syntax|Unexpected|Expected)/)
     expect(h.calls()).toEqual([])
   })
+
+  it('an expression that would build a huge text whatever the answer is exit 2 before anything is sent', async () => {
+    const r = await h.run(EventsList, ['me', '--query', "pad_right('a', `1000000000`)"])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toMatch(/^Error: --query: stopped: pad_right to 1000000000 would build more than 1048576 characters/)
+    expect(h.calls()).toEqual([])
+  })
+
+  it('an expression that builds a huge text from the answer is stopped at the limit: exit 1, since the request was sent', async () => {
+    // each replace makes every "e" of the id 40 of them: 40^4 characters from the answer's "e1"
+    const e40 = `'${'e'.repeat(40)}'`
+    const query = `${'replace('.repeat(4)}events[0].id${`, 'e', ${e40})`.repeat(4)}`
+    const r = await h.run(EventsList, ['me', '--query', query])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(/^Error: --query: stopped: replace would build more than 1048576 characters; the command itself ran/)
+  })
 })
 
 describe('--columns', () => {

@@ -5,7 +5,7 @@
  */
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {readAudit} from '../../src/audit/log.js'
+import {readAudit} from '../../src/audit/read.js'
 import CheckoutVoid from '../../src/commands/checkout/void.js'
 import RefundCreate from '../../src/commands/refund/create.js'
 import {BASE, checkoutRecord, dateHeader, JSON_HEADERS, SECRETS} from '../helpers/checkout.js'

@@ -5,16 +5,32 @@
  */
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {readAudit} from '../../src/audit/log.js'
+import {readAudit} from '../../src/audit/read.js'
 import {MAX_DATA_DEPTH} from '../../src/cli/data-input.js'
 import Api from '../../src/commands/api.js'
 import CheckoutCreate from '../../src/commands/checkout/create.js'
 import CheckoutGet from '../../src/commands/checkout/get.js'
+import CheckoutPay from '../../src/commands/checkout/pay.js'
+import CheckoutVoid from '../../src/commands/checkout/void.js'
 import CustomizeSet from '../../src/commands/customize/set.js'
 import EventsAdd from '../../src/commands/events/add.js'
+import EventsDelete from '../../src/commands/events/delete.js'
+import EventsGet from '../../src/commands/events/get.js'
+import EventsList from '../../src/commands/events/list.js'
 import EventsUpdate from '../../src/commands/events/update.js'
+import GroupsConfig from '../../src/commands/groups/config.js'
+import MetricsGet from '../../src/commands/metrics/get.js'
+import PlanMedicationDelete from '../../src/commands/plan/medication/delete.js'
 import PlanMedicationUpdate from '../../src/commands/plan/medication/update.js'
+import PlanSensorAdd from '../../src/commands/plan/sensor/add.js'
+import PlanSensorDelete from '../../src/commands/plan/sensor/delete.js'
+import PlanShow from '../../src/commands/plan/show.js'
 import RefundCreate from '../../src/commands/refund/create.js'
+import RefundGet from '../../src/commands/refund/get.js'
+import RefundList from '../../src/commands/refund/list.js'
+import UsersGet from '../../src/commands/users/get.js'
+import UsersInspect from '../../src/commands/users/inspect.js'
+import WebhookDelete from '../../src/commands/webhook/delete.js'
 import WebhookRegister from '../../src/commands/webhook/register.js'
 import WebhookUpdate from '../../src/commands/webhook/update.js'
 import {BASE, JSON_HEADERS} from '../helpers/checkout.js'
@@ -78,6 +94,73 @@ describe('redirect and callback URLs are http(s) only', () => {
     const out = await h.run(CheckoutCreate, ['--amount', '10.00', '--success-url', 'http://localhost:3000/ok', '--json'])
     expect(out.code, out.stderr).toBe(0)
     expect(h.calls()[0].body.redirectUrl).toEqual({success: 'http://localhost:3000/ok'})
+  })
+})
+
+describe('an id that cannot be one is refused before any request, the `me` lookup included', () => {
+  // Each becomes a path segment: a dot segment, a slash, an encoded dot or slash, nothing, or text
+  // that shows as nothing.
+  const BAD_IDS = ['..', '.', '/', 'a/b', 'a\\b', '%2e%2e', '%2F', '', ' ', ' chk_1', 'chk 1', '\t', 'chk_1\n', '\u200B', 'chk_1\u200B', '\u2060', '\uFEFF']
+  const ID = Symbol('the id under test')
+  const COMMANDS: [string, Cmd, (string | typeof ID)[]][] = [
+    ['events get <user>', EventsGet, [ID, 'e1']],
+    ['events get me <event>', EventsGet, ['me', ID]],
+    ['events list', EventsList, [ID]],
+    ['events add', EventsAdd, [ID, '--medication-id', 'med-1', '--medication-type', 'rescue']],
+    ['events update', EventsUpdate, ['me', ID, '--doses', '2']],
+    ['events delete', EventsDelete, ['me', ID, '--yes']],
+    ['metrics get', MetricsGet, [ID, '--name', 'eventsRescue']],
+    ['plan show', PlanShow, [ID]],
+    ['plan medication update', PlanMedicationUpdate, ['me', ID, '--usage', '08:00=1']],
+    ['plan medication delete', PlanMedicationDelete, ['me', ID, '--yes']],
+    ['plan sensor add', PlanSensorAdd, ['me', ID, '--mac', 'AA:BB:CC:DD:EE:01', '--model', 'hfa-sensor']],
+    ['plan sensor delete', PlanSensorDelete, ['me', ID, 'AA:BB:CC:DD:EE:01', '--yes']],
+    ['users get', UsersGet, [ID]],
+    ['users inspect', UsersInspect, [ID]],
+    ['groups config', GroupsConfig, [ID]],
+    ['checkout get', CheckoutGet, [ID]],
+    ['checkout pay', CheckoutPay, [ID]],
+    ['checkout void', CheckoutVoid, [ID, '--reason', 'duplicate', '--yes']],
+    ['refund create', RefundCreate, [ID, '--reason', 'broken', '--full', '--yes']],
+    ['refund list', RefundList, [ID]],
+    ['refund get <checkout>', RefundGet, [ID, 'rfd_1']],
+    ['refund get <refund>', RefundGet, ['chk_1', ID]],
+    ['webhook update', WebhookUpdate, [ID, '--url', 'https://shop.example/paid']],
+    ['webhook delete', WebhookDelete, [ID, '--yes']],
+  ]
+  for (const [name, cmd, template] of COMMANDS) {
+    it(`${name}: exit 2, the id named, and no request for ${BAD_IDS.length} bad ids`, async () => {
+      for (const bad of BAD_IDS) {
+        await expectRefusedBeforeSending(
+          cmd,
+          template.map((part) => (part === ID ? bad : part)),
+          /^Error: Invalid [\w ]+ ".*": it (is empty|is a path segment|contains)/,
+        )
+      }
+    })
+  }
+})
+
+describe('the same flag is checked the same way everywhere', () => {
+  it('--start after --end: metrics get refuses it like events list', async () => {
+    for (const [cmd, argv] of [
+      [EventsList, ['me']],
+      [MetricsGet, ['me', '--name', 'eventsRescue']],
+    ] as const) {
+      await expectRefusedBeforeSending(cmd, [...argv, '--start', '2026-03-01', '--end', '2026-01-01'], '--start (2026-03-01T00:00:00.000Z) is after --end (2026-01-01T00:00:00.000Z)')
+    }
+  })
+
+  it('a --reason of only spaces or invisible characters is refused on void and refund', async () => {
+    for (const reason of ['\u200B', ' ', '\u200B\u200C\u2060', '\u3164', '\n\t']) {
+      await expectRefusedBeforeSending(CheckoutVoid, ['chk_1', '--reason', reason, '--yes'], /^Error: --reason: must say something; ".*" is empty or invisible$/)
+      await expectRefusedBeforeSending(RefundCreate, ['chk_1', '--reason', reason, '--full', '--yes'], /^Error: --reason: must say something/)
+    }
+  })
+
+  it("webhook update --url '' is refused, not dropped; so is webhook register --url ''", async () => {
+    await expectRefusedBeforeSending(WebhookUpdate, ['wh_1', '--url', ''], '--url: must say something; "" is empty or invisible')
+    await expectRefusedBeforeSending(WebhookRegister, ['--name', 'CHECKOUT_SUCCESS', '--url', ' '], '--url: must say something')
   })
 })
 

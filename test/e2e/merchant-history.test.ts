@@ -164,7 +164,7 @@ describe('merchant history', () => {
     expect(refunds.map((r: any) => r.status)).toEqual(['FAILED'])
   })
 
-  it('the six refused or declined attempts are six audit lines with their outcomes, codes, amounts and reasons', async () => {
+  it('the seven refused or declined attempts are seven audit lines with their outcomes, codes, amounts and reasons', async () => {
     const lines = auditLines()
     const failedRefundId = (await asService(`/checkouts/${ids.failing}/refunds`))[0].id
     const notApplied = lines.filter((l) => l.outcome !== 'applied')
@@ -174,10 +174,12 @@ describe('merchant history', () => {
       ['refundCheckout', 'refused by rule', 'PY0048', ids.partial, {value: '10.00', currency: 'USD'}, 'wrong currency'],
       ['refundCheckout', 'refused by rule', 'PY0082', ids.partial, {value: '5.00', currency: 'PHP'}, 'second refund'],
       ['refundCheckout', 'declined', undefined, ids.declined, {value: '10.00', currency: 'PHP'}, 'chipped cup'],
+      // no --yes without a terminal: refused before anything was read; the amount as typed
+      ['refundCheckout', 'refused locally', 'consent-required', ids.declined, {value: '10.00'}, 'chipped cup'],
       ['refundCheckout', 'refused', undefined, ids.failing, {value: '20.00', currency: 'PHP'}, 'card closed'],
     ])
-    expect(notApplied[5].refundId).toBe(failedRefundId)
-    for (const line of notApplied.slice(0, 5)) expect(line.requestId).toBeUndefined()
+    expect(notApplied[6].refundId).toBe(failedRefundId)
+    for (const line of notApplied.slice(0, 6)) expect(line.requestId).toBeUndefined()
     // The applied ones: four creations and the one partial refund. Nothing for the reads.
     expect(lines.filter((l) => l.outcome === 'applied').map((l) => l.operation)).toEqual([
       'initiateCheckout',
@@ -194,7 +196,7 @@ describe('merchant history', () => {
 
     const bogus = await runCommand(AuditList, ['--outcome', 'bogus'])
     expect(bogus.code).toBe(2)
-    expect(bogus.stderr.split('\n')[0]).toContain('applied, refused, refused by rule, declined, failed, unknown, not sent, not applied')
+    expect(bogus.stderr.split('\n')[0]).toContain('applied, refused, refused by rule, declined, refused locally, failed, unknown, not sent, not applied')
 
     const refunds = await json(AuditList, ['--operation', 'refundCheckout', '--checkout', ids.partial])
     expect(refunds.entries.map((e: any) => e.outcome)).toEqual(['refused by rule', 'refused by rule', 'applied', 'refused by rule'])
@@ -215,7 +217,7 @@ describe('merchant history', () => {
     const {checkouts} = await json(CheckoutList, [])
     expect(checkouts.map((c: any) => [c.checkoutId, c.amount, c.currency, c.lastChange?.operation, c.lastChange?.outcome])).toEqual([
       [ids.failing, '20.00', 'PHP', 'refundCheckout', 'refused'],
-      [ids.declined, '50.00', 'PHP', 'refundCheckout', 'declined'],
+      [ids.declined, '50.00', 'PHP', 'refundCheckout', 'refused locally'],
       [ids.late, '30.00', 'PHP', 'voidCheckout', 'refused by rule'],
       [ids.partial, '70.00', 'PHP', 'refundCheckout', 'refused by rule'],
     ])

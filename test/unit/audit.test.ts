@@ -4,7 +4,8 @@ import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {z} from 'zod'
 
-import {appendAudit, auditPath, entryFromAttempt, readAudit} from '../../src/audit/log.js'
+import {appendAudit, auditPath, entryFromAttempt} from '../../src/audit/log.js'
+import {damagedWarning, readAudit} from '../../src/audit/read.js'
 import {operation} from '../../src/http/operation.js'
 
 const refund = operation({
@@ -74,8 +75,34 @@ describe('audit log', () => {
     await appendAudit(dir, {env: 'sandbox', operation: 'x', outcome: 'applied', profile: 'p', time: 't'})
     const {appendFileSync} = await import('node:fs')
     appendFileSync(auditPath(dir), '{"time": "torn')
-    const {entries, skipped} = await readAudit(dir)
+    const {damaged, entries} = await readAudit(dir)
     expect(entries).toHaveLength(1)
-    expect(skipped).toBe(1)
+    expect(damaged).toEqual([{line: 2, why: 'not JSON (a torn write?)'}])
+  })
+
+  it('skips a damaged line of any kind, naming its line number, and reads the rest', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'opsctl-audit-'))
+    dirs.push(dir)
+    const good = JSON.stringify({env: 'sandbox', operation: 'voidCheckout', outcome: 'applied', profile: 'p', time: '2026-11-21T10:00:00.000Z'})
+    const {writeFileSync} = await import('node:fs')
+    writeFileSync(
+      auditPath(dir),
+      [good, 'null', '42', '"text"', '[1]', JSON.stringify({env: 'sandbox', operation: 7, outcome: 'applied', profile: 'p', time: 't'}), '{"time": 1', `{"message": "${'x'.repeat(200_000)}"}`, good, ''].join('\n'),
+    )
+    const {damaged, entries} = await readAudit(dir)
+    expect(entries).toHaveLength(2)
+    expect(damaged).toEqual([
+      {line: 2, why: 'not an entry (null)'},
+      {line: 3, why: 'not an entry (number)'},
+      {line: 4, why: 'not an entry (string)'},
+      {line: 5, why: 'not an entry (a list)'},
+      {line: 6, why: 'operation: of the wrong type'},
+      {line: 7, why: 'not JSON (a torn write?)'},
+      {line: 8, why: 'longer than 65536 bytes'},
+    ])
+    expect(damagedWarning('/c/audit.jsonl', damaged.slice(0, 1))).toBe(
+      'Warning: skipped 1 damaged line(s) of /c/audit.jsonl: line 2 (not an entry (null)); the rest is shown',
+    )
+    expect(damagedWarning('/c/audit.jsonl', [])).toBeUndefined()
   })
 })

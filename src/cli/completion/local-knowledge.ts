@@ -4,7 +4,7 @@ import {join} from 'node:path'
 import type {LocalKnowledge} from './candidates.js'
 
 import {createdCheckouts} from '../../audit/history.js'
-import {readAudit} from '../../audit/log.js'
+import {readAudit} from '../../audit/read.js'
 import {BUILTIN_PROFILE} from '../../profiles/schema.js'
 
 /** How many checkout ids Tab offers: the newest created from this machine. */

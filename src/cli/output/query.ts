@@ -1,25 +1,146 @@
 /**
  * `--query`: a JMESPath expression (as in the AWS CLI) applied to a command's JSON document before
  * it is rendered in any format. The library is loaded only when a query is given.
+ *
+ * A query is an input like any other, and a short one can ask for a lot: `pad_right('a',
+ * \`1000000000\`)` or `replace('a', 'a', 'b', \`1000000000\`)` would abort the process for lack of
+ * memory, and some expressions run for minutes. So the functions that build text are replaced by
+ * ones that refuse a result over a size, the whole evaluation has a time limit (V8 interrupts a
+ * `vm` script that runs out of time, even inside the library's own code) and the result a size
+ * limit. An expression that exceeds a limit whatever the document is refused while argv is read
+ * (exit 2, nothing sent); one that exceeds it on the command's document fails after the command
+ * ran (exit 1).
  */
 import type {JSONValue} from '@jmespath-community/jmespath'
 
-/** Throws the parser's message for a bad expression (the flag's parse step: exit 2, nothing sent). */
-export async function checkQuery(expression: string): Promise<string> {
-  const {compile} = await import('@jmespath-community/jmespath')
+import {createContext, Script} from 'node:vm'
+
+import {ExitCode, OpsError} from '../../errors.js'
+
+/** How long one evaluation may take. */
+export const QUERY_TIME_LIMIT_MS = 5000
+/** The longest text one function (pad_left, pad_right, replace) may build. */
+export const QUERY_MAX_BUILT_CHARS = 1024 * 1024
+/** How much larger than its document, as JSON, a query's result may be. */
+export const QUERY_MAX_GROWTH_CHARS = 64 * 1024 * 1024
+
+class QueryLimitError extends Error {}
+
+const HINT = 'Ask for less: a narrower expression, or --json and a tool of your own'
+
+function tooLarge(what: string): never {
+  throw new QueryLimitError(`${what} would build more than ${QUERY_MAX_BUILT_CHARS} characters`)
+}
+
+type Library = typeof import('@jmespath-community/jmespath')
+
+let loaded: Promise<Library> | undefined
+
+/** The library, with its text-building functions replaced by bounded ones (once per process). */
+function library(): Promise<Library> {
+  loaded ??= import('@jmespath-community/jmespath').then((jmespath) => {
+    const {registerFunction, TYPE_NUMBER, TYPE_STRING} = jmespath
+    const padSignature = [{types: [TYPE_STRING]}, {types: [TYPE_NUMBER]}, {optional: true, types: [TYPE_STRING]}]
+    const pad =
+      (name: string, side: 'end' | 'start') =>
+      ([subject, width, padding = ' ']: unknown[]): JSONValue => {
+        if (typeof width !== 'number' || !Number.isInteger(width) || width < 0) throw new Error('invalid-value: expecting a non-negative integer.')
+        if (typeof padding !== 'string' || padding.length > 1) {
+          throw new Error(`invalid value, ${name} expects its 'pad' parameter to be a valid string with a single codepoint`)
+        }
+
+        if (width > QUERY_MAX_BUILT_CHARS) tooLarge(`${name} to ${width}`)
+        const text = subject as string
+        return side === 'end' ? text.padEnd(width, padding || ' ') : text.padStart(width, padding || ' ')
+      }
+
+    registerFunction('pad_left', pad('pad_left', 'start'), padSignature, {override: true})
+    registerFunction('pad_right', pad('pad_right', 'end'), padSignature, {override: true})
+    registerFunction('replace', boundedReplace, [{types: [TYPE_STRING]}, {types: [TYPE_STRING]}, {types: [TYPE_STRING]}, {optional: true, types: [TYPE_NUMBER]}], {
+      override: true,
+    })
+    return jmespath
+  })
+  return loaded
+}
+
+/** `replace(subject, old, new, count?)`: the first `count` occurrences (all without it), never more text than the limit. */
+function boundedReplace([subject, old, by, count]: unknown[]): JSONValue {
+  const text = subject as string
+  if (count === 0) return text
+  if (count !== undefined && (typeof count !== 'number' || !Number.isInteger(count) || count < 0)) {
+    throw new Error('invalid-value: expecting a non-negative integer.')
+  }
+
+  const parts = text.split(old as string)
+  const replaced = Math.min(parts.length - 1, (count as number | undefined) ?? Number.POSITIVE_INFINITY)
+  const length = text.length + replaced * ((by as string).length - (old as string).length)
+  if (length > Math.max(text.length, QUERY_MAX_BUILT_CHARS)) tooLarge('replace')
+  return parts.slice(0, replaced + 1).join(by as string) + (replaced + 1 < parts.length ? old + parts.slice(replaced + 1).join(old as string) : '')
+}
+
+const context = createContext(Object.create(null))
+const EVALUATE = new Script('((result) => [result, JSON.stringify(result)?.length ?? 0])(search(data, expression))')
+
+/**
+ * Runs the query under the time limit, and measures its result as JSON within the same limit: a
+ * result that repeats its document many times over would otherwise stall the renderer. A limit
+ * reached is a QueryLimitError that says which.
+ */
+function evaluate(search: Library['search'], data: JSONValue, expression: string, maxChars: number): unknown {
+  Object.assign(context, {data, expression, search})
   try {
-    compile(expression)
+    const [result, chars] = EVALUATE.runInContext(context, {timeout: QUERY_TIME_LIMIT_MS}) as [unknown, number]
+    if (chars > maxChars) throw new QueryLimitError(`its result would be ${chars} characters of JSON`)
+    return result
   } catch (error) {
-    throw new Error(`--query: ${(error as Error).message}`)
+    if ((error as NodeJS.ErrnoException).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') {
+      throw new QueryLimitError(`stopped: it did not finish within ${QUERY_TIME_LIMIT_MS / 1000} s`)
+    }
+
+    if (error instanceof QueryLimitError) throw new QueryLimitError(`stopped: ${error.message}`)
+    // V8's own limit on the length of a string, reached while building one
+    if (error instanceof RangeError) throw new QueryLimitError(`stopped: it would build more text than this process can hold`)
+    throw error
+  } finally {
+    Object.assign(context, {data: undefined, expression: undefined, search: undefined})
+  }
+}
+
+/**
+ * Throws the parser's message for a bad expression (the flag's parse step: exit 2, nothing sent).
+ * The expression is also tried on an empty document, so that one that is too large or too slow
+ * whatever the answer (`pad_right('a', \`1000000000\`)`) is refused before anything is sent.
+ */
+export async function checkQuery(expression: string): Promise<string> {
+  const {compile, search} = await library()
+  // oclif's message for a flag that fails to parse already starts with "--query: ".
+  compile(expression)
+  try {
+    evaluate(search, null, expression, QUERY_MAX_GROWTH_CHARS)
+  } catch (error) {
+    // A plain error: oclif turns it into a usage error about the flag (exit 2, nothing sent).
+    if (error instanceof QueryLimitError) throw new Error(error.message)
+    // Any other error (a function given null, say) depends on the document: the real run reports it.
   }
 
   return expression
 }
 
+/**
+ * The query on the command's document. The command has run by now (its requests were sent), so a
+ * failure here is exit 1, never 2: 2 says nothing was sent, and a script that read it so could
+ * repeat a change.
+ */
 export async function applyQuery(document: unknown, expression: string): Promise<unknown> {
-  const {search} = await import('@jmespath-community/jmespath')
+  const {search} = await library()
   // A round trip through JSON gives the library plain JSON values (no undefined, no class instances):
   // structuredClone would keep both.
-  // eslint-disable-next-line unicorn/prefer-structured-clone
-  return search(JSON.parse(JSON.stringify(document ?? null)) as JSONValue, expression)
+  const json = JSON.stringify(document ?? null)
+  try {
+    return evaluate(search, JSON.parse(json) as JSONValue, expression, json.length + QUERY_MAX_GROWTH_CHARS)
+  } catch (error) {
+    const why = error instanceof QueryLimitError ? error.message : (error as Error).message
+    throw new OpsError(`--query: ${why}; the command itself ran, only its output could not be shown`, ExitCode.Unexpected, [HINT])
+  }
 }

@@ -1,7 +1,8 @@
 import {Flags} from '@oclif/core'
 
 import {selectEntries} from '../../audit/history.js'
-import {type AuditEntry, auditPath, readAudit} from '../../audit/log.js'
+import {type AuditEntry, auditPath} from '../../audit/log.js'
+import {damagedWarning, readAudit} from '../../audit/read.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {outputFlags} from '../../cli/flags.js'
 import {parseTimeFlag} from '../../cli/time-flag.js'
@@ -19,7 +20,7 @@ export default class AuditList extends BaseCommand<typeof AuditList> {
   static override baseFlags = outputFlags
   static override description = `Show the local audit log: every attempt at a money or configuration change made from this machine.
 
-Each attempt at a checkout creation, void, refund, webhook change or customization change is recorded in <config dir>/audit.jsonl (mode 0600), whatever became of it: applied; refused by the service (status and code); refused by a rule before sending (the rule's code); declined at the confirmation prompt; unknown (sent, no answer); not sent; or reconciled (the answer was lost and a read told what happened). A line holds the time, profile, operation, ids (checkout, refund, webhook), reference, amount and currency, the reason given, the outcome, code, status and request id. It never holds keys, sessions, card or buyer data.`
+Each attempt at a checkout creation, void, refund, webhook change or customization change is recorded in <config dir>/audit.jsonl (mode 0600), whatever became of it: applied; refused by the service (status and code); refused by a rule before sending (the rule's code); declined at the confirmation prompt; refused locally (bad input, or no --yes without a terminal: nothing sent); unknown (sent, no answer); not sent; or reconciled (the answer was lost and a read told what happened). A line holds the time, profile, operation, ids (checkout, refund, webhook), reference, amount and currency, the reason given, the outcome, code, status and request id. It never holds keys, sessions, card or buyer data. A damaged line is skipped with a warning naming it.`
   static override examples = [
     '<%= config.bin %> audit list',
     '<%= config.bin %> audit list --checkout chk_123 --json',
@@ -47,10 +48,12 @@ Each attempt at a checkout creation, void, refund, webhook change or customizati
     const since = flags.since === undefined ? undefined : parseTimeFlag(flags.since, '--since', now)
     const until = flags.until === undefined ? undefined : parseTimeFlag(flags.until, '--until', now)
     if (since && until && since.getTime() >= until.getTime()) throw new UsageError('--since must be before --until')
-    const {entries, skipped} = await readAudit(this.configDir)
+    const {damaged, entries} = await readAudit(this.configDir)
     let selected = selectEntries(entries, {outcome: flags.outcome, operation: flags.operation, checkoutId: flags.checkout, since, until})
     if (flags.limit) selected = selected.slice(-flags.limit)
-    if (skipped > 0) this.note(`Skipped ${skipped} unreadable line(s) in ${auditPath(this.configDir)}`)
+    const warning = damagedWarning(auditPath(this.configDir), damaged)
+    // Said even under --json: the list may miss what those lines held.
+    if (warning) process.stderr.write(warning + '\n')
     return {entries: selected, path: auditPath(this.configDir)}
   }
 }

@@ -24,6 +24,7 @@ const BUILDING_FLAGS = [
 ]
 
 export default class CheckoutCreate extends BaseCommand<typeof CheckoutCreate> {
+  static override audits = initiateCheckout
   static override description = `Create a checkout and print its id and the address of its hosted payment page.
 
 The request is built from flags, or read whole from --data. Amounts are decimal with at most two decimals (3 decimals are refused). When both --amount and --item are given, the items must add up to the amount; with items only, the amount is their total; with --amount only, one item "Order <ref>" is sent. A reference number is generated when --ref is not given. Uses the profile's public key. The creation is recorded in the local audit log, so "opsctl checkout list" finds the id again later.`

@@ -1,6 +1,5 @@
-import {Args} from '@oclif/core'
-
 import {BaseCommand} from '../../cli/base-command.js'
+import {idArg} from '../../cli/input-text.js'
 import {CHECKOUT_ZONE, fieldsOf, type View} from '../../cli/output/view.js'
 import {CheckoutRecord, getCheckout} from '../../services/checkout/operations.js'
 
@@ -21,7 +20,7 @@ export const CHECKOUT_COLUMNS = [
 ]
 
 export default class CheckoutGet extends BaseCommand<typeof CheckoutGet> {
-  static override args = {checkoutId: Args.string({description: 'checkout id', required: true})}
+  static override args = {checkoutId: idArg('checkout id')}
   static override description = `Show a checkout: its status, payment status, amount and times.
 
 The table shows the main fields; -o json (or --json) shows the whole record, items and buyer included.`

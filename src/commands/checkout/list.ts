@@ -1,7 +1,8 @@
 import {Flags} from '@oclif/core'
 
 import {type CreatedCheckout, createdCheckouts} from '../../audit/history.js'
-import {readAudit} from '../../audit/log.js'
+import {auditPath} from '../../audit/log.js'
+import {damagedWarning, readAudit} from '../../audit/read.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {hints} from '../../cli/hints.js'
 import {CHECKOUT_ZONE, type View} from '../../cli/output/view.js'
@@ -43,7 +44,10 @@ The checkout service has no endpoint that lists checkouts, so this reads the aud
   async run(): Promise<{checkouts: unknown[]}> {
     if (this.flags['sandbox-seeded']) return this.seeded()
     const {name} = await this.profile()
-    const {entries} = await readAudit(this.configDir)
+    const {damaged, entries} = await readAudit(this.configDir)
+    const warning = damagedWarning(auditPath(this.configDir), damaged)
+    // Said even under --json: the list may miss what those lines held.
+    if (warning) process.stderr.write(warning + '\n')
     let checkouts = createdCheckouts(entries, name)
     if (this.flags.limit) checkouts = checkouts.slice(0, this.flags.limit)
     if (checkouts.length === 0) {

@@ -1,12 +1,13 @@
-import {Args, Flags} from '@oclif/core'
+import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
+import {idArg} from '../../cli/input-text.js'
 import {CHECKOUT_ZONE, type View} from '../../cli/output/view.js'
 import {actAsBuyer} from '../../runtime/buyer.js'
 import {TEST_CARDS} from '../../services/checkout/test-cards.js'
 
 export default class CheckoutPay extends BaseCommand<typeof CheckoutPay> {
-  static override args = {checkoutId: Args.string({description: 'checkout id', required: true})}
+  static override args = {checkoutId: idArg('checkout id')}
   static override requiresSandbox = {
     why: "checkout pay acts as a buyer on the sandbox's payment page; pay a real checkout in a browser at its redirectUrl",
     suggestions: ['opsctl checkout pay <id> --profile sandbox'],

@@ -8,6 +8,7 @@ import {setCustomization} from '../../services/checkout/operations.js'
 export const CUSTOMIZATION_COLUMNS = ['customTitle', 'colorScheme', 'logoUrl', 'iconUrl', 'appleTouchIconUrl']
 
 export default class CustomizeSet extends BaseCommand<typeof CustomizeSet> {
+  static override audits = setCustomization
   static override description = `Set the customization of the hosted payment page: logo, icons, title and button colour.
 
 All five are required; the URLs must be http(s) and the colour a hex colour (#1a2b3c or #abc), checked before sending. Recommended image formats: .jpg, .gif, .png, .svg, .ico; the Apple touch icon is best 120 x 120 px.`

@@ -1,13 +1,12 @@
-import {Args} from '@oclif/core'
-
 import {changeFlags} from '../../cli/flags.js'
 import {HealthCommand, healthFlags, userIdArg} from '../../cli/health-command.js'
+import {idArg} from '../../cli/input-text.js'
 import {deleteEvent} from '../../services/health/operations.js'
 
 export default class EventsDelete extends HealthCommand<typeof EventsDelete> {
   static override baseFlags = changeFlags
   static override changes = deleteEvent
-  static override args = {userId: userIdArg, eventId: Args.string({description: 'event id', required: true})}
+  static override args = {userId: userIdArg, eventId: idArg('event id')}
   static override description = `Delete an event. Asks for confirmation in a terminal; pass --yes elsewhere.
 
 It is not retried: one confirmation, one request.`

@@ -1,11 +1,10 @@
-import {Args} from '@oclif/core'
-
 import {HealthCommand, healthFlags, userIdArg} from '../../cli/health-command.js'
+import {idArg} from '../../cli/input-text.js'
 import {fieldsOf, type View} from '../../cli/output/view.js'
 import {Event, getEventById} from '../../services/health/operations.js'
 
 export default class EventsGet extends HealthCommand<typeof EventsGet> {
-  static override args = {userId: userIdArg, eventId: Args.string({description: 'event id', required: true})}
+  static override args = {userId: userIdArg, eventId: idArg('event id')}
   static override description = 'Show one event'
   static override examples = [
     '<%= config.bin %> events get me 65f1c0ffee0000000000abcd',

@@ -1,14 +1,13 @@
-import {Args} from '@oclif/core'
-
 import {HealthCommand, healthFlags, userIdArg} from '../../cli/health-command.js'
 import {eventBodyFromFlags, eventFlags} from '../../cli/health-events.js'
 import {checkPlan, planCheckFlags} from '../../cli/health-plan-check.js'
+import {idArg} from '../../cli/input-text.js'
 import {checkRequestBody} from '../../cli/request-body.js'
 import {UsageError} from '../../errors.js'
 import {updateEvent} from '../../services/health/operations.js'
 
 export default class EventsUpdate extends HealthCommand<typeof EventsUpdate> {
-  static override args = {userId: userIdArg, eventId: Args.string({description: 'event id', required: true})}
+  static override args = {userId: userIdArg, eventId: idArg('event id')}
   static override description = `Change an event: the fields given replace the stored ones.
 
 Give the fields as flags or as --data (flags override its fields). Sending the same update twice leaves the same event.

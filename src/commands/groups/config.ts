@@ -1,11 +1,10 @@
-import {Args} from '@oclif/core'
-
 import {HealthCommand, healthFlags} from '../../cli/health-command.js'
+import {idArg} from '../../cli/input-text.js'
 import {type View} from '../../cli/output/view.js'
 import {getGroupConfig, type GroupConfig} from '../../services/health/operations.js'
 
 export default class GroupsConfig extends HealthCommand<typeof GroupsConfig> {
-  static override args = {idOrName: Args.string({description: 'group id or name', required: true})}
+  static override args = {idOrName: idArg('group id or name')}
   static override description = `Show the configuration of a group, by id or name. No session needed.
 
 The table lists the group's fields, then its medication catalogue.`

@@ -5,7 +5,7 @@ import {type View} from '../../cli/output/view.js'
 import {chartMetrics, metricRows} from '../../cli/views/metrics.js'
 import {METRIC_TABLE} from '../../services/health/metrics.js'
 import {getMetrics, type MetricsResult} from '../../services/health/operations.js'
-import {checkMetricRequest, parseIsoDate} from '../../services/health/validate.js'
+import {checkMetricRequest, parseDateRange} from '../../services/health/validate.js'
 
 export default class MetricsGet extends HealthCommand<typeof MetricsGet> {
   static override args = {userId: userIdArg}
@@ -41,8 +41,7 @@ Names must be supported for the periods asked (see "metrics names"); an unsuppor
     const query = {
       name: flags.name,
       period: periods.length > 0 ? periods : undefined,
-      startDate: flags.start === undefined ? undefined : parseIsoDate(flags.start, '--start'),
-      endDate: flags.end === undefined ? undefined : parseIsoDate(flags.end, '--end'),
+      ...parseDateRange(flags.start, flags.end),
     }
     const client = await this.health()
     const userId = await this.resolveUserId(this.args.userId, client)

@@ -1,7 +1,8 @@
-import {Args, Flags} from '@oclif/core'
+import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
 import {changeFlags} from '../../cli/flags.js'
+import {idArg, visibleText} from '../../cli/input-text.js'
 import {refundConfirmation, refundUsedUp} from '../../cli/money-prompts.js'
 import {CHECKOUT_ZONE, type View} from '../../cli/output/view.js'
 import {UsageError} from '../../errors.js'
@@ -12,7 +13,7 @@ import {refundCheckoutChecked} from '../../services/checkout/workflows.js'
 export default class RefundCreate extends BaseCommand<typeof RefundCreate> {
   static override baseFlags = changeFlags
   static override changes = refundCheckout
-  static override args = {checkoutId: Args.string({description: 'checkout id', required: true})}
+  static override args = {checkoutId: idArg('checkout id')}
   static override description = `Refund a payment, completely or partly, from the day after the transaction.
 
 A checkout gets one refund: complete, or one partial refund; never more than was paid. A FAILED refund does not count. The checkout and its refunds are read first: a second refund, an amount over what is left, or a refund on the transaction day (void it instead) is refused with exit 5 and nothing is sent. --full refunds what is left. Asks for confirmation (--yes without a terminal), and says what the refund uses up: a partial refund is the checkout's only one, so the rest can never be refunded (the --json result says it too: onlyRefund, unrefundable). Never retried. If the answer is lost, the command reads the refunds back: exit 0 if the refund shows (with a note on stderr); if it does not, exit 7 with "not applied" when the service closed the connection, or with the outcome unknown when the CLI gave up waiting (--timeout), since the service may still apply it: check with "opsctl refund list <id>". Running it again is safe either way: a checkout takes one refund.`
@@ -21,7 +22,7 @@ A checkout gets one refund: complete, or one partial refund; never more than was
     '<%= config.bin %> refund create chk_5f1a2b3c4d5e6f708192a3b4 \\\n  --reason "order cancelled" --full --yes',
   ]
   static override flags = {
-    reason: Flags.string({description: 'why the payment is refunded', required: true}),
+    reason: Flags.string({description: 'why the payment is refunded', parse: visibleText(), required: true}),
     amount: Flags.string({description: 'amount to refund, e.g. 50.00 (at most two decimals)', exclusive: ['full']}),
     // A relationship, not `exclusive`: oclif's usage line would show it as an empty alternative.
     currency: Flags.string({description: "currency of --amount (default: the checkout's)", relationships: [{flags: ['full'], type: 'none'}]}),

@@ -1,13 +1,12 @@
-import {Args} from '@oclif/core'
-
 import {BaseCommand} from '../../cli/base-command.js'
+import {idArg} from '../../cli/input-text.js'
 import {CHECKOUT_ZONE, fieldsOf, type View} from '../../cli/output/view.js'
 import {getRefund, RefundRecord} from '../../services/checkout/operations.js'
 
 export default class RefundGet extends BaseCommand<typeof RefundGet> {
   static override args = {
-    checkoutId: Args.string({description: 'checkout id', required: true}),
-    refundId: Args.string({description: 'refund id', required: true}),
+    checkoutId: idArg('checkout id'),
+    refundId: idArg('refund id'),
   }
   static override description = `Show one refund of a checkout.`
   static override examples = ['<%= config.bin %> refund get chk_5f1a2b3c4d5e6f708192a3b4 rfd_9d8e7f6a5b4c3d2e1f0a9b8c']

@@ -1,13 +1,12 @@
-import {Args} from '@oclif/core'
-
 import {BaseCommand} from '../../cli/base-command.js'
+import {idArg} from '../../cli/input-text.js'
 import {CHECKOUT_ZONE, fieldsOf, type View} from '../../cli/output/view.js'
 import {listRefunds, RefundRecord} from '../../services/checkout/operations.js'
 
 export const REFUND_COLUMNS = ['id', 'status', 'amount.value', 'amount.currency', 'reason', 'createdAt']
 
 export default class RefundList extends BaseCommand<typeof RefundList> {
-  static override args = {checkoutId: Args.string({description: 'checkout id', required: true})}
+  static override args = {checkoutId: idArg('checkout id')}
   static override description = `List the refunds of a checkout, FAILED attempts included.`
   static override examples = ['<%= config.bin %> refund list chk_5f1a2b3c4d5e6f708192a3b4', '<%= config.bin %> refund list chk_5f1a2b3c4d5e6f708192a3b4 -o csv']
 

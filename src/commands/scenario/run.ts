@@ -17,7 +17,7 @@ Each step runs in this process the way a separate opsctl process with piped inpu
 
 A step can expect an exit code (default 0), values at dot paths of its --json output, and text in stdout or stderr. A value is a plain value (status: CREATED) or a matcher: equals, matches, exists, length; the path $ is the whole document, so $: {length: 1} checks a top-level list. A step can save values for later steps as \${name}. Built-in variables: \${run.id} (one per run, for names that must differ from the last run's), \${uuid} (new at each use) and \${env:NAME|default}. The name of the scenario defaults to the file name.
 
-The whole file is checked (unknown keys, undefined variables, shell syntax, malformed YAML) before any step runs. "opsctl scenario schema" prints the file format as a JSON Schema. Progress goes to stderr, the report to stdout. Exits 0 when every step passed, 1 when one failed, 2 when the file is invalid.`
+The whole file is checked before any step runs, and every problem is reported at once with its line: unknown keys, undefined variables, shell syntax, malformed YAML, invalid patterns, a credential read with \${env:...} (a step gets credentials from its profile, never from its command line), and a step that runs "scenario run" or "sandbox start". A file over 1 MiB is refused. Each match of a pattern has 1 s. "opsctl scenario schema" prints the file format as a JSON Schema. Progress goes to stderr, the report to stdout. Exits 0 when every step passed, 1 when one failed, 2 when the file is invalid.`
   static override examples = [
     '<%= config.bin %> scenario run examples/checkout-happy-path.yaml',
     '<%= config.bin %> scenario run smoke.yaml --var amount=99.99 --reporter junit \\\n  --junit-file scenario.xml',

@@ -1,14 +1,13 @@
-import {Args} from '@oclif/core'
-
 import {BaseCommand} from '../../cli/base-command.js'
 import {changeFlags} from '../../cli/flags.js'
+import {idArg} from '../../cli/input-text.js'
 import {CHECKOUT_ZONE, type View} from '../../cli/output/view.js'
 import {deleteWebhook} from '../../services/checkout/operations.js'
 
 export default class WebhookDelete extends BaseCommand<typeof WebhookDelete> {
   static override baseFlags = changeFlags
   static override changes = deleteWebhook
-  static override args = {webhookId: Args.string({description: 'webhook id', required: true})}
+  static override args = {webhookId: idArg('webhook id')}
   static override description = `Delete a webhook. This cannot be undone: its event is no longer delivered.
 
 Asks for confirmation (--yes without a terminal).`

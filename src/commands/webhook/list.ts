@@ -1,7 +1,7 @@
 import {BaseCommand} from '../../cli/base-command.js'
 import {CHECKOUT_ZONE, type View} from '../../cli/output/view.js'
+import {WEBHOOK_COLUMNS} from '../../cli/views/webhooks.js'
 import {listWebhooks} from '../../services/checkout/operations.js'
-import {WEBHOOK_COLUMNS} from './register.js'
 
 export default class WebhookList extends BaseCommand<typeof WebhookList> {
   static override description = `List the registered webhooks.`

@@ -1,12 +1,13 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
+import {visibleText} from '../../cli/input-text.js'
 import {CHECKOUT_ZONE, type View} from '../../cli/output/view.js'
+import {WEBHOOK_COLUMNS} from '../../cli/views/webhooks.js'
 import {registerWebhook, WEBHOOK_EVENTS} from '../../services/checkout/operations.js'
 
-export const WEBHOOK_COLUMNS = ['id', 'name', 'callbackUrl', 'createdAt', 'updatedAt']
-
 export default class WebhookRegister extends BaseCommand<typeof WebhookRegister> {
+  static override audits = registerWebhook
   static override description = `Register the callback URL of a checkout event (one webhook per event name).`
   static override examples = [
     '<%= config.bin %> webhook register --name CHECKOUT_SUCCESS \\\n  --url https://shop.example/hooks/paid',
@@ -14,7 +15,7 @@ export default class WebhookRegister extends BaseCommand<typeof WebhookRegister>
   ]
   static override flags = {
     name: Flags.option({description: 'event name', options: WEBHOOK_EVENTS, required: true})(),
-    url: Flags.string({description: 'callback URL (http or https) that receives the event', required: true}),
+    url: Flags.string({description: 'callback URL (http or https) that receives the event', parse: visibleText(), required: true}),
   }
 
   static override view: View = {columns: WEBHOOK_COLUMNS, zone: CHECKOUT_ZONE}

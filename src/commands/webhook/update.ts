@@ -1,13 +1,15 @@
-import {Args, Flags} from '@oclif/core'
+import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
+import {idArg, visibleText} from '../../cli/input-text.js'
 import {CHECKOUT_ZONE, type View} from '../../cli/output/view.js'
-import {WEBHOOK_EVENTS} from '../../services/checkout/operations.js'
+import {WEBHOOK_COLUMNS} from '../../cli/views/webhooks.js'
+import {updateWebhook, WEBHOOK_EVENTS} from '../../services/checkout/operations.js'
 import {updateWebhookMerged} from '../../services/checkout/workflows.js'
-import {WEBHOOK_COLUMNS} from './register.js'
 
 export default class WebhookUpdate extends BaseCommand<typeof WebhookUpdate> {
-  static override args = {webhookId: Args.string({description: 'webhook id', required: true})}
+  static override audits = updateWebhook
+  static override args = {webhookId: idArg('webhook id')}
   static override description = `Change a webhook's event name or callback URL.
 
 The service replaces both fields; the one not given is kept from the current webhook.`
@@ -17,7 +19,7 @@ The service replaces both fields; the one not given is kept from the current web
   ]
   static override flags = {
     name: Flags.option({description: 'event name', options: WEBHOOK_EVENTS})(),
-    url: Flags.string({description: 'callback URL (http or https)'}),
+    url: Flags.string({description: 'callback URL (http or https)', parse: visibleText()}),
   }
 
   static override view: View = {columns: WEBHOOK_COLUMNS, zone: CHECKOUT_ZONE}

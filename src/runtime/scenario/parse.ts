@@ -1,13 +1,22 @@
-import type * as z from 'zod'
-
-import {readFile} from 'node:fs/promises'
+import {readFile, stat} from 'node:fs/promises'
 import {basename, extname} from 'node:path'
 import {parseArgsStringToArgv} from 'string-argv'
 import {type Document, isMap, isPair, isScalar, LineCounter, parseDocument} from 'yaml'
+import * as z from 'zod'
 
 import {UsageError} from '../../errors.js'
-import {MATCHER_KEYS, Scenario} from './schema.js'
-import {BUILT_IN_VARIABLES, variableRefs} from './vars.js'
+import {patternProblem} from './pattern.js'
+import {MATCHER_KEYS, Scenario, Step} from './schema.js'
+import {BUILT_IN_VARIABLES, credentialRefused, envName, isCredentialEnvName, variableRefs} from './vars.js'
+
+/** A scenario file is a few hundred lines; a larger one is refused before it is read into memory. */
+export const MAX_SCENARIO_BYTES = 1024 * 1024
+
+/** Commands a step may not run: one that never returns, and one that would run scenarios from a scenario. */
+const REFUSED_STEP_COMMANDS: ReadonlyMap<string, string> = new Map([
+  ['sandbox start', 'runs until it is stopped, so the step would never end; start the sandbox before the scenario'],
+  ['scenario run', 'would run a scenario inside a scenario; list its steps in this file instead'],
+])
 
 export interface ParsedStep {
   name: string
@@ -51,15 +60,26 @@ export class ScenarioFileError extends UsageError {
 export async function loadScenario(file: string, cliVars: Record<string, string> = {}): Promise<ParsedScenario> {
   let text: string
   try {
+    const size = (await stat(file)).size
+    if (size > MAX_SCENARIO_BYTES) throw tooLarge(file, size)
     text = await readFile(file, 'utf8')
   } catch (error) {
+    if (error instanceof UsageError) throw error
     throw new UsageError(`Cannot read scenario ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
   }
 
   return parseScenario(text, file, cliVars)
 }
 
+function tooLarge(file: string, bytes: number): UsageError {
+  return new UsageError(`Scenario ${file} is ${bytes} bytes; a scenario file may have at most ${MAX_SCENARIO_BYTES} (1 MiB)`, [
+    'Split it into several files; nothing was run',
+  ])
+}
+
 export function parseScenario(text: string, file: string, cliVars: Record<string, string> = {}): ParsedScenario {
+  const bytes = Buffer.byteLength(text)
+  if (bytes > MAX_SCENARIO_BYTES) throw tooLarge(file, bytes)
   const lines = new LineCounter()
   const doc = parseDocument(text, {lineCounter: lines})
   if (doc.errors.length > 0) {
@@ -74,17 +94,20 @@ export function parseScenario(text: string, file: string, cliVars: Record<string
   }
 
   const at = (path: readonly PropertyKey[], key?: string): {column: number; line: number} => positionOf(doc, lines, path, key)
-  const raw: unknown = doc.toJS()
-  const parsed = Scenario.safeParse(raw)
-  if (!parsed.success) {
-    throw new ScenarioFileError(
-      file,
-      parsed.error.issues.flatMap((issue) => describeIssue(issue, raw)).map(({key, message, path}) => ({...at(path, key), message})),
-    )
+  let raw: unknown
+  try {
+    // The yaml library refuses aliases that would expand without bound (a "billion laughs" file).
+    raw = doc.toJS()
+  } catch (error) {
+    throw new ScenarioFileError(file, [{column: 1, line: 1, message: `invalid YAML: ${(error as Error).message}`}])
   }
 
-  const scenario = parsed.data
-  const problems: Problem[] = []
+  const parsed = Scenario.safeParse(raw)
+  // Every problem in one round: after the file's shape, the checks below run over what did parse.
+  const problems: Problem[] = parsed.success
+    ? []
+    : parsed.error.issues.flatMap((issue) => describeIssue(issue, raw)).map(({key, message, path}) => ({...at(path, key), message}))
+  const scenario = parsed.success ? parsed.data : partsThatParse(raw)
   for (const [name, where] of [
     ...Object.keys(scenario.vars ?? {}).map((k) => [k, at(['vars'], k)] as const),
     ...Object.keys(cliVars).map((k) => [k, {column: 1, line: 1}] as const),
@@ -100,10 +123,14 @@ export function parseScenario(text: string, file: string, cliVars: Record<string
   )
   const known = new Set(BUILT_IN_VARIABLES)
   for (const [name, value] of Object.entries(vars)) {
+    const where = Object.hasOwn(cliVars, name) ? {column: 1, line: 1} : at(['vars', name])
     for (const ref of variableRefs(value)) {
-      if (!ref.startsWith('env:') && !known.has(ref)) {
+      const env = envName(ref)
+      if (env !== undefined && isCredentialEnvName(env)) {
+        problems.push({...where, message: `vars.${name}: ${credentialRefused(env)}`})
+      } else if (env === undefined && !known.has(ref)) {
         problems.push({
-          ...(Object.hasOwn(cliVars, name) ? {column: 1, line: 1} : at(['vars', name])),
+          ...where,
           message: `vars.${name}: variable \${${ref}} is not defined before it; a value may use \${run.id}, \${uuid}, \${env:NAME|default} and the variables above it`,
         })
       }
@@ -113,6 +140,12 @@ export function parseScenario(text: string, file: string, cliVars: Record<string
   }
 
   const steps = scenario.steps.map((step, i) => {
+    if (step === undefined) {
+      // A step that did not parse (its problems are above) still defines what it saves.
+      for (const name of savedNames(raw, i)) known.add(name)
+      return undefined
+    }
+
     const argv = parseArgsStringToArgv(step.run)
     const runPos = at(['steps', i, 'run'])
     const shell = shellSyntax(step.run)
@@ -123,6 +156,10 @@ export function parseScenario(text: string, file: string, cliVars: Record<string
       })
     } else if (argv[0] !== 'opsctl') {
       problems.push({...runPos, message: `steps.${i}.run: expected an opsctl command line, got "${step.run.slice(0, 40)}"`})
+    } else {
+      const command = commandOf(argv.slice(1))
+      const why = REFUSED_STEP_COMMANDS.get(command)
+      if (why) problems.push({...runPos, message: `steps.${i}.run: a step may not run "opsctl ${command}": it ${why}`})
     }
 
     const expect = step.expect ?? {}
@@ -132,12 +169,24 @@ export function parseScenario(text: string, file: string, cliVars: Record<string
       ...[expect.stdout, expect.stderr].flatMap((m) => [m?.contains, m?.matches]),
     ]
     for (const ref of texts.flatMap((t) => (t ? variableRefs(t) : []))) {
-      if (!ref.startsWith('env:') && !known.has(ref)) {
+      const env = envName(ref)
+      if (env !== undefined && isCredentialEnvName(env)) {
+        problems.push({...runPos, message: `steps.${i}: ${credentialRefused(env)}`})
+      } else if (env === undefined && !known.has(ref)) {
         problems.push({
           ...runPos,
           message: `steps.${i}: variable \${${ref}} is not defined; expected it in vars, --var or the save of an earlier step (built in: \${run.id}, \${uuid}, \${env:NAME|default})`,
         })
       }
+    }
+
+    const patterns = [
+      ...Object.entries(expect.json ?? {}).map(([path, m]) => [['json', path], m.matches] as const),
+      ...(['stdout', 'stderr'] as const).map((stream) => [[stream], expect[stream]?.matches] as const),
+    ]
+    for (const [path, source] of patterns) {
+      const problem = source === undefined || source.includes('${') ? undefined : patternProblem(source)
+      if (problem) problems.push({...at(['steps', i, 'expect', ...path, 'matches']), message: `steps.${i}.expect.${path.join('.')}.matches: ${problem}`})
     }
 
     for (const name of Object.keys(step.save ?? {})) {
@@ -147,8 +196,33 @@ export function parseScenario(text: string, file: string, cliVars: Record<string
 
     return {argv: argv.slice(1), line: runPos.line, name: step.name ?? step.run.replace(/^opsctl\s+/, ''), raw: step}
   })
-  if (problems.length > 0) throw new ScenarioFileError(file, problems)
-  return {file, name: scenario.name ?? basename(file, extname(file)), steps, vars}
+  if (problems.length > 0) throw new ScenarioFileError(file, problems.sort((a, b) => a.line - b.line || a.column - b.column))
+  return {file, name: scenario.name ?? basename(file, extname(file)), steps: steps.filter((step) => step !== undefined), vars}
+}
+
+/** A step with its misspelt keys left out, so that its other problems are found in the same round. */
+const StepWithoutUnknownKeys = z.object(Step.shape)
+
+/** A file that did not parse as a whole: its vars if they parse, and each step that parses on its own (undefined for the others). */
+function partsThatParse(raw: unknown): {name?: string; steps: (Step | undefined)[]; vars?: Scenario['vars']} {
+  const object = raw !== null && typeof raw === 'object' ? (raw as Record<string, unknown>) : {}
+  const steps = Array.isArray(object.steps) ? (object.steps as unknown[]) : []
+  return {
+    steps: steps.map((step) => StepWithoutUnknownKeys.safeParse(step).data),
+    vars: Scenario.shape.vars.safeParse(object.vars).data,
+  }
+}
+
+function savedNames(raw: unknown, i: number): string[] {
+  const save = valueAtPath(raw, ['steps', i, 'save'])
+  return save !== null && typeof save === 'object' && !Array.isArray(save) ? Object.keys(save) : []
+}
+
+/** The command a step's arguments name, as `topic command` (oclif also takes `topic:command`). */
+function commandOf(args: readonly string[]): string {
+  const words = args.flatMap((a) => a.split(':')).filter((w) => w !== '')
+  const end = words.findIndex((w) => w.startsWith('-'))
+  return (end === -1 ? words : words.slice(0, end)).slice(0, 2).join(' ')
 }
 
 /**

@@ -7,6 +7,7 @@ import type {Matcher} from './schema.js'
 import {registerArgv} from '../../http/secrets/sources.js'
 import {getPath} from '../../services/dot-path.js'
 import {type InProcessResult, runInProcess} from '../in-process.js'
+import {matchesPattern} from './pattern.js'
 import {newRunId, substitute} from './vars.js'
 
 export interface ScenarioRunOptions {
@@ -99,8 +100,10 @@ function check(step: ParsedStep, out: Outcome, json: unknown, vars: Record<strin
     const text = out[stream]
     if (matcher.contains !== undefined && !text.includes(substitute(matcher.contains, vars, env)))
       problems.push(`${stream} does not contain "${matcher.contains}"`)
-    if (matcher.matches !== undefined && !new RegExp(substitute(matcher.matches, vars, env)).test(text))
-      problems.push(`${stream} does not match /${matcher.matches}/`)
+    if (matcher.matches !== undefined) {
+      const problem = patternFailure(() => matchesPattern(substitute(matcher.matches!, vars, env), text))
+      if (problem !== undefined) problems.push(problem || `${stream} does not match /${matcher.matches}/`)
+    }
   }
 
   if (expect.json) {
@@ -138,9 +141,10 @@ export function matchValue(
   }
 
   if (matcher.matches !== undefined) {
-    const pattern = new RegExp(substitute(matcher.matches, vars, env))
     if (typeof value !== 'string' && typeof value !== 'number') return `expected text matching /${matcher.matches}/, found ${shown}`
-    if (!pattern.test(String(value))) return `expected to match /${matcher.matches}/, found ${shown}`
+    const source = substitute(matcher.matches, vars, env)
+    const problem = patternFailure(() => matchesPattern(source, String(value)))
+    if (problem !== undefined) return problem || `expected to match /${matcher.matches}/, found ${shown}`
   }
 
   if (matcher.length !== undefined) {
@@ -149,6 +153,15 @@ export function matchValue(
   }
 
   return undefined
+}
+
+/** undefined when the pattern matched, '' when it did not, else why it could not be tried (invalid, too slow). */
+function patternFailure(match: () => boolean): string | undefined {
+  try {
+    return match() ? undefined : ''
+  } catch (error) {
+    return (error as Error).message
+  }
 }
 
 /**

@@ -27,6 +27,17 @@ export function parseIsoDate(value: string, flag: string): string {
   return date.toISOString()
 }
 
+/**
+ * `--start`/`--end` of any command that takes a range (events list, metrics get): each an ISO
+ * date-time, and the start not after the end. One check, so both commands refuse the same input.
+ */
+export function parseDateRange(start: string | undefined, end: string | undefined): {endDate?: string; startDate?: string} {
+  const startDate = start === undefined ? undefined : parseIsoDate(start, '--start')
+  const endDate = end === undefined ? undefined : parseIsoDate(end, '--end')
+  if (startDate && endDate && startDate > endDate) throw new UsageError(`--start (${startDate}) is after --end (${endDate})`)
+  return {endDate, startDate}
+}
+
 /** `aa-bb-cc-dd-ee-ff` or `aa:bb:...` -> `AA:BB:CC:DD:EE:FF`; anything else is refused. */
 export function normalizeMac(value: string, what = 'MAC address'): string {
   const parsed = Mac.safeParse(value)

@@ -3,7 +3,8 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {appendAudit, auditPath, readAudit} from '../../../src/audit/log.js'
+import {appendAudit, auditPath} from '../../../src/audit/log.js'
+import {readAudit} from '../../../src/audit/read.js'
 
 let dir: string
 const mode = (path: string) => statSync(path).mode & 0o777

@@ -1,13 +1,12 @@
-import {Args} from '@oclif/core'
-
 import {changeFlags} from '../../../cli/flags.js'
 import {HealthCommand, healthFlags, userIdArg} from '../../../cli/health-command.js'
+import {idArg} from '../../../cli/input-text.js'
 import {deletePlanMedication} from '../../../services/health/operations.js'
 
 export default class PlanMedicationDelete extends HealthCommand<typeof PlanMedicationDelete> {
   static override baseFlags = changeFlags
   static override changes = deletePlanMedication
-  static override args = {userId: userIdArg, medicationId: Args.string({description: 'medication id on the plan', required: true})}
+  static override args = {userId: userIdArg, medicationId: idArg('medication id on the plan', 'medication id')}
   static override description = `Remove a medication (and its sensors) from a user's plan.
 
 Asks for confirmation in a terminal; pass --yes elsewhere. It is not retried.`

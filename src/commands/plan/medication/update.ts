@@ -1,13 +1,12 @@
-import {Args} from '@oclif/core'
-
 import {HealthCommand, healthFlags, userIdArg} from '../../../cli/health-command.js'
 import {planMedicationBody, planMedicationFlags} from '../../../cli/health-plan.js'
+import {idArg} from '../../../cli/input-text.js'
 import {checkRequestBody} from '../../../cli/request-body.js'
 import {UsageError} from '../../../errors.js'
 import {patchPlanMedication} from '../../../services/health/operations.js'
 
 export default class PlanMedicationUpdate extends HealthCommand<typeof PlanMedicationUpdate> {
-  static override args = {userId: userIdArg, medicationId: Args.string({description: 'medication id on the plan', required: true})}
+  static override args = {userId: userIdArg, medicationId: idArg('medication id on the plan', 'medication id')}
   static override description = `Change a plan medication: the lists given replace the stored ones.
 
 Give the usage list and sensors as flags or as --data (flags override its fields).`

@@ -1,12 +1,13 @@
-import {Args, Flags} from '@oclif/core'
+import {Flags} from '@oclif/core'
 
 import {HealthCommand, healthFlags, userIdArg} from '../../../cli/health-command.js'
+import {idArg} from '../../../cli/input-text.js'
 import {checkRequestBody} from '../../../cli/request-body.js'
 import {addPlanSensor} from '../../../services/health/operations.js'
 import {normalizeMac, parseIsoDate} from '../../../services/health/validate.js'
 
 export default class PlanSensorAdd extends HealthCommand<typeof PlanSensorAdd> {
-  static override args = {userId: userIdArg, medicationId: Args.string({description: 'medication id on the plan', required: true})}
+  static override args = {userId: userIdArg, medicationId: idArg('medication id on the plan', 'medication id')}
   static override description = `Attach a sensor to a plan medication.
 
 The MAC is checked before sending (six hex pairs; lower case and "-" are normalised to AA:BB:CC:DD:EE:FF). A MAC already on another medication is refused by the service.`

@@ -1,7 +1,6 @@
-import {Args} from '@oclif/core'
-
 import {changeFlags} from '../../../cli/flags.js'
 import {HealthCommand, healthFlags, userIdArg} from '../../../cli/health-command.js'
+import {idArg} from '../../../cli/input-text.js'
 import {deletePlanSensor} from '../../../services/health/operations.js'
 import {normalizeMac} from '../../../services/health/validate.js'
 
@@ -10,8 +9,8 @@ export default class PlanSensorDelete extends HealthCommand<typeof PlanSensorDel
   static override changes = deletePlanSensor
   static override args = {
     userId: userIdArg,
-    medicationId: Args.string({description: 'medication id on the plan', required: true}),
-    mac: Args.string({description: 'MAC address of the sensor, AA:BB:CC:DD:EE:FF', required: true}),
+    medicationId: idArg('medication id on the plan', 'medication id'),
+    mac: idArg('MAC address of the sensor, AA:BB:CC:DD:EE:FF'),
   }
   static override description = `Detach a sensor from a plan medication.
 
