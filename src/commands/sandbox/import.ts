@@ -23,14 +23,14 @@ The file is one written by "sandbox export" (or a --state file of the JSON forma
   async run(): Promise<{file: string} & Partial<StateSummary>> {
     const {file} = this.args
     const origin = sandboxOrigin((await this.profile()).profile.health.baseUrl)
-    const document = await readStateFile(file)
+    const state = await readStateFile(file)
     const action = `Replacing the whole state of the sandbox at ${origin}`
     requireConsentPossible({dryRun: this.dryRun, yes: this.flags.yes}, action)
     if (!this.dryRun && !this.flags.yes && !(await askConfirm(`Replace the whole state of the sandbox at ${origin} with ${file}?`))) {
       throw new UsageError('Not confirmed; nothing was sent')
     }
 
-    const summary = await importState(createTransport(this.clientOptions()), origin, document)
+    const summary = await importState(createTransport(this.clientOptions()), origin, file, state)
     if (this.dryRun) return {file}
     const result = {file, ...summary}
     return result
