@@ -1,7 +1,7 @@
 /**
  * The sandbox's state through real processes: the clock is saved with `--state` like every other
  * change (advanced 48 h through the CLI, it is still advanced after a restart: it only moves
- * forward), and `sandbox import` of a file nested thousands deep is refused with exit 2 and a
+ * forward), and `sandbox import` of a file nested 10,000 deep is refused with exit 2 and a
  * clear reason, not a crash, the sandbox untouched.
  */
 import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
@@ -54,13 +54,14 @@ describe('sandbox state (process)', () => {
     }
   })
 
-  it('sandbox import of JSON nested 2,000 deep: exit 2 naming the depth limit, and the sandbox answers, unchanged', async () => {
+  it('sandbox import of JSON nested 10,000 deep: exit 2 naming the depth limit, and the sandbox answers, unchanged', async () => {
     const sandbox = await start()
     const cli = cliFor(sandbox)
     try {
       const before = await sandbox.control('state')
       const file = join(dir, 'deep.json')
-      writeFileSync(file, `{"version": 2, "health": {"users": ${'['.repeat(2000)}${']'.repeat(2000)}}}`)
+      // objects in objects: the walks of JSON that recursed overflowed the stack (exit 1) from a few thousand levels
+      writeFileSync(file, `{"version": 2, "health": {"users": [["u1", ${'{"a": '.repeat(10_000)}1${'}'.repeat(10_000)}]]}}`)
       const result = await cli.run(['sandbox', 'import', file, '--yes'])
       expect(result.code, result.stderr).toBe(2)
       expect(result.stderr).toContain(`is nested deeper than ${SANDBOX_STATE_MAX_DEPTH} levels`)
