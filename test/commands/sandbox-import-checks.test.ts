@@ -11,6 +11,7 @@ import {describe, expect, it} from 'vitest'
 
 import SandboxExport from '../../src/commands/sandbox/export.js'
 import SandboxImport from '../../src/commands/sandbox/import.js'
+import {SANDBOX_STATE_MAX_DEPTH} from '../../src/services/sandbox-defaults.js'
 import {runCommand} from '../helpers/command.js'
 import {sandboxPerFile} from '../helpers/sandbox.js'
 
@@ -71,11 +72,16 @@ describe('sandbox import checks every record', () => {
     }
   })
 
-  it('the control route answers 400 naming the path', async () => {
+  it('the control route answers 400 naming the path, or the depth limit', async () => {
     const doc = JSON.parse((await exported('route.json')).text) as Doc
     doc.health.users[0][1].id = 42
     const res = await per.sandbox.running.app.inject({method: 'PUT', url: '/__sandbox/state', payload: doc})
     expect(res.statusCode).toBe(400)
     expect(res.json().message).toBe('Not a valid sandbox state: health.users[0].id: expected string, received number')
+
+    const deep = `{"version": 2, "checkout": {"checkouts": [["c1", ${'{"a": '.repeat(10_000)}1${'}'.repeat(10_000)}]]}}`
+    const refused = await per.sandbox.running.app.inject({method: 'PUT', url: '/__sandbox/state', payload: deep, headers: {'content-type': 'application/json'}})
+    expect(refused.statusCode).toBe(400)
+    expect(refused.json().message).toBe(`Not a valid sandbox state: it is nested deeper than ${SANDBOX_STATE_MAX_DEPTH} levels`)
   })
 })
