@@ -75,7 +75,8 @@ describe('bounded work', () => {
       return answer
     })
     // once the first events are written, the generation is under way
-    while (events.count(userId) === before && !generated) await sleep(1)
+    const settled = () => generated
+    while (events.count(userId) === before && !settled()) await sleep(1)
     const asked = performance.now()
     const clock = await sandbox.control('clock')
     const waited = performance.now() - asked
