@@ -5,13 +5,13 @@
  * and exit 2, and the sandbox's state is exactly what it was. Before, such a file was accepted and
  * later requests answered 500.
  */
-import {readFileSync, writeFileSync} from 'node:fs'
+import {readFileSync, truncateSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 
 import SandboxExport from '../../src/commands/sandbox/export.js'
 import SandboxImport from '../../src/commands/sandbox/import.js'
-import {SANDBOX_STATE_MAX_DEPTH} from '../../src/services/sandbox-defaults.js'
+import {SANDBOX_STATE_LIMIT_BYTES, SANDBOX_STATE_MAX_DEPTH} from '../../src/services/sandbox-defaults.js'
 import {runCommand} from '../helpers/command.js'
 import {sandboxPerFile} from '../helpers/sandbox.js'
 
@@ -70,6 +70,18 @@ describe('sandbox import checks every record', () => {
       expect(r.stderr, what).toContain('state is unchanged')
       expect((await exported('after.json')).text, what).toBe(before.text)
     }
+  })
+
+  it('refuses a file over the limit before reading it: exit 2 naming the limit, the state unchanged', async () => {
+    const before = await exported('before-big.json')
+    const file = join(per.user.dir, 'big.json')
+    // sparse: one byte over the limit, without writing (or reading) 256 MiB
+    writeFileSync(file, '')
+    truncateSync(file, SANDBOX_STATE_LIMIT_BYTES + 1)
+    const r = await runCommand(SandboxImport, [file, '--yes'])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain(`a sandbox imports at most 256 MiB (${SANDBOX_STATE_LIMIT_BYTES} bytes)`)
+    expect((await exported('after-big.json')).text).toBe(before.text)
   })
 
   it('the control route answers 400 naming the path, or the depth limit', async () => {
