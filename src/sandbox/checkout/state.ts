@@ -110,21 +110,20 @@ export class CheckoutStore implements ModuleState {
     for (const {byId, name, schema, table} of tables) {
       if (section[name] === undefined) continue
       for (const entry of tableOf(section[name], version, `checkout.${name}`)) {
-        checkRecord(schema, entry.value, entry.where)
+        const record = checkRecord(schema, entry.value, entry.where)
         if (byId) checkKeyIsId(entry)
-        ;(table as DocTable<unknown>).set(entry.key, entry.value)
+        ;(table as DocTable<unknown>).set(entry.key, record)
       }
     }
 
     const {customization, refundOutcomes} = section
     if (customization !== undefined) {
-      checkRecord(StoredCustomizationSchema, customization, 'checkout.customization')
-      if (customization !== null) this.customization.set(customization as StoredCustomization)
+      const record = checkRecord(StoredCustomizationSchema, customization, 'checkout.customization')
+      if (record !== null) this.customization.set(record as StoredCustomization)
     }
 
     if (refundOutcomes !== undefined) {
-      checkRecord(RefundOutcomesSchema, refundOutcomes, 'checkout.refundOutcomes')
-      this.refundOutcomes.set(refundOutcomes as RefundStatus[])
+      this.refundOutcomes.set(checkRecord(RefundOutcomesSchema, refundOutcomes, 'checkout.refundOutcomes') as RefundStatus[])
     }
   }
 

@@ -67,12 +67,14 @@ export function tableOf(saved: unknown, version: number, where: string): TableEn
 }
 
 /**
- * Checks one record against the schema the sandbox holds such records to; throws a
- * StateDocumentError naming the first bad field by its path (`checkout.webhooks[3].id: expected string`).
+ * Checks one record against the schema the sandbox holds such records to, and returns it as the
+ * schema gives it (defaults filled: a plan without medications gets an empty list, as the handlers
+ * expect); throws a StateDocumentError naming the first bad field by its path
+ * (`checkout.webhooks[3].id: expected string`).
  */
-export function checkRecord(schema: z.ZodType, value: unknown, where: string): void {
+export function checkRecord(schema: z.ZodType, value: unknown, where: string): unknown {
   const result = schema.safeParse(value)
-  if (result.success) return
+  if (result.success) return result.data
   const [issue] = result.error.issues
   const path = issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('')
   throw new StateDocumentError(`${where}${path}: ${issue.message.replace(/^Invalid input: /, '')}`)

@@ -86,9 +86,9 @@ export class HealthStore implements ModuleState {
       if (section[name] === undefined) continue
       if (name === 'groups') table.clear()
       for (const entry of tableOf(section[name], version, `health.${name}`)) {
-        checkRecord(schema, entry.value, entry.where)
+        const record = checkRecord(schema, entry.value, entry.where)
         if (byId) checkKeyIsId(entry)
-        ;(table as DocTable<unknown>).set(entry.key, entry.value)
+        ;(table as DocTable<unknown>).set(entry.key, record)
       }
     }
 
@@ -96,8 +96,7 @@ export class HealthStore implements ModuleState {
     for (const {key: userId, value: list, where} of tableOf(section.events, version, 'health.events')) {
       if (!Array.isArray(list)) throw new StateDocumentError(`${where}: expected a list of events`)
       for (const [i, event] of (list as unknown[]).entries()) {
-        checkRecord(StoredEventSchema, event, `${where}[${i}]`)
-        this.events.put(userId, event as Event)
+        this.events.put(userId, checkRecord(StoredEventSchema, event, `${where}[${i}]`) as Event)
       }
     }
   }
