@@ -25,7 +25,7 @@ export interface SandboxOptions {
   stateFile?: string
   /** what the sandbox tells its operator (a JSON state file imported); default: stderr */
   notice?(message: string): void
-  /** start the clock here (ISO 8601); it runs on from there */
+  /** start the clock here (ISO 8601); it runs on from there. The clock of a state file is only moved forward by it. */
   clock?: string
   /** added to every service request */
   latencyMs?: number
