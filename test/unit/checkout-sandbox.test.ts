@@ -44,7 +44,7 @@ function fakeContext(): Fake {
     id: (prefix = 'id') => `${prefix}_${++n}`,
     hex: (length: number) => 'a'.repeat(length),
     emit: (event: SandboxEvent) => fake.events.push(event),
-    commitNow: (change: () => void) => change(),
+    commitNow: async (change: () => void) => change(),
   }
   return fake
 }

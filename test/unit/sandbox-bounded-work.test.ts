@@ -85,4 +85,24 @@ describe('bounded work', () => {
     expect(await generation).toMatchObject({created: MAX_GENERATED_EVENTS, total: before + MAX_GENERATED_EVENTS})
     expect(events.count(userId)).toBe(before + MAX_GENERATED_EVENTS)
   })
+
+  it('a generation that fails part way leaves none of its events, and answers 500', async () => {
+    const userId = sandbox.running.ctx.state.health.users.values()[0].id
+    const {events} = sandbox.running.ctx.state.health
+    const before = events.count(userId)
+    const {db} = sandbox.running.store
+    // the third batch fails, after two were committed
+    db.exec(`CREATE TRIGGER full_disk AFTER INSERT ON events WHEN (SELECT count(*) FROM events) > ${before + 2500}
+             BEGIN SELECT RAISE(ABORT, 'disk full'); END`)
+    const stderr = process.stderr.write
+    process.stderr.write = () => true
+    try {
+      await expect(sandbox.control('health/events', {userId, count: 5000})).rejects.toThrow('500')
+    } finally {
+      process.stderr.write = stderr
+      db.exec('DROP TRIGGER full_disk')
+    }
+
+    expect(events.count(userId)).toBe(before)
+  })
 })

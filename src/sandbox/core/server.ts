@@ -1,6 +1,6 @@
 import Fastify, {type FastifyInstance, type FastifyReply, type FastifyRequest} from 'fastify'
 import {randomBytes, randomUUID} from 'node:crypto'
-import {setTimeout as sleep} from 'node:timers/promises'
+import {setImmediate, setTimeout as sleep} from 'node:timers/promises'
 
 import type {Operation} from '../../http/operation.js'
 
@@ -95,9 +95,9 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
 
       outbox.push({event, deliveries: due})
     },
-    commitNow(change) {
-      // Inside another request's open transaction (one that awaits mid-change), a savepoint of it: committed with it.
-      if (store.db.inTransaction) return store.atomically(change)
+    async commitNow(change) {
+      // a request that awaits mid-change holds its transaction open: its commit (or rollback) comes first
+      while (store.db.inTransaction) await setImmediate()
       try {
         change()
         store.commit()

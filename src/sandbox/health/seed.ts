@@ -81,7 +81,7 @@ export async function generateEvents(ctx: SandboxContext, user: StoredUser, opti
   const created: string[] = []
   try {
     for (let from = 0; from < options.count; from += GENERATION_BATCH) {
-      ctx.commitNow(() => {
+      await ctx.commitNow(() => {
         for (let i = from; i < Math.min(from + GENERATION_BATCH, options.count); i++) {
           const event = bulkEvent(ctx, user, i, options.count, range)
           events.put(user.id, event)
@@ -91,7 +91,7 @@ export async function generateEvents(ctx: SandboxContext, user: StoredUser, opti
       await setImmediate()
     }
   } catch (error) {
-    ctx.commitNow(() => {
+    await ctx.commitNow(() => {
       for (const id of created) events.delete(user.id, id)
     })
     throw error
