@@ -1,9 +1,9 @@
 /**
  * `sandbox import` checks every record of a state, not just its top level: a record of the wrong
  * shape (a webhook whose id is an object, a user whose password hash is null, an unknown time
- * zone, an amount that is no decimal, an event date that does not parse) is refused with its path
- * and exit 2, and the sandbox's state is exactly what it was. Before, such a file was accepted and
- * later requests answered 500.
+ * zone, an amount that is no decimal, a redirect URL that is no http(s) URL, an event date that
+ * does not parse) is refused with its path and exit 2, and the sandbox's state is exactly what it
+ * was. Before, such a file was accepted and later requests answered 500.
  */
 import {readFileSync, truncateSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
@@ -52,6 +52,11 @@ describe('sandbox import checks every record', () => {
         'an amount that is no decimal',
         (doc) => (doc.checkout.checkouts[1][1].totalAmount.value = 1500),
         'checkout.checkouts[1].totalAmount.value: expected string',
+      ],
+      [
+        'a redirect URL the page would send a buyer to that is no http(s) URL',
+        (doc) => (doc.checkout.checkouts[0][1].redirectUrl = {success: ['java', 'script:alert(1)'].join('')}),
+        'checkout.checkouts[0].redirectUrl.success: expected an http(s) URL',
       ],
       [
         'an event whose date does not parse',

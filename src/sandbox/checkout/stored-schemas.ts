@@ -12,7 +12,9 @@ import {
   CheckoutRecord,
   Currency,
   CustomizationRecord,
+  HttpUrl,
   PAYMENT_STATUSES,
+  RedirectUrls,
   REFUND_STATUSES,
   RefundRecord,
   WEBHOOK_EVENTS,
@@ -27,6 +29,8 @@ const StoredAmount = z.looseObject({value: AmountValue, currency: Currency})
 export const StoredCheckoutSchema = CheckoutRecord.extend({
   totalAmount: StoredAmount.extend({details: z.looseObject({}).optional()}),
   items: z.array(z.looseObject({})),
+  // the hosted page sends the buyer there: http(s) only, as when a checkout is created
+  redirectUrl: RedirectUrls.optional(),
   requestReferenceNumber: z.string(),
   status: z.enum(CHECKOUT_STATUSES),
   paymentStatus: z.enum(PAYMENT_STATUSES),
@@ -50,10 +54,16 @@ export const StoredRefundsSchema = z.array(
 
 export const StoredWebhookSchema = WebhookRecord.extend({
   name: z.enum(WEBHOOK_EVENTS),
+  callbackUrl: HttpUrl,
   createdAt: IsoDateTime,
   updatedAt: IsoDateTime,
 })
 
-export const StoredCustomizationSchema = CustomizationRecord.nullable()
+/** The page shows these images: http(s) only, as when they are set. */
+export const StoredCustomizationSchema = CustomizationRecord.extend({
+  logoUrl: HttpUrl.optional(),
+  iconUrl: HttpUrl.optional(),
+  appleTouchIconUrl: HttpUrl.optional(),
+}).nullable()
 
 export const RefundOutcomesSchema = z.array(z.enum(REFUND_STATUSES))
