@@ -151,7 +151,11 @@ try {
     let seeding = ''
     if (level > stored) {
       const started = performance.now()
-      await call(pool, 'POST', '/__sandbox/health/events', {body: {userId, count: level - stored}, headers: {authorization: `Bearer ${sb.token}`}})
+      // the generator takes at most 100,000 events a request
+      for (let left = level - stored; left > 0; left -= 100_000) {
+        await call(pool, 'POST', '/__sandbox/health/events', {body: {userId, count: Math.min(left, 100_000)}, headers: {authorization: `Bearer ${sb.token}`}})
+      }
+
       seeding = `${((performance.now() - started) / 1000).toFixed(1)} s to seed ${(level - stored).toLocaleString('en')}`
       stored = level
     }

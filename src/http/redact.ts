@@ -9,12 +9,20 @@ const SECRET_KEY = /pass(word)?|secret|token|session|api.?key|publickey|authoriz
 const NOT_SECRET = /^paging_?token$/i
 export const isSecretName = (name: string) => SECRET_KEY.test(name) && !NOT_SECRET.test(name)
 
-/** True when a JSON value holds a non-empty value under a secret-looking name, at any depth (a password, a card number). */
-export function hasSecretField(value: unknown): boolean {
-  if (Array.isArray(value)) return value.some((v) => hasSecretField(v))
+/**
+ * How deep the walks below go. They recurse, so a value nested thousands deep (a hostile file or
+ * answer) would overflow the stack: past this depth a value is shown as TOO_DEEP, never as it is.
+ */
+const MAX_WALK_DEPTH = 64
+const TOO_DEEP = '[NESTED TOO DEEP]'
+
+/** True when a JSON value holds a non-empty value under a secret-looking name, at any depth (a password, a card number); past MAX_WALK_DEPTH, assumed to. */
+export function hasSecretField(value: unknown, depth = 0): boolean {
+  if (depth > MAX_WALK_DEPTH) return true
+  if (Array.isArray(value)) return value.some((v) => hasSecretField(v, depth + 1))
   if (!value || typeof value !== 'object') return false
   return Object.entries(value).some(([k, v]) =>
-    isSecretName(k) && (typeof v === 'string' || typeof v === 'number') ? String(v) !== '' : hasSecretField(v),
+    isSecretName(k) && (typeof v === 'string' || typeof v === 'number') ? String(v) !== '' : hasSecretField(v, depth + 1),
   )
 }
 
@@ -45,12 +53,13 @@ function redactHeaderValue(name: string, value: string): string {
 }
 
 /** Deep copy of a JSON value with secret-looking fields replaced. */
-export function redactBody(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map((v) => redactBody(v))
+export function redactBody(value: unknown, depth = 0): unknown {
+  if (depth > MAX_WALK_DEPTH) return TOO_DEEP
+  if (Array.isArray(value)) return value.map((v) => redactBody(v, depth + 1))
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {}
     for (const [k, v] of Object.entries(value)) {
-      out[k] = isSecretName(k) && (typeof v === 'string' || typeof v === 'number') ? '[REDACTED]' : redactBody(v)
+      out[k] = isSecretName(k) && (typeof v === 'string' || typeof v === 'number') ? '[REDACTED]' : redactBody(v, depth + 1)
     }
 
     return out
@@ -74,20 +83,24 @@ export function maskText(text: string): string {
   return text.replaceAll(/[\p{L}\p{N}]/gu, '*')
 }
 
-function maskAll(value: unknown): unknown {
+function maskAll(value: unknown, depth: number): unknown {
+  if (depth > MAX_WALK_DEPTH) return TOO_DEEP
   if (typeof value === 'string') return maskText(value)
   if (typeof value === 'number') return maskText(String(value))
-  if (Array.isArray(value)) return value.map((v) => maskAll(v))
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, maskAll(v)]))
+  if (Array.isArray(value)) return value.map((v) => maskAll(v, depth + 1))
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, maskAll(v, depth + 1)]))
   return value
 }
 
 /** Deep copy of a JSON value with the values under the given field names masked (at any depth). */
-export function maskFields(value: unknown, fields: MaskedFields | undefined): unknown {
+export function maskFields(value: unknown, fields: MaskedFields | undefined, depth = 0): unknown {
   if (!fields || fields.size === 0) return value
-  if (Array.isArray(value)) return value.map((v) => maskFields(v, fields))
+  if (depth > MAX_WALK_DEPTH) return TOO_DEEP
+  if (Array.isArray(value)) return value.map((v) => maskFields(v, fields, depth + 1))
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fields.has(k.toLowerCase()) ? maskAll(v) : maskFields(v, fields)]))
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [k, fields.has(k.toLowerCase()) ? maskAll(v, depth + 1) : maskFields(v, fields, depth + 1)]),
+    )
   }
 
   return value

@@ -40,6 +40,8 @@ export async function sandboxControl(
   method: 'GET' | 'POST' | 'PUT',
   path: string,
   body?: unknown,
+  /** a JSON body as it is, sent without being parsed and serialised again (a whole state file) */
+  rawJson?: Buffer,
 ): Promise<any> {
   const {origin} = sandbox
   const name = path.replace(/^\//, '')
@@ -53,7 +55,7 @@ export async function sandboxControl(
       auth: controlAuth(sandbox.token),
       // Setting or advancing the clock twice is not the same as once; a PUT (a whole state) is not retried either: it can be large.
       idempotent: method === 'GET',
-      ...(body === undefined ? {} : {body: {json: body}}),
+      ...(rawJson ? {body: {contentType: 'application/json', raw: rawJson}} : body === undefined ? {} : {body: {json: body}}),
     })
   } catch (error) {
     if (!(error instanceof NetworkError)) throw error

@@ -2,11 +2,12 @@
  * A running sandbox's whole state in and out of a JSON file (`sandbox export` / `sandbox import`),
  * through the control route `/__sandbox/state`: fixtures a team checks into a repository.
  */
-import {readFile, writeFile} from 'node:fs/promises'
+import {readFile, stat, writeFile} from 'node:fs/promises'
 
 import type {Transport} from '../http/transport.js'
 
-import {UsageError} from '../errors.js'
+import {ApiError, UsageError} from '../errors.js'
+import {nestsDeeperThan, SANDBOX_STATE_LIMIT_BYTES, SANDBOX_STATE_MAX_DEPTH} from '../services/sandbox-defaults.js'
 import {sandboxControl, type SandboxControlTarget} from './sandbox-control.js'
 
 /** What a state holds, for the summary a command prints. */
@@ -42,31 +43,72 @@ export async function exportState(transport: Transport, sandbox: SandboxControlT
   return summarize(document)
 }
 
-/** Reads and checks a state file before anything is sent: a file that cannot be read or is no state document is bad input. */
-export async function readStateFile(file: string): Promise<unknown> {
-  let text: string
+/** A state file as read: its bytes, sent as they are, and the parsed document, for the checks and the summary. */
+export interface StateFile {
+  bytes: Buffer
+  document: unknown
+}
+
+const MIB = 1024 * 1024
+
+/**
+ * Reads and checks a state file before anything is sent: a file that cannot be read, is larger
+ * than the sandbox takes, is no JSON, nests deeper than any state does, or is no state document
+ * is bad input. The size is checked before the file is read.
+ */
+export async function readStateFile(file: string): Promise<StateFile> {
+  const failed = (error: unknown) => new UsageError(`Cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
+  let size: number
   try {
-    text = await readFile(file, 'utf8')
+    size = (await stat(file)).size
   } catch (error) {
-    throw new UsageError(`Cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
+    throw failed(error)
+  }
+
+  if (size > SANDBOX_STATE_LIMIT_BYTES) {
+    throw new UsageError(`${file} is ${(size / MIB).toFixed(1)} MiB; a sandbox imports at most ${SANDBOX_STATE_LIMIT_BYTES / MIB} MiB (${SANDBOX_STATE_LIMIT_BYTES} bytes)`)
+  }
+
+  let bytes: Buffer
+  try {
+    bytes = await readFile(file)
+  } catch (error) {
+    throw failed(error)
   }
 
   let document: unknown
   try {
-    document = JSON.parse(text)
+    document = JSON.parse(bytes.toString('utf8'))
   } catch (error) {
     throw new UsageError(`${file} is not JSON (${(error as Error).message})`)
+  }
+
+  if (nestsDeeperThan(document, SANDBOX_STATE_MAX_DEPTH)) {
+    throw new UsageError(`${file} is nested deeper than ${SANDBOX_STATE_MAX_DEPTH} levels: it is not a sandbox state`)
   }
 
   if (!isRecord(document) || typeof document.version !== 'number') {
     throw new UsageError(`${file} is not a sandbox state: it has no version`)
   }
 
-  return document
+  return {bytes, document}
 }
 
-/** Replaces the sandbox's whole state with the document (the sandbox checks it all before changing anything). */
-export async function importState(transport: Transport, sandbox: SandboxControlTarget, document: unknown): Promise<StateSummary> {
-  await sandboxControl(transport, sandbox, 'PUT', 'state', document)
-  return summarize(document)
+/**
+ * Replaces the sandbox's whole state with the file's (the sandbox checks every record before it
+ * changes anything). A document the sandbox refuses (400: a record of the wrong shape, named by
+ * its path; 413: too large) is bad input, like the checks above: the state is left as it was.
+ */
+export async function importState(transport: Transport, sandbox: SandboxControlTarget, file: string, state: StateFile): Promise<StateSummary> {
+  try {
+    await sandboxControl(transport, sandbox, 'PUT', 'state', undefined, state.bytes)
+  } catch (error) {
+    if (error instanceof ApiError && (error.status === 400 || error.status === 413)) {
+      throw new UsageError(`${file}: ${error.serverMessage}; the sandbox's state is unchanged`)
+    }
+
+    throw error
+  }
+
+  return summarize(state.document)
 }

@@ -116,6 +116,12 @@ export interface SandboxContext {
   hex(length: number): string
   /** Raises an event; listeners (webhook delivery) hear it once the request's changes are committed. */
   emit(event: SandboxEvent): void
+  /**
+   * Runs a change in a transaction of its own and commits it at once (rolled back if it throws):
+   * long work done in batches (generated events), so the sandbox answers other requests between
+   * them. When another request's change is open, it waits for that one's commit rather than join it.
+   */
+  commitNow(change: () => void): Promise<void>
 }
 
 /** The body a row's success answer carries (the fields its response schema names; more may travel), or nothing. */

@@ -14,3 +14,32 @@ export function sandboxBaseUrls(origin: string): {health: string; checkout: stri
   const o = origin.replace(/\/+$/, '')
   return {health: o, checkout: `${o}/checkout`}
 }
+
+/**
+ * The largest state document `sandbox import` sends and `PUT /__sandbox/state` reads: 256 MiB.
+ * The sandbox holds the body as one string before parsing it, and V8 strings stop near 512 MiB;
+ * half of that leaves a margin and still takes an export of about 500,000 events (an export of
+ * 200,000 is about 100 MB, and parses to about as much heap).
+ */
+export const SANDBOX_STATE_LIMIT_BYTES = 256 * 1024 * 1024
+
+/**
+ * How deep a state document may nest. An export nests about ten levels (a plan's usage list);
+ * walks of JSON recurse, so a document nested thousands deep is refused at import, with this limit named.
+ */
+export const SANDBOX_STATE_MAX_DEPTH = 64
+
+/** True when a JSON value nests more than `limit` arrays or objects deep: iterative, so any depth is measured without recursion. */
+export function nestsDeeperThan(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]]
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!
+    if (typeof node !== 'object' || node === null) continue
+    if (depth >= limit) return true
+    for (const child of Array.isArray(node) ? node : Object.values(node)) {
+      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1])
+    }
+  }
+
+  return false
+}

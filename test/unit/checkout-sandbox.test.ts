@@ -44,6 +44,7 @@ function fakeContext(): Fake {
     id: (prefix = 'id') => `${prefix}_${++n}`,
     hex: (length: number) => 'a'.repeat(length),
     emit: (event: SandboxEvent) => fake.events.push(event),
+    commitNow: async (change: () => void) => change(),
   }
   return fake
 }

@@ -50,6 +50,7 @@ export function fakeContext(now = '2026-03-05T04:00:00.000Z'): FakeContext {
       return (++counter).toString(16).padStart(length, '0')
     },
     emit() {},
+    commitNow: async (change) => change(),
   }
   return ctx
 }

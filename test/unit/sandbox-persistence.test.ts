@@ -19,6 +19,7 @@ import {SCHEMA_VERSION} from '../../src/sandbox/core/schema.js'
 import {createSandbox} from '../../src/sandbox/core/server.js'
 import {SANDBOX_KEYS} from '../../src/services/sandbox-defaults.js'
 import {testModules} from '../fixtures/sandbox-modules.js'
+import {controlHeaders} from '../helpers/control.js'
 import {LoopbackServers} from '../helpers/loopback-servers.js'
 import {openDatabase, statement} from '../helpers/sqlite.js'
 
@@ -165,5 +166,52 @@ describe('sandbox state database', () => {
       `schema version ${SCHEMA_VERSION + 1}, written by a newer opsctl; this one reads up to version ${SCHEMA_VERSION}`,
     )
     expect(readFileSync(stateFile).equals(before)).toBe(true)
+  })
+})
+
+describe('the sandbox clock in the --state database', () => {
+  const START = '2026-11-21T02:00:00.000Z'
+  const HOUR = 3_600_000
+  const clockOf = async (sb: Awaited<ReturnType<typeof createSandbox>>) => Date.parse((await sb.app.inject({url: '/__sandbox/clock', headers: controlHeaders(sb.token)})).json().now)
+
+  it('is where the state left it after a restart; an earlier --clock leaves it there, saying so; a later one moves it on', async () => {
+    const stateFile = join(dir, 'state.db')
+    const first = await createSandbox({port: 0, modules: testModules, stateFile, clock: START})
+    const moved = await first.app.inject({method: 'POST', url: '/__sandbox/clock', payload: {advance: '48h'}, headers: controlHeaders(first.token)})
+    expect(moved.statusCode).toBe(200)
+    await first.close()
+
+    const notices: string[] = []
+    const second = await createSandbox({port: 0, modules: testModules, stateFile, clock: START, notice: (m) => notices.push(m)})
+    expect(await clockOf(second)).toBeGreaterThanOrEqual(Date.parse(START) + 48 * HOUR)
+    expect(notices).toEqual([expect.stringContaining(`--clock ${START} would move it back`)])
+    await second.close()
+
+    const later = '2026-12-01T00:00:00.000Z'
+    const third = await createSandbox({port: 0, modules: testModules, stateFile, clock: later})
+    expect(await clockOf(third)).toBeGreaterThanOrEqual(Date.parse(later))
+    await third.close()
+  })
+
+  it('a clock move whose commit fails is undone with it: the clock is where it was, now and after a restart', async () => {
+    const stateFile = join(dir, 'state.db')
+    const sb = await createSandbox({port: 0, modules: testModules, stateFile, clock: START, notice: () => {}})
+    const fault = failCommits(sb.store.db)
+    const stderr = process.stderr.write
+    process.stderr.write = () => true
+    let res
+    try {
+      res = await sb.app.inject({method: 'POST', url: '/__sandbox/clock', payload: {advance: '240h'}, headers: controlHeaders(sb.token)})
+    } finally {
+      process.stderr.write = stderr
+    }
+
+    expect(res.statusCode).toBe(500)
+    expect(await clockOf(sb)).toBeLessThan(Date.parse(START) + HOUR)
+    fault.heal()
+    await sb.close()
+    const again = await createSandbox({port: 0, modules: testModules, stateFile, notice: () => {}})
+    expect(await clockOf(again)).toBeLessThan(Date.parse(START) + HOUR)
+    await again.close()
   })
 })

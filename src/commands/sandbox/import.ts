@@ -14,7 +14,7 @@ export default class SandboxImport extends BaseCommand<typeof SandboxImport> {
   static override requiresSandbox = {why: 'sandbox import replaces the whole state of an embedded sandbox'}
   static override description = `Replace the whole state of the sandbox the profile points at with a JSON file.
 
-The file is one written by "sandbox export" (or a --state file of the JSON format of earlier versions). Everything the sandbox held is replaced, all or nothing: the sandbox checks the whole file before it changes anything. It asks first in a terminal; without one, pass --yes.`
+The file is one written by "sandbox export" (or a --state file of the JSON format of earlier versions), at most 256 MiB. Everything the sandbox held is replaced, all or nothing: the sandbox checks every record before it changes anything, and a bad one is named by its path (exit 2, the state unchanged). The clock is not part of the file. It asks first in a terminal; without one, pass --yes.`
   static override examples = ['<%= config.bin %> sandbox import fixtures/sandbox.json', '<%= config.bin %> sandbox import fixtures/sandbox.json --yes']
   static override args = {
     file: Args.string({description: 'JSON file written by sandbox export', required: true}),
@@ -24,14 +24,14 @@ The file is one written by "sandbox export" (or a --state file of the JSON forma
     const {file} = this.args
     const sandbox = await localSandbox((await this.profile()).profile.health.baseUrl, this.configDir)
     const {origin} = sandbox
-    const document = await readStateFile(file)
+    const state = await readStateFile(file)
     const action = `Replacing the whole state of the sandbox at ${origin}`
     requireConsentPossible({dryRun: this.dryRun, yes: this.flags.yes}, action)
     if (!this.dryRun && !this.flags.yes && !(await askConfirm(`Replace the whole state of the sandbox at ${origin} with ${file}?`))) {
       throw new UsageError('Not confirmed; nothing was sent')
     }
 
-    const summary = await importState(createTransport(this.clientOptions()), sandbox, document)
+    const summary = await importState(createTransport(this.clientOptions()), sandbox, file, state)
     if (this.dryRun) return {file}
     const result = {file, ...summary}
     return result

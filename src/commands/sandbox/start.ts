@@ -37,7 +37,9 @@ A --state file in the JSON format of earlier versions is imported once, in place
     host: Flags.string({default: '127.0.0.1', description: 'address to listen on (loopback unless --public)'}),
     public: Flags.boolean({description: 'allow a non-loopback --host (anyone who can reach it can use the test keys)'}),
     state: Flags.string({description: 'database file to keep the state in (created when missing)'}),
-    clock: Flags.string({description: 'start the sandbox clock at this ISO 8601 time (it runs on from there)'}),
+    clock: Flags.string({
+      description: 'start the sandbox clock at this ISO 8601 time (it runs on from there); a --state clock that is later is kept',
+    }),
     latency: Flags.integer({default: 0, description: 'milliseconds added to every service request', min: 0}),
     'fail-rate': Flags.string({default: '0', description: 'share of service requests (0..1) answered 503 with Retry-After: 1'}),
     seed: Flags.boolean({

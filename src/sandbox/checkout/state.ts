@@ -5,8 +5,15 @@
  */
 import type {ModuleState} from '../types.js'
 
-import {StateDocumentError, tableOf} from '../core/state-document.js'
+import {checkKeyIsId, checkRecord, tableOf} from '../core/state-document.js'
 import {DocCell, DocTable, type SandboxStore} from '../core/store.js'
+import {
+  RefundOutcomesSchema,
+  StoredCheckoutSchema,
+  StoredCustomizationSchema,
+  StoredRefundsSchema,
+  StoredWebhookSchema,
+} from './stored-schemas.js'
 
 export interface StoredCheckout {
   id: string
@@ -95,27 +102,28 @@ export class CheckoutStore implements ModuleState {
 
   load(section: Record<string, unknown>, version: number): void {
     this.reset()
-    const tables = {checkouts: this.checkouts, refunds: this.refunds, webhooks: this.webhooks}
-    for (const [name, table] of Object.entries(tables) as [string, DocTable<unknown>][]) {
+    const tables = [
+      {name: 'checkouts', table: this.checkouts, schema: StoredCheckoutSchema, byId: true},
+      {name: 'refunds', table: this.refunds, schema: StoredRefundsSchema, byId: false},
+      {name: 'webhooks', table: this.webhooks, schema: StoredWebhookSchema, byId: true},
+    ] as const
+    for (const {byId, name, schema, table} of tables) {
       if (section[name] === undefined) continue
-      for (const [key, value] of tableOf(section[name], version, `checkout.${name}`)) {
-        if (typeof value !== 'object' || value === null) throw new StateDocumentError(`its checkout.${name}.${key} is not a record`)
-        table.set(key, value)
+      for (const entry of tableOf(section[name], version, `checkout.${name}`)) {
+        const record = checkRecord(schema, entry.value, entry.where)
+        if (byId) checkKeyIsId(entry)
+        ;(table as DocTable<unknown>).set(entry.key, record)
       }
     }
 
     const {customization, refundOutcomes} = section
-    if (customization !== undefined && customization !== null) {
-      if (typeof customization !== 'object') throw new StateDocumentError('its checkout.customization is not a record')
-      this.customization.set(customization as StoredCustomization)
+    if (customization !== undefined) {
+      const record = checkRecord(StoredCustomizationSchema, customization, 'checkout.customization')
+      if (record !== null) this.customization.set(record as StoredCustomization)
     }
 
     if (refundOutcomes !== undefined) {
-      if (!Array.isArray(refundOutcomes) || !refundOutcomes.every((s) => s === 'FAILED' || s === 'SUCCESS')) {
-        throw new StateDocumentError('its checkout.refundOutcomes is not a list of FAILED or SUCCESS')
-      }
-
-      this.refundOutcomes.set(refundOutcomes)
+      this.refundOutcomes.set(checkRecord(RefundOutcomesSchema, refundOutcomes, 'checkout.refundOutcomes') as RefundStatus[])
     }
   }
 

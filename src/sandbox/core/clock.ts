@@ -9,13 +9,27 @@ export class ClockMoveError extends RangeError {}
  * The one clock every sandbox rule reads. It runs on from wherever it was set: `set` and
  * `advance` move an offset over real time, so waits and timeouts still behave. It stays within
  * ten years of the real time (src/services/clock-bounds.ts), so every date it gives is a valid one.
+ * With `--state` the offset is saved in the database (core/state.ts, SavedClock) by `onMove`, in
+ * the transaction of the request that moved it, so a restart finds the clock where it was.
  */
 export class SandboxClock implements Clock {
+  /** Called with the new offset after every move (set, advance): the sandbox saves it with the request's change. */
+  onMove?: (offsetMs: number) => void
   private offsetMs = 0
   private dated: {second: number; text: string} = {second: Number.NaN, text: ''}
 
   constructor(start?: string) {
     if (start) this.set(start)
+  }
+
+  /** The distance to the real time, in ms: what is saved. */
+  get offset(): number {
+    return this.offsetMs
+  }
+
+  /** Puts the clock back where a saved offset says (at start, and when a request's change is rolled back). */
+  restore(offsetMs: number): void {
+    this.offsetMs = offsetMs
   }
 
   advance(ms: number): void {
@@ -24,6 +38,7 @@ export class SandboxClock implements Clock {
     const beyond = clockTimeProblem(this.now().getTime() + ms)
     if (beyond) throw new ClockMoveError(`the clock ${beyond}`)
     this.offsetMs += ms
+    this.onMove?.(this.offsetMs)
   }
 
   now(): Date {
@@ -43,5 +58,6 @@ export class SandboxClock implements Clock {
     const problem = clockTimeProblem(at)
     if (problem) throw new ClockMoveError(`the clock ${problem}`)
     this.offsetMs = at - Date.now()
+    this.onMove?.(this.offsetMs)
   }
 }

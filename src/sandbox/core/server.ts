@@ -1,6 +1,6 @@
 import Fastify, {type FastifyInstance, type FastifyReply, type FastifyRequest} from 'fastify'
 import {randomBytes, randomUUID} from 'node:crypto'
-import {setTimeout as sleep} from 'node:timers/promises'
+import {setImmediate, setTimeout as sleep} from 'node:timers/promises'
 
 import type {Operation} from '../../http/operation.js'
 
@@ -15,7 +15,7 @@ import {codeForStatus, errorBody, fieldsOf, serviceOfUrl} from './error-shapes.j
 import {FaultQueue} from './faults.js'
 import {createSessions} from './sessions.js'
 import {registerStateRoutes} from './state-routes.js'
-import {openState} from './state.js'
+import {openState, type SavedClock} from './state.js'
 import {type SandboxStore} from './store.js'
 import {WebhookDeliveries} from './webhooks.js'
 
@@ -26,7 +26,7 @@ export interface SandboxOptions {
   stateFile?: string
   /** what the sandbox tells its operator (a JSON state file imported); default: stderr */
   notice?(message: string): void
-  /** start the clock here (ISO 8601); it runs on from there */
+  /** start the clock here (ISO 8601); it runs on from there. The clock of a state file is only moved forward by it. */
   clock?: string
   /** added to every service request */
   latencyMs?: number
@@ -59,17 +59,24 @@ export const BODY_LIMIT = 1024 * 1024
 /** Builds the emulator: one fastify app serving every module's operations on one origin. */
 export async function createSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
   const modules = options.modules ?? sandboxModules
-  const clock = new SandboxClock(options.clock)
   const faults = new FaultQueue()
   const listeners: ((event: SandboxEvent) => void)[] = []
   const events: (SandboxEvent & {at: string})[] = []
   /** Events raised by changes not yet committed: listeners (webhook delivery) hear them once the change is durable. */
   const outbox: {event: SandboxEvent; deliveries: string[]}[] = []
 
-  const {created, modules: states, pending, store} = openState(modules, {
-    file: options.stateFile,
-    notice: options.notice ?? ((message) => process.stderr.write(`sandbox: ${message}\n`)),
-  })
+  const notice = options.notice ?? ((message: string) => process.stderr.write(`sandbox: ${message}\n`))
+  const {clock: savedClock, created, modules: states, pending, store} = openState(modules, {file: options.stateFile, notice})
+  let clock: SandboxClock
+  try {
+    clock = startClock(savedClock, options.clock, notice)
+    store.commit()
+  } catch (error) {
+    store.close()
+    throw error
+  }
+
+  store.onDiscard(() => clock.restore(savedClock.get() ?? 0))
   const state = Object.fromEntries(states) as unknown as SandboxState
   let origin = ''
 
@@ -94,6 +101,17 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
       }
 
       outbox.push({event, deliveries: due})
+    },
+    async commitNow(change) {
+      // a request that awaits mid-change holds its transaction open: its commit (or rollback) comes first
+      while (store.db.inTransaction) await setImmediate()
+      try {
+        change()
+        store.commit()
+      } catch (error) {
+        store.discard()
+        throw error
+      }
     },
   }
 
@@ -200,6 +218,25 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
       listeners.push(listener)
     },
   }
+}
+
+/**
+ * The clock where the state left it (a saved offset), so it never goes back across a restart;
+ * `--clock` moves it forward from there, and is ignored, with a notice, when it is earlier.
+ * Every move from then on is saved with the request that made it.
+ */
+function startClock(saved: SavedClock, start: string | undefined, notice: (message: string) => void): SandboxClock {
+  const clock = new SandboxClock()
+  const offset = saved.get()
+  if (offset !== undefined) clock.restore(offset)
+  if (start !== undefined) {
+    if (offset === undefined || Date.parse(start) > clock.now().getTime()) clock.set(start)
+    else notice(`the clock stays at ${clock.now().toISOString()}, where the state left it: --clock ${start} would move it back`)
+  }
+
+  if (clock.offset !== offset) saved.set(clock.offset)
+  clock.onMove = (offsetMs) => saved.set(offsetMs)
+  return clock
 }
 
 interface RouteDeps {
@@ -381,8 +418,9 @@ function registerErrorHandling(app: FastifyInstance, store: SandboxStore): void 
     // A request that failed unexpectedly keeps nothing of what it wrote (refusals keep theirs: an expired session stays deleted).
     if (status >= 500) store.discard()
     if (status === 500) process.stderr.write(`sandbox: ${request.method} ${request.url} failed: ${error.stack ?? error.message}\n`)
-    const message =
-      status === 413 ? `The body is larger than ${BODY_LIMIT} bytes` : status === 500 ? 'Internal sandbox error' : error.message
+    // a route may allow more than BODY_LIMIT (PUT /__sandbox/state): the answer names the limit of the route asked
+    const limit = request.routeOptions.bodyLimit ?? BODY_LIMIT
+    const message = status === 413 ? `The body is larger than ${limit} bytes` : status === 500 ? 'Internal sandbox error' : error.message
     return reply.code(status).send(errorBody(service, codeForStatus(service, status), message, [], request.id))
   })
   app.setNotFoundHandler((request, reply) => {

@@ -4,7 +4,12 @@
  * import it). `{"version": 2, "<service>": {"<table>": [[key, value], ...], ...}}`: a keyed table
  * is an array of [key, value] pairs. Version 1 (older sandboxes) kept those tables as objects.
  */
+import type * as z from 'zod'
+
+import {nestsDeeperThan, SANDBOX_STATE_MAX_DEPTH} from '../../services/sandbox-defaults.js'
+
 export const DOCUMENT_VERSION = 2
+
 
 export class StateDocumentError extends Error {}
 
@@ -17,8 +22,9 @@ export interface StateDocument {
   sections: Map<string, Record<string, unknown>>
 }
 
-/** Checks the version and the shape of the top level; each module checks its own section as it loads it. */
+/** Checks the version, the nesting depth and the shape of the top level; each module checks every record of its own section as it loads it. */
 export function readStateDocument(value: unknown, services: readonly string[]): StateDocument {
+  if (nestsDeeperThan(value, SANDBOX_STATE_MAX_DEPTH)) throw new StateDocumentError(`it is nested deeper than ${SANDBOX_STATE_MAX_DEPTH} levels`)
   const version = isRecord(value) ? value.version : undefined
   if (!isRecord(value) || typeof version !== 'number' || !Number.isInteger(version) || version < 1) {
     throw new StateDocumentError('it has no version: it was not written by an opsctl sandbox')
@@ -39,12 +45,45 @@ export function readStateDocument(value: unknown, services: readonly string[]): 
   return {version, sections}
 }
 
+/** One record of a keyed table, with where it is in the document (`checkout.webhooks[3]`), for errors. */
+export interface TableEntry {
+  key: string
+  value: unknown
+  where: string
+}
+
 /** A keyed table of a document: [key, value] pairs (version 2) or an object (version 1). */
-export function tableOf(saved: unknown, version: number, where: string): Map<string, unknown> {
-  if (version === 1 && isRecord(saved)) return new Map(Object.entries(saved))
-  const pairs = Array.isArray(saved) && saved.every((p) => Array.isArray(p) && p.length === 2 && typeof p[0] === 'string')
-  if (version >= 2 && pairs) return new Map(saved as [string, unknown][])
+export function tableOf(saved: unknown, version: number, where: string): TableEntry[] {
+  if (version === 1 && isRecord(saved)) return Object.entries(saved).map(([key, value]) => ({key, value, where: `${where}[${JSON.stringify(key)}]`}))
+  if (version >= 2 && Array.isArray(saved)) {
+    return saved.map((pair, i) => {
+      if (!Array.isArray(pair) || pair.length !== 2) throw new StateDocumentError(`${where}[${i}]: expected a [key, value] pair`)
+      if (typeof pair[0] !== 'string') throw new StateDocumentError(`${where}[${i}][0]: expected a string key`)
+      return {key: pair[0], value: pair[1] as unknown, where: `${where}[${i}]`}
+    })
+  }
+
   throw new StateDocumentError(`its ${where} is not a table as version ${version} writes it`)
+}
+
+/**
+ * Checks one record against the schema the sandbox holds such records to, and returns it as the
+ * schema gives it (defaults filled: a plan without medications gets an empty list, as the handlers
+ * expect); throws a StateDocumentError naming the first bad field by its path
+ * (`checkout.webhooks[3].id: expected string`).
+ */
+export function checkRecord(schema: z.ZodType, value: unknown, where: string): unknown {
+  const result = schema.safeParse(value)
+  if (result.success) return result.data
+  const [issue] = result.error.issues
+  const path = issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('')
+  throw new StateDocumentError(`${where}${path}: ${issue.message.replace(/^Invalid input: /, '')}`)
+}
+
+/** A record of a table must be stored under its own id: the sandbox finds records by id. */
+export function checkKeyIsId(entry: TableEntry): void {
+  const id = (entry.value as {id?: unknown}).id
+  if (id !== entry.key) throw new StateDocumentError(`${entry.where}: the key ${JSON.stringify(entry.key)} is not the record's id`)
 }
 
 /** Parses JSON text of a state document; `__proto__` keys are dropped, so no document reaches a prototype. */

@@ -3,11 +3,12 @@ import type {FastifyInstance} from 'fastify'
 import type {ModuleState} from '../types.js'
 import type {SandboxStore} from './store.js'
 
+import {SANDBOX_STATE_LIMIT_BYTES} from '../../services/sandbox-defaults.js'
 import {StateDocumentError} from './state-document.js'
 import {dumpState, loadState, type PendingDeliveries} from './state.js'
 
-/** A whole state can be far larger than a request of the services (BODY_LIMIT). */
-export const STATE_BODY_LIMIT = 1024 * 1024 * 1024
+/** A whole state can be far larger than a request of the services (BODY_LIMIT); why this size: SANDBOX_STATE_LIMIT_BYTES. */
+export const STATE_BODY_LIMIT = SANDBOX_STATE_LIMIT_BYTES
 
 interface StateDeps {
   states: ReadonlyMap<string, ModuleState>
@@ -18,8 +19,10 @@ interface StateDeps {
 /**
  * `/__sandbox/state`: the whole state as one document (core/state-document.ts). GET exports it;
  * PUT replaces the state with a document (an export, or a JSON state file of the earlier format),
- * all or nothing, committed before the answer like any change. Deliveries still due are dropped
- * with the state they belonged to.
+ * all or nothing, committed before the answer like any change: every record is checked first
+ * (the module states' `load`), and the first bad one is answered 400 with its path, the state
+ * left as it was. A body over STATE_BODY_LIMIT is answered 413 before it is read whole.
+ * Deliveries still due are dropped with the state they belonged to.
  */
 export function registerStateRoutes(app: FastifyInstance, deps: StateDeps): void {
   app.get('/__sandbox/state', async () => dumpState(deps.states))
@@ -28,7 +31,7 @@ export function registerStateRoutes(app: FastifyInstance, deps: StateDeps): void
       loadState(deps.store, deps.states, request.body)
     } catch (error) {
       if (error instanceof StateDocumentError) {
-        throw Object.assign(new Error(`Not a sandbox state document: ${error.message}`), {statusCode: 400})
+        throw Object.assign(new Error(`Not a valid sandbox state: ${error.message}`), {statusCode: 400})
       }
 
       throw error

@@ -41,11 +41,33 @@ export class PendingDeliveries {
   }
 }
 
+/**
+ * The sandbox clock's offset from the real time (core/clock.ts), a row of the documents table:
+ * written in the transaction of the request that moved the clock, read back at start.
+ */
+export class SavedClock {
+  private readonly table: DocTable<{offsetMs: number}>
+
+  constructor(store: SandboxStore) {
+    this.table = new DocTable(store, 'core.clock')
+  }
+
+  get(): number | undefined {
+    const offset = this.table.get('offset')?.offsetMs
+    return typeof offset === 'number' && Number.isFinite(offset) ? offset : undefined
+  }
+
+  set(offsetMs: number): void {
+    this.table.set('offset', {offsetMs})
+  }
+}
+
 export interface OpenState {
   store: SandboxStore
   /** by service name */
   modules: Map<string, ModuleState>
   pending: PendingDeliveries
+  clock: SavedClock
   /** a new database: no state was there before */
   created: boolean
 }
@@ -86,7 +108,7 @@ export function openState(modules: readonly SandboxModule[], options: {file?: st
     const states = moduleStates(modules, store)
     if (created) for (const state of states.values()) state.reset()
     store.commit()
-    return {created, modules: states, pending: new PendingDeliveries(store), store}
+    return {clock: new SavedClock(store), created, modules: states, pending: new PendingDeliveries(store), store}
   } catch (error) {
     store.close()
     throw error

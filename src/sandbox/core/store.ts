@@ -30,6 +30,7 @@ export class SandboxStore {
   private readonly statements = new Map<string, Database.Statement>()
   /** what DocTables read and wrote, as the database has it in the current transaction */
   readonly cache = new DocumentCache()
+  private readonly discardListeners: (() => void)[] = []
 
   constructor(readonly db: Database.Database) {}
 
@@ -64,6 +65,12 @@ export class SandboxStore {
   discard(): void {
     this.cache.clear()
     if (this.db.inTransaction) this.db.exec('ROLLBACK')
+    for (const listener of this.discardListeners) listener()
+  }
+
+  /** Called after every rollback of a request's change: what is held in memory beside the database (the clock) goes back too. */
+  onDiscard(listener: () => void): void {
+    this.discardListeners.push(listener)
   }
 
   /** A change made outside a request (a webhook delivery finished): committed at once, or with the request under way. */

@@ -7,7 +7,7 @@ import {healthService} from '../../services/health/operations.js'
 import {sandboxModule} from '../types.js'
 import {accessFor, accessibleUser} from './access.js'
 import {health, healthHandlers} from './handlers.js'
-import {bulkEvents, seedHealth} from './seed.js'
+import {generateEvents, MAX_GENERATED_EVENTS, seedHealth} from './seed.js'
 import {HealthStore} from './state.js'
 
 function userFor(ctx: SandboxContext, body: {email?: unknown; userId?: unknown}): StoredUser | undefined {
@@ -52,17 +52,23 @@ export const healthModule = sandboxModule({
       return reply.code(201).send({userId: user.id, ...result})
     })
 
-    /** Creates N events fast for a user: {userId | email, count, start?, end?} (see bulkEvents). */
+    /**
+     * Creates N events fast for a user: {userId | email, count, start?, end?} (see generateEvents).
+     * At most MAX_GENERATED_EVENTS per request; they are written in batches, and the answer comes
+     * once all are committed.
+     */
     app.post('/__sandbox/health/events', async (request, reply) => {
       const body = (request.body ?? {}) as Record<string, unknown>
       const user = userFor(ctx, body)
       if (!user) return reply.code(404).send({message: 'No such user (give userId or email)'})
       const count = body.count
-      if (typeof count !== 'number' || !Number.isInteger(count) || count < 1 || count > 1_000_000) {
-        return reply.code(400).send({message: 'Expected {count: 1..1000000, start?, end?}'})
+      if (typeof count !== 'number' || !Number.isInteger(count) || count < 1 || count > MAX_GENERATED_EVENTS) {
+        return reply
+          .code(400)
+          .send({message: `Expected {count: 1..${MAX_GENERATED_EVENTS}, start?, end?}: at most ${MAX_GENERATED_EVENTS} events per request`})
       }
 
-      const created = bulkEvents(ctx, user, {count, start: isoOrUndefined(body.start), end: isoOrUndefined(body.end)})
+      const created = await generateEvents(ctx, user, {count, start: isoOrUndefined(body.start), end: isoOrUndefined(body.end)})
       return reply.code(201).send({userId: user.id, created, total: health(ctx).events.count(user.id)})
     })
   },

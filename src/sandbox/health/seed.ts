@@ -2,6 +2,8 @@
  * Demo data (`seed`) and fast bulk creation of events (for the 20,000-event benchmark), both
  * deterministic: the same call on the same clock gives the same dates and values.
  */
+import {setImmediate} from 'node:timers/promises'
+
 import type {Event} from '../../services/health/operations.js'
 import type {SandboxContext} from '../types.js'
 import type {StoredUser} from './state.js'
@@ -26,31 +28,73 @@ export interface BulkEventsOptions {
   end?: Date
 }
 
+/** The most events one request may generate: a larger count is answered 400 (call again for more). */
+export const MAX_GENERATED_EVENTS = 100_000
+/** Events written per transaction while generating; the sandbox answers other requests between batches. */
+const GENERATION_BATCH = 1000
+
 /**
- * Creates `count` events evenly spread over [start, end], newest at `end`: every fourth a
+ * The i-th of `count` events evenly spread over [start, end], newest at `end`: every fourth a
  * controller event of 2 doses, the others rescue events alternating sensor/manual, with
  * symptoms and triggers cycling through their lists.
  */
-export function bulkEvents(ctx: SandboxContext, user: StoredUser, options: BulkEventsOptions): number {
+function bulkEvent(ctx: SandboxContext, user: StoredUser, i: number, count: number, range: {end: number; span: number}): Event {
+  const at = count === 1 ? range.end : range.end - Math.floor((range.span * i) / (count - 1))
+  const controller = i % 4 === 0
+  return newEvent(ctx, user, {
+    date: new Date(at).toISOString(),
+    medicationId: controller ? 'med-fluticasone' : 'med-salbutamol',
+    medicationType: controller ? 'controller' : 'rescue',
+    source: i % 2 === 0 ? 'sensor' : 'manual',
+    doses: controller ? 2 : 1,
+    preemptive: i % 7 === 0,
+    symptoms: controller ? [] : [SYMPTOMS[i % SYMPTOMS.length]],
+    triggers: controller ? [] : [TRIGGERS[i % TRIGGERS.length]],
+    addressConfirmed: i % 3 === 0,
+  })
+}
+
+function rangeOf(ctx: SandboxContext, options: BulkEventsOptions): {end: number; span: number} {
   const end = options.end ?? ctx.clock.now()
   const start = options.start ?? new Date(end.getTime() - 30 * DAY_MS)
-  const span = Math.max(0, end.getTime() - start.getTime())
+  return {end: end.getTime(), span: Math.max(0, end.getTime() - start.getTime())}
+}
+
+/** Creates `count` events (see bulkEvent) in the caller's transaction, at once. */
+export function bulkEvents(ctx: SandboxContext, user: StoredUser, options: BulkEventsOptions): number {
+  const range = rangeOf(ctx, options)
   const {events} = health(ctx)
-  for (let i = 0; i < options.count; i++) {
-    const at = options.count === 1 ? end.getTime() : end.getTime() - Math.floor((span * i) / (options.count - 1))
-    const controller = i % 4 === 0
-    const event: Event = newEvent(ctx, user, {
-      date: new Date(at).toISOString(),
-      medicationId: controller ? 'med-fluticasone' : 'med-salbutamol',
-      medicationType: controller ? 'controller' : 'rescue',
-      source: i % 2 === 0 ? 'sensor' : 'manual',
-      doses: controller ? 2 : 1,
-      preemptive: i % 7 === 0,
-      symptoms: controller ? [] : [SYMPTOMS[i % SYMPTOMS.length]],
-      triggers: controller ? [] : [TRIGGERS[i % TRIGGERS.length]],
-      addressConfirmed: i % 3 === 0,
+  for (let i = 0; i < options.count; i++) events.put(user.id, bulkEvent(ctx, user, i, options.count, range))
+  return options.count
+}
+
+/**
+ * Creates `count` events (see bulkEvent) for the control route, in batches of GENERATION_BATCH,
+ * each committed in its own transaction, yielding to other requests between them, so a large
+ * count never holds the sandbox up. Other requests may see the events appear batch by batch;
+ * the promise settles once every batch is committed. When a batch fails, the events of the
+ * batches before it are deleted before the error is thrown: the generation leaves all or nothing.
+ */
+export async function generateEvents(ctx: SandboxContext, user: StoredUser, options: BulkEventsOptions): Promise<number> {
+  const range = rangeOf(ctx, options)
+  const {events} = health(ctx)
+  const created: string[] = []
+  try {
+    for (let from = 0; from < options.count; from += GENERATION_BATCH) {
+      await ctx.commitNow(() => {
+        for (let i = from; i < Math.min(from + GENERATION_BATCH, options.count); i++) {
+          const event = bulkEvent(ctx, user, i, options.count, range)
+          events.put(user.id, event)
+          created.push(event.id)
+        }
+      })
+      await setImmediate()
+    }
+  } catch (error) {
+    await ctx.commitNow(() => {
+      for (const id of created) events.delete(user.id, id)
     })
-    events.put(user.id, event)
+    throw error
   }
 
   return options.count

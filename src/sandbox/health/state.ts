@@ -6,9 +6,10 @@
 import type {Event, GroupConfig, PlanMedication} from '../../services/health/operations.js'
 import type {ModuleState} from '../types.js'
 
-import {StateDocumentError, tableOf} from '../core/state-document.js'
+import {checkKeyIsId, checkRecord, StateDocumentError, tableOf} from '../core/state-document.js'
 import {DocTable, type SandboxStore} from '../core/store.js'
 import {EventStore} from './event-store.js'
+import {StoredActResultsSchema, StoredEventSchema, StoredGroupSchema, StoredSessionSchema, StoredUserSchema} from './stored-schemas.js'
 
 export interface PasswordHash {
   salt: string
@@ -75,22 +76,27 @@ export class HealthStore implements ModuleState {
 
   load(section: Record<string, unknown>, version: number): void {
     this.reset()
-    const tables = {sessions: this.sessions, users: this.users, act: this.act, groups: this.groups}
-    for (const [name, table] of Object.entries(tables) as [string, DocTable<unknown>][]) {
+    const tables = [
+      {name: 'sessions', table: this.sessions, schema: StoredSessionSchema, byId: false},
+      {name: 'users', table: this.users, schema: StoredUserSchema, byId: true},
+      {name: 'act', table: this.act, schema: StoredActResultsSchema, byId: false},
+      {name: 'groups', table: this.groups, schema: StoredGroupSchema, byId: false},
+    ] as const
+    for (const {byId, name, schema, table} of tables) {
       if (section[name] === undefined) continue
       if (name === 'groups') table.clear()
-      for (const [key, value] of tableOf(section[name], version, `health.${name}`)) table.set(key, recordOf(value, `health.${name}.${key}`))
+      for (const entry of tableOf(section[name], version, `health.${name}`)) {
+        const record = checkRecord(schema, entry.value, entry.where)
+        if (byId) checkKeyIsId(entry)
+        ;(table as DocTable<unknown>).set(entry.key, record)
+      }
     }
 
     if (section.events === undefined) return
-    for (const [userId, list] of tableOf(section.events, version, 'health.events')) {
-      if (!Array.isArray(list)) throw new StateDocumentError(`its health.events of ${userId} is not a list`)
-      for (const event of list as Event[]) {
-        if (typeof event?.id !== 'string' || typeof event.date !== 'string') {
-          throw new StateDocumentError(`an event of ${userId} in its health.events has no id or date`)
-        }
-
-        this.events.put(userId, event)
+    for (const {key: userId, value: list, where} of tableOf(section.events, version, 'health.events')) {
+      if (!Array.isArray(list)) throw new StateDocumentError(`${where}: expected a list of events`)
+      for (const [i, event] of (list as unknown[]).entries()) {
+        this.events.put(userId, checkRecord(StoredEventSchema, event, `${where}[${i}]`) as Event)
       }
     }
   }
@@ -101,11 +107,6 @@ export class HealthStore implements ModuleState {
     this.events.clear()
     this.groups.set(DEMO_GROUP.id, structuredClone(DEMO_GROUP))
   }
-}
-
-function recordOf(value: unknown, where: string): unknown {
-  if (typeof value !== 'object' || value === null) throw new StateDocumentError(`its ${where} is not a record`)
-  return value
 }
 
 /** The group every fresh sandbox has, so `groups config demo-clinic` works at once. */
