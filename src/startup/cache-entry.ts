@@ -1,4 +1,4 @@
-import {createHash} from 'node:crypto'
+import {hash} from 'node:crypto'
 import {closeSync, constants, fstatSync, openSync, readSync, renameSync, unlinkSync, writeSync} from 'node:fs'
 
 import {isPrivate} from './private-folder.js'
@@ -24,8 +24,9 @@ const {O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK, O_RDONLY, O_WRONLY} = constants
 /** Whether this platform can open files as safely as the cache needs (not Windows). */
 export const entriesSupported = O_NOFOLLOW !== undefined && O_NONBLOCK !== undefined
 
+/** sha256 of the source (one call: about 1.3 ms for the 1.3 MB a command like `profile list` loads). */
 export function sourceHash(source: string): Buffer {
-  return createHash('sha256').update(source).digest()
+  return hash('sha256', source, 'buffer')
 }
 
 /** V8's cached data stored for exactly the source of hash `hash`, if there is a usable entry. */
