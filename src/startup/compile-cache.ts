@@ -12,16 +12,16 @@ import {lstatSync, readdirSync, readFileSync, rmSync} from 'node:fs'
  * used only when that folder and its compile-cache folder are the current user's alone (see
  * private-folder.ts); otherwise there is no cache at all. On Node 20 each build has a folder of its
  * own (dist/build-id, written by scripts/bundle.mjs), so that a new build can remove the entries of
- * older ones, and each entry holds the sha256 of its source (cache-entry.ts), since V8 checks
- * cached data against the source's length only. A cache that cannot be read, written or trusted
+ * older ones, and each entry holds the exact source it was made from (cache-entry.ts), since V8
+ * checks cached data against the source's length only. A cache that cannot be read, written or trusted
  * only costs speed. NODE_DISABLE_COMPILE_CACHE=1 turns it off, as it does Node's own.
  */
 import {Module} from 'node:module'
 import {homedir} from 'node:os'
-import {dirname, join, relative, sep} from 'node:path'
+import {dirname, join, relative, resolve, sep} from 'node:path'
 import {Script} from 'node:vm'
 
-import {entriesSupported, readEntry, sourceHash, writeEntry} from './cache-entry.js'
+import {entriesSupported, readEntry, writeEntry} from './cache-entry.js'
 import {folderState, isPrivate, makePrivateFolder} from './private-folder.js'
 
 const BUILD_FOLDER_PREFIX = 'opsctl-'
@@ -40,7 +40,8 @@ export function cacheDirectory(env: NodeJS.ProcessEnv = process.env, platform: N
 /** Turns the cache on for the files under `distDir` (this process only). */
 export function enableCompileCache(distDir: string): void {
   if (process.env.NODE_DISABLE_COMPILE_CACHE) return
-  const root = cacheDirectory()
+  // resolve() drops a trailing slash, through which lstat would follow a symlink.
+  const root = resolve(cacheDirectory())
   const folder = join(root, 'compile-cache')
   const native = (Module as {enableCompileCache?: NativeEnable}).enableCompileCache
   if (native) {
@@ -80,7 +81,7 @@ export function nativeCacheFolderTrusted(root: string, folder: string): boolean 
 }
 
 function hookCompile(distDir: string, root: string, folder: string, buildFolder: string, readable: boolean): void {
-  const compiled: {file: string; hash: Buffer; script: Script}[] = []
+  const compiled: {file: string; script: Script; source: string}[] = []
   const prototype = Module.prototype as unknown as {_compile: CompileHook}
   const compile = prototype._compile
   // The one file of dist/ with an import(), which V8's cached code cannot run on Node 20.
@@ -88,10 +89,9 @@ function hookCompile(distDir: string, root: string, folder: string, buildFolder:
   prototype._compile = function (content, filename) {
     if (!filename.startsWith(distDir + sep) || filename === importModule) return compile.call(this, content, filename)
     const file = join(buildFolder, relative(distDir, filename).replaceAll(sep, '~') + '.v8')
-    const hash = sourceHash(content)
-    const cachedData = readable ? readEntry(file, hash) : undefined
+    const cachedData = readable ? readEntry(file, content) : undefined
     const script = new Script(Module.wrap(content), {cachedData, filename})
-    if (cachedData === undefined || script.cachedDataRejected) compiled.push({file, hash, script})
+    if (cachedData === undefined || script.cachedDataRejected) compiled.push({file, script, source: content})
     const wrapper = script.runInThisContext() as (...args: unknown[]) => unknown
     return wrapper.call(this.exports, this.exports, Module.createRequire(filename), this, filename, dirname(filename))
   }
@@ -100,15 +100,15 @@ function hookCompile(distDir: string, root: string, folder: string, buildFolder:
 }
 
 /** Writes what was compiled afresh, into folders of the current user's alone. */
-function store(root: string, folder: string, buildFolder: string, compiled: {file: string; hash: Buffer; script: Script}[]): void {
+function store(root: string, folder: string, buildFolder: string, compiled: {file: string; script: Script; source: string}[]): void {
   if (compiled.length === 0) return
   if (!makePrivateFolder(root, true) || !makePrivateFolder(folder)) return
   const build = makePrivateFolder(buildFolder)
   if (!build) return
   if (build.created) removeOtherBuilds(folder, buildFolder)
-  for (const {file, hash, script} of compiled) {
+  for (const {file, script, source} of compiled) {
     try {
-      writeEntry(file, hash, script.createCachedData())
+      writeEntry(file, source, script.createCachedData())
     } catch {
       // a read-only or full disk, a name taken: the next run compiles this file again
     }

@@ -5,7 +5,7 @@
  * symlinked folder never gets its target emptied. Each test has its own temporary cache folder.
  */
 import {execFileSync, spawn} from 'node:child_process'
-import {chmodSync, chownSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync} from 'node:fs'
+import {chmodSync, chownSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, truncateSync, unlinkSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {Script} from 'node:vm'
@@ -150,6 +150,17 @@ describe.skipIf(nativeCache)('a compile cache someone else could reach', () => {
     }
 
     expect(await runCli(ARGV, {env: env()})).toEqual(expected)
+  })
+
+  it('an entry of a gigabyte is not read: the command finishes as usual, without growing', async () => {
+    const expected = await warm()
+    // Sparse: a gigabyte to read, none of it on disk.
+    truncateSync(oclifEntry(), 1024 ** 3)
+    const peak = join(dir, 'peak-rss')
+    const hook = join(dir, 'peak-rss.cjs')
+    writeFileSync(hook, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(peak)}, String(process.resourceUsage().maxRSS * 1024)))\n`)
+    expect(await runCli(ARGV, {env: {...env(), NODE_OPTIONS: `--require ${hook}`}})).toEqual(expected)
+    expect(Number(readFileSync(peak, 'utf8'))).toBeLessThan(512 * 1024 ** 2)
   })
 
   it('a symlink planted where an entry is first written is not written through: its target is unchanged', async () => {

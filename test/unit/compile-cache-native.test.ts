@@ -55,6 +55,11 @@ describe('Node 22+\'s own compile cache', () => {
       mkdirSync(join(dir, 'elsewhere'), {mode: 0o700})
       symlinkSync(join(dir, 'elsewhere'), cache())
     }],
+    ['the cache folder is a symlink named with a trailing slash', () => {
+      mkdirSync(join(dir, 'elsewhere'), {mode: 0o700})
+      symlinkSync(join(dir, 'elsewhere'), cache())
+      vi.stubEnv('OPSCTL_CACHE_DIR', `${cache()}/`)
+    }],
     ['the compile-cache folder is a symlink', () => {
       mkdirSync(join(dir, 'elsewhere'), {mode: 0o700})
       mkdirSync(cache(), {mode: 0o700})
