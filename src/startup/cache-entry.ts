@@ -1,4 +1,4 @@
-import {closeSync, constants, fstatSync, openSync, readSync, renameSync, unlinkSync, writeSync} from 'node:fs'
+import {closeSync, constants, fstatSync, openSync, readvSync, renameSync, unlinkSync, writeSync} from 'node:fs'
 
 import {isPrivate} from './private-folder.js'
 
@@ -29,6 +29,12 @@ export const entriesSupported = O_NOFOLLOW !== undefined && O_NONBLOCK !== undef
 /** Where V8's data starts: aligned to 8 bytes, as V8 wants it (else it copies it). */
 const dataStart = (sourceBytes: number) => Math.ceil((HEADER_BYTES + sourceBytes) / 8) * 8
 
+/**
+ * Room for the source being compiled and the stored one, kept between entries: a command reads
+ * some 1.3 MB of sources, and fresh buffers for them cost more than comparing them.
+ */
+let scratch = Buffer.alloc(0)
+
 /** V8's cached data stored for exactly `source`, if there is a usable entry. */
 export function readEntry(file: string, source: string): Buffer | undefined {
   let fd: number
@@ -41,20 +47,24 @@ export function readEntry(file: string, source: string): Buffer | undefined {
   try {
     const stats = fstatSync(fd)
     if (!stats.isFile() || !isPrivate(stats) || stats.size <= HEADER_BYTES || stats.size > MAX_ENTRY_BYTES) return undefined
-    const entry = Buffer.allocUnsafe(stats.size)
-    let filled = 0
-    while (filled < entry.length) {
-      const read = readSync(fd, entry, filled, entry.length - filled, filled)
-      if (read === 0) return undefined
-      filled += read
-    }
-
-    if (!entry.subarray(0, MAGIC.length).equals(MAGIC)) return undefined
-    const sourceBytes = entry.readUInt32LE(MAGIC.length)
-    const start = dataStart(sourceBytes)
-    if (start >= entry.length) return undefined
-    const compiling = Buffer.from(source)
-    return compiling.equals(entry.subarray(HEADER_BYTES, HEADER_BYTES + sourceBytes)) ? entry.subarray(start) : undefined
+    // The source as UTF-8, in room that any source longer than this file can hold overflows
+    // (write() stops within 3 bytes of the end), so that what fits is the whole source.
+    const longest = stats.size - HEADER_BYTES
+    const capacity = longest + 4
+    if (scratch.length < capacity + stats.size) scratch = Buffer.allocUnsafe(capacity + stats.size)
+    const compiling = scratch.subarray(0, scratch.write(source, 0, capacity))
+    if (compiling.length > longest) return undefined
+    const start = dataStart(compiling.length)
+    if (start >= stats.size) return undefined
+    // Header, source and padding into the scratch, V8's data into a buffer of its own: one read.
+    const stored = scratch.subarray(capacity, capacity + start)
+    const data = Buffer.allocUnsafe(stats.size - start)
+    if (readvSync(fd, [stored, data], 0) !== stats.size) return undefined
+    const matches =
+      stored.subarray(0, MAGIC.length).equals(MAGIC) &&
+      stored.readUInt32LE(MAGIC.length) === compiling.length &&
+      stored.subarray(HEADER_BYTES, HEADER_BYTES + compiling.length).equals(compiling)
+    return matches ? data : undefined
   } catch {
     return undefined
   } finally {
