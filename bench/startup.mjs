@@ -79,13 +79,17 @@ if (login.status !== 0) {
 const cases = [{argv: ['-e', '0'], name: 'node -e 0'}]
 for (const [i, bin] of bins.entries()) {
   const label = i === 0 ? 'opsctl' : `opsctl[${relative(process.cwd(), bin) || bin}]`
+  // A compile cache per build: a build's first run removes the entries of other builds.
+  const own = i === 0 ? undefined : {OPSCTL_CACHE_DIR: join(configDir, `cache-${i}`)}
   cases.push(
-    {argv: [bin, '--version'], name: `${label} --version`},
-    {argv: [bin, 'profile', 'list'], name: `${label} profile list`},
-    {argv: [bin, 'api', 'checkout', 'GET', '/v1/webhooks'], name: `${label} api checkout GET /v1/webhooks`},
-    {argv: [bin, 'webhook', 'list', '--json'], name: `${label} webhook list --json`},
-    {argv: [bin, 'events', 'list', 'me', '--json'], name: `${label} events list me --json`},
-    {argv: [bin, 'api', 'checkout', 'GET', '/v1/x', '--dry-run'], name: `${label} api checkout GET /v1/x --dry-run`},
+    ...[
+      {argv: [bin, '--version'], name: `${label} --version`},
+      {argv: [bin, 'profile', 'list'], name: `${label} profile list`},
+      {argv: [bin, 'api', 'checkout', 'GET', '/v1/webhooks'], name: `${label} api checkout GET /v1/webhooks`},
+      {argv: [bin, 'webhook', 'list', '--json'], name: `${label} webhook list --json`},
+      {argv: [bin, 'events', 'list', 'me', '--json'], name: `${label} events list me --json`},
+      {argv: [bin, 'api', 'checkout', 'GET', '/v1/x', '--dry-run'], name: `${label} api checkout GET /v1/x --dry-run`},
+    ].map((c) => ({...c, env: own})),
   )
 }
 

@@ -1,27 +1,33 @@
-import {mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs'
+import {lstatSync, readdirSync, readFileSync, rmSync} from 'node:fs'
 /**
  * The bundle's compiled code, kept between runs: Node then skips parsing and compiling what a
  * command runs (about a quarter of a real API command's time). Node 22+ does this itself
  * (`module.enableCompileCache`), given the directory. Node 20 has no such API, so there a
  * CommonJS compile hook does what Node 22 does, for the files of dist/ only: it compiles each with
- * V8's cached data when it has some, and at exit stores the code of every file it compiled
- * afresh, the functions the run called included.
+ * V8's cached data when it has some made from exactly the same source, and at exit stores the code
+ * of every file it compiled afresh, the functions the run called included.
  *
  * The cache lives where oclif keeps opsctl's cache (OPSCTL_CACHE_DIR, else the platform's user
- * cache folder), not in a shared temporary folder: cached code is code the process runs. On Node
- * 20 each build has a folder of its own (dist/build-id, written by scripts/bundle.mjs), since V8
- * checks cached data against the source's length only; a new build removes the folders of older
- * ones. A cache that cannot be read or written only costs speed. NODE_DISABLE_COMPILE_CACHE=1
- * turns it off, as it does Node's own.
+ * cache folder), not in a shared temporary folder: cached code is code the process runs. So it is
+ * used only when that folder and its compile-cache folder are the current user's alone (see
+ * private-folder.ts); otherwise there is no cache at all. On Node 20 each build has a folder of its
+ * own (dist/build-id, written by scripts/bundle.mjs), so that a new build can remove the entries of
+ * older ones, and each entry holds the exact source it was made from (cache-entry.ts), since V8
+ * checks cached data against the source's length only. A cache that cannot be read, written or trusted
+ * only costs speed. NODE_DISABLE_COMPILE_CACHE=1 turns it off, as it does Node's own.
  */
 import {Module} from 'node:module'
 import {homedir} from 'node:os'
-import {dirname, join, relative, sep} from 'node:path'
+import {dirname, join, relative, resolve, sep} from 'node:path'
 import {Script} from 'node:vm'
+
+import {entriesSupported, readEntry, writeEntry} from './cache-entry.js'
+import {folderState, isPrivate, makePrivateFolder} from './private-folder.js'
 
 const BUILD_FOLDER_PREFIX = 'opsctl-'
 
 type CompileHook = (this: Module, content: string, filename: string) => unknown
+type NativeEnable = (dir: string) => unknown
 
 /** oclif's cache folder for opsctl: OPSCTL_CACHE_DIR, else the platform's per-user cache folder. */
 export function cacheDirectory(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
@@ -34,13 +40,16 @@ export function cacheDirectory(env: NodeJS.ProcessEnv = process.env, platform: N
 /** Turns the cache on for the files under `distDir` (this process only). */
 export function enableCompileCache(distDir: string): void {
   if (process.env.NODE_DISABLE_COMPILE_CACHE) return
-  const root = join(cacheDirectory(), 'compile-cache')
-  const native = (Module as {enableCompileCache?: (dir: string) => unknown}).enableCompileCache
+  // resolve() drops a trailing slash, through which lstat would follow a symlink.
+  const root = resolve(cacheDirectory())
+  const folder = join(root, 'compile-cache')
+  const native = (Module as {enableCompileCache?: NativeEnable}).enableCompileCache
   if (native) {
-    native(root)
+    if (nativeCacheFolderTrusted(root, folder)) native(folder)
     return
   }
 
+  if (!entriesSupported) return
   let buildId: string
   try {
     buildId = readFileSync(join(distDir, 'build-id'), 'utf8').trim()
@@ -48,52 +57,74 @@ export function enableCompileCache(distDir: string): void {
     return
   }
 
-  const folder = join(root, `${BUILD_FOLDER_PREFIX}${buildId}-node${process.version}-${process.arch}`)
-  const compiled: {file: string; script: Script}[] = []
+  const buildFolder = join(folder, `${BUILD_FOLDER_PREFIX}${buildId}-node${process.version}-${process.arch}`)
+  const states = [root, folder, buildFolder].map((path) => folderState(path))
+  if (states.includes('untrusted')) return
+  hookCompile(distDir, root, folder, buildFolder, states.every((state) => state === 'private'))
+}
+
+/**
+ * Node 22+'s own cache reads and writes whatever its folder holds, so it is turned on only for a
+ * folder of the current user's alone (created so if missing), whose every entry is too: a
+ * symlink, a foreign or shared entry means no cache.
+ */
+export function nativeCacheFolderTrusted(root: string, folder: string): boolean {
+  if (!makePrivateFolder(root, true) || !makePrivateFolder(folder)) return false
+  try {
+    return readdirSync(folder).every((name) => {
+      const stats = lstatSync(join(folder, name))
+      return !stats.isSymbolicLink() && isPrivate(stats)
+    })
+  } catch {
+    return false
+  }
+}
+
+function hookCompile(distDir: string, root: string, folder: string, buildFolder: string, readable: boolean): void {
+  const compiled: {file: string; script: Script; source: string}[] = []
   const prototype = Module.prototype as unknown as {_compile: CompileHook}
   const compile = prototype._compile
   // The one file of dist/ with an import(), which V8's cached code cannot run on Node 20.
   const importModule = join(distDir, 'startup', 'import-module.js')
   prototype._compile = function (content, filename) {
     if (!filename.startsWith(distDir + sep) || filename === importModule) return compile.call(this, content, filename)
-    const file = join(folder, relative(distDir, filename).replaceAll(sep, '~') + '.v8')
-    const cachedData = readIfPresent(file)
+    const file = join(buildFolder, relative(distDir, filename).replaceAll(sep, '~') + '.v8')
+    const cachedData = readable ? readEntry(file, content) : undefined
     const script = new Script(Module.wrap(content), {cachedData, filename})
-    if (cachedData === undefined || script.cachedDataRejected) compiled.push({file, script})
+    if (cachedData === undefined || script.cachedDataRejected) compiled.push({file, script, source: content})
     const wrapper = script.runInThisContext() as (...args: unknown[]) => unknown
     return wrapper.call(this.exports, this.exports, Module.createRequire(filename), this, filename, dirname(filename))
   }
 
-  process.once('exit', () => store(root, folder, compiled))
+  process.once('exit', () => store(root, folder, buildFolder, compiled))
 }
 
-function readIfPresent(file: string): Buffer | undefined {
-  try {
-    return readFileSync(file)
-  } catch {
-    return undefined
+/** Writes what was compiled afresh, into folders of the current user's alone. */
+function store(root: string, folder: string, buildFolder: string, compiled: {file: string; script: Script; source: string}[]): void {
+  if (compiled.length === 0) return
+  if (!makePrivateFolder(root, true) || !makePrivateFolder(folder)) return
+  const build = makePrivateFolder(buildFolder)
+  if (!build) return
+  if (build.created) removeOtherBuilds(folder, buildFolder)
+  for (const {file, script, source} of compiled) {
+    try {
+      writeEntry(file, source, script.createCachedData())
+    } catch {
+      // a read-only or full disk, a name taken: the next run compiles this file again
+    }
   }
 }
 
-/** Writes what was compiled afresh; each file whole or not at all (processes may race for it). */
-function store(root: string, folder: string, compiled: {file: string; script: Script}[]): void {
-  if (compiled.length === 0) return
+/** Removes the folders of older builds: only real folders of the current user, never through a symlink. */
+function removeOtherBuilds(folder: string, current: string): void {
   try {
-    const created = mkdirSync(folder, {mode: 0o700, recursive: true}) !== undefined
-    if (created) removeOtherBuilds(root, folder)
-    for (const {file, script} of compiled) {
-      const partial = `${file}.${process.pid}.tmp`
-      writeFileSync(partial, script.createCachedData(), {mode: 0o600})
-      renameSync(partial, file)
+    for (const name of readdirSync(folder)) {
+      const path = join(folder, name)
+      if (!name.startsWith(BUILD_FOLDER_PREFIX) || path === current) continue
+      const stats = lstatSync(path)
+      if (stats.isDirectory() && isPrivate(stats)) rmSync(path, {force: true, recursive: true})
     }
   } catch {
-    // a read-only or full disk: the next run compiles again
-  }
-}
-
-function removeOtherBuilds(root: string, current: string): void {
-  for (const name of readdirSync(root)) {
-    const folder = join(root, name)
-    if (name.startsWith(BUILD_FOLDER_PREFIX) && folder !== current) rmSync(folder, {force: true, recursive: true})
+    // what is left is removed by a later build
   }
 }
