@@ -82,6 +82,8 @@ export function encodedForms(value: string): Set<string> {
     }
 
     for (const form of markupForms(plain)) forms.add(form)
+    // Inside a quoted CSV or TSV field, a double quote is written twice.
+    if (plain.includes('"')) forms.add(plain.replaceAll('"', '""'))
     // As a table, a report or an Error line shows it (a password with a tab on a step's command line).
     forms.add(escapeControlChars(plain))
   }
