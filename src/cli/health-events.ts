@@ -1,7 +1,3 @@
-/**
- * Events: the flags of `events add/update` and the filters of `events list` (its pages are
- * followed by `paginate`, from the getEvents row's paging).
- */
 import {Flags} from '@oclif/core'
 
 import type {QueryOf} from '../http/operation.js'
@@ -9,6 +5,11 @@ import type {QueryOf} from '../http/operation.js'
 import {UsageError} from '../errors.js'
 import {type getEvents, MEDICATION_TYPES, SOURCES, SYMPTOMS, TRIGGERS} from '../services/health/operations.js'
 import {parseDateRange, parseIsoDate} from '../services/health/validate.js'
+/**
+ * Events: the flags of `events add/update` and the filters of `events list` (its pages are
+ * followed by `paginate`, from the getEvents row's paging).
+ */
+import {parseTimeInput} from '../services/time-input.js'
 import {readJsonData} from './data-input.js'
 
 export const EVENT_COLUMNS = ['id', 'date', 'medicationType', 'medicationId', 'source', 'doses', 'nightEvent', 'symptoms', 'triggers']
@@ -16,7 +17,7 @@ export const EVENT_COLUMNS = ['id', 'date', 'medicationType', 'medicationId', 's
 /** Fields of an event as flags (`events add`, `events update`); `--data` gives a whole body, flags override its fields. */
 export const eventFlags = {
   data: Flags.string({char: 'd', description: 'event as JSON: inline, @file.json, or - for stdin (flags override its fields)'}),
-  date: Flags.string({description: 'when it happened, ISO 8601 (e.g. 2026-03-01T08:30:00+08:00)'}),
+  date: Flags.string({description: 'when it happened: ISO 8601 (2026-03-01T08:30:00+08:00), a duration ago (2h) or now'}),
   'medication-id': Flags.string({description: 'medication id'}),
   'medication-type': Flags.option({description: 'medication type', options: MEDICATION_TYPES})(),
   source: Flags.option({description: 'where the event comes from', options: SOURCES})(),
@@ -55,7 +56,7 @@ export async function eventBodyFromFlags(flags: EventFlagValues, options: {defau
     if (value !== undefined) body[key] = value
   }
 
-  set('date', flags.date === undefined ? undefined : parseIsoDate(flags.date, '--date'))
+  set('date', flags.date === undefined ? undefined : parseTimeInput(flags.date, '--date').toISOString())
   set('medicationId', flags['medication-id'])
   set('medicationType', flags['medication-type'])
   set('source', flags.source)
@@ -72,8 +73,8 @@ export async function eventBodyFromFlags(flags: EventFlagValues, options: {defau
 
 /** Filters of `events list`, one per query parameter of getEvents (spec section 4). */
 export const eventFilterFlags = {
-  start: Flags.string({description: 'events on or after this date-time (ISO 8601)'}),
-  end: Flags.string({description: 'events on or before this date-time (ISO 8601)'}),
+  start: Flags.string({description: 'events on or after this time: ISO 8601, a duration back from now (7d), today or yesterday'}),
+  end: Flags.string({description: 'events on or before this time: ISO 8601, a duration back from now, today or yesterday'}),
   'medication-type': Flags.option({description: 'only this medication type', options: MEDICATION_TYPES})(),
   'medication-id': Flags.string({delimiter: ',', description: 'only these medications (repeatable or comma separated)', multiple: true, multipleNonGreedy: true}),
   night: Flags.boolean({allowNo: true, description: 'only night events, 22:00-06:00 in the user time zone (--no-night: only day events)'}),

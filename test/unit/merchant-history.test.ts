@@ -5,10 +5,10 @@ import type {AuditEntry} from '../../src/audit/log.js'
 import {createdCheckouts, selectEntries} from '../../src/audit/history.js'
 import {entryFromAttempt} from '../../src/audit/log.js'
 import {refundConfirmation} from '../../src/cli/money-prompts.js'
-import {parseTimeFlag} from '../../src/cli/time-flag.js'
 import {parseAmount} from '../../src/services/checkout/money.js'
 import {initiateCheckout, refundCheckout} from '../../src/services/checkout/operations.js'
 import {checkRefund} from '../../src/services/checkout/rules.js'
+import {parseTimeInput} from '../../src/services/time-input.js'
 
 const line = (time: string, operation: string, outcome: string, extra: Partial<AuditEntry> = {}): AuditEntry => ({
   env: 'sandbox',
@@ -65,11 +65,22 @@ describe('audit list selection', () => {
     expect(day2.map((e) => e.operation)).toEqual(['refundCheckout', 'refundCheckout', 'registerWebhook'])
   })
 
-  it('reads --since/--until as ISO times or durations back from now, and refuses anything else (exit 2)', () => {
+  it('reads a time flag as an ISO time, a duration back from now, or now/today/yesterday, and refuses anything else (exit 2)', () => {
     const now = new Date('2026-11-22T12:00:00Z')
-    expect(parseTimeFlag('24h', '--since', now).toISOString()).toBe('2026-11-21T12:00:00.000Z')
-    expect(parseTimeFlag('2026-11-01', '--since', now).toISOString()).toBe('2026-11-01T00:00:00.000Z')
-    for (const bad of ['yesterday', '12', '-2h']) expect(() => parseTimeFlag(bad, '--since', now)).toThrow(/--since must be an ISO 8601 time/)
+    const at = (text: string, zone?: string) => parseTimeInput(text, '--since', {now, zone}).toISOString()
+    expect(at('24h')).toBe('2026-11-21T12:00:00.000Z')
+    expect(at('7d')).toBe('2026-11-15T12:00:00.000Z')
+    expect(at('2026-11-01')).toBe('2026-11-01T00:00:00.000Z')
+    expect(at('2026-11-01T08:30:00+08:00')).toBe('2026-11-01T00:30:00.000Z')
+    expect(at('now')).toBe('2026-11-22T12:00:00.000Z')
+    // The start of the day in the zone: Manila is UTC+8 all year, so its midnight is 16:00 UTC the day before.
+    expect(at('today', 'Asia/Manila')).toBe('2026-11-21T16:00:00.000Z')
+    expect(at('yesterday', 'Asia/Manila')).toBe('2026-11-20T16:00:00.000Z')
+    expect(at('today', 'UTC')).toBe('2026-11-22T00:00:00.000Z')
+    // Across a daylight-saving change: New York's midnight of 2026-11-02 is UTC-5, the day before was UTC-4.
+    expect(parseTimeInput('today', '--since', {now: new Date('2026-11-02T12:00:00Z'), zone: 'America/New_York'}).toISOString()).toBe('2026-11-02T05:00:00.000Z')
+    expect(parseTimeInput('yesterday', '--since', {now: new Date('2026-11-02T12:00:00Z'), zone: 'America/New_York'}).toISOString()).toBe('2026-11-01T04:00:00.000Z')
+    for (const bad of ['tomorrow', '12', '-2h', '2026-11-01T08:30', '2026-02-30', '2026-11-01T24:00:00Z']) expect(() => parseTimeInput(bad, '--since', {now})).toThrow(/--since: ".*" is not a time/)
   })
 })
 

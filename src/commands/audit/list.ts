@@ -5,10 +5,10 @@ import {type AuditEntry, auditPath} from '../../audit/log.js'
 import {damagedWarning, readAudit} from '../../audit/read.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {outputFlags} from '../../cli/flags.js'
-import {parseTimeFlag} from '../../cli/time-flag.js'
 import {UsageError} from '../../errors.js'
 import {ATTEMPT_OUTCOMES} from '../../http/client.js'
 import {checkoutService} from '../../services/checkout/operations.js'
+import {parseTimeInput} from '../../services/time-input.js'
 
 /** The operations that write audit lines, from the table (`audited: true`). */
 const AUDITED = Object.values(checkoutService.operations)
@@ -33,8 +33,8 @@ Each attempt at a checkout creation, void, refund, webhook change or customizati
     operation: Flags.string({description: 'only this operation', options: AUDITED}),
     checkout: Flags.string({description: 'only entries about this checkout id'}),
     outcome: Flags.string({description: 'only this outcome', options: [...ATTEMPT_OUTCOMES]}),
-    since: Flags.string({description: 'only entries at or after this time: ISO 8601, or a duration back from now (24h, 7d)'}),
-    until: Flags.string({description: 'only entries before this time: ISO 8601, or a duration back from now'}),
+    since: Flags.string({description: 'only entries at or after this time: ISO 8601, a duration back from now (24h, 7d), today or yesterday'}),
+    until: Flags.string({description: 'only entries before this time: ISO 8601, a duration back from now, today or yesterday'}),
   }
 
   static override view: View = {
@@ -45,8 +45,8 @@ Each attempt at a checkout creation, void, refund, webhook change or customizati
   async run(): Promise<{entries: AuditEntry[]; path: string}> {
     const {flags} = this
     const now = new Date()
-    const since = flags.since === undefined ? undefined : parseTimeFlag(flags.since, '--since', now)
-    const until = flags.until === undefined ? undefined : parseTimeFlag(flags.until, '--until', now)
+    const since = flags.since === undefined ? undefined : parseTimeInput(flags.since, '--since', {now})
+    const until = flags.until === undefined ? undefined : parseTimeInput(flags.until, '--until', {now})
     if (since && until && since.getTime() >= until.getTime()) throw new UsageError('--since must be before --until')
     const {damaged, entries} = await readAudit(this.configDir)
     let selected = selectEntries(entries, {outcome: flags.outcome, operation: flags.operation, checkoutId: flags.checkout, since, until})

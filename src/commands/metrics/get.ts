@@ -22,8 +22,8 @@ Names must be supported for the periods asked (see "metrics names"); an unsuppor
     ...healthFlags,
     name: Flags.string({delimiter: ',', description: 'metric name (repeatable or comma separated)', multiple: true, multipleNonGreedy: true, required: true}),
     period: Flags.string({delimiter: ',', description: 'series, daily, weekly or monthly (repeatable or comma separated)', multiple: true, multipleNonGreedy: true}),
-    start: Flags.string({description: 'start of the range, ISO 8601 (default: 30 days before now)'}),
-    end: Flags.string({description: 'end of the range, ISO 8601 (default: now)'}),
+    start: Flags.string({description: 'start of the range: ISO 8601, a duration back from now (7d), today or yesterday (default: 30d)'}),
+    end: Flags.string({description: 'end of the range, in the same forms (default: now)'}),
     chart: Flags.boolean({description: 'draw each metric as a chart that fits the terminal', exclusive: ['output']}),
   }
 

@@ -3,6 +3,7 @@
  * UsageError (exit 2) or RuleError (exit 5) before anything is sent.
  */
 import {RuleError, UsageError} from '../../errors.js'
+import {parseTimeInput} from '../time-input.js'
 import {isMetricProblem, type MetricPeriod, planMetricRequest} from './metrics.js'
 import {IsoDateTime, Mac} from './operations.js'
 
@@ -28,12 +29,13 @@ export function parseIsoDate(value: string, flag: string): string {
 }
 
 /**
- * `--start`/`--end` of any command that takes a range (events list, metrics get): each an ISO
- * date-time, and the start not after the end. One check, so both commands refuse the same input.
+ * `--start`/`--end` of any command that takes a range (events list, metrics get): each a time as
+ * ../time-input.ts reads it (ISO 8601, 7d, today...), and the start not after the end. One check,
+ * so both commands take and refuse the same input.
  */
-export function parseDateRange(start: string | undefined, end: string | undefined): {endDate?: string; startDate?: string} {
-  const startDate = start === undefined ? undefined : parseIsoDate(start, '--start')
-  const endDate = end === undefined ? undefined : parseIsoDate(end, '--end')
+export function parseDateRange(start: string | undefined, end: string | undefined, now = new Date()): {endDate?: string; startDate?: string} {
+  const startDate = start === undefined ? undefined : parseTimeInput(start, '--start', {now}).toISOString()
+  const endDate = end === undefined ? undefined : parseTimeInput(end, '--end', {now}).toISOString()
   if (startDate && endDate && startDate > endDate) throw new UsageError(`--start (${startDate}) is after --end (${endDate})`)
   return {endDate, startDate}
 }

@@ -4,7 +4,8 @@ import {HealthCommand, healthFlags, userIdArg} from '../../../cli/health-command
 import {idArg} from '../../../cli/input-text.js'
 import {checkRequestBody} from '../../../cli/request-body.js'
 import {addPlanSensor} from '../../../services/health/operations.js'
-import {normalizeMac, parseIsoDate} from '../../../services/health/validate.js'
+import {normalizeMac} from '../../../services/health/validate.js'
+import {parseTimeInput} from '../../../services/time-input.js'
 
 export default class PlanSensorAdd extends HealthCommand<typeof PlanSensorAdd> {
   static override args = {userId: userIdArg, medicationId: idArg('medication id on the plan', 'medication id')}
@@ -20,8 +21,8 @@ The MAC is checked before sending (six hex pairs; lower case and "-" are normali
     mac: Flags.string({description: 'MAC address of the sensor, AA:BB:CC:DD:EE:FF', required: true}),
     model: Flags.string({default: 'generic', description: 'sensor model'}),
     'battery-level': Flags.integer({description: 'battery level, percent', max: 100, min: 0}),
-    'first-sync-date': Flags.string({description: 'first sync, ISO 8601'}),
-    'last-sync-date': Flags.string({description: 'last sync, ISO 8601'}),
+    'first-sync-date': Flags.string({description: 'first sync: ISO 8601, a duration ago (3d) or now'}),
+    'last-sync-date': Flags.string({description: 'last sync: ISO 8601, a duration ago (2h) or now'}),
   }
 
   async run(): Promise<Record<string, unknown>> {
@@ -30,8 +31,8 @@ The MAC is checked before sending (six hex pairs; lower case and "-" are normali
       mac: normalizeMac(flags.mac),
       model: flags.model,
       ...(flags['battery-level'] === undefined ? {} : {batteryLevel: flags['battery-level']}),
-      ...(flags['first-sync-date'] ? {firstSyncDate: parseIsoDate(flags['first-sync-date'], '--first-sync-date')} : {}),
-      ...(flags['last-sync-date'] ? {lastSyncDate: parseIsoDate(flags['last-sync-date'], '--last-sync-date')} : {}),
+      ...(flags['first-sync-date'] ? {firstSyncDate: parseTimeInput(flags['first-sync-date'], '--first-sync-date').toISOString()} : {}),
+      ...(flags['last-sync-date'] ? {lastSyncDate: parseTimeInput(flags['last-sync-date'], '--last-sync-date').toISOString()} : {}),
     }
     checkRequestBody(addPlanSensor, body)
     const client = await this.health()

@@ -1,0 +1,75 @@
+/**
+ * The one reader of a point in time as a person types it, for every time flag (events list and
+ * metrics get --start/--end, audit list --since/--until, events add --date):
+ * - an ISO 8601 time with a zone (`2026-11-21T10:00:00Z`, `...+08:00`), or a date (`2026-11-21`,
+ *   its midnight UTC);
+ * - a duration back from now: `24h`, `7d`, `90m`, `1d12h`;
+ * - `now`, `today` or `yesterday` (midnight at the start of that day, in this machine's time zone).
+ * Anything else is a usage error naming the flag and these forms.
+ */
+import {UsageError} from '../errors.js'
+import {parseDuration} from './duration.js'
+
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/
+/** An ISO 8601 time with its zone (without zod: audit list, a local command, does not load it). */
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/i
+
+export interface TimeInputContext {
+  now?: Date
+  /** IANA zone of `today` and `yesterday`; default: this machine's */
+  zone?: string
+}
+
+export function parseTimeInput(value: string, flag: string, {now = new Date(), zone}: TimeInputContext = {}): Date {
+  const text = value.trim()
+  const word = text.toLowerCase()
+  if (word === 'now') return now
+  if (word === 'today' || word === 'yesterday') return startOfDay(now, zone ?? Intl.DateTimeFormat().resolvedOptions().timeZone, word === 'today' ? 0 : 1)
+  const ago = parseDuration(text)
+  if (ago !== undefined && ago >= 0) return new Date(now.getTime() - ago)
+  const candidate = DATE_ONLY.test(text) ? `${text}T00:00:00Z` : text
+  const at = DATE_TIME.test(candidate) && isCalendarTime(candidate) ? Date.parse(candidate) : Number.NaN
+  if (Number.isNaN(at)) {
+    const hint = /T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(text) ? ' (add Z or an offset such as +08:00)' : ''
+    throw new UsageError(`${flag}: "${value}" is not a time${hint}`, [
+      `Use an ISO 8601 time (${flag} 2026-03-01T08:30:00Z, ${flag} 2026-03-01), a duration back from now (${flag} 7d), or today, yesterday, now`,
+    ])
+  }
+
+  return new Date(at)
+}
+
+/** The date is a day of the calendar and the time a time of day: `Date.parse` would roll 2026-02-30 over to March 2. */
+function isCalendarTime(text: string): boolean {
+  const [year, month, day, hour, minute, second] = text.split(/[-T:.Z+]/i).slice(0, 6).map(Number)
+  const date = new Date(Date.UTC(year, month - 1, day))
+  return date.getUTCMonth() === month - 1 && date.getUTCDate() === day && hour <= 23 && minute <= 59 && !(second > 59)
+}
+
+/** Midnight at the start of the day `daysBack` days before `now`'s day, in `zone`. */
+function startOfDay(now: Date, zone: string, daysBack: number): Date {
+  const [year, month, day] = new Intl.DateTimeFormat('en-CA', {day: '2-digit', month: '2-digit', timeZone: zone, year: 'numeric'})
+    .format(now)
+    .split('-')
+    .map(Number)
+  const midnightUtc = Date.UTC(year, month - 1, day - daysBack)
+  // The zone's offset at that midnight, asked twice: a change of offset (daylight saving) near it moves it.
+  const first = midnightUtc - offsetOf(midnightUtc, zone)
+  return new Date(midnightUtc - offsetOf(first, zone))
+}
+
+/** How far `zone`'s wall clock is ahead of UTC at the instant `t`, in milliseconds. */
+function offsetOf(t: number, zone: string): number {
+  const parts = new Intl.DateTimeFormat('en-US', {
+    day: 'numeric',
+    hour: 'numeric',
+    hourCycle: 'h23',
+    minute: 'numeric',
+    month: 'numeric',
+    second: 'numeric',
+    timeZone: zone,
+    year: 'numeric',
+  }).formatToParts(new Date(t))
+  const get = (type: string) => Number(parts.find((p) => p.type === type)?.value)
+  return Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second')) - Math.floor(t / 1000) * 1000
+}
