@@ -8,7 +8,7 @@ import {CODES} from '../services/checkout/codes.js'
 import {SANDBOX_PORT} from '../services/sandbox-defaults.js'
 
 export const hints = {
-  help: (commandId: string | undefined) => ['See: opsctl', commandId?.replaceAll(':', ' '), '--help'].filter(Boolean).join(' '),
+  help: (commandId: string | undefined) => ['Read the help: opsctl', commandId?.replaceAll(':', ' '), '--help'].filter(Boolean).join(' '),
   profileList: 'See the profiles: opsctl profile list',
   checkoutCreate: 'Create one: opsctl checkout create --amount 150.00',
   checkoutListSeeded: "A sandbox's seeded paid checkouts: opsctl checkout list --sandbox-seeded",

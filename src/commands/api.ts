@@ -5,6 +5,7 @@ import type {AuthKind, HttpMethod} from '../http/operation.js'
 import {BaseCommand} from '../cli/base-command.js'
 import {parsePairs, readJsonData} from '../cli/data-input.js'
 import {UsageError} from '../errors.js'
+import {OPERATION_INDEX} from '../services/operation-index.js'
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const
 
@@ -17,7 +18,11 @@ export default class Api extends BaseCommand<typeof Api> {
   static override defaultFormat = 'json' as const
   static override description = `Send a raw request with the profile's auth, for anything the other commands do not cover.
 
-Health requests carry the session cookie (when the profile has one) and x-ph-api-version. Checkout requests carry the secret key, or the public key for POST /v1/checkouts; --key overrides. Only GET requests are retried. The request stays under the profile's base URL: a path with . or .. segments (also percent-encoded or with backslashes) is refused, and nothing is sent.`
+Health requests carry the session cookie (when the profile has one) and x-ph-api-version. Checkout requests carry the secret key, or the public key for POST /v1/checkouts; --key overrides. Only GET requests are retried. The request stays under the profile's base URL: a path with . or .. segments (also percent-encoded or with backslashes) is refused, and nothing is sent.
+
+The operations of both services (the ids the other commands' errors and audit lines name):
+
+${OPERATION_INDEX}`
   static override examples = [
     '<%= config.bin %> api health GET /api/users/me',
     '<%= config.bin %> api checkout GET /v1/webhooks',

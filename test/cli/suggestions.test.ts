@@ -31,7 +31,7 @@ describe('a mistyped command or topic', () => {
   it('says so without a guess when nothing is close', async () => {
     const r = await runCommand(opsctl, ['xyzzy'])
     expect(r.code).toBe(2)
-    expect(r.stderr).toBe('Error: `xyzzy` is not a command.\n  Try this: See: opsctl --help\n')
+    expect(r.stderr).toBe('Error: `xyzzy` is not a command.\n  Try this: Read the help: opsctl --help\n')
   })
 
   it('answers with the JSON error document under --json', async () => {
@@ -43,7 +43,7 @@ describe('a mistyped command or topic', () => {
         exitCode: 2,
         message: '`evnts list` is not a command. Did you mean `events list`?',
         name: 'UsageError',
-        suggestions: ['See: opsctl events list --help'],
+        suggestions: ['Read the help: opsctl events list --help'],
       },
     })
   })

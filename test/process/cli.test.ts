@@ -125,7 +125,7 @@ describe('--query within bounds', () => {
     ]) {
       const r = await run(['profile', 'list', '--query', query])
       expect(r.code, query).toBe(2)
-      expect(r.stderr, query).toBe(`Error: --query: stopped: ${what} would build more than 1048576 characters\n  Try this: See: opsctl profile list --help\n`)
+      expect(r.stderr, query).toBe(`Error: --query: stopped: ${what} would build more than 1048576 characters\n  Try this: Read the help: opsctl profile list --help\n`)
       expect(r.stdout).toBe('')
     }
   })
