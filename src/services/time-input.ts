@@ -9,6 +9,7 @@
  */
 import {UsageError} from '../errors.js'
 import {parseDuration} from './duration.js'
+import {zoneOffsetMs} from './zone-offset.js'
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/
 /** An ISO 8601 time with its zone (without zod: audit list, a local command, does not load it). */
@@ -54,22 +55,6 @@ function startOfDay(now: Date, zone: string, daysBack: number): Date {
     .map(Number)
   const midnightUtc = Date.UTC(year, month - 1, day - daysBack)
   // The zone's offset at that midnight, asked twice: a change of offset (daylight saving) near it moves it.
-  const first = midnightUtc - offsetOf(midnightUtc, zone)
-  return new Date(midnightUtc - offsetOf(first, zone))
-}
-
-/** How far `zone`'s wall clock is ahead of UTC at the instant `t`, in milliseconds. */
-function offsetOf(t: number, zone: string): number {
-  const parts = new Intl.DateTimeFormat('en-US', {
-    day: 'numeric',
-    hour: 'numeric',
-    hourCycle: 'h23',
-    minute: 'numeric',
-    month: 'numeric',
-    second: 'numeric',
-    timeZone: zone,
-    year: 'numeric',
-  }).formatToParts(new Date(t))
-  const get = (type: string) => Number(parts.find((p) => p.type === type)?.value)
-  return Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second')) - Math.floor(t / 1000) * 1000
+  const first = midnightUtc - zoneOffsetMs(midnightUtc, zone)
+  return new Date(midnightUtc - zoneOffsetMs(first, zone))
 }

@@ -4,6 +4,8 @@
  */
 import type {Event, MetricsResult, PlanMedication, User} from './operations.js'
 
+import {zoneOffsetMs} from '../zone-offset.js'
+
 /** How many of the newest events the view shows by default (one page holds up to 50). */
 export const INSPECT_EVENTS = 10
 
@@ -39,28 +41,14 @@ function knownZone(timeZone: string): boolean {
   }
 }
 
-function offsetMs(at: number, timeZone: string): number {
-  const parts = new Intl.DateTimeFormat('en-US', {
-    day: 'numeric',
-    hour: 'numeric',
-    hourCycle: 'h23',
-    minute: 'numeric',
-    month: 'numeric',
-    second: 'numeric',
-    timeZone,
-    year: 'numeric',
-  }).formatToParts(new Date(at))
-  const n = (type: string) => Number(parts.find((p) => p.type === type)?.value)
-  return Date.UTC(n('year'), n('month') - 1, n('day'), n('hour'), n('minute'), n('second')) - Math.floor(at / 1000) * 1000
-}
 
 /** Midnight of the first day of `now`'s month in `timeZone` (UTC for a zone the runtime does not know), as an instant. */
 export function monthStart(now: Date, timeZone: string): Date {
   if (!knownZone(timeZone)) return monthStart(now, 'UTC')
-  const local = new Date(now.getTime() + offsetMs(now.getTime(), timeZone))
+  const local = new Date(now.getTime() + zoneOffsetMs(now.getTime(), timeZone))
   const guess = Date.UTC(local.getUTCFullYear(), local.getUTCMonth(), 1)
   // The offset at local midnight may differ from now's (a DST change this month): take the one in force then.
-  return new Date(guess - offsetMs(guess - offsetMs(guess, timeZone), timeZone))
+  return new Date(guess - zoneOffsetMs(guess - zoneOffsetMs(guess, timeZone), timeZone))
 }
 
 /** This month's summary from a getMetrics answer for MONTH_METRICS, daily. */
