@@ -3,6 +3,7 @@ import {defineConfig} from 'vitest/config'
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    globalSetup: ['test/global-setup.ts'],
     // Two cores on these machines: two workers, and e2e tests that are safe to run side by side
     // (free ports, a temporary config folder each).
     pool: 'forks',

@@ -1,7 +1,7 @@
-import {mkdtempSync, writeFileSync} from 'node:fs'
+import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import {describe, expect, it} from 'vitest'
+import {describe, expect, it, onTestFinished} from 'vitest'
 
 import Api from '../../src/commands/api.js'
 import {SANDBOX_KEYS} from '../../src/services/sandbox-defaults.js'
@@ -66,6 +66,7 @@ describe('api checkout', () => {
   it('--data @file and --data - (stdin)', async () => {
     pool().intercept({path: '/checkout/v1/webhooks', method: 'POST'}).reply(200, {id: 'w-9'}, {headers: JSON_HEADERS}).times(2)
     const dir = mkdtempSync(join(tmpdir(), 'opsctl-data-'))
+    onTestFinished(() => rmSync(dir, {force: true, recursive: true}))
     const path = join(dir, 'hook.json')
     writeFileSync(path, '{"name":"CHECKOUT_SUCCESS","callbackUrl":"https://m.example.com/h"}')
     const fromFile = await runCommand(Api, ['checkout', 'POST', '/v1/webhooks', '--data', `@${path}`, '--json'])

@@ -12,7 +12,7 @@ import {tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
 import {createInterface} from 'node:readline'
 import {stripVTControlCharacters} from 'node:util'
-import {afterAll, beforeAll} from 'vitest'
+import {afterAll, beforeAll, inject} from 'vitest'
 
 import {sandboxControlCall} from '../helpers/control.js'
 
@@ -44,11 +44,8 @@ function opsctl(argv: string[], options: RunOptions): [string, string[]] {
   return options.umask ? ['/bin/sh', ['-c', 'umask "$0" && exec "$@"', options.umask, command, ...args]] : [command, args]
 }
 
-/**
- * The compile cache of the children of this test worker (src/startup/compile-cache.ts): its own
- * temporary folder, not the user's cache, removed when the worker exits.
- */
-const CACHE_DIR = mkdtempSync(join(tmpdir(), 'opsctl-cache-'))
+/** The compile cache of every child of this run: one temporary folder, made and removed by test/global-setup.ts. */
+const CACHE_DIR = inject('opsctlCacheDir')
 
 /**
  * The environment every child starts from: no proxies, no colours, no inherited OPSCTL_* settings,
@@ -70,7 +67,7 @@ const children = new Set<ChildProcess>()
 const sandboxDirs = new Set<string>()
 process.once('exit', () => {
   for (const child of children) child.kill('SIGKILL')
-  for (const dir of [CACHE_DIR, ...sandboxDirs]) rmSync(dir, {force: true, recursive: true})
+  for (const dir of sandboxDirs) rmSync(dir, {force: true, recursive: true})
 })
 
 function track(child: ChildProcess): ChildProcess {
