@@ -9,7 +9,7 @@ export default class Autocomplete extends Command {
 
   static override description = `Set up Tab completion for bash or zsh.
 
-Completes topics, commands, flags (after arguments too), flag values, profile names, "me" and the checkout ids in this machine's audit log. Tab runs "opsctl complete", which reads only local files: it never waits on a network.`
+Completes topics, commands, flags (after arguments too), flag values, profile names, "me", the checkout ids in this machine's audit log and the event ids the signed-in user's listings showed. Tab runs "opsctl complete", which reads only local files: it never waits on a network.`
 
   static override examples = [
     '<%= config.bin %> autocomplete',

@@ -2,9 +2,9 @@
  * Tab completion as a shell runs it: the function that `opsctl autocomplete <shell> --script`
  * prints is loaded into a real bash and a real zsh, given the words of a command line as the shell
  * would (COMP_WORDS/COMP_CWORD in bash, words/CURRENT in zsh, with compadd recording what it is
- * offered), and calls the built `opsctl` through a shim on PATH. The profile and the checkout id
- * come from a real config folder: a profile added with `profile add`, a checkout created against a
- * sandbox (so its id is in the audit log).
+ * offered), and calls the built `opsctl` through a shim on PATH. The profile, the checkout id and
+ * the event ids come from a real config folder: a profile added with `profile add`, a checkout
+ * created against a sandbox (so its id is in the audit log), the seeded patient's events listed.
  */
 import {execFile, spawnSync} from 'node:child_process'
 import {chmodSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
@@ -25,7 +25,8 @@ const SKIP_ZSH = !HAVE_ZSH && !process.env.CI
 let shim: string
 let user: Cli
 let checkoutId: string
-sandboxForFile([], (_sandbox, cli) => {
+let eventIds: string[]
+sandboxForFile(['--seed'], (_sandbox, cli) => {
   user = cli
 })
 
@@ -38,6 +39,12 @@ beforeAll(async () => {
   const created = await user.run(['checkout', 'create', '--amount', '10.00', '--success-url', 'https://shop.example/ok', '--json'])
   expect(created.code, created.stderr).toBe(0)
   checkoutId = JSON.parse(created.stdout).checkoutId
+  const login = await user.run(['users', 'login', '--email', 'patient@demo-clinic.test', '--password-stdin'], {input: 'demo-patient-pass'})
+  expect(login.code, login.stderr).toBe(0)
+  const listed = await user.run(['events', 'list', 'me', '--limit', '3', '--json'])
+  expect(listed.code, listed.stderr).toBe(0)
+  eventIds = JSON.parse(listed.stdout).events.map((e: {id: string}) => e.id)
+  expect(eventIds).toHaveLength(3)
 })
 
 afterAll(() => {
@@ -81,6 +88,11 @@ describe.each(SHELLS)('completion in %s', (shell) => {
   it('completes me for a user id, and a checkout id from the audit log', async () => {
     expect(await complete(shell, ['events', 'list', ''])).toEqual(['me'])
     expect(await complete(shell, ['checkout', 'void', checkoutId.slice(0, 4)])).toEqual([checkoutId])
+  })
+
+  it("completes an event id from the signed-in user's newest listed events", async () => {
+    expect(await complete(shell, ['events', 'get', 'me', ''])).toEqual(eventIds)
+    expect(await complete(shell, ['events', 'delete', 'me', eventIds[1]])).toEqual([eventIds[1]])
   })
 
   it('completes commands of a topic', async () => {

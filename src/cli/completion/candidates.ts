@@ -25,11 +25,14 @@ export interface CompletableCommand {
 export interface LocalKnowledge {
   profiles(): Promise<string[]> | string[]
   checkoutIds(): Promise<string[]> | string[]
+  /** the signed-in user's newest event ids this machine has listed */
+  eventIds(): Promise<string[]> | string[]
 }
 
 /** Values by argument or flag name, where the manifest lists no options. */
 const VALUES_BY_NAME: Record<string, (known: LocalKnowledge) => Promise<string[]> | string[]> = {
   checkoutId: (known) => known.checkoutIds(),
+  eventId: (known) => known.eventIds(),
   profile: (known) => known.profiles(),
   userId: () => ['me'],
 }

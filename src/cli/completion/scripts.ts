@@ -40,6 +40,6 @@ export function setupSteps(shell: CompletionShell, bin: string): string {
   eval "$(${bin} autocomplete ${shell} --script)"
 
 Then ${bin} <Tab> completes topics, commands, flags (after arguments too), flag values, profile
-names, "me" and the checkout ids of this machine's audit log.
+names, "me", checkout ids from the audit log and event ids from your listings.
 `
 }

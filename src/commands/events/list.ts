@@ -5,6 +5,7 @@ import {EVENT_COLUMNS, eventFilterFlags, eventsQueryFromFlags} from '../../cli/h
 import {fieldsOf, type View} from '../../cli/output/view.js'
 import {progress} from '../../cli/progress.js'
 import {paginate, walk} from '../../http/paginate.js'
+import {RECENT_EVENT_IDS, rememberEventIds} from '../../profiles/recent-events.js'
 import {Event, getEvents} from '../../services/health/operations.js'
 
 export default class EventsList extends HealthCommand<typeof EventsList> {
@@ -39,7 +40,13 @@ One page (50 events) by default. --limit N reads pages until N events; --all fol
     const writer = await this.listWriter<Event>()
     const shown = progress()
     let pagesRead = 0
-    const read = await walk(pages, {all: flags.all, limit: flags.limit}, (e) => writer.push(e), async (count) => {
+    const newest: string[] = []
+    const keep = (e: Event) => {
+      if (newest.length < RECENT_EVENT_IDS && typeof e.id === 'string') newest.push(e.id)
+      return writer.push(e)
+    }
+
+    const read = await walk(pages, {all: flags.all, limit: flags.limit}, keep, async (count) => {
       pagesRead++
       // stdout and stderr share a terminal: rows written after the progress text would continue its line.
       shown.done()
@@ -49,6 +56,8 @@ One page (50 events) by default. --limit N reads pages until N events; --all fol
     shown.done()
     await writer.end()
     if (read.next) this.note(`More events: add --paging-token ${read.next}, or --all for every page`)
+    // The signed-in user's newest ids, for Tab: `events get me <Tab>` (src/cli/completion).
+    if (this.args.userId === 'me' && !flags['paging-token']) await rememberEventIds(this.configDir, (await this.profile()).name, newest)
     return {count: read.count, events: writer.items, paging: read.next ? {next: read.next} : {}}
   }
 }

@@ -1,0 +1,52 @@
+/**
+ * The ids of the newest events the signed-in user's listings showed on this machine, per profile:
+ * what Tab offers for an event id without asking the service (`opsctl complete` reads no network).
+ * Ids only, no event data; 0600 in the config folder like the rest of it. A file that is not what
+ * this writes is read as empty and replaced.
+ */
+import {readFileSync} from 'node:fs'
+import {join} from 'node:path'
+
+import {ensurePrivateFolder, PRIVATE_FILE_MODE} from './private-files.js'
+
+const FILE = 'recent-events.json'
+/** How many ids are kept per profile, newest first. */
+export const RECENT_EVENT_IDS = 50
+/** A larger file is not read: it is not one this writes. */
+const MAX_BYTES = 256 * 1024
+
+/** Profile name -> ids, newest first; a Map, since the names come from users. */
+function readAll(configDir: string): Map<string, string[]> {
+  const table = new Map<string, string[]>()
+  try {
+    const text = readFileSync(join(configDir, FILE), 'utf8')
+    if (text.length > MAX_BYTES) return table
+    const json = JSON.parse(text) as unknown
+    if (!json || typeof json !== 'object' || Array.isArray(json)) return table
+    for (const [profile, ids] of Object.entries(json)) {
+      if (Array.isArray(ids)) table.set(profile, ids.filter((id): id is string => typeof id === 'string').slice(0, RECENT_EVENT_IDS))
+    }
+  } catch {
+    // none yet, or unreadable: nothing to offer
+  }
+
+  return table
+}
+
+export function recentEventIds(configDir: string, profile: string): string[] {
+  return readAll(configDir).get(profile) ?? []
+}
+
+/** Puts `ids` (newest first) in front of what the profile had; a failed write only costs Tab its suggestions. */
+export async function rememberEventIds(configDir: string, profile: string, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return
+  const table = readAll(configDir)
+  table.set(profile, [...new Set([...ids, ...(table.get(profile) ?? [])])].slice(0, RECENT_EVENT_IDS))
+  try {
+    await ensurePrivateFolder(configDir)
+    const {default: writeFileAtomic} = await import('write-file-atomic')
+    await writeFileAtomic(join(configDir, FILE), `${JSON.stringify(Object.fromEntries(table))}\n`, {mode: PRIVATE_FILE_MODE})
+  } catch {
+    // a read-only config folder: the listing itself succeeded
+  }
+}
