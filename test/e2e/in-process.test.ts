@@ -6,10 +6,10 @@
 import {mkdtempSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 
 import {runInProcess} from '../../src/runtime/in-process.js'
-import {loadConfig} from '../helpers/command.js'
+import {isolate, loadConfig} from '../helpers/command.js'
 import {runCli} from './harness.js'
 
 // oclif warns about unparsed commands only under NODE_ENV=test (vitest's, which the child inherits); a real run never prints it
@@ -59,6 +59,13 @@ function processState() {
 }
 
 describe('runInProcess leaves the process as it found it', () => {
+  // A config folder of its own: a refused void is audited, and must not land in the user's ~/.config/opsctl.
+  let folder: ReturnType<typeof isolate>
+  beforeEach(() => {
+    folder = isolate()
+  })
+  afterEach(() => folder.cleanup())
+
   it('puts back the streams, stdin, exit code and environment, whatever the command did', async () => {
     const before = processState()
     const r = await runInProcess(await loadConfig(), ['checkout', 'get'], {env: {OPSCTL_PROFILE: 'nowhere'}})
