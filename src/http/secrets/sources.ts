@@ -47,15 +47,20 @@ export function registerEnv(env: NodeJS.ProcessEnv = process.env): void {
 
 /** Values under secret-looking names (password, cardNumber, cvc, token, ...) at any depth of a JSON value. */
 export function registerBodySecrets(value: unknown): void {
-  if (Array.isArray(value)) {
-    for (const v of value) registerBodySecrets(v)
-    return
-  }
+  // A stack, not recursion: a body nested thousands deep (`--data @file`) must not overflow the call stack.
+  const pending: unknown[] = [value]
+  while (pending.length > 0) {
+    const next = pending.pop()
+    if (Array.isArray(next)) {
+      for (const item of next) pending.push(item)
+      continue
+    }
 
-  if (!value || typeof value !== 'object') return
-  for (const [k, v] of Object.entries(value)) {
-    if (isSecretName(k) && (typeof v === 'string' || typeof v === 'number')) registerSecret(v, kindOfName(k))
-    else registerBodySecrets(v)
+    if (!next || typeof next !== 'object') continue
+    for (const [k, v] of Object.entries(next)) {
+      if (isSecretName(k) && (typeof v === 'string' || typeof v === 'number')) registerSecret(v, kindOfName(k))
+      else pending.push(v)
+    }
   }
 }
 

@@ -126,6 +126,13 @@ describe('sources of secrets', () => {
     expect(scrub('5123 4567 8901 2346 cvc: 987 pw-Body-888 page-2-token')).toBe('[REDACTED] cvc: [REDACTED] [REDACTED] page-2-token')
   })
 
+  it('finds a secret at any depth of a body, however deep, without recursion (a --data file 10,000 levels deep)', () => {
+    let body: unknown = {password: 'pw-Deep-4242'}
+    for (let i = 0; i < 10_000; i++) body = i % 2 ? {inner: body} : [body]
+    expect(() => registerBodySecrets(body)).not.toThrow()
+    expect(scrub('echo pw-Deep-4242')).toBe('echo [REDACTED]')
+  })
+
   it('headers: a Basic header yields its key; Set-Cookie yields the cookie values, not the attributes', () => {
     registerHeaderSecrets({
       Authorization: `Basic ${b64('pk-Hdr-999:')}`,
