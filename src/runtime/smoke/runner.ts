@@ -5,6 +5,7 @@ import type {AuthKind, HttpMethod, Operation, Service} from '../../http/operatio
 import type {Outcome, StepResult} from '../report.js'
 import type {SandboxControlTarget} from '../sandbox-control.js'
 
+import {escapeControlChars} from '../../control-chars.js'
 import {ApiError, OpsError} from '../../errors.js'
 
 /** What the steps share: clients, the values earlier steps produced, and clean-ups to run at the end. */
@@ -109,7 +110,7 @@ export async function runSteps(steps: readonly SmokeStep[], ctx: SmokeContext, o
     try {
       await cleanup.run()
     } catch (error) {
-      process.stderr.write(`warning: clean-up "${cleanup.name}" failed: ${describe(error)}\n`)
+      process.stderr.write(`warning: clean-up "${cleanup.name}" failed: ${escapeControlChars(describe(error))}\n`)
     }
   }
 
