@@ -2,14 +2,14 @@
  * A JSON state file of the format sandboxes wrote before the database is imported once, in place,
  * with a message saying so; the JSON is kept beside it and never overwritten.
  */
-import {existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {basicAuth} from '../../src/http/services.js'
 import {createSandbox} from '../../src/sandbox/core/server.js'
-import {SANDBOX_KEYS} from '../../src/services/sandbox-defaults.js'
+import {SANDBOX_KEYS, SANDBOX_STATE_LIMIT_BYTES} from '../../src/services/sandbox-defaults.js'
 
 const SECRET = {authorization: basicAuth(SANDBOX_KEYS.secretKey)}
 const CHECKOUT = {
@@ -65,5 +65,17 @@ describe('a JSON --state file of the earlier format', () => {
     expect(readFileSync(file, 'utf8')).toBe(VERSION_2)
     expect(readFileSync(`${file}.v2.json`, 'utf8')).toBe('{"version": 2}')
     expect(existsSync(`${file}.importing`)).toBe(false)
+  })
+})
+
+describe('a JSON --state file too large to be a state', () => {
+  it('is refused before it is read, naming its size and the limit; the process goes on', async () => {
+    const file = join(dir, 'huge.json')
+    writeFileSync(file, '{')
+    // sparse: the size of a file past the limit, without writing it
+    truncateSync(file, SANDBOX_STATE_LIMIT_BYTES + 1)
+    const before = process.memoryUsage().rss
+    await expect(createSandbox({port: 0, stateFile: file})).rejects.toThrow(`is ${SANDBOX_STATE_LIMIT_BYTES + 1} bytes, over the ${SANDBOX_STATE_LIMIT_BYTES} bytes`)
+    expect(process.memoryUsage().rss - before).toBeLessThan(64 * 1024 * 1024)
   })
 })

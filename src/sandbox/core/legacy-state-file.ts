@@ -6,9 +6,10 @@
  * the two names. A file that is neither a database nor a JSON state of a known version is refused
  * and left as it is.
  */
-import {closeSync, fsyncSync, linkSync, openSync, readFileSync, readSync, renameSync, rmSync} from 'node:fs'
+import {closeSync, fsyncSync, linkSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync} from 'node:fs'
 import {dirname} from 'node:path'
 
+import {SANDBOX_STATE_LIMIT_BYTES} from '../../services/sandbox-defaults.js'
 import {parseStateText, readStateDocument, StateDocumentError} from './state-document.js'
 import {openStore, type SandboxStore} from './store.js'
 
@@ -44,6 +45,12 @@ export function importJsonStateFile(
   load: (store: SandboxStore, document: unknown) => void,
 ): void {
   if (isDatabase(file) !== false) return
+  // As large as an import may be (PUT /__sandbox/state), and no larger: a string past ~512 MiB would abort the process.
+  const {size} = statSync(file)
+  if (size > SANDBOX_STATE_LIMIT_BYTES) {
+    throw new Error(`the state file ${file} is ${size} bytes, over the ${SANDBOX_STATE_LIMIT_BYTES} bytes a JSON state may have; move it away`)
+  }
+
   const text = readFileSync(file, 'utf8')
   let document: unknown
   try {
