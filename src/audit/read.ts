@@ -77,7 +77,9 @@ function readEntry(text: string, entries: AuditEntry[]): string | undefined {
     return 'not JSON (a torn write?)'
   }
 
-  const parsed = AuditLine.safeParse(value)
+  // A null field is an absent one (other writers of JSON lines write null for "none"); a required one is then missing.
+  const present = value && typeof value === 'object' && !Array.isArray(value) ? Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null)) : value
+  const parsed = AuditLine.safeParse(present)
   if (parsed.success) {
     entries.push(parsed.data as AuditEntry)
     return undefined
@@ -86,7 +88,7 @@ function readEntry(text: string, entries: AuditEntry[]): string | undefined {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return `not an entry (${value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value})`
   const [issue] = parsed.error.issues
   const field = String(issue.path[0])
-  return `${issue.path.join('.')}: ${(value as Record<string, unknown>)[field] === undefined ? 'missing' : 'of the wrong type'}`
+  return `${issue.path.join('.')}: ${(present as Record<string, unknown>)[field] === undefined ? 'missing' : 'of the wrong type'}`
 }
 
 /**

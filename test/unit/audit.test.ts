@@ -80,6 +80,17 @@ describe('audit log', () => {
     expect(damaged).toEqual([{line: 2, why: 'not JSON (a torn write?)'}])
   })
 
+  it('reads a null optional field as absent, and a null required one as missing', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'opsctl-audit-'))
+    dirs.push(dir)
+    const base = {env: 'sandbox', operation: 'voidCheckout', outcome: 'applied', profile: 'p', time: '2026-11-21T10:00:00.000Z'}
+    const {writeFileSync} = await import('node:fs')
+    writeFileSync(auditPath(dir), [JSON.stringify({...base, checkoutId: null, code: null}), JSON.stringify({...base, outcome: null}), ''].join('\n'))
+    const {damaged, entries} = await readAudit(dir)
+    expect(entries).toEqual([base])
+    expect(damaged).toEqual([{line: 2, why: 'outcome: missing'}])
+  })
+
   it('skips a damaged line of any kind, naming its line number, and reads the rest', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'opsctl-audit-'))
     dirs.push(dir)
