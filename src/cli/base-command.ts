@@ -96,6 +96,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   private shownOwnView = false
   /** The client wrote an audit line in this run. */
   private attemptAudited = false
+  /** A line for stderr once the document is out (a run's "N passed, N failed, N skipped"): see `closeWith`. */
+  private closingLine?: string
 
   /**
    * oclif's run, with the document printed by this class in every format (oclif would print it
@@ -108,6 +110,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       await this.init()
       result = await this.run()
       if (result !== undefined && !this.streamed && !this.shownOwnView) await this.printDocument(result)
+      if (this.closingLine !== undefined) process.stderr.write(this.closingLine + '\n')
     } catch (error) {
       failure = error as Error
       await this.catch(failure)
@@ -238,6 +241,11 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
    */
   protected get documentWanted(): boolean {
     return this.format === 'json' || this.format === 'ndjson' || this.globals.query !== undefined
+  }
+
+  /** `line` goes to stderr after the document, whatever its format: the last thing a person reads. */
+  protected closeWith(line: string): void {
+    this.closingLine = line
   }
 
   /** The command wrote its own view on stdout; the document is not printed again. */

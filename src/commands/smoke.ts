@@ -130,7 +130,7 @@ Progress goes to stderr as steps finish; the report goes to stdout, ending with 
     }
 
     // The run's last line, whatever the format of the report on stdout.
-    process.stderr.write(summaryLine(summary) + '\n')
+    this.closeWith(summaryLine(summary))
     // A failed check is a result, not a crash: the report is still printed (or returned under --json).
     if (summary.failed > 0) process.exitCode = 1
     return {results, summary}

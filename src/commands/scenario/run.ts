@@ -52,7 +52,7 @@ The whole file is checked before any step runs, and every problem is reported at
     }
 
     // The run's last line, whatever the format of the report on stdout.
-    process.stderr.write(summaryLine(summary) + '\n')
+    this.closeWith(summaryLine(summary))
     // A failed check is a result, not a crash: the report is still printed (or returned under --json).
     if (summary.failed > 0) process.exitCode = 1
 
