@@ -29,9 +29,29 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
   {name: 'NODE_DISABLE_COMPILE_CACHE', description: '1 turns the compile cache off'},
 ]
 
-/** The table as `opsctl help environment` prints it. */
-export function environmentHelp(): string {
-  const width = Math.max(...ENVIRONMENT.map((v) => v.name.length))
-  const rows = ENVIRONMENT.map((v) => `  ${v.name.padEnd(width)}  ${v.description}`)
+/** The table as `opsctl help environment` prints it, descriptions wrapped within `width` columns. */
+export function environmentHelp(width = 80): string {
+  const nameWidth = Math.max(...ENVIRONMENT.map((v) => v.name.length))
+  const indent = 2 + nameWidth + 2
+  const room = Math.max(20, width - indent)
+  const rows = ENVIRONMENT.flatMap((v) =>
+    wrap(v.description, room).map((line, i) => (i === 0 ? `  ${v.name.padEnd(nameWidth)}  ${line}` : `${' '.repeat(indent)}${line}`)),
+  )
   return ['ENVIRONMENT VARIABLES', ...rows, '', 'A flag given on the command line wins over its variable.', ''].join('\n')
+}
+
+/** Words into lines of at most `width` characters (a longer word stands alone). */
+function wrap(text: string, width: number): string[] {
+  const lines: string[] = []
+  let line = ''
+  for (const word of text.split(' ')) {
+    if (line && line.length + 1 + word.length > width) {
+      lines.push(line)
+      line = word
+    } else {
+      line = line ? `${line} ${word}` : word
+    }
+  }
+
+  return line ? [...lines, line] : lines
 }

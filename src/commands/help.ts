@@ -30,7 +30,7 @@ export default class Help extends Command {
   async run(): Promise<void> {
     const {argv, flags} = await this.parse(Help)
     if (argv.length === 1 && argv[0] === 'environment') {
-      process.stdout.write(environmentHelp())
+      process.stdout.write(environmentHelp(process.stdout.columns || 80))
       return
     }
 

@@ -104,5 +104,6 @@ describe('help environment', () => {
     const r = await runCommand(Help, ['environment'])
     expect(r.code).toBe(0)
     for (const v of ENVIRONMENT) expect(r.stdout).toContain(v.name)
+    expect(r.stdout.split('\n').filter((line) => line.length > 80)).toEqual([])
   })
 })
