@@ -90,7 +90,8 @@ describe('the sandbox control token (processes)', () => {
     const info = JSON.parse(await new Promise<string>((resolve) => createInterface({input: child.stdout}).once('line', resolve)))
     await warned
     expect(stderr).toMatch(/Warning: --public/)
-    expect(stderr).toMatch(/both services \(health and checkout\) and the hosted payment page/)
+    expect(stderr).toContain('both services (health, checkout) and the\n  hosted payment page')
+    expect(stderr.split('\n').filter((line) => line.length > 80 && !line.includes('/sandboxes/'))).toEqual([])
     expect(stderr).toContain(join(configDir, 'sandboxes'))
     expect(stderr + JSON.stringify(info)).not.toContain(shared)
 

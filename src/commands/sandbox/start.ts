@@ -136,13 +136,15 @@ A --state file in the JSON format of earlier versions is imported once, in place
         `  health base URL    ${urls.health}`,
         `  checkout base URL  ${urls.checkout}`,
         `  public key         ${SANDBOX_KEYS.publicKey}`,
-        `  secret key         ${SANDBOX_KEYS.secretKey}   (published test keys: they open only this sandbox)`,
+        `  secret key         ${SANDBOX_KEYS.secretKey}`,
+        '                     (published test keys: they open only this sandbox)',
         `  clock              ${info.clock}`,
         `  state              ${flags.state ?? 'in memory'}`,
-        `  control token      in ${tokenFile} (opsctl here reads it; elsewhere set ${SECRET_ENV.sandboxToken})`,
+        `  control token      in ${tokenFile}`,
+        `                     (opsctl here reads it; elsewhere set ${SECRET_ENV.sandboxToken})`,
         flags.port === SANDBOX_PORT
           ? 'The built-in "sandbox" profile points here.'
-          : `Point the CLI here: export OPSCTL_HEALTH_URL=${urls.health} OPSCTL_CHECKOUT_URL=${urls.checkout}`,
+          : `Point the CLI here:\n  export OPSCTL_HEALTH_URL=${urls.health}\n  export OPSCTL_CHECKOUT_URL=${urls.checkout}`,
         ...(flags.seed ? [hints.checkoutListSeeded] : []),
         'Stop with Ctrl-C.',
       ]
@@ -156,11 +158,14 @@ A --state file in the JSON format of earlier versions is imported once, in place
 /** What --public exposes, said once on stderr: the operator chose it, and should know what anyone on the network now reaches. */
 function publicWarning(origin: string, tokenFile: string): string {
   return [
-    `Warning: --public: the sandbox at ${origin} is meant to be reached from other machines.`,
-    '  Anyone who can reach it can use both services (health and checkout) and the hosted payment page,',
-    '  with the published test keys printed here.',
-    `  The /__sandbox/ control routes need the control token; it is in ${tokenFile}:`,
-    `  give it to the people who should control this sandbox (they set ${SECRET_ENV.sandboxToken}).`,
+    'Warning: --public: this sandbox is meant to be reached from other machines:',
+    `  ${origin}`,
+    '  Anyone who can reach it can use both services (health, checkout) and the',
+    '  hosted payment page, with the published test keys printed below.',
+    '  Its /__sandbox/ control routes need the control token, which is in',
+    `  ${tokenFile}`,
+    '  Give it to those who should control this sandbox: they set',
+    `  ${SECRET_ENV.sandboxToken} to it.`,
     '',
   ].join('\n')
 }
