@@ -95,3 +95,11 @@ export function localTime(iso: string, zone: string | undefined, style: TimeStyl
   const ms = /\.\d+/.exec(iso)?.[0] ?? ''
   return `${day}T${hour}:${minute}:${second}${ms}${offset}`
 }
+
+/** A time as a table shows it (`localTime(..., 'table')`). */
+export const TABLE_TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2} (?:UTC|[+-]\d{2}:\d{2})$/
+
+/** `2026-03-01 23:30 +08:00` without its year, `03-01 23:30 +08:00`: what a narrow table drops rather than cut a time. */
+export function shortTableTime(text: string): string {
+  return text.slice(5)
+}
