@@ -21,7 +21,7 @@ const SPACES = ' '.repeat(GAP)
 
 /** How a column gives way when the table is too wide for the terminal. */
 export interface ColumnLayout {
-  /** `id`: never cut. `text`: free text, shrinks first. `value` (default): shrinks after free text. */
+  /** `id`: never cut (ids and names people type into the next command). `text`: free text, shrinks first. `value` (default): shrinks after free text. */
   kind?: 'id' | 'text' | 'value'
   /** 1 is kept longest; when the table cannot fit, the highest numbers are left out first. Default 2. */
   priority?: number
@@ -166,9 +166,11 @@ export function layoutTable(names: readonly string[], headers: readonly string[]
   }
 
   size(shown, fit.width)
-  // Free text cut while a column of lower priority is shown: that column is left out instead.
+  // A cell cut while a column of lower priority is shown: that column is left out instead.
   while (!fit.chosen) {
-    const cut = shown.filter((c) => c.kind === 'text' && c.width < c.natural)
+    // Only a cell that leaving them out would show whole: a message longer than the terminal is cut anyway.
+    const freed = (c: Column) => shown.filter((s) => s.priority > c.priority).reduce((sum, s) => sum + s.width + GAP, 0)
+    const cut = shown.filter((c) => (c.kind === 'text' || c.kind === 'value') && c.width < c.natural && c.natural - c.width <= freed(c))
     const before = Math.min(...cut.map((c) => c.priority))
     const out = shown.findLast((c) => c.priority > before && c.priority === Math.max(...shown.map((s) => s.priority)))
     if (cut.length === 0 || !out) break
@@ -176,13 +178,13 @@ export function layoutTable(names: readonly string[], headers: readonly string[]
     size(shown, fit.width)
   }
 
-  // Room left: a column left out comes back when it costs no free text a character.
+  // Room left: a column left out comes back when it costs no other column a character.
   for (const c of fit.chosen ? [] : [...columns].sort((a, b) => a.priority - b.priority || a.index - b.index)) {
     if (shown.includes(c)) continue
-    const whole = new Set(shown.filter((s) => s.kind !== 'text' || s.width >= s.natural))
+    const before = new Map(shown.map((s) => [s, s.width]))
     const trial = columns.filter((s) => s === c || shown.includes(s))
     size(trial, fit.width)
-    if (total(trial.map((s) => s.width)) <= fit.width && [...whole].every((s) => s.width >= Math.min(s.natural, fit.width))) shown = trial
+    if (total(trial.map((s) => s.width)) <= fit.width && shown.every((s) => s.width >= before.get(s)!)) shown = trial
     size(shown, fit.width)
   }
 
@@ -224,10 +226,10 @@ function size(shown: Column[], width: number): void {
     spare -= by
   }
 
-  // Room goes to the whole date first, then to values, then to free text.
+  // Room goes to values first, then to the year of times, then to free text.
+  for (const c of shown) if (c.kind === 'value') grow(c, c.natural)
   // A time is whole either way: with its year or without, nothing between.
   for (const c of shown) if (c.kind === 'time' && spare >= c.natural - c.width) grow(c, c.natural)
-  for (const c of shown) if (c.kind === 'value') grow(c, c.natural)
   const texts = shown.filter((c) => c.kind === 'text')
   // Free text shares what is left, the narrowest satisfied first.
   for (const [i, c] of [...texts].sort((a, b) => a.natural - b.natural).entries()) grow(c, Math.min(c.natural, c.width + Math.floor(spare / (texts.length - i))))

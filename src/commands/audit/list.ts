@@ -43,9 +43,9 @@ Each attempt at a checkout creation, void, refund, webhook change or customizati
     layout: {
       'amount.currency': {priority: 4},
       'amount.value': {priority: 3},
-      checkoutId: {kind: 'id', priority: 2},
+      checkoutId: {kind: 'id', priority: 1},
       code: {priority: 2},
-      operation: {priority: 1},
+      operation: {kind: 'id', priority: 1},
       outcome: {priority: 1},
       reason: {kind: 'text', priority: 2},
       refundId: {kind: 'id', priority: 4},

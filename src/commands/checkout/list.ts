@@ -39,7 +39,7 @@ The checkout service has no endpoint that lists checkouts, so this reads the aud
       checkoutId: {kind: 'id', priority: 1},
       createdAt: {priority: 1},
       currency: {priority: 3},
-      lastChange: {kind: 'text', priority: 2},
+      lastChange: {kind: 'text', priority: 3},
       reference: {kind: 'text', priority: 2},
     },
     list: 'checkouts',

@@ -9,13 +9,13 @@ import {OpsError, UsageError} from '../../errors.js'
 const CSV_COLUMNS = ['time', 'event', 'checkoutId', 'amount', 'currency', 'status', 'paymentStatus', 'answered', 'forward.status']
 /** In a terminal: one table row per delivery, fitted to its width (widths declared: rows come one at a time). */
 const TERMINAL_VIEW: View = {
-  columns: ['time', 'event', 'checkoutId', 'amount', 'status', 'answered', 'forwarded'],
+  columns: ['time', 'event', 'checkoutId', 'amount', 'status', 'answered'],
   fields: CSV_COLUMNS,
   layout: {
     amount: {min: 14, priority: 2},
     answered: {priority: 3},
     checkoutId: {kind: 'id', min: 36, priority: 1},
-    event: {min: 16, priority: 1},
+    event: {kind: 'id', min: 16, priority: 1},
     forwarded: {kind: 'text', priority: 2},
     status: {kind: 'text', min: 16, priority: 2},
     time: {priority: 1},
@@ -61,7 +61,8 @@ Listens on 127.0.0.1 (a free port unless --port) and prints one line per deliver
   static override view: View = {columns: CSV_COLUMNS}
 
   protected override get view(): View {
-    return this.terminalTable ? TERMINAL_VIEW : WebhookListen.view
+    if (!this.terminalTable) return WebhookListen.view
+    return this.flags?.['forward-to'] ? {...TERMINAL_VIEW, columns: [...TERMINAL_VIEW.columns!, 'forwarded']} : TERMINAL_VIEW
   }
 
   private get terminalTable(): boolean {
