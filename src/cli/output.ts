@@ -148,7 +148,7 @@ export class ListWriter {
 export function droppedNote(dropped: readonly string[], shown: readonly string[], view: Pick<View, 'layout'>, width: number): string {
   const ids = shown.filter((c) => view.layout?.[c]?.kind === 'id')
   const wanted = [...(ids.length > 0 ? ids : shown.slice(0, 1)), ...dropped]
-  return `Not shown to fit ${width} columns: ${dropped.join(', ')}; to see them: --columns ${wanted.join(',')}\n`
+  return `Left out to fit ${width} columns: ${dropped.join(', ')} (see them: --columns ${wanted.join(',')})\n`
 }
 
 /** Renders a whole document under its view (the document after `--query` has no view: `{}`). */

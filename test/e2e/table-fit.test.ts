@@ -102,7 +102,7 @@ describe.each([80, 120])('a terminal %i columns wide', (cols) => {
       expect(row).toContain('wokenAtNight, cough, wheeze')
     }
 
-    if (screen.lines[0].split(/ {2,}/).length < EVENT_HEADERS.length) expect(screen.stderr).toMatch(/^Not shown to fit \d+ columns: .+; to see them: --columns id,/m)
+    if (screen.lines[0].split(/ {2,}/).length < EVENT_HEADERS.length) expect(screen.stderr).toMatch(/^Left out to fit \d+ columns: .+ \(see them: --columns id,.+\)$/m)
   })
 
   it('audit list: time, operation, outcome and the checkout id whole', async () => {
@@ -127,21 +127,6 @@ describe.each([80, 120])('a terminal %i columns wide', (cols) => {
     for (const row of screen.lines.slice(1)) expect(row).toMatch(/^chk_[\da-f]{24} /)
   })
 
-  it('scenario run: the failed step and its message', async () => {
-    const file = join(dir, 'fails.yaml')
-    writeFileSync(file, 'steps:\n  - run: opsctl checkout get chk-not-there-at-all\n  - run: opsctl profile list\n')
-    const screen = await inTerminal(['scenario', 'run', file], cols)
-    expect(screen.code).toBe(1)
-    expectFits({...screen, code: 0}, cols, ['suite', 'name', 'operation', 'outcome', 'ms', 'detail'])
-    expect(screen.lines.find((l) => l.includes('failed'))).toContain('checkout get chk-not-there-at-all')
-  })
-
-  it('smoke --sandbox', async () => {
-    const screen = await inTerminal(['smoke', '--sandbox'], cols)
-    expectFits(screen, cols, ['suite', 'name', 'operation', 'outcome', 'ms', 'detail'])
-    expect(screen.lines.length).toBeGreaterThan(5)
-  })
-
   it('webhook listen --register: each delivery one line within the terminal', async () => {
     const screen = await inTerminal(['webhook', 'listen', '--register'], cols, async (stderr, type) => {
       const url = await until(() => /Listening on (\S+)/.exec(stderr())?.[1], 'the listener')
@@ -159,5 +144,30 @@ describe.each([80, 120])('a terminal %i columns wide', (cols) => {
     expectFits(screen, cols, ['time', 'event', 'checkoutId', 'amount', 'status', 'answered', 'forwarded'])
     const row = screen.lines.find((l) => l.includes('CHECKOUT_SUCCESS'))
     expect(row).toContain('f1c2d3e4-0000-4000-8000-00000000abcd')
+  })
+})
+
+describe('test reports (smoke, scenario run) at 80 and at 120 columns', () => {
+  it('scenario run: the failed step is named whole, with its message', async () => {
+    const file = join(dir, 'fails.yaml')
+    writeFileSync(file, 'steps:\n  - run: opsctl checkout get chk-not-there-at-all\n  - run: opsctl profile list\n')
+    for (const cols of [80, 120]) {
+      const screen = await inTerminal(['scenario', 'run', file], cols)
+      expect(screen.code).toBe(1)
+      expectFits({...screen, code: 0}, cols, ['suite', 'name', 'operation', 'outcome', 'ms', 'detail'])
+      expect(screen.lines.find((l) => l.includes('failed'))).toMatch(/checkout get chk-not-there-at-all .*failed .*exit 4/)
+    }
+  })
+
+  it('smoke --sandbox: at 120 columns every step name and request id whole', async () => {
+    for (const cols of [80, 120]) {
+      const screen = await inTerminal(['smoke', '--sandbox'], cols)
+      expectFits(screen, cols, ['suite', 'name', 'operation', 'outcome', 'ms', 'detail'])
+      expect(screen.lines.filter((l) => /\bpassed\b/.test(l))).toHaveLength(31)
+      if (cols === 120) {
+        expect(screen.lines.filter((l) => l.includes('…'))).toEqual([])
+        expect(screen.lines.filter((l) => /[\da-f]{8}-[\da-f]{4}-[\da-f]{4}-[\da-f]{4}-[\da-f]{12}$/.test(l)).length).toBeGreaterThan(20)
+      }
+    }
   })
 })

@@ -36,7 +36,7 @@ export interface Fit {
   truncate: boolean
   /** Per column name. */
   layout?: Readonly<Record<string, ColumnLayout>>
-  /** Columns the user chose (`--columns`): none is left out, they shrink to their headers instead. */
+  /** Columns the user chose (`--columns`): left out only when they cannot fit, not to keep free text whole. */
   chosen?: boolean
 }
 
@@ -151,26 +151,21 @@ export function layoutTable(names: readonly string[], headers: readonly string[]
   if (!fit.truncate) return {dropped: [], shown: columns.map((c) => ({index: c.index, shortTimes: false, width: c.natural}))}
 
   // Which columns: by priority (then their order), each one that still fits at its narrowest.
-  let shown: Column[]
-  if (fit.chosen) shown = columns
-  else {
-    const kept = new Set<Column>()
-    let used = -GAP
-    for (const c of [...columns].sort((a, b) => a.priority - b.priority || a.index - b.index)) {
-      if (kept.size > 0 && used + GAP + c.min > fit.width) continue
-      kept.add(c)
-      used += GAP + c.min
-    }
-
-    shown = columns.filter((c) => kept.has(c))
+  const kept = new Set<Column>()
+  let used = -GAP
+  for (const c of [...columns].sort((a, b) => a.priority - b.priority || a.index - b.index)) {
+    if (kept.size > 0 && used + GAP + c.min > fit.width) continue
+    kept.add(c)
+    used += GAP + c.min
   }
+
+  let shown = columns.filter((c) => kept.has(c))
 
   size(shown, fit.width)
   // A cell cut while a column of lower priority is shown: that column is left out instead.
   while (!fit.chosen) {
-    // Only a cell that leaving them out would show whole: a message longer than the terminal is cut anyway.
-    const freed = (c: Column) => shown.filter((s) => s.priority > c.priority).reduce((sum, s) => sum + s.width + GAP, 0)
-    const cut = shown.filter((c) => (c.kind === 'text' || c.kind === 'value') && c.width < c.natural && c.natural - c.width <= freed(c))
+    // Only cells that fit in half the terminal: a long message is cut anyway, and leaves the other columns be.
+    const cut = shown.filter((c) => (c.kind === 'text' || c.kind === 'value') && c.width < c.natural && c.natural <= fit.width / 2)
     const before = Math.min(...cut.map((c) => c.priority))
     const out = shown.findLast((c) => c.priority > before && c.priority === Math.max(...shown.map((s) => s.priority)))
     if (cut.length === 0 || !out) break
@@ -214,7 +209,7 @@ function renderRow(row: readonly string[], layout: Layout, truncate: boolean): s
 /** Widths of the `shown` columns within `width`: each at its narrowest, then the spare room shared out. */
 function size(shown: Column[], width: number): void {
   for (const c of shown) c.width = c.min
-  // Chosen columns that do not fit shrink further, to their headers; ids and times stay whole.
+  // A first column too wide alone shrinks to its header; ids and times stay whole.
   if (total(shown.map((c) => c.width)) > width) {
     for (const c of shown) if (c.kind === 'text' || c.kind === 'value') c.width = Math.min(c.width, c.headerWidth)
   }
@@ -232,7 +227,13 @@ function size(shown: Column[], width: number): void {
   for (const c of shown) if (c.kind === 'time' && spare >= c.natural - c.width) grow(c, c.natural)
   const texts = shown.filter((c) => c.kind === 'text')
   // Free text shares what is left, the narrowest satisfied first.
-  for (const [i, c] of [...texts].sort((a, b) => a.natural - b.natural).entries()) grow(c, Math.min(c.natural, c.width + Math.floor(spare / (texts.length - i))))
+  let budget = spare + texts.reduce((sum, c) => sum + c.width, 0)
+  for (const [i, c] of [...texts].sort((a, b) => a.natural - b.natural).entries()) {
+    const share = Math.max(c.width, Math.min(c.natural, Math.floor(budget / (texts.length - i))))
+    grow(c, share)
+    budget -= c.width
+  }
+
   for (const c of texts) grow(c, c.natural)
   // The last column may take the rest: trailing spaces are trimmed, and a later page may be longer.
   const last = shown.at(-1)
