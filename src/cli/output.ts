@@ -2,10 +2,12 @@
  * The one way data reaches stdout: a command's JSON document, rendered under its view
  * (./output/view.ts). `json` is the document; `ndjson` one element of its list per line; `table`
  * an aligned table in a terminal and tab-separated lines with a header in a pipe (like gh);
- * `csv` comma-separated. Terminal tables are ./output/table.ts; CSV (csv-stringify) loads only when asked for.
+ * `csv` comma-separated. Terminal tables (./output/table.ts, with string-width) and CSV (csv-stringify)
+ * load only when asked for.
  */
 import {type CellStyle, cellText, headerText, rowCells} from './output/cells.js'
-import {keyValueTable, TableStream} from './output/table.js'
+import type {TableStream} from './output/table.js'
+import {shortTableTime} from './output/times.js'
 import {layoutOf, listOf, type Row, type View} from './output/view.js'
 
 export const FORMATS = ['table', 'json', 'ndjson', 'csv'] as const
@@ -133,7 +135,8 @@ export class ListWriter {
     }
 
     const chosen = Boolean(this.mode.columns && this.mode.columns.length > 0)
-    const fit = {chosen, layout: layoutOf(this.view), truncate: this.mode.truncate, width: this.mode.width}
+    const fit = {chosen, layout: layoutOf(this.view), shortTime: shortTableTime, truncate: this.mode.truncate, width: this.mode.width}
+    const {TableStream} = await import('./output/table.js')
     this.table ??= new TableStream(this.columns!, columns, fit, this.sinks.out, this.mode.headers !== false, (dropped, shown) =>
       this.sinks.err(droppedNote(dropped, shown, this.view, this.mode.width)),
     )
@@ -219,6 +222,7 @@ async function writeRaw(rows: Scalar[][], mode: OutputMode, sinks: Sinks): Promi
 
   // One value a line as it is; several a line separated by tabs, a terminal's table aligned.
   if (mode.terminal && cells.some((r) => r.length > 1)) {
+    const {TableStream} = await import('./output/table.js')
     const names = cells[0].map(() => '')
     new TableStream(names, names, {chosen: true, truncate: mode.truncate, width: mode.width}, sinks.out, false).page(cells)
     return
@@ -242,5 +246,11 @@ async function writeRecord(record: Row, keys: string[], mode: OutputMode, sinks:
   }
 
   const pairs = keys.map((k, i): [string, string] => [headerText(k), values[i]])
-  sinks.out(terminalTable ? keyValueTable(pairs, mode.width) + '\n' : await separated(pairs, '\t'))
+  if (terminalTable) {
+    const {keyValueTable} = await import('./output/table.js')
+    sinks.out(keyValueTable(pairs, mode.width) + '\n')
+    return
+  }
+
+  sinks.out(await separated(pairs, '\t'))
 }

@@ -5,11 +5,12 @@
 import {describe, expect, it} from 'vitest'
 
 import {displayWidth, TableStream} from '../../src/cli/output/table.js'
+import {shortTableTime} from '../../src/cli/output/times.js'
 
 function draw(names: string[], rows: string[][], width: number, layout = {}, chosen = false): {dropped: string[]; lines: string[]} {
   let out = ''
   let dropped: string[] = []
-  new TableStream(names, names, {chosen, layout, truncate: true, width}, (t) => (out += t), true, (d) => (dropped = d)).page(rows)
+  new TableStream(names, names, {chosen, layout, shortTime: shortTableTime, truncate: true, width}, (t) => (out += t), true, (d) => (dropped = d)).page(rows)
   return {dropped, lines: out.trimEnd().split('\n')}
 }
 

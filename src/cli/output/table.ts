@@ -14,8 +14,6 @@
  */
 import stringWidth from 'string-width'
 
-import {shortTableTime, TABLE_TIME} from './times.js'
-
 const GAP = 2
 const SPACES = ' '.repeat(GAP)
 
@@ -36,6 +34,8 @@ export interface Fit {
   truncate: boolean
   /** Per column name. */
   layout?: Readonly<Record<string, ColumnLayout>>
+  /** The shorter form of a cell that is a time (./times.ts `shortTableTime`), else undefined. */
+  shortTime?: (cell: string) => string | undefined
   /** Columns the user chose (`--columns`): left out only when they cannot fit, not to keep free text whole. */
   chosen?: boolean
 }
@@ -129,9 +129,10 @@ export function layoutTable(names: readonly string[], headers: readonly string[]
       const w = displayWidth(cell)
       if (w > natural) natural = w
       if (cell === '') continue
-      if (TABLE_TIME.test(cell)) {
+      const shorter = fit.shortTime?.(cell)
+      if (shorter !== undefined) {
         times++
-        short = Math.max(short, w - 5)
+        short = Math.max(short, displayWidth(shorter))
       } else {
         others++
         short = Math.max(short, w)
@@ -187,12 +188,13 @@ export function layoutTable(names: readonly string[], headers: readonly string[]
   return {dropped, shown: shown.map((c) => ({index: c.index, shortTimes: c.shortTimes, width: c.width}))}
 }
 
-function renderRow(row: readonly string[], layout: Layout, truncate: boolean): string {
+function renderRow(row: readonly string[], layout: Layout, fit: Pick<Fit, 'shortTime' | 'truncate'>): string {
+  const {truncate} = fit
   if (truncate) {
     let line = ''
     for (const [i, c] of layout.shown.entries()) {
       let cell = row[c.index] ?? ''
-      if (c.shortTimes && TABLE_TIME.test(cell)) cell = shortTableTime(cell)
+      if (c.shortTimes) cell = fit.shortTime?.(cell) ?? cell
       line += (i === 0 ? '' : SPACES) + fitCell(cell, c.width)
     }
 
@@ -272,10 +274,10 @@ export class TableStream {
         )
       }
 
-      if (this.showHeaders) lines.push(renderRow(this.headers, {...this.layout, shown: this.layout.shown.map((c) => ({...c, shortTimes: false}))}, true))
+      if (this.showHeaders) lines.push(renderRow(this.headers, {...this.layout, shown: this.layout.shown.map((c) => ({...c, shortTimes: false}))}, {truncate: true}))
     }
 
-    for (const row of rows) lines.push(renderRow(row, this.layout, this.fit.truncate))
+    for (const row of rows) lines.push(renderRow(row, this.layout, this.fit))
     this.write(lines.join('\n') + '\n')
   }
 }
@@ -291,5 +293,5 @@ export function keyValueTable(pairs: [string, string][], width: number): string 
       {index: 1, shortTimes: false, width: valueWidth},
     ],
   }
-  return pairs.map((pair) => renderRow(pair, layout, false)).join('\n')
+  return pairs.map((pair) => renderRow(pair, layout, {truncate: false})).join('\n')
 }

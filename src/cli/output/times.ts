@@ -97,9 +97,12 @@ export function localTime(iso: string, zone: string | undefined, style: TimeStyl
 }
 
 /** A time as a table shows it (`localTime(..., 'table')`). */
-export const TABLE_TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2} (?:UTC|[+-]\d{2}:\d{2})$/
+const TABLE_TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2} (?:UTC|[+-]\d{2}:\d{2})$/
 
-/** `2026-03-01 23:30 +08:00` without its year, `03-01 23:30 +08:00`: what a narrow table drops rather than cut a time. */
-export function shortTableTime(text: string): string {
-  return text.slice(5)
+/**
+ * A table's time without its year, `2026-03-01 23:30 +08:00` as `03-01 23:30 +08:00`: what a
+ * narrow table drops rather than cut a time. Undefined for a cell that is not a time.
+ */
+export function shortTableTime(cell: string): string | undefined {
+  return TABLE_TIME.test(cell) ? cell.slice(5) : undefined
 }
