@@ -5,8 +5,9 @@
  * `csv` comma-separated. Terminal tables (./output/table.ts, with string-width) and CSV (csv-stringify)
  * load only when asked for.
  */
-import {type CellStyle, cellText, headerText, rowCells} from './output/cells.js'
 import type {TableStream} from './output/table.js'
+
+import {type CellStyle, cellText, headerText, rowCells} from './output/cells.js'
 import {shortTableTime} from './output/times.js'
 import {layoutOf, listOf, type Row, type View} from './output/view.js'
 

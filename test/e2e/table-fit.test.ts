@@ -114,7 +114,7 @@ describe.each([80, 120])('a terminal %i columns wide', (cols) => {
 
     const screen = await inTerminal(['audit', 'list'], cols)
     expectFits(screen, cols, ['time', 'operation', 'outcome', 'status', 'code', 'amount.value', 'amount.currency', 'reason', 'checkoutId', 'refundId', 'webhookId'])
-    expect(screen.lines[0]).toMatch(/ operation  .* checkoutId(?: |$)/)
+    expect(screen.lines[0]).toMatch(/ operation {2}.* checkoutId(?: |$)/)
     expect(screen.lines.filter((l) => / initiateCheckout /.test(l))).not.toEqual([])
     for (const row of screen.lines.filter((l) => l.includes('chk_'))) expect(row).toMatch(/ chk_[\da-f]{24}(?: |$)/)
     for (const row of screen.lines.slice(1)) expect(row).toMatch(/^\S*\d{2}-\d{2} \d{2}:\d{2} (?:UTC|[+-]\d{2}:\d{2}) /)

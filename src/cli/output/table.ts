@@ -84,6 +84,7 @@ export function wrapCell(text: string, width: number): string[] {
     lines.push(taken + ' '.repeat(Math.max(0, width - shown)))
     rest = rest.slice(taken.length)
   } while (rest.length > 0)
+
   return lines
 }
 
