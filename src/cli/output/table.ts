@@ -90,7 +90,6 @@ export function wrapCell(text: string, width: number): string[] {
 
 interface Column {
   index: number
-  header: string
   headerWidth: number
   kind: 'id' | 'text' | 'time' | 'value'
   priority: number
@@ -140,14 +139,16 @@ export function layoutTable(names: readonly string[], headers: readonly string[]
       }
     }
 
-    if (declared.min) short = Math.max(short, declared.min)
-
     // A declared width holds for values of later pages too (a listener's rows come one at a time).
-    if (declared.min) natural = Math.max(natural, declared.min)
+    if (declared.min) {
+      short = Math.max(short, declared.min)
+      natural = Math.max(natural, declared.min)
+    }
+
     const kind = times > 0 && others === 0 ? 'time' : (declared.kind ?? 'value')
     if (kind !== 'time') short = natural
     const min = kind === 'id' || kind === 'time' ? short : Math.max(headerWidth, Math.min(natural, declared.min ?? (kind === 'text' ? 10 : 8)))
-    return {header: headers[index], headerWidth, index, kind, min, natural, priority: declared.priority ?? 2, short, shortTimes: false, width: natural}
+    return {headerWidth, index, kind, min, natural, priority: declared.priority ?? 2, short, shortTimes: false, width: natural}
   })
 
   if (!fit.truncate) return {dropped: [], shown: columns.map((c) => ({index: c.index, shortTimes: false, width: c.natural}))}
