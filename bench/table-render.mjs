@@ -2,7 +2,8 @@
 /**
  * `events list me --all` over 20,000 seeded events in the default format, in a pseudo-terminal
  * (`script -qec`, 120 columns, so it is the aligned table) and piped (tab-separated), next to
- * `--output ndjson`: wall time and the CLI's peak memory (its own process.resourceUsage().maxRSS).
+ * `--output ndjson`: wall time, the CLI's CPU time (user + system) and peak memory (its own
+ * process.resourceUsage()). The widest line is measured on stdout's lines as shown (after a `\r`).
  *
  *   npm run build && node bench/table-render.mjs [count]
  *
@@ -20,6 +21,8 @@ const ROOT = resolve(import.meta.dirname, '..')
 const BIN = join(ROOT, 'bin/run.js')
 const COUNT = Number(process.argv[2] ?? 20_000)
 const LIMIT_MS = 3000
+/** CPU time of the CLI for the whole listing (issue 21: 20,000 rows in a pseudo-terminal within 2 s of CPU). */
+const CPU_LIMIT_MS = 2000
 
 function cleanEnv(extra) {
   const env = {}
@@ -43,13 +46,13 @@ function run(argv, env, {terminal}) {
   writeFileSync(
     wrapper,
     `process.argv = [process.argv[0], ${JSON.stringify(BIN)}, ...${JSON.stringify(argv)}];
-     process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(rssFile)}, String(process.resourceUsage().maxRSS)));
+     process.on('exit', () => { const u = process.resourceUsage(); require('node:fs').writeFileSync(${JSON.stringify(rssFile)}, JSON.stringify({cpuMs: Math.round((u.userCPUTime + u.systemCPUTime) / 1000), maxRSS: u.maxRSS})) });
      import {createRequire} from 'node:module'; const require = createRequire(import.meta.url);
      await import(${JSON.stringify(BIN)});\n`,
   )
   const quoted = (s) => `'${s.replaceAll("'", "'\\''")}'`
   const [cmd, args] = terminal
-    ? ['script', ['-qec', `stty cols 120; ${quoted(process.execPath)} ${quoted(wrapper)}`, '/dev/null']]
+    ? ['script', ['-qec', `stty cols 120; ${quoted(process.execPath)} ${quoted(wrapper)} 2>/dev/null`, '/dev/null']]
     : [process.execPath, [wrapper]]
   return new Promise((ok, fail) => {
     const started = performance.now()
@@ -62,15 +65,15 @@ function run(argv, env, {terminal}) {
       const parts = (partial + chunk).split('\n')
       partial = parts.pop()
       lines += parts.length
-      for (const p of parts) widest = Math.max(widest, p.replace(/\r$/, '').length)
+      for (const p of parts) widest = Math.max(widest, p.replace(/\r$/, '').split('\r').at(-1).length)
     })
     child.stderr.on('data', (d) => (stderr += d))
     child.once('error', fail)
     child.once('close', (code) => {
       const ms = performance.now() - started
-      const rssKb = Number(readFileSync(rssFile, 'utf8'))
+      const {cpuMs, maxRSS} = JSON.parse(readFileSync(rssFile, 'utf8'))
       rmSync(dir, {force: true, recursive: true})
-      ok({code, lines: lines + (partial ? 1 : 0), maxRssMb: Math.round(rssKb / 1024), ms: Math.round(ms), stderr, widest})
+      ok({code, cpuMs, lines: lines + (partial ? 1 : 0), maxRssMb: Math.round(maxRSS / 1024), ms: Math.round(ms), stderr, widest})
     })
   })
 }
@@ -97,14 +100,14 @@ try {
     tsv: await run(['events', 'list', 'me', '--all'], env, {terminal: false}),
     ndjson: await run(['events', 'list', 'me', '--all', '--output', 'ndjson'], env, {terminal: false}),
   }
-  const report = {events: COUNT, limitMs: LIMIT_MS}
+  const report = {events: COUNT, limitMs: LIMIT_MS, cpuLimitMs: CPU_LIMIT_MS}
   for (const [name, r] of Object.entries(results)) {
     if (r.code !== 0) throw new Error(`${name} failed (exit ${r.code}): ${r.stderr}`)
-    report[name] = {ms: r.ms, peakRssMb: r.maxRssMb, lines: r.lines, widestLine: r.widest, underLimit: r.ms < LIMIT_MS}
+    report[name] = {ms: r.ms, cpuMs: r.cpuMs, peakRssMb: r.maxRssMb, lines: r.lines, widestLine: r.widest, underLimit: r.ms < LIMIT_MS && r.cpuMs < CPU_LIMIT_MS}
   }
 
   console.log(JSON.stringify(report, null, 2))
-  if (!Object.values(results).every((r) => r.ms < LIMIT_MS)) process.exitCode = 1
+  if (!Object.values(results).every((r) => r.ms < LIMIT_MS && r.cpuMs < CPU_LIMIT_MS)) process.exitCode = 1
 } finally {
   sandbox.child.kill('SIGTERM')
   rmSync(configDir, {force: true, recursive: true})

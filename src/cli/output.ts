@@ -2,11 +2,14 @@
  * The one way data reaches stdout: a command's JSON document, rendered under its view
  * (./output/view.ts). `json` is the document; `ndjson` one element of its list per line; `table`
  * an aligned table in a terminal and tab-separated lines with a header in a pipe (like gh);
- * `csv` comma-separated. Tables (cli-table3) and CSV (csv-stringify) load only when asked for.
+ * `csv` comma-separated. Terminal tables (./output/table.ts, with string-width) and CSV (csv-stringify)
+ * load only when asked for.
  */
+import type {TableStream} from './output/table.js'
+
 import {type CellStyle, cellText, headerText, rowCells} from './output/cells.js'
-import {keyValueTable, TableStream} from './output/table.js'
-import {listOf, type Row, type View} from './output/view.js'
+import {shortTableTime} from './output/times.js'
+import {layoutOf, listOf, type Row, type View} from './output/view.js'
 
 export const FORMATS = ['table', 'json', 'ndjson', 'csv'] as const
 export type Format = (typeof FORMATS)[number]
@@ -66,7 +69,7 @@ export class ListWriter {
 
   constructor(
     private readonly mode: OutputMode,
-    private readonly view: Pick<View, 'columns' | 'freeText'> = {},
+    private readonly view: Pick<View, 'columns' | 'freeText' | 'layout'> = {},
     private readonly sinks: Sinks = processSinks,
   ) {
     const chosen = mode.columns && mode.columns.length > 0 ? mode.columns : view.columns
@@ -132,10 +135,24 @@ export class ListWriter {
       return
     }
 
-    const fit = {freeText: this.view.freeText, truncate: this.mode.truncate, width: this.mode.width}
-    this.table ??= new TableStream(columns, fit, this.sinks.out, this.mode.headers !== false)
-    await this.table.page(cells)
+    const chosen = Boolean(this.mode.columns && this.mode.columns.length > 0)
+    const fit = {chosen, layout: layoutOf(this.view), shortTime: shortTableTime, truncate: this.mode.truncate, width: this.mode.width}
+    const {TableStream} = await import('./output/table.js')
+    this.table ??= new TableStream(this.columns!, columns, fit, this.sinks.out, this.mode.headers !== false, (dropped, shown) =>
+      this.sinks.err(droppedNote(dropped, shown, this.view, this.mode.width)),
+    )
+    this.table.page(cells)
   }
+}
+
+/**
+ * The one stderr line naming the columns left out to fit, with the `--columns` that shows them:
+ * the ids shown (to know which row is which) and the columns left out.
+ */
+export function droppedNote(dropped: readonly string[], shown: readonly string[], view: Pick<View, 'layout'>, width: number): string {
+  const ids = shown.filter((c) => view.layout?.[c]?.kind === 'id')
+  const wanted = [...(ids.length > 0 ? ids : shown.slice(0, 1)), ...dropped]
+  return `Left out to fit ${width} columns: ${dropped.join(', ')} (see them: --columns ${wanted.join(',')})\n`
 }
 
 /** Renders a whole document under its view (the document after `--query` has no view: `{}`). */
@@ -206,8 +223,9 @@ async function writeRaw(rows: Scalar[][], mode: OutputMode, sinks: Sinks): Promi
 
   // One value a line as it is; several a line separated by tabs, a terminal's table aligned.
   if (mode.terminal && cells.some((r) => r.length > 1)) {
-    const table = new TableStream(cells[0].map(() => ''), {truncate: mode.truncate, width: mode.width}, sinks.out, false)
-    await table.page(cells)
+    const {TableStream} = await import('./output/table.js')
+    const names = cells[0].map(() => '')
+    new TableStream(names, names, {chosen: true, truncate: mode.truncate, width: mode.width}, sinks.out, false).page(cells)
     return
   }
 
@@ -229,5 +247,11 @@ async function writeRecord(record: Row, keys: string[], mode: OutputMode, sinks:
   }
 
   const pairs = keys.map((k, i): [string, string] => [headerText(k), values[i]])
-  sinks.out(terminalTable ? (await keyValueTable(pairs, mode.width)) + '\n' : await separated(pairs, '\t'))
+  if (terminalTable) {
+    const {keyValueTable} = await import('./output/table.js')
+    sinks.out(keyValueTable(pairs, mode.width) + '\n')
+    return
+  }
+
+  sinks.out(await separated(pairs, '\t'))
 }

@@ -1,7 +1,6 @@
 import {describe, expect, it} from 'vitest'
 
 import {ListWriter, type OutputMode, renderDocument} from '../../src/cli/output.js'
-import {fitWidths} from '../../src/cli/output/table.js'
 import {localTime} from '../../src/cli/output/times.js'
 import {getPath} from '../../src/services/dot-path.js'
 
@@ -112,12 +111,6 @@ describe('tables that fit', () => {
     const {out} = await render([long], {...terminal, truncate: false, width: 40})
     expect(out).not.toContain('…')
     expect(out).toContain(long.note)
-  })
-
-  it('fitWidths gives way in order: free text, then headers wider than values, then the widest', () => {
-    expect(fitWidths(['id', 'note'], [10, 100], {freeText: ['note'], truncate: true, width: 30})).toEqual([10, 18])
-    expect(fitWidths(['nightEvent', 'id'], [5, 20], {truncate: true, width: 27})).toEqual([5, 20])
-    expect(fitWidths(['a', 'b'], [50, 50], {truncate: true, width: 40})).toEqual([19, 19])
   })
 
   it('streams page by page with the widths of the first page (bench/table-render.mjs times 20,000 rows)', async () => {

@@ -1,154 +1,299 @@
 /**
- * Tables like gh's, rendered by cli-table3 without boxes, rules or padding: two spaces between
- * columns. Rows come in pages; the first page fixes the column widths (fitted to the terminal),
- * and each page is one small cli-table3 table with those widths, so time stays linear in rows
- * (cli-table3 lays out a whole table at once, quadratically in its rows). Pages of plain cells
- * skip cli-table3's measuring (`plainLines`), to the same text.
+ * Tables like gh's: no boxes or rules, two spaces between columns, fitted to the terminal.
+ *
+ * Each column has a kind and a priority (declared by the view, ./view.ts `layout`): ids are never
+ * cut (people copy them into the next command), times are never cut (the year goes first), free
+ * text shrinks first, headers are never cut. When even the narrowest columns do not fit, the
+ * columns of lowest priority are left out and named (`onDropped`). Spare room goes back to times,
+ * then to the other values, then to free text, so a wide terminal shows whole cells.
+ *
+ * Rows come in pages; the first page fixes the layout and every page is written at once, so time
+ * stays linear in rows. Every cell goes through one path whatever its characters: widths are
+ * display widths (string-width: wide characters count two, combining marks none) and cells are
+ * cut between graphemes.
  */
-import type CliTable3 from 'cli-table3'
+import stringWidth from 'string-width'
 
 const GAP = 2
-const CHARS = {
-  bottom: '',
-  'bottom-left': '',
-  'bottom-mid': '',
-  'bottom-right': '',
-  left: '',
-  'left-mid': '',
-  mid: '',
-  'mid-mid': '',
-  middle: ' '.repeat(GAP),
-  right: '',
-  'right-mid': '',
-  top: '',
-  'top-left': '',
-  'top-mid': '',
-  'top-right': '',
-}
-const STYLE = {border: [], compact: true, head: [], 'padding-left': 0, 'padding-right': 0}
+const SPACES = ' '.repeat(GAP)
 
-type TableClass = typeof CliTable3
-
-let loaded: TableClass | undefined
-async function tableClass(): Promise<TableClass> {
-  loaded ??= (await import('cli-table3')).default
-  return loaded
+/** How a column gives way when the table is too wide for the terminal. */
+export interface ColumnLayout {
+  /** `id`: never cut (ids and names people type into the next command). `text`: free text, shrinks first. `value` (default): shrinks after free text. */
+  kind?: 'id' | 'text' | 'value'
+  /** 1 is kept longest; when the table cannot fit, the highest numbers are left out first. Default 2. */
+  priority?: number
+  /** The narrowest the column may get before it is left out instead (never below its header). */
+  min?: number
 }
 
 export interface Fit {
   /** Terminal width in columns. */
   width: number
-  /** Shorten cells (with …) so lines fit; off: keep widths from the first page and wrap longer cells. */
+  /** Shorten cells (with …) so lines fit; off: keep every column at its widest and wrap longer cells. */
   truncate: boolean
-  /** Columns shortened first. */
-  freeText?: readonly string[]
+  /** Per column name. */
+  layout?: Readonly<Record<string, ColumnLayout>>
+  /** The shorter form of a cell that is a time (./times.ts `shortTableTime`), else undefined. */
+  shortTime?: (cell: string) => string | undefined
+  /** Columns the user chose (`--columns`): left out only when they cannot fit, not to keep free text whole. */
+  chosen?: boolean
 }
 
-/**
- * Column widths within `fit.width`, from the widest value of each column (`values`): the widest
- * free-text column gives way first, then headers longer than their values, then the widest of
- * any column, never below what `…` needs.
- */
-export function fitWidths(columns: readonly string[], values: number[], fit: Fit): number[] {
-  const widths = columns.map((c, i) => Math.max(c.length, values[i], 1))
-  if (!fit.truncate) return widths
-  const free = new Set(fit.freeText ?? [])
-  const total = () => widths.reduce((a, b) => a + b, 0) + GAP * (widths.length - 1)
-  const passes: [(i: number) => number][] = [
-    [(i) => (free.has(columns[i]) ? 8 : widths[i])],
-    [(i) => Math.max(values[i], 4)],
-    [() => 6],
-    [() => 1],
-  ]
-  for (const [floor] of passes) {
-    while (total() > fit.width) {
-      let widest = -1
-      for (let i = 0; i < widths.length; i++) if (widths[i] > floor(i) && (widest < 0 || widths[i] > widths[widest])) widest = i
-      if (widest < 0) break
-      widths[widest]--
-    }
-  }
-
-  return widths
-}
-
-const trimLines = (text: string) => text.replaceAll(/ +$/gm, '')
-
-/** Printable ASCII: one terminal column per character, nothing for a terminal to interpret. */
+/** Printable ASCII: one column a character, one grapheme a character (the common case, measured at once). */
 const PLAIN = /^[\u0020-\u007E]*$/
+const segmenter = new Intl.Segmenter()
 
-/**
- * The lines cli-table3 draws for rows of plain cells that each fit on one line (truncated cells
- * end in `…`), without its per-cell cost: it measures every cell several times with string-width,
- * ~0.05 ms a cell, 10 s for 20,000 events. Undefined when any cell needs cli-table3 (wide or
- * control characters, a cell to wrap): then cli-table3 draws the page. test/unit/table-page.test.ts
- * checks that both give the same text.
- */
-export function plainLines(rows: readonly string[][], widths: readonly number[], truncate: boolean): string | undefined {
-  const gap = ' '.repeat(GAP)
-  const lines: string[] = []
-  for (const row of rows) {
-    const cells: string[] = []
-    for (const [i, width] of widths.entries()) {
-      const cell = row[i] ?? ''
-      // Without truncation cli-table3 wraps cells, and its wrapping drops a leading space.
-      if (!PLAIN.test(cell) || (!truncate && (cell.length > width || cell.startsWith(' ')))) return undefined
-      cells.push(cell.length > width ? cell.slice(0, width - 1) + '…' : cell.padEnd(width))
-    }
+/** Columns a terminal needs to show `text` (control characters are escaped before they get here). */
+export function displayWidth(text: string): number {
+  return PLAIN.test(text) ? text.length : stringWidth(text)
+}
 
-    lines.push(cells.join(gap).trimEnd())
+/** The graphemes of `text` that fill at most `width` columns, and the columns they fill. */
+function head(text: string, width: number): [string, number] {
+  if (PLAIN.test(text)) return [text.slice(0, width), Math.min(width, text.length)]
+  let used = 0
+  let end = 0
+  for (const {index, segment} of segmenter.segment(text)) {
+    const w = stringWidth(segment)
+    if (used + w > width) return [text.slice(0, index), used]
+    used += w
+    end = index + segment.length
   }
 
+  return [text.slice(0, end), used]
+}
+
+/** `text` in exactly `width` columns: padded, or cut with `…`. */
+export function fitCell(text: string, width: number): string {
+  const w = displayWidth(text)
+  if (w <= width) return text + ' '.repeat(width - w)
+  const [kept, used] = head(text, Math.max(0, width - 1))
+  return kept + '…' + ' '.repeat(Math.max(0, width - 1 - used))
+}
+
+/** `text` as lines of exactly `width` columns (`--no-truncate`). */
+export function wrapCell(text: string, width: number): string[] {
+  const lines: string[] = []
+  let rest = text
+  do {
+    const [kept, used] = head(rest, Math.max(1, width))
+    // A character wider than the column still takes a line of its own.
+    const taken = kept.length > 0 ? kept : (segmenter.segment(rest)[Symbol.iterator]().next().value?.segment ?? rest)
+    const shown = kept.length > 0 ? used : displayWidth(taken)
+    lines.push(taken + ' '.repeat(Math.max(0, width - shown)))
+    rest = rest.slice(taken.length)
+  } while (rest.length > 0)
+
+  return lines
+}
+
+interface Column {
+  index: number
+  headerWidth: number
+  kind: 'id' | 'text' | 'time' | 'value'
+  priority: number
+  /** Widest cell of the first page, or the header. */
+  natural: number
+  /** Widest with times shortened. */
+  short: number
+  min: number
+  width: number
+  /** Times shown without the year. */
+  shortTimes: boolean
+}
+
+export interface Layout {
+  /** The columns shown, in their order, with their widths. */
+  shown: {index: number; shortTimes: boolean; width: number}[]
+  /** Indexes of the columns left out. */
+  dropped: number[]
+}
+
+const total = (widths: number[]) => (widths.length === 0 ? 0 : widths.reduce((a, b) => a + b, 0) + GAP * (widths.length - 1))
+
+/**
+ * The layout of a table of `names` (headers `headers`) whose first page is `rows`.
+ * Deterministic in its input; linear in cells.
+ */
+export function layoutTable(names: readonly string[], headers: readonly string[], rows: readonly string[][], fit: Fit): Layout {
+  const columns: Column[] = names.map((name, index) => {
+    const declared = fit.layout?.[name] ?? {}
+    const headerWidth = displayWidth(headers[index])
+    let natural = headerWidth
+    let short = headerWidth
+    let times = 0
+    let others = 0
+    for (const row of rows) {
+      const cell = row[index] ?? ''
+      const w = displayWidth(cell)
+      if (w > natural) natural = w
+      if (cell === '') continue
+      const shorter = fit.shortTime?.(cell)
+      if (shorter !== undefined) {
+        times++
+        short = Math.max(short, displayWidth(shorter))
+      } else {
+        others++
+        short = Math.max(short, w)
+      }
+    }
+
+    // A declared width holds for values of later pages too (a listener's rows come one at a time).
+    if (declared.min) {
+      short = Math.max(short, declared.min)
+      natural = Math.max(natural, declared.min)
+    }
+
+    const kind = times > 0 && others === 0 ? 'time' : (declared.kind ?? 'value')
+    if (kind !== 'time') short = natural
+    const min = kind === 'id' || kind === 'time' ? short : Math.max(headerWidth, Math.min(natural, declared.min ?? (kind === 'text' ? 10 : 8)))
+    return {headerWidth, index, kind, min, natural, priority: declared.priority ?? 2, short, shortTimes: false, width: natural}
+  })
+
+  if (!fit.truncate) return {dropped: [], shown: columns.map((c) => ({index: c.index, shortTimes: false, width: c.natural}))}
+
+  // Which columns: by priority (then their order), each one that still fits at its narrowest.
+  const kept = new Set<Column>()
+  let used = -GAP
+  for (const c of [...columns].sort((a, b) => a.priority - b.priority || a.index - b.index)) {
+    if (kept.size > 0 && used + GAP + c.min > fit.width) continue
+    kept.add(c)
+    used += GAP + c.min
+  }
+
+  let shown = columns.filter((c) => kept.has(c))
+
+  size(shown, fit.width)
+  // A cell cut while a column of lower priority is shown: that column is left out instead.
+  while (!fit.chosen) {
+    // Only cells that fit in half the terminal: a long message is cut anyway, and leaves the other columns be.
+    const cut = shown.filter((c) => (c.kind === 'text' || c.kind === 'value') && c.width < c.natural && c.natural <= fit.width / 2)
+    const before = Math.min(...cut.map((c) => c.priority))
+    const out = shown.findLast((c) => c.priority > before && c.priority === Math.max(...shown.map((s) => s.priority)))
+    if (cut.length === 0 || !out) break
+    shown = shown.filter((c) => c !== out)
+    size(shown, fit.width)
+  }
+
+  // Room left: a column left out comes back when it costs no other column a character.
+  for (const c of fit.chosen ? [] : [...columns].sort((a, b) => a.priority - b.priority || a.index - b.index)) {
+    if (shown.includes(c)) continue
+    const before = new Map(shown.map((s) => [s, s.width]))
+    const trial = columns.filter((s) => s === c || shown.includes(s))
+    size(trial, fit.width)
+    if (total(trial.map((s) => s.width)) <= fit.width && shown.every((s) => s.width >= before.get(s)!)) shown = trial
+    size(shown, fit.width)
+  }
+
+  const dropped = columns.filter((c) => !shown.includes(c)).map((c) => c.index)
+  return {dropped, shown: shown.map((c) => ({index: c.index, shortTimes: c.shortTimes, width: c.width}))}
+}
+
+function renderRow(row: readonly string[], layout: Layout, fit: Pick<Fit, 'shortTime' | 'truncate'>): string {
+  const {truncate} = fit
+  if (truncate) {
+    let line = ''
+    for (const [i, c] of layout.shown.entries()) {
+      let cell = row[c.index] ?? ''
+      if (c.shortTimes) cell = fit.shortTime?.(cell) ?? cell
+      line += (i === 0 ? '' : SPACES) + fitCell(cell, c.width)
+    }
+
+    return line.trimEnd()
+  }
+
+  const cells = layout.shown.map((c) => wrapCell(row[c.index] ?? '', c.width))
+  const height = Math.max(...cells.map((lines) => lines.length))
+  const lines: string[] = []
+  for (let l = 0; l < height; l++) lines.push(cells.map((lines, i) => lines[l] ?? ' '.repeat(layout.shown[i].width)).join(SPACES).trimEnd())
   return lines.join('\n')
 }
 
-/** The same page drawn by cli-table3 (the header with it when `head` is given). */
-export async function tableLines(rows: readonly string[][], widths: readonly number[], truncate: boolean, head?: readonly string[]): Promise<string> {
-  const Table = await tableClass()
-  const table = new Table({
-    chars: CHARS,
-    colWidths: [...widths],
-    style: STYLE,
-    truncate: '…',
-    wordWrap: !truncate,
-    wrapOnWordBoundary: false,
-    ...(head ? {head: [...head]} : {}),
-  })
-  table.push(...rows.map((r) => [...r]))
-  return trimLines(table.toString())
+/** Widths of the `shown` columns within `width`: each at its narrowest, then the spare room shared out. */
+function size(shown: Column[], width: number): void {
+  for (const c of shown) c.width = c.min
+  // A first column too wide alone shrinks to its header; ids and times stay whole.
+  if (total(shown.map((c) => c.width)) > width) {
+    for (const c of shown) if (c.kind === 'text' || c.kind === 'value') c.width = Math.min(c.width, c.headerWidth)
+  }
+
+  let spare = width - total(shown.map((c) => c.width))
+  const grow = (c: Column, to: number) => {
+    const by = Math.max(0, Math.min(spare, to - c.width))
+    c.width += by
+    spare -= by
+  }
+
+  // Room goes to values first, then to the year of times, then to free text.
+  for (const c of shown) if (c.kind === 'value') grow(c, c.natural)
+  // A time is whole either way: with its year or without, nothing between.
+  for (const c of shown) if (c.kind === 'time' && spare >= c.natural - c.width) grow(c, c.natural)
+  const texts = shown.filter((c) => c.kind === 'text')
+  // Free text shares what is left, the narrowest satisfied first.
+  let budget = spare + texts.reduce((sum, c) => sum + c.width, 0)
+  for (const [i, c] of [...texts].sort((a, b) => a.natural - b.natural).entries()) {
+    const share = Math.max(c.width, Math.min(c.natural, Math.floor(budget / (texts.length - i))))
+    grow(c, share)
+    budget -= c.width
+  }
+
+  for (const c of texts) grow(c, c.natural)
+  // The last column may take the rest: trailing spaces are trimmed, and a later page may be longer.
+  const last = shown.at(-1)
+  if (last && (last.kind === 'text' || last.kind === 'value') && spare > 0) last.width += spare
+  for (const c of shown) c.shortTimes = c.kind === 'time' && c.width < c.natural
+
 }
 
 /** An aligned table for a terminal, written page by page. */
 export class TableStream {
-  private widths: number[] | undefined
+  private layout: Layout | undefined
 
+  /**
+   * @param names column names (as `--columns` names them), for the layout and the dropped-columns note
+   * @param headers their headers as shown
+   * @param onDropped told once, with the names of the columns left out to fit
+   */
   constructor(
-    private readonly columns: readonly string[],
+    private readonly names: readonly string[],
+    private readonly headers: readonly string[],
     private readonly fit: Fit,
     private readonly write: (text: string) => void,
-    private readonly headers = true,
+    private readonly showHeaders = true,
+    private readonly onDropped?: (dropped: string[], shown: string[]) => void,
   ) {}
 
-  async page(rows: string[][]): Promise<void> {
+  page(rows: readonly string[][]): void {
     if (rows.length === 0) return
-    const head = !this.widths && this.headers
-    if (!this.widths) {
-      const values = this.columns.map((_, i) => Math.max(0, ...rows.map((r) => r[i].length)))
-      this.widths = fitWidths(this.columns, values, this.fit)
+    const lines: string[] = []
+    if (!this.layout) {
+      this.layout = layoutTable(this.names, this.headers, rows, this.fit)
+      if (this.layout.dropped.length > 0) {
+        this.onDropped?.(
+          this.layout.dropped.map((i) => this.names[i]),
+          this.layout.shown.map((c) => this.names[c.index]),
+        )
+      }
+
+      if (this.showHeaders) lines.push(renderRow(this.headers, {...this.layout, shown: this.layout.shown.map((c) => ({...c, shortTimes: false}))}, {truncate: true}))
     }
 
-    const all = head ? [[...this.columns], ...rows] : rows
-    const text = plainLines(all, this.widths, this.fit.truncate) ?? (await tableLines(rows, this.widths, this.fit.truncate, head ? this.columns : undefined))
-    this.write(text + '\n')
+    for (const row of rows) lines.push(renderRow(row, this.layout, this.fit))
+    this.write(lines.join('\n') + '\n')
   }
 }
 
 /** One record as `key  value` lines; long values wrap within the terminal rather than being cut. */
-export async function keyValueTable(pairs: [string, string][], width: number): Promise<string> {
-  const Table = await tableClass()
-  const keyWidth = Math.max(1, ...pairs.map(([k]) => k.length))
+export function keyValueTable(pairs: [string, string][], width: number): string {
+  const keyWidth = Math.max(1, ...pairs.map(([k]) => displayWidth(k)))
   const valueWidth = Math.max(10, width - keyWidth - GAP)
-  const table = new Table({chars: CHARS, colWidths: [keyWidth, valueWidth], style: STYLE, wordWrap: true, wrapOnWordBoundary: false})
-  table.push(...pairs)
-  return trimLines(table.toString())
+  const layout: Layout = {
+    dropped: [],
+    shown: [
+      {index: 0, shortTimes: false, width: keyWidth},
+      {index: 1, shortTimes: false, width: valueWidth},
+    ],
+  }
+  return pairs.map((pair) => renderRow(pair, layout, {truncate: false})).join('\n')
 }

@@ -95,3 +95,14 @@ export function localTime(iso: string, zone: string | undefined, style: TimeStyl
   const ms = /\.\d+/.exec(iso)?.[0] ?? ''
   return `${day}T${hour}:${minute}:${second}${ms}${offset}`
 }
+
+/** A time as a table shows it (`localTime(..., 'table')`). */
+const TABLE_TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2} (?:UTC|[+-]\d{2}:\d{2})$/
+
+/**
+ * A table's time without its year, `2026-03-01 23:30 +08:00` as `03-01 23:30 +08:00`: what a
+ * narrow table drops rather than cut a time. Undefined for a cell that is not a time.
+ */
+export function shortTableTime(cell: string): string | undefined {
+  return TABLE_TIME.test(cell) ? cell.slice(5) : undefined
+}

@@ -2,6 +2,9 @@
  * A view: how a command's one JSON document is shown in tables, CSV and ndjson. The document is
  * what `run()` returns; `--json`, `-o json` and `--query` see exactly that.
  */
+import type {ColumnLayout} from './table.js'
+
+export type {ColumnLayout} from './table.js'
 export type Row = Record<string, unknown>
 
 export interface View<D = unknown> {
@@ -15,8 +18,13 @@ export interface View<D = unknown> {
   columns?: readonly string[]
   /** Every other field `--columns` may name (dot paths), e.g. `fieldsOf(schema)`. */
   fields?: readonly string[]
-  /** Free-text columns shortened first to fit the terminal; the others follow only if needed. */
+  /** Free-text columns shortened first to fit the terminal (the same as `layout` kind `text`). */
   freeText?: readonly string[]
+  /**
+   * How each column gives way in a terminal too narrow for the table (./table.ts): ids never cut,
+   * free text first, and the priority that decides which columns are left out when it cannot fit.
+   */
+  layout?: Readonly<Record<string, ColumnLayout>>
   /** IANA zone of times in tables and CSV; without it the command's own (the health user's), else UTC. */
   zone?: string
   /** Prints nothing on stdout unless a document format (--json, -o json/ndjson/csv, --query) is asked for. */
@@ -29,6 +37,14 @@ export interface View<D = unknown> {
 export function tablesOf(view: View): readonly string[] | undefined {
   if (view.parts) return view.parts
   return view.withFields && view.list ? ['its fields', view.list] : undefined
+}
+
+/** The layout of a view's columns, its `freeText` included. */
+export function layoutOf(view: Pick<View, 'freeText' | 'layout'>): Record<string, ColumnLayout> {
+  const layout: Record<string, ColumnLayout> = Object.create(null)
+  for (const name of view.freeText ?? []) layout[name] = {kind: 'text'}
+  for (const [name, column] of Object.entries(view.layout ?? {})) layout[name] = {...layout[name], ...column}
+  return layout
 }
 
 /** Times of the checkout service are read in PH Standard Time (UTC+8, no daylight saving): its void and refund windows. */

@@ -39,6 +39,20 @@ Each attempt at a checkout creation, void, refund, webhook change or customizati
 
   static override view: View = {
     columns: ['time', 'operation', 'outcome', 'status', 'code', 'amount.value', 'amount.currency', 'reason', 'checkoutId', 'refundId', 'webhookId'],
+    // Narrow terminals keep what happened to which checkout; the amount and the other ids follow.
+    layout: {
+      'amount.currency': {priority: 4},
+      'amount.value': {priority: 3},
+      checkoutId: {kind: 'id', priority: 1},
+      code: {priority: 2},
+      operation: {kind: 'id', priority: 1},
+      outcome: {priority: 1},
+      reason: {kind: 'text', priority: 2},
+      refundId: {kind: 'id', priority: 4},
+      status: {priority: 3},
+      time: {priority: 1},
+      webhookId: {kind: 'id', priority: 4},
+    },
     list: 'entries',
   }
 

@@ -34,11 +34,32 @@ The checkout service has no endpoint that lists checkouts, so this reads the aud
   }
   static override view: View = {
     columns: COLUMNS,
+    layout: {
+      amount: {priority: 1},
+      checkoutId: {kind: 'id', priority: 1},
+      createdAt: {priority: 1},
+      currency: {priority: 3},
+      lastChange: {kind: 'text', priority: 3},
+      reference: {kind: 'text', priority: 2},
+    },
     list: 'checkouts',
     rows: (document) => (document as {checkouts: CreatedCheckout[]}).checkouts.map((c) => ({...c, lastChange: lastChangeText(c.lastChange)})),
     zone: CHECKOUT_ZONE,
   }
-  static readonly seededView: View = {columns: SEEDED_COLUMNS, list: 'checkouts', zone: CHECKOUT_ZONE}
+  static readonly seededView: View = {
+    columns: SEEDED_COLUMNS,
+    layout: {
+      amount: {priority: 1},
+      checkoutId: {kind: 'id', priority: 1},
+      currency: {priority: 3},
+      paidAt: {priority: 1},
+      paymentStatus: {priority: 2},
+      possible: {kind: 'text', priority: 2},
+      reference: {kind: 'text', priority: 2},
+    },
+    list: 'checkouts',
+    zone: CHECKOUT_ZONE,
+  }
   static override requiresSandbox = {flag: 'sandbox-seeded', why: 'checkout list --sandbox-seeded asks a local sandbox for its demo data'}
 
   async run(): Promise<{checkouts: unknown[]}> {

@@ -2,11 +2,24 @@ import {Flags} from '@oclif/core'
 
 import {HealthCommand, healthFlags, userIdArg} from '../../cli/health-command.js'
 import {EVENT_COLUMNS, eventFilterFlags, eventsQueryFromFlags} from '../../cli/health-events.js'
-import {fieldsOf, type View} from '../../cli/output/view.js'
+import {type ColumnLayout, fieldsOf, type View} from '../../cli/output/view.js'
 import {progress} from '../../cli/progress.js'
 import {paginate, walk} from '../../http/paginate.js'
 import {RECENT_EVENT_IDS, rememberEventIds} from '../../profiles/recent-events.js'
 import {Event, getEvents} from '../../services/health/operations.js'
+
+/** What support reads first in a narrow terminal: which event, when, and its symptoms. */
+const EVENT_LAYOUT: Record<string, ColumnLayout> = {
+  date: {priority: 1},
+  doses: {priority: 3},
+  id: {kind: 'id', priority: 1},
+  medicationId: {kind: 'text', priority: 3},
+  medicationType: {priority: 2},
+  nightEvent: {priority: 2},
+  source: {priority: 3},
+  symptoms: {kind: 'text', priority: 1},
+  triggers: {kind: 'text', priority: 3},
+}
 
 export default class EventsList extends HealthCommand<typeof EventsList> {
   static override args = {userId: userIdArg}
@@ -28,7 +41,7 @@ One page (50 events) by default. --limit N reads pages until N events; --all fol
     'paging-token': Flags.string({description: 'start from this page (the token a previous listing printed)'}),
   }
 
-  static override view: View = {columns: EVENT_COLUMNS, fields: fieldsOf(Event), freeText: ['symptoms', 'triggers', 'medicationId'], list: 'events'}
+  static override view: View = {columns: EVENT_COLUMNS, fields: fieldsOf(Event), layout: EVENT_LAYOUT, list: 'events'}
 
   /** In table, CSV and ndjson form the events were written as they arrived, and `events` is empty. */
   async run(): Promise<{count: number; events: Event[]; paging: {next?: string}}> {

@@ -7,6 +7,31 @@ import {type View} from '../../cli/output/view.js'
 import {OpsError, UsageError} from '../../errors.js'
 
 const CSV_COLUMNS = ['time', 'event', 'checkoutId', 'amount', 'currency', 'status', 'paymentStatus', 'answered', 'forward.status']
+/** In a terminal: one table row per delivery, fitted to its width (widths declared: rows come one at a time). */
+const TERMINAL_VIEW: View = {
+  columns: ['time', 'event', 'checkoutId', 'amount', 'status', 'answered'],
+  fields: CSV_COLUMNS,
+  layout: {
+    amount: {min: 14, priority: 2},
+    answered: {priority: 3},
+    checkoutId: {kind: 'id', min: 36, priority: 1},
+    event: {kind: 'id', min: 16, priority: 1},
+    forwarded: {kind: 'text', priority: 2},
+    status: {kind: 'text', min: 16, priority: 2},
+    time: {priority: 1},
+  },
+}
+
+/** A delivery as a terminal row: amount with its currency, both statuses, the forward in words. */
+function terminalRow(e: ReceivedEvent): Record<string, unknown> {
+  const forward = e.forward
+  return {
+    ...e,
+    amount: e.amount ? `${e.amount} ${e.currency ?? ''}`.trim() : '',
+    forwarded: forward ? `${forward.status ?? `failed (${forward.error ?? 'no answer'})`} ${forward.url} (${forward.durationMs} ms)` : '',
+    status: [e.status, e.paymentStatus].filter(Boolean).join('/'),
+  }
+}
 
 export default class WebhookListen extends BaseCommand<typeof WebhookListen> {
   static override requiresSandbox = {
@@ -35,6 +60,15 @@ Listens on 127.0.0.1 (a free port unless --port) and prints one line per deliver
 
   static override view: View = {columns: CSV_COLUMNS}
 
+  protected override get view(): View {
+    if (!this.terminalTable) return WebhookListen.view
+    return this.flags?.['forward-to'] ? {...TERMINAL_VIEW, columns: [...TERMINAL_VIEW.columns!, 'forwarded']} : TERMINAL_VIEW
+  }
+
+  private get terminalTable(): boolean {
+    return process.stdout.isTTY === true && this.format === 'table' && !this.jsonEnabled()
+  }
+
   /** Runs until SIGINT/SIGTERM; returns nothing (under --json the events were the output). */
   async run(): Promise<void> {
     const {flags} = this
@@ -53,13 +87,13 @@ Listens on 127.0.0.1 (a free port unless --port) and prints one line per deliver
     const {describeProblems, formatEventLine, pointWebhooksAt, restoreWebhooks, startListener} =
       await import('../../runtime/webhook-receiver.js')
     const ndjson = this.jsonEnabled() || this.format === 'ndjson' || this.format === 'json'
-    const csv = this.format === 'csv' && !this.jsonEnabled() ? await this.listWriter<ReceivedEvent>() : undefined
+    const rows = (this.format === 'csv' && !this.jsonEnabled()) || this.terminalTable ? await this.listWriter<object>() : undefined
     const onEvent = async (event: ReceivedEvent) => {
       if (ndjson) process.stdout.write(JSON.stringify(event) + '\n')
-      else if (csv) {
+      else if (rows) {
         // each event is written as it arrives, not a page later
-        await csv.push(event)
-        await csv.endPage()
+        await rows.push(this.terminalTable ? terminalRow(event) : event)
+        await rows.endPage()
       }
       else process.stdout.write(formatEventLine(event) + '\n')
     }
@@ -126,7 +160,8 @@ Listens on 127.0.0.1 (a free port unless --port) and prints one line per deliver
       }
     } finally {
       await listener.close()
-      await csv?.end()
+      // A terminal that saw no delivery shows no empty table at the stop.
+      if (!this.terminalTable) await rows?.end()
       process.off('SIGINT', onSignal)
       process.off('SIGTERM', onSignal)
     }
