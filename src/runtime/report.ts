@@ -1,6 +1,6 @@
 /**
- * Results of scripted checks (smoke steps, scenario steps) and the three ways to report them:
- * a table for people, JSON for tools, JUnit XML for CI systems. Progress lines go to stderr
+ * Results of scripted checks (smoke steps, scenario steps) and the ways to report them: a list
+ * for people and pipes (src/cli/views/report.ts), JSON for tools, JUnit XML for CI systems. Progress lines go to stderr
  * while a run is under way; the report itself is data, on stdout or in a file.
  */
 import {escapeControlChars} from '../control-chars.js'
@@ -93,30 +93,13 @@ export function progressLine(step: StepResult): string {
   return `${MARK[r.outcome]} ${r.suite} > ${r.name}${op} ${r.durationMs} ms${extra}${id}`
 }
 
-export async function renderReport(steps: readonly StepResult[], reporter: Reporter, title = 'opsctl'): Promise<string> {
-  const summary = summarize(steps)
-  if (reporter === 'json') return JSON.stringify({results: steps.map((r) => reportedResult(r, false)), summary}, null, 2)
-  const results = steps.map((r) => reportedResult(r))
-  switch (reporter) {
-    case 'junit': {
-      return toJUnit(results, escapeControlChars(title))
-    }
-
-    case 'table': {
-      const {default: Table} = await import('cli-table3')
-      const table = new Table({
-        head: ['suite', 'step', 'operation', 'outcome', 'ms', 'request id / message'],
-        style: {border: [], head: []},
-      })
-      for (const r of results) {
-        const detail =
-          r.outcome === 'passed' ? (r.requestId ?? '') : [failureText(r), r.requestId && `request id ${r.requestId}`].filter(Boolean).join(' | ')
-        table.push([r.suite, r.name, r.operation ?? '', r.outcome, r.durationMs, detail.length > 90 ? `${detail.slice(0, 89)}…` : detail])
-      }
-
-      return `${table.toString()}\n${summaryLine(summary)}`
-    }
-  }
+/** The report forms of `--reporter` and `--junit-file` (the results list itself is src/cli/views/report.ts). */
+export async function renderReport(steps: readonly StepResult[], reporter: 'json' | 'junit', title = 'opsctl'): Promise<string> {
+  if (reporter === 'json') return JSON.stringify({results: steps.map((r) => reportedResult(r, false)), summary: summarize(steps)}, null, 2)
+  return toJUnit(
+    steps.map((r) => reportedResult(r)),
+    escapeControlChars(title),
+  )
 }
 
 function xml(text: string): string {

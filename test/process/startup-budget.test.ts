@@ -35,7 +35,7 @@ const API_KB_BUDGET = 1300
 /** Packages never loaded by any of the invocations below (the sandbox's, prompts, config writes). */
 const NEVER = ['@inquirer/prompts', 'fastify', 'better-sqlite3', 'write-file-atomic', 'proper-lockfile', 'yaml', 'asciichart', 'open']
 /** opsctl's own dependencies, which --version has no business loading. */
-const OPSCTL_DEPENDENCIES = ['zod', 'undici', 'cli-table3', 'csv-stringify', '@jmespath-community/jmespath', 'string-argv', 'fast-levenshtein']
+const OPSCTL_DEPENDENCIES = ['zod', 'undici', 'string-width', 'csv-stringify', '@jmespath-community/jmespath', 'string-argv', 'fast-levenshtein']
 
 interface Loaded {
   /** Paths relative to the package root: dist/..., node_modules/... */
@@ -127,12 +127,12 @@ describe('start-up: --version and local commands', () => {
     const list = await loaded(['profile', 'list', '--json'])
     expect(list.files).toContain('dist/commands/profile/list.js')
     expect(codeFiles(list).length, codeFiles(list).join('\n')).toBeLessThanOrEqual(FILE_BUDGET.local)
-    expect(forbidden(list, [...NEVER, 'zod', 'undici', 'cli-table3'])).toEqual([])
+    expect(forbidden(list, [...NEVER, 'zod', 'undici'])).toEqual([])
 
     const dry = await loaded(['api', 'checkout', 'GET', '/v1/x', '--dry-run'])
     expect(dry.stdout).toContain('curl')
     expect(codeFiles(dry).length, codeFiles(dry).join('\n')).toBeLessThanOrEqual(FILE_BUDGET.local)
-    expect(forbidden(dry, [...NEVER, 'zod', 'undici', 'cli-table3'])).toEqual([])
+    expect(forbidden(dry, [...NEVER, 'zod', 'undici'])).toEqual([])
   })
 
   it('smoke --sandbox --dry-run starts no sandbox: neither the sandbox, fastify nor undici is loaded', async () => {
@@ -167,7 +167,7 @@ describe('start-up: real API commands against a sandbox', () => {
     expect(JSON.parse(api.stdout)).toEqual(expect.any(Array))
     expect(codeFiles(api).length, codeFiles(api).join('\n')).toBeLessThanOrEqual(FILE_BUDGET.api)
     expect(api.files.filter((f) => f.startsWith('dist/sandbox/'))).toEqual([])
-    expect(forbidden(api, [...NEVER, 'cli-table3'])).toEqual([])
+    expect(forbidden(api, NEVER)).toEqual([])
     expect(api.wasm).toBe(0)
   })
 
@@ -177,7 +177,7 @@ describe('start-up: real API commands against a sandbox', () => {
     expect(codeFiles(list).length, codeFiles(list).join('\n')).toBeLessThanOrEqual(FILE_BUDGET.api)
     expect(list.packages.has('zod')).toBe(true)
     expect(codeKb(list), codeFiles(list).join('\n')).toBeLessThanOrEqual(API_KB_BUDGET)
-    expect(forbidden(list, [...NEVER, 'cli-table3'])).toEqual([])
+    expect(forbidden(list, NEVER)).toEqual([])
     expect(list.wasm).toBe(0)
   })
 })
