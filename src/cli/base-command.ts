@@ -15,6 +15,7 @@ import {registerArgv, registerEnv} from '../http/secrets/sources.js'
 import {guardOutputStreams} from '../http/secrets/streams.js'
 import {checkoutTarget, healthTarget, type ResolvedProfile, resolveProfile} from '../profiles/resolve.js'
 import {defaultConfigDir, ProfileStore} from '../profiles/store.js'
+import {parseUsageError} from './parse-error.js'
 import {type ConsentContext, consentHook, describeChange, requireConsentPossible} from './consent.js'
 import {writeError} from './error-output.js'
 import {type GlobalFlagValues, sendFlags} from './flags.js'
@@ -139,7 +140,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       if (error instanceof OpsError) throw error
       // Loaded only here: its string-distance package builds an Intl.Collator when loaded (~10 ms).
       const {unknownFlagError} = await import('./unknown-flag.js')
-      throw unknownFlagError(error, {baseFlags: (super.ctor as typeof BaseCommand).baseFlags, enableJsonFlag: this.ctor.enableJsonFlag, flags: this.ctor.flags, id: this.id}) ?? this.usageError((error as Error).message)
+      throw unknownFlagError(error, {baseFlags: (super.ctor as typeof BaseCommand).baseFlags, enableJsonFlag: this.ctor.enableJsonFlag, flags: this.ctor.flags, id: this.id}) ?? this.usageError(error as Error)
     }
 
     const {args, flags} = parsed
@@ -179,7 +180,9 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   }
 
   protected async profile(): Promise<ResolvedProfile> {
-    this.resolved ??= resolveProfile(await this.profileStore(), this.flags?.profile).then((r) => {
+    // oclif fills --profile from OPSCTL_PROFILE: passed on only when typed, so an unknown name can say where it came from.
+    const typed = this.argv.some((a) => a.startsWith('-p') || a === '--profile' || a.startsWith('--profile='))
+    this.resolved ??= resolveProfile(await this.profileStore(), typed ? this.flags?.profile : undefined).then((r) => {
       const {health, checkout} = r.profile
       for (const secret of [health.session, checkout.publicKey, checkout.secretKey]) registerSecret(secret)
       return r
@@ -417,18 +420,9 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     }
   }
 
-  /** oclif's multi-line parse messages, as one line, with where to read more. */
-  private usageError(message: string): UsageError {
-    const line = message
-      .split('\n')
-      .map((l) => l.trim())
-      .filter(Boolean)
-      .join(' ')
-      .replace(/See more help with --help$/, '')
-      .replace(/^The following errors? occurred:\s*/, '')
-      .replace(/^Parsing (--[\w-]+) /, '$1: ')
-      .trim()
-    return new UsageError(line, [hints.help(this.id)])
+  /** oclif's multi-line parse messages, as one short line, with where to read more (./parse-error.ts). */
+  private usageError(error: Error): UsageError {
+    return parseUsageError(error, {args: this.ctor.args, id: this.id})
   }
 
   /** A change a command made to the profiles and did not save itself is written now, never lost. */
@@ -446,7 +440,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   private toOpsError(error: Error & {oclif?: {exit?: number}}): OpsError {
     if (error instanceof OpsError) return error
     if (error.name === 'ExitPromptError' || error.name === 'AbortPromptError') return new UsageError('Cancelled; nothing was sent')
-    if (error.oclif?.exit !== undefined) return this.usageError(error.message)
+    if (error.oclif?.exit !== undefined) return this.usageError(error)
 
     return new OpsError(`Unexpected error: ${error.message}`, ExitCode.Unexpected, ['Run again with --verbose for details'])
   }

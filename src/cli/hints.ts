@@ -23,7 +23,7 @@ export function nextStepText(next: NextStep): string {
     }
 
     case 'metrics-names': {
-      return 'See every supported pair: opsctl metrics names'
+      return next.period ? `See the ${next.period} names: opsctl metrics names --period ${next.period}` : 'See every supported pair: opsctl metrics names'
     }
 
     case 'profile-add': {
@@ -33,6 +33,10 @@ export function nextStepText(next: NextStep): string {
 
     case 'plan-show': {
       return `See the plan: opsctl plan show ${next.userId}`
+    }
+
+    case 'profile-urls': {
+      return 'Check the base URLs: opsctl profile show'
     }
 
     case 'profile-show': {
@@ -65,7 +69,7 @@ export function nextStepText(next: NextStep): string {
     }
 
     case 'sign-in-as-owner': {
-      return 'Sign in as that user, or as a caregiver linked to them (to read): opsctl users login --email <email>'
+      return 'Only that user may change their data (a linked caregiver may only read it); sign in as them: opsctl users login --email <email>'
     }
 
     case 'void': {
