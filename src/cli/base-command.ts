@@ -380,7 +380,12 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     if (error instanceof DryRunRequest) {
       process.exitCode = ExitCode.Ok
       if (this.jsonEnabled()) this.logJson({dryRun: true, request: error.request, curl: error.curl})
-      else process.stdout.write(error.curl + '\n')
+      else {
+        process.stdout.write(error.curl + '\n')
+        const {variables} = error
+        if (variables.length > 0) this.note(`Note: the curl reads ${variables.map((v) => `$${v}`).join(', ')}; export ${variables.length === 1 ? 'it' : 'them'} before running it`)
+      }
+
       return
     }
 

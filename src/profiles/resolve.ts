@@ -35,7 +35,7 @@ export async function resolveProfile(
   if (flagProfile === '') throw new UsageError('The profile name must not be empty', ['See the profiles: opsctl profile list'])
   const store = typeof from === 'string' ? await ProfileStore.open(from) : from
   const name = flagProfile ?? (env[ENV.profile] || store.activeName)
-  if (!store.get(name)) throw unknownProfileError(name, store.names(), flagProfile === undefined && Boolean(env[ENV.profile]))
+  if (name && !store.get(name)) throw unknownProfileError(name, store.names(), flagProfile === undefined && Boolean(env[ENV.profile]))
   const profile = structuredClone(store.require(name))
   const fromEnv: string[] = []
   const pick = (key: keyof typeof ENV, apply: (v: string) => void) => {

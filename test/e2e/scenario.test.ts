@@ -100,7 +100,7 @@ describe('opsctl scenario run', () => {
       expect((await cli.run(['scenario', 'run', file])).code).toBe(0)
       const result = await cli.run(['scenario', 'run', file, '--profile', 'nowhere', '--reporter', 'json'])
       expect(result.code).toBe(1)
-      expect(JSON.parse(result.stdout).results[0]).toMatchObject({exit: {code: 2, expected: 0}, message: 'No profile named "nowhere"'})
+      expect(JSON.parse(result.stdout).results[0]).toMatchObject({exit: {code: 2, expected: 0}, message: 'No profile named "nowhere" (from OPSCTL_PROFILE)'})
     } finally {
       cli.cleanup()
       rmSync(dir, {force: true, recursive: true})
