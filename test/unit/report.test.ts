@@ -56,7 +56,8 @@ describe('what a step carries from its file and its services', () => {
     exit: {code: 5, expected: 0},
     message: 'An account with email patient@demo-clinic.test already exists; ref \u001B]0;pwned\u0007',
     name: "users create --email patient@demo-clinic.test --family-name 'de la Cruz' --given-name Ana\u202E --type patient",
-    operation: 'line 3',
+    line: 3,
+    operation: 'users create',
     outcome: 'failed',
     suite: 'sign\u001B[2Jup',
   }
