@@ -11,7 +11,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {baseEnv, BIN, runCli} from './harness.js'
+import {baseEnv, BIN, runCli, type Sandbox, startSandbox} from './harness.js'
 
 let configDir: string
 let env: Record<string, string>
@@ -142,5 +142,28 @@ describe('a dry run says which variables its curl reads', () => {
     expect(r.code, r.stderr).toBe(0)
     expect(r.stdout).toContain('$OPSCTL_CHECKOUT_SECRET_KEY')
     expect(r.stderr).toContain('Note: the curl reads $OPSCTL_CHECKOUT_SECRET_KEY; export it before running it')
+  })
+})
+
+describe('checkout create in a terminal', () => {
+  let sandbox: Sandbox
+  beforeAll(async () => {
+    sandbox = await startSandbox()
+  })
+  afterAll(async () => {
+    await sandbox?.stop()
+  })
+
+  it('prints the payment page URL on a line of its own, whole, however narrow the terminal', async () => {
+    const urls = {OPSCTL_CHECKOUT_URL: sandbox.checkoutUrl, OPSCTL_HEALTH_URL: sandbox.healthUrl}
+    const {code, lines} = await inTerminal(['checkout', 'create', '--amount', '150.00'], 50, urls)
+    expect(code, lines.join('\n')).toBe(0)
+    const url = lines.find((l) => l.includes('/pay/'))
+    expect(url).toMatch(new RegExp(String.raw`^http://127\.0\.0\.1:\d+/checkout/pay/chk_\w+$`))
+    expect(lines[lines.indexOf(url!) - 1]).toBe('Payment page:')
+    // piped, the document is the usual one: the URL is a field of the row
+    const piped = await runCli(['checkout', 'create', '--amount', '150.00'], {env: {...env, ...urls}})
+    expect(piped.stdout).toMatch(/^redirectUrl\t/m)
+    expect(piped.stdout).not.toContain('Payment page:')
   })
 })

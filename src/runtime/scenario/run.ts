@@ -54,7 +54,7 @@ async function runStep(
   stepEnv: Record<string, string> = {},
 ): Promise<StepResult> {
   const started = performance.now()
-  const base = {line: step.line, name: step.name, operation: commandId(config, step.argv.slice(1)), suite: scenario.name}
+  const base = {line: step.line, name: step.name, operation: commandId(config, step.argv), suite: scenario.name}
   let argv: string[]
   try {
     argv = step.argv.map((a) => substitute(a, vars, env))
