@@ -34,7 +34,7 @@ export default class Smoke extends BaseCommand<typeof Smoke> {
 
 Against a profile it only does what it can undo: it creates its own user, events and plan entries and deletes them, and changes webhooks and the page customization only to put back what was there. Steps that need a buyer or the clock (pay, webhook delivery, void, next-day refund) run only on a sandbox and are reported as skipped elsewhere. --sandbox starts an embedded sandbox on a free loopback port for the run (nothing else is touched) and runs every step.
 
-Progress goes to stderr as steps finish; the report goes to stdout, ending with "N passed, N failed, N skipped". Exits 0 when nothing failed, 1 otherwise.
+Progress goes to stderr as steps finish; the report goes to stdout, ending with "N passed, N failed, N skipped". Exits 0 when nothing failed, 1 otherwise. Against a profile it first looks once at each base URL: when one does not answer, it stops with one line (exit 7) before any step.
 
 --dry-run lists each step and the request it is about, and sends nothing: no sandbox is started and no step runs.`
   static override examples = [

@@ -385,7 +385,7 @@ describe('metrics', () => {
     },
   }
 
-  it('an unsupported name/period pair: exit 5, the name's own period said first, nothing sent', async () => {
+  it("an unsupported name/period pair: exit 5, the name's own period said first, nothing sent", async () => {
     await signedIn(h, UsersLogin)
     const r = await h.run(MetricsGet, ['me', '--name', 'eventsRescue', '--period', 'monthly'])
     expect(r.code).toBe(5)
