@@ -18,7 +18,7 @@ import {defaultConfigDir, ProfileStore} from '../profiles/store.js'
 import {type ConsentContext, consentHook, describeChange, requireConsentPossible} from './consent.js'
 import {writeError} from './error-output.js'
 import {type GlobalFlagValues, sendFlags} from './flags.js'
-import {hints, withHints} from './hints.js'
+import {type HintContext, hints, withHints} from './hints.js'
 import {type Format, ListWriter, type OutputMode, renderDocument} from './output.js'
 import {knownColumns, type Row, tablesOf, unknownColumns, type View} from './output/view.js'
 import {parseUsageError} from './parse-error.js'
@@ -389,7 +389,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       return
     }
 
-    const opsError = withHints(this.toOpsError(error))
+    const opsError = withHints(this.toOpsError(error), await this.hintContext())
     process.exitCode = opsError.exitCode
     await this.auditUnsentAttempt(opsError)
     // The stream guard scrubs these writes too; writeError also covers a process whose streams it does not guard.
@@ -407,6 +407,12 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     }
 
     return super.finally(error)
+  }
+
+  /** The profile a hint's command line must name: the one this run used, when it is not the active one. */
+  private async hintContext(): Promise<HintContext> {
+    const resolved = await this.resolved?.catch(() => undefined)
+    return resolved && resolved.name !== resolved.store.activeName ? {profile: resolved.name} : {}
   }
 
   /** An audited change that ended before it was sent is recorded too (not under --dry-run: nothing was attempted). */
