@@ -19,7 +19,7 @@ export class DryRunRequest {
     readonly request: ShownRequest,
   ) {}
 
-  /** The variables the curl reads (`$OPSCTL_CHECKOUT_SECRET_KEY`, `$OPSCTL_PASSWORD`): to export before running it. */
+  /** The variables the curl reads (`$OPSCTL_CHECKOUT_SECRET_KEY`, the login password's): to export before running it. */
   get variables(): string[] {
     return [...new Set(this.curl.match(/\$OPSCTL_[A-Z_]+/g) ?? [])].map((v) => v.slice(1))
   }
@@ -67,11 +67,12 @@ function curlData(req: OutboundRequest, shown: unknown): string {
       .join('&')
   }
 
-  // A secret of a JSON body (a password) is read from a variable named after its field, like the keys: `"password":"'"$OPSCTL_PASSWORD"'"`.
+  // A secret of a JSON body (a password) is read from a variable named after its field, like the keys: `"password":"'"$OPSCTL_` + `PASSWORD"'"`.
+  // These variables are the curl's, never read by opsctl (so not in `help environment`).
   return typeof shown === 'string' ? shown : JSON.stringify(shown, (key, value) => (value === '[REDACTED]' && key ? `${ENV_MARK}${envName(key)}` : value))
 }
 
-/** `password` -> `OPSCTL_PASSWORD`, `newPassword` -> `OPSCTL_NEW_PASSWORD`. */
+/** The variable of a field: `OPSCTL_` and the field in upper snake case (`newPassword` -> `NEW_PASSWORD`). */
 function envName(field: string): string {
   return `OPSCTL_${field.replaceAll(/([a-z\d])([A-Z])/g, '$1_$2').replaceAll(/\W/g, '_').toUpperCase()}`
 }

@@ -103,6 +103,14 @@ describe('errors say what happened first, in one or two lines that fit 80 column
     expect(fromEnv.stderr).toContain('Try this: Fix or unset OPSCTL_PROFILE, or choose one with --profile <name>')
   })
 
+  it('-p typed before the command says where flags go, with the line put right', async () => {
+    const r = await runCli(['-p', 'sandbx', 'checkout', 'get', 'chk_1'], {env})
+    expect(r.code).toBe(2)
+    const lines = r.stderr.trimEnd().split('\n')
+    expect(lines[0]).toBe('Error: -p goes after the command: opsctl checkout get chk_1 -p sandbx')
+    expect(Math.max(...widths(lines))).toBeLessThanOrEqual(80)
+  })
+
   it('in a terminal of 80 columns a long message wraps between words; piped it stays one line', async () => {
     const argv = ['events', 'list', 'me', '--columns', 'nope']
     const piped = await runCli(argv, {env})
