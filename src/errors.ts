@@ -31,17 +31,18 @@ export interface FieldError {
  */
 export type NextStep =
   | {step: 'checkout-get'; checkoutId: string}
-  | {step: 'metrics-names'}
+  | {period?: string; step: 'metrics-names'}
   | {step: 'profile-add'; flag: 'base-urls' | 'public-key' | 'secret-key'}
   | {step: 'plan-show'; userId: string}
   | {step: 'profile-show'}
+  | {step: 'profile-urls'}
   | {step: 'refund-again'; amount: string; checkoutId: string; currency: string; reason: string}
   | {step: 'refund-full'; checkoutId: string}
   | {step: 'refund-get'; checkoutId: string; refundId: string}
   | {step: 'refund-list'; checkoutId: string}
   | {port?: number; step: 'sandbox-start'}
   | {again?: boolean; step: 'sign-in'}
-  /** Another user's data (403): their own session, or a linked caregiver's to read it. */
+  /** 403: another user's data, or a write by a linked caregiver (who may only read): that user's own session. */
   | {step: 'sign-in-as-owner'}
   | {step: 'void'; checkoutId: string}
   | {step: 'void-again'; checkoutId: string; reason: string}
@@ -210,8 +211,29 @@ function authStep(service: string, status: number): NextStep {
  * One line for humans; suggestions follow on their own lines. A message quotes a server or a
  * file: its control characters are escaped (`shown` first removes what must not be shown at all).
  */
-export function formatErrorForHuman(error: OpsError, shown: (text: string) => string = (text) => text): string {
-  const lines = [`Error: ${escapeControlChars(shown(error.message))}`]
-  for (const s of error.suggestions) lines.push(`  Try this: ${escapeControlChars(shown(s))}`)
+export function formatErrorForHuman(error: OpsError, shown: (text: string) => string = (text) => text, width?: number): string {
+  const lines = wrapWords(`Error: ${escapeControlChars(shown(error.message))}`, width, '  ')
+  for (const s of error.suggestions) lines.push(...wrapWords(`  Try this: ${escapeControlChars(shown(s))}`, width, '    '))
   return lines.join('\n')
+}
+
+/**
+ * A line broken between words so that none is wider than `width` (when given), the next lines
+ * indented. A word longer than the width (a URL) stays whole on a line of its own.
+ */
+export function wrapWords(text: string, width: number | undefined, indent: string): string[] {
+  if (!width || text.length <= width) return [text]
+  const lines: string[] = []
+  let line = ''
+  for (const word of text.split(/(?<=\S) (?=\S)/)) {
+    if (line && line.length + 1 + word.length > width) {
+      lines.push(line)
+      line = indent + word.trimStart()
+    } else {
+      line = line ? `${line} ${word}` : word
+    }
+  }
+
+  if (line) lines.push(line)
+  return lines
 }

@@ -18,9 +18,10 @@ import {defaultConfigDir, ProfileStore} from '../profiles/store.js'
 import {type ConsentContext, consentHook, describeChange, requireConsentPossible} from './consent.js'
 import {writeError} from './error-output.js'
 import {type GlobalFlagValues, sendFlags} from './flags.js'
-import {hints, withHints} from './hints.js'
+import {type HintContext, hints, withHints} from './hints.js'
 import {type Format, ListWriter, type OutputMode, renderDocument} from './output.js'
 import {knownColumns, type Row, tablesOf, unknownColumns, type View} from './output/view.js'
+import {parseUsageError} from './parse-error.js'
 import {PATIENT_DATA_NOTICE, patientDataShown, patientTraceMask} from './patient-data.js'
 import {unsentAttempt} from './unsent-attempt.js'
 
@@ -142,7 +143,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       if (error instanceof OpsError) throw error
       // Loaded only here: its string-distance package builds an Intl.Collator when loaded (~10 ms).
       const {unknownFlagError} = await import('./unknown-flag.js')
-      throw unknownFlagError(error, {baseFlags: (super.ctor as typeof BaseCommand).baseFlags, enableJsonFlag: this.ctor.enableJsonFlag, flags: this.ctor.flags, id: this.id}) ?? this.usageError((error as Error).message)
+      throw unknownFlagError(error, {baseFlags: (super.ctor as typeof BaseCommand).baseFlags, enableJsonFlag: this.ctor.enableJsonFlag, flags: this.ctor.flags, id: this.id}) ?? this.usageError(error as Error)
     }
 
     const {args, flags} = parsed
@@ -182,7 +183,9 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   }
 
   protected async profile(): Promise<ResolvedProfile> {
-    this.resolved ??= resolveProfile(await this.profileStore(), this.flags?.profile).then((r) => {
+    // oclif fills --profile from OPSCTL_PROFILE: passed on only when typed, so an unknown name can say where it came from.
+    const typed = this.argv.some((a) => a.startsWith('-p') || a === '--profile' || a.startsWith('--profile='))
+    this.resolved ??= resolveProfile(await this.profileStore(), typed ? this.flags?.profile : undefined).then((r) => {
       const {health, checkout} = r.profile
       for (const secret of [health.session, checkout.publicKey, checkout.secretKey]) registerSecret(secret)
       return r
@@ -385,11 +388,16 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     if (error instanceof DryRunRequest) {
       process.exitCode = ExitCode.Ok
       if (this.jsonEnabled()) this.logJson({dryRun: true, request: error.request, curl: error.curl})
-      else process.stdout.write(error.curl + '\n')
+      else {
+        process.stdout.write(error.curl + '\n')
+        const {variables} = error
+        if (variables.length > 0) this.note(`Note: the curl reads ${variables.map((v) => `$${v}`).join(', ')}; export ${variables.length === 1 ? 'it' : 'them'} before running it`)
+      }
+
       return
     }
 
-    const opsError = withHints(this.toOpsError(error))
+    const opsError = withHints(this.toOpsError(error), await this.hintContext())
     process.exitCode = opsError.exitCode
     await this.auditUnsentAttempt(opsError)
     // The stream guard scrubs these writes too; writeError also covers a process whose streams it does not guard.
@@ -409,6 +417,12 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     return super.finally(error)
   }
 
+  /** The profile a hint's command line must name: the one this run used, when it is not the active one. */
+  private async hintContext(): Promise<HintContext> {
+    const resolved = await this.resolved?.catch(() => undefined)
+    return resolved && resolved.name !== resolved.store.activeName ? {profile: resolved.name} : {}
+  }
+
   /** An audited change that ended before it was sent is recorded too (not under --dry-run: nothing was attempted). */
   private async auditUnsentAttempt(error: OpsError): Promise<void> {
     const {audits, changes} = this.ctor as unknown as typeof BaseCommand
@@ -425,18 +439,9 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     }
   }
 
-  /** oclif's multi-line parse messages, as one line, with where to read more. */
-  private usageError(message: string): UsageError {
-    const line = message
-      .split('\n')
-      .map((l) => l.trim())
-      .filter(Boolean)
-      .join(' ')
-      .replace(/See more help with --help$/, '')
-      .replace(/^The following errors? occurred:\s*/, '')
-      .replace(/^Parsing (--[\w-]+) /, '$1: ')
-      .trim()
-    return new UsageError(line, [hints.help(this.id)])
+  /** oclif's multi-line parse messages, as one short line, with where to read more (./parse-error.ts). */
+  private usageError(error: Error): UsageError {
+    return parseUsageError(error, {args: this.ctor.args, id: this.id})
   }
 
   /** A change a command made to the profiles and did not save itself is written now, never lost. */
@@ -454,7 +459,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   private toOpsError(error: Error & {oclif?: {exit?: number}}): OpsError {
     if (error instanceof OpsError) return error
     if (error.name === 'ExitPromptError' || error.name === 'AbortPromptError') return new UsageError('Cancelled; nothing was sent')
-    if (error.oclif?.exit !== undefined) return this.usageError(error.message)
+    if (error.oclif?.exit !== undefined) return this.usageError(error)
 
     return new OpsError(`Unexpected error: ${error.message}`, ExitCode.Unexpected, ['Run again with --verbose for details'])
   }

@@ -15,15 +15,22 @@ export const hints = {
   sandboxSeed: 'Start a sandbox with demo data: opsctl sandbox start --seed',
 }
 
+/** What the CLI knows of the run that the facts do not carry: the profile it used, when not the active one. */
+export interface HintContext {
+  /** named so that the command line acts on the same profile (`-p staging`); unset for the active profile */
+  profile?: string
+}
+
 /** A next step as a command line to run. */
-export function nextStepText(next: NextStep): string {
+export function nextStepText(next: NextStep, context: HintContext = {}): string {
+  const onProfile = context.profile ? ` -p ${shellQuote(context.profile)}` : ''
   switch (next.step) {
     case 'checkout-get': {
       return `opsctl checkout get ${next.checkoutId}`
     }
 
     case 'metrics-names': {
-      return 'See every supported pair: opsctl metrics names'
+      return next.period ? `See the ${next.period} names: opsctl metrics names --period ${next.period}` : 'See every supported pair: opsctl metrics names'
     }
 
     case 'profile-add': {
@@ -35,8 +42,12 @@ export function nextStepText(next: NextStep): string {
       return `See the plan: opsctl plan show ${next.userId}`
     }
 
+    case 'profile-urls': {
+      return `Check the base URLs: opsctl profile show${context.profile ? ` ${shellQuote(context.profile)}` : ''}`
+    }
+
     case 'profile-show': {
-      return 'Check the profile keys: opsctl profile show'
+      return `Check the profile keys: opsctl profile show${context.profile ? ` ${shellQuote(context.profile)}` : ''}`
     }
 
     case 'refund-again': {
@@ -61,11 +72,11 @@ export function nextStepText(next: NextStep): string {
     }
 
     case 'sign-in': {
-      return `${next.again ? 'Sign in again' : 'Sign in'}: opsctl users login --email <email>`
+      return `${next.again ? 'Sign in again' : 'Sign in'}: opsctl users login --email <email>${onProfile}`
     }
 
     case 'sign-in-as-owner': {
-      return 'Sign in as that user, or as a caregiver linked to them (to read): opsctl users login --email <email>'
+      return `Only that user may change their data (a linked caregiver may only read it); sign in as them: opsctl users login --email <email>${onProfile}`
     }
 
     case 'void': {
@@ -110,8 +121,8 @@ const LIST_FOR_MISSING: Record<string, string> = {
 }
 
 /** The error as the CLI shows it: its next steps worded first among the suggestions. */
-export function withHints(error: OpsError): OpsError {
-  error.suggestions.unshift(...error.next.map((n) => nextStepText(n)))
+export function withHints(error: OpsError, context: HintContext = {}): OpsError {
+  error.suggestions.unshift(...error.next.map((n) => nextStepText(n, context)))
   const list = error instanceof ApiError && error.status === 404 ? LIST_FOR_MISSING[error.operationId] : undefined
   if (list && !error.suggestions.includes(list)) error.suggestions.push(list)
   error.next.length = 0

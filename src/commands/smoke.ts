@@ -8,6 +8,7 @@ import {stepProgress} from '../cli/progress.js'
 import {REPORT_VIEW} from '../cli/views/report.js'
 import {type ClientOptions, ServiceClient} from '../http/client.js'
 import {checkoutTarget, healthTarget} from '../profiles/resolve.js'
+import {notAnsweringError, unanswered} from '../runtime/reachability.js'
 import {progressLine, renderReport, REPORTERS, type StepResult, summarize, summaryLine} from '../runtime/report.js'
 import {localSandbox, type SandboxControlTarget} from '../runtime/sandbox-control.js'
 import {checkoutSteps} from '../runtime/smoke/checkout-steps.js'
@@ -33,7 +34,7 @@ export default class Smoke extends BaseCommand<typeof Smoke> {
 
 Against a profile it only does what it can undo: it creates its own user, events and plan entries and deletes them, and changes webhooks and the page customization only to put back what was there. Steps that need a buyer or the clock (pay, webhook delivery, void, next-day refund) run only on a sandbox and are reported as skipped elsewhere. --sandbox starts an embedded sandbox on a free loopback port for the run (nothing else is touched) and runs every step.
 
-Progress goes to stderr as steps finish; the report goes to stdout, ending with "N passed, N failed, N skipped". Exits 0 when nothing failed, 1 otherwise.
+Progress goes to stderr as steps finish; the report goes to stdout, ending with "N passed, N failed, N skipped". Exits 0 when nothing failed, 1 otherwise. Against a profile it first looks once at each base URL: when one does not answer, it stops with one line (exit 7) before any step.
 
 --dry-run lists each step and the request it is about, and sends nothing: no sandbox is started and no step runs.`
   static override examples = [
@@ -85,6 +86,8 @@ Progress goes to stderr as steps finish; the report goes to stdout, ending with 
           ctx.health = new ServiceClient({...healthOptions, target: {...targets.health, session}})
         },
       }
+      // Against a profile, one look first: a stopped sandbox is one line (exit 7), not every step failing in turn.
+      if (!sandbox) await this.checkAnswering(ctx.health, [targets.health, targets.checkout], targets.sandbox !== undefined)
       const steps = this.steps(receiver)
       this.note(`Smoke: ${steps.length} steps against ${targets.label}`)
       const shown = stepProgress('smoke', steps.length, progressLine, (r: StepResult) => r.outcome === 'passed')
@@ -95,6 +98,12 @@ Progress goes to stderr as steps finish; the report goes to stdout, ending with 
       await receiver?.stop()
       await sandbox?.close()
     }
+  }
+
+  private async checkAnswering(client: ServiceClient, targets: ServiceTarget[], sandbox: boolean): Promise<void> {
+    const asked = targets.filter((t) => this.flags.service === 'all' || this.flags.service === t.service)
+    const missing = await unanswered(client.transport, asked, (this.flags.timeout ?? 30) * 1000)
+    if (missing.length > 0) throw notAnsweringError(missing, sandbox)
   }
 
   /** `--dry-run`: the steps and their requests, from the declarations alone; no sandbox, no client, nothing sent. */

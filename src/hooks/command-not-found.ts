@@ -21,6 +21,12 @@ const hook: Hook.CommandNotFound = async function (opts) {
       }),
     ...config.topics.filter((t) => !t.hidden).map((t) => ({name: t.name.replaceAll(':', ' '), takesArgs: false})),
   ]
+  if (opts.id.startsWith('-')) {
+    writeError(flagFirstError(opts.id, opts.argv ?? []), (opts.argv ?? []).includes('--json'))
+    process.exitCode = 2
+    return
+  }
+
   // oclif's id holds every leading word before the first flag ("evnts:list:me"); words after a flag are not part of it.
   const typedWords = opts.id.split(':')
   const typed = typedWords.join(' ')
@@ -31,3 +37,16 @@ const hook: Hook.CommandNotFound = async function (opts) {
 }
 
 export default hook
+
+/** Flags that take a value, as they may be typed before the command (`opsctl -p staging checkout list`). */
+const VALUE_FLAGS = new Set(['-p', '--profile', '-o', '--output', '--timeout', '--query', '--columns'])
+
+/** `opsctl -p sandbx checkout get x`: oclif reads `-p` as the command; say where flags go, with the line put right. */
+function flagFirstError(flag: string, rest: string[]): UsageError {
+  const [name] = flag.split('=')
+  const takesValue = VALUE_FLAGS.has(name) && !flag.includes('=')
+  const value = takesValue ? rest.slice(0, 1) : []
+  const words = takesValue ? rest.slice(1) : rest
+  const line = ['opsctl', ...words, flag, ...value].join(' ')
+  return new UsageError(`${name} goes after the command: ${line}`, [hints.help(undefined)])
+}

@@ -1,6 +1,7 @@
 import type {ServiceTarget} from '../http/services.js'
 import type {Profile} from './schema.js'
 
+import {nearestName} from '../cli/suggest.js'
 import {UsageError} from '../errors.js'
 import {ProfileStore} from './store.js'
 
@@ -34,6 +35,7 @@ export async function resolveProfile(
   if (flagProfile === '') throw new UsageError('The profile name must not be empty', ['See the profiles: opsctl profile list'])
   const store = typeof from === 'string' ? await ProfileStore.open(from) : from
   const name = flagProfile ?? (env[ENV.profile] || store.activeName)
+  if (name && !store.get(name)) throw unknownProfileError(name, store.names(), flagProfile === undefined && Boolean(env[ENV.profile]))
   const profile = structuredClone(store.require(name))
   const fromEnv: string[] = []
   const pick = (key: keyof typeof ENV, apply: (v: string) => void) => {
@@ -67,4 +69,17 @@ export function healthTarget(r: Pick<ResolvedProfile, 'name' | 'profile'>, langu
 export function checkoutTarget(r: Pick<ResolvedProfile, 'name' | 'profile'>): ServiceTarget {
   const c = r.profile.checkout
   return {service: 'checkout', profileName: r.name, baseUrl: c.baseUrl, publicKey: c.publicKey, secretKey: c.secretKey}
+}
+
+/**
+ * A profile name that names none: the nearest existing name, and where the name came from when it
+ * was not typed (a forgotten OPSCTL_PROFILE in a shell or CI job).
+ */
+function unknownProfileError(name: string, names: string[], fromEnv: boolean): UsageError {
+  const guess = nearestName([name], names.map((n) => ({name: n, takesArgs: false})))
+  const source = fromEnv ? ` (from ${ENV.profile})` : ''
+  const message = `No profile named "${name}"${source}${guess ? `; did you mean "${guess}"?` : ''}`
+  const suggestions = fromEnv ? [`Fix or unset ${ENV.profile}, or choose one with --profile <name>`, 'See the profiles: opsctl profile list'] : ['See the profiles: opsctl profile list']
+  if (!guess) suggestions.push(`Create it: opsctl profile add ${name}`)
+  return new UsageError(message, suggestions)
 }

@@ -16,7 +16,10 @@ export interface StepResult {
   /** the service or scenario the step belongs to (one JUnit testsuite each) */
   suite: string
   name: string
+  /** the operation (smoke) or the command (scenario: `checkout create`) the step exercises */
   operation?: string
+  /** a scenario step's line in its file */
+  line?: number
   outcome: Outcome
   durationMs: number
   requestId?: string
@@ -86,7 +89,8 @@ const MARK: Record<Outcome, string> = {failed: 'FAIL', passed: 'ok  ', skipped: 
 /** One progress line per finished step (for stderr). */
 export function progressLine(step: StepResult): string {
   const r = reportedResult(step)
-  const op = r.operation ? ` (${r.operation})` : ''
+  const where = [r.operation, r.line !== undefined && `line ${r.line}`].filter(Boolean).join(', ')
+  const op = where ? ` (${where})` : ''
   const text = failureText(r)
   const extra = r.outcome === 'passed' ? '' : text ? ` - ${text}` : ''
   const id = r.outcome === 'failed' && r.requestId ? ` [request id ${r.requestId}]` : ''
@@ -131,7 +135,9 @@ export function toJUnit(results: readonly StepResult[], title: string): string {
       `  <testsuite name="${xml(suite)}" tests="${cases.length}" failures="${s.failed}" skipped="${s.skipped}" errors="0" time="${seconds(ms)}">`,
     )
     for (const r of cases) {
-      const attrs = `classname="${xml(`${title}.${suite}`)}" name="${xml(r.name)}" time="${seconds(r.durationMs)}"`
+      // A scenario's one suite is named like the run: `nightly-ci`, not `nightly-ci.nightly-ci`.
+      const classname = suite === title ? suite : `${title}.${suite}`
+      const attrs = `classname="${xml(classname)}" name="${xml(r.name)}" time="${seconds(r.durationMs)}"`
       if (r.outcome === 'passed') {
         lines.push(`    <testcase ${attrs}/>`)
         continue
@@ -141,7 +147,7 @@ export function toJUnit(results: readonly StepResult[], title: string): string {
       if (r.outcome === 'skipped') lines.push(`      <skipped message="${xml(r.message ?? 'skipped')}"/>`)
       else {
         const message = [failureText(r) ?? 'failed', r.requestId && `request id ${r.requestId}`].filter(Boolean).join(' | ')
-        const detail = [r.operation && `operation: ${r.operation}`, r.requestId && `request id: ${r.requestId}`, failureText(r)]
+        const detail = [r.operation && `operation: ${r.operation}`, r.line !== undefined && `line: ${r.line}`, r.requestId && `request id: ${r.requestId}`, failureText(r)]
           .filter(Boolean)
           .join('\n')
         lines.push(`      <failure message="${xml(message)}" type="AssertionError">${xml(detail)}</failure>`)

@@ -12,6 +12,17 @@ describe('withHints', () => {
     expect(checkout.suggestions).toEqual(['Check the profile keys: opsctl profile show'])
   })
 
+  it('a hint names the profile the run used when it is not the active one, so the command acts on the same one', () => {
+    const health = withHints(new ApiError({message: 'session expired', operationId: 'getUser', service: 'health', status: 401}), {profile: 'staging'})
+    expect(health.suggestions).toEqual(['Sign in again: opsctl users login --email <email> -p staging'])
+    const checkout = withHints(new ApiError({message: 'bad key', operationId: 'getCheckout', service: 'checkout', status: 401}), {profile: 'staging'})
+    expect(checkout.suggestions).toEqual(['Check the profile keys: opsctl profile show staging'])
+    const forbidden = withHints(new ApiError({message: 'no', operationId: 'updateEvent', service: 'health', status: 403}), {profile: 'staging'})
+    expect(formatErrorForHuman(forbidden).split('\n')[1]).toBe(
+      '  Try this: Only that user may change their data (a linked caregiver may only read it); sign in as them: opsctl users login --email <email> -p staging',
+    )
+  })
+
   it('next steps come first, before the plain suggestions, and are worded once', () => {
     const error = new NetworkError('lost', undefined, true, ['Raise the limit with --timeout <seconds>']).withNext(
       {checkoutId: 'chk_1', step: 'checkout-get'},

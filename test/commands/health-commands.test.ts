@@ -385,13 +385,15 @@ describe('metrics', () => {
     },
   }
 
-  it('an unsupported name/period pair: exit 5 listing the valid names, nothing sent', async () => {
+  it("an unsupported name/period pair: exit 5, the name's own period said first, nothing sent", async () => {
     await signedIn(h, UsersLogin)
     const r = await h.run(MetricsGet, ['me', '--name', 'eventsRescue', '--period', 'monthly'])
     expect(r.code).toBe(5)
-    expect(r.stderr.split('\n')[0]).toMatch(
-      /^Error: Metric eventsRescue is not supported for period monthly; valid names for monthly: trendTimeOfDayMorning, .*trendTriggerUnknown/,
-    )
+    expect(r.stderr.split('\n')).toEqual([
+      'Error: Metric eventsRescue is a daily metric, not monthly',
+      '  Try this: Ask it with --period daily',
+      '',
+    ])
     expect(h.calls()).toHaveLength(0)
   })
 

@@ -153,13 +153,13 @@ describe('users inspect and plan show', () => {
     expect(json).toEqual({userId: 'u-1', medications: PLAN.medications})
   })
 
-  it("someone else's data (403) says to sign in as that user or a linked caregiver, not to sign in again", async () => {
+  it("someone else's data (403) says only that user may change it and to sign in as them, not to sign in again", async () => {
     h.pool
       .intercept({path: '/api/users/u-9', method: 'GET'})
       .reply(403, {code: 'FORBIDDEN', message: "You may not access another user's data"}, {headers: JSON_HEADERS})
     const r = await h.run(UsersInspect, ['u-9'])
     expect(r.code).toBe(3)
-    expect(r.stderr).toContain('Try this: Sign in as that user, or as a caregiver linked to them (to read): opsctl users login --email <email>')
+    expect(r.stderr).toContain('Try this: Only that user may change their data (a linked caregiver may only read it); sign in as them: opsctl users login --email <email>')
     expect(r.stderr).not.toContain('Sign in again')
     expect(sent()).toEqual(['GET /api/users/u-9'])
   })

@@ -25,7 +25,7 @@ describe('piped stdin never becomes an argument', () => {
   ] as const)('%s with the id on stdin: exit 2, nothing sent', async (_name, Cmd, argv) => {
     const r = await h.run(Cmd, [...argv], {stdin: 'chk_from_stdin\n'})
     expect(r.code).toBe(2)
-    expect(r.stderr).toMatch(/^Error: Missing 1 required arg: checkoutId/)
+    expect(r.stderr).toMatch(/^Error: Missing the checkout id: opsctl checkout ?(get|void) CHECKOUTID$/m)
     expect(r.stdout + r.stderr).not.toContain('chk_from_stdin')
     expect(h.calls()).toEqual([])
   })

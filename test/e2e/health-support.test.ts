@@ -111,7 +111,7 @@ describe('support: the linked caregiver inspects the patient', () => {
     expect(forbidden.code).toBe(3)
     expect(errorLines(forbidden.stderr)).toEqual([expect.stringMatching(/^Error: You may not access another user's data \[HTTP 403/)])
     expect(forbidden.stderr).toContain(
-      'Try this: Sign in as that user, or as a caregiver linked to them (to read): opsctl users login --email <email>',
+      'Try this: Only that user may change their data (a linked caregiver may only read it); sign in as them: opsctl users login --email <email>',
     )
     expect(forbidden.stderr).not.toContain('Sign in again')
     expect(forbidden.stdout).toBe('')

@@ -423,7 +423,7 @@ describe('health service through the CLI and the sandbox', () => {
         MetricsGet,
         ['me', '--name', 'eventsRescue', '--period', 'weekly'],
         5,
-        /^Error: Metric eventsRescue is not supported for period weekly; valid names for weekly: adherencePercent/,
+        /^Error: Metric eventsRescue is a daily metric, not weekly$/m,
       ],
     ]
     const before = (await json(EventsList, ['me'])).events.length

@@ -77,7 +77,7 @@ describe('runInProcess leaves the process as it found it', () => {
     const config = await loadConfig()
     expect((await runInProcess(config, ['checkout', 'get', '--help'])).stdout).toContain('USAGE')
     const r = await runInProcess(config, ['checkout', 'get'])
-    expect(withoutTestWarnings(r.stderr)).toMatch(/^Error: Missing 1 required arg: checkoutId/)
+    expect(withoutTestWarnings(r.stderr)).toMatch(/^Error: Missing the checkout id: opsctl checkout (get|void) CHECKOUTID$/m)
   })
 
   it('never prompts, even when this process sits at a terminal outside CI', async () => {

@@ -56,7 +56,9 @@ describe('opsctl scenario run', () => {
           expect(direct.stderr.split('\n')[0]).toBe(`Error: ${step.message}`)
         }
 
-        expect(result.stderr).toContain(`FAIL fails > ${argv.join(' ')} (line 2)`)
+        // The command in the operation column (not `line 2`), its line beside it
+        expect(result.stderr).toContain(`FAIL fails > ${argv.join(' ')} (${argv.slice(0, 2).join(' ')}, line 2)`)
+        expect(step).toMatchObject({line: 2, operation: argv.slice(0, 2).join(' ')})
         expect(result.stderr).toContain(`- exit ${exit} (expected 0): ${step.message}`)
       }
     } finally {
@@ -100,7 +102,7 @@ describe('opsctl scenario run', () => {
       expect((await cli.run(['scenario', 'run', file])).code).toBe(0)
       const result = await cli.run(['scenario', 'run', file, '--profile', 'nowhere', '--reporter', 'json'])
       expect(result.code).toBe(1)
-      expect(JSON.parse(result.stdout).results[0]).toMatchObject({exit: {code: 2, expected: 0}, message: 'No profile named "nowhere"'})
+      expect(JSON.parse(result.stdout).results[0]).toMatchObject({exit: {code: 2, expected: 0}, message: 'No profile named "nowhere" (from OPSCTL_PROFILE)'})
     } finally {
       cli.cleanup()
       rmSync(dir, {force: true, recursive: true})

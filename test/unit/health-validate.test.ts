@@ -57,12 +57,9 @@ describe('health input checks', () => {
 
     expect(error).toBeInstanceOf(RuleError)
     expect((error as RuleError).exitCode).toBe(ExitCode.Refused)
-    expect((error as RuleError).message).toBe(
-      'Metric eventsRescue is not supported for period weekly; valid names for weekly: adherencePercent (eventsRescue is a daily metric)',
-    )
-    expect(() => checkMetricRequest(['eventsRescue'], ['daily', 'monthly'])).toThrow(
-      /No metric asked for period monthly; valid names for monthly: trendTimeOfDayMorning/,
-    )
+    expect((error as RuleError).message).toBe('Metric eventsRescue is a daily metric, not weekly')
+    expect((error as RuleError).suggestions).toEqual(['Ask it with --period daily', 'Valid names for weekly: adherencePercent'])
+    expect(() => checkMetricRequest(['eventsRescue'], ['daily', 'monthly'])).toThrow(/^No metric asked for period monthly$/)
     expect(() => checkMetricRequest(['nope'])).toThrow(/Unknown metric nope/)
     expect(() => checkMetricRequest(['actAdult'], ['yearly'])).toThrow(/Unknown period yearly/)
   })

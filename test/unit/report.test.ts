@@ -51,6 +51,17 @@ describe('reports', () => {
     expect(cases[1].skipped.message).toBe('needs a sandbox')
   })
 
+  it("a scenario's JUnit class name is its name once (nightly-ci, not nightly-ci.nightly-ci); its failure names the command and the line", async () => {
+    const step: StepResult = {durationMs: 3, line: 9, message: 'boom', name: 'pay it', operation: 'checkout create', outcome: 'failed', suite: 'nightly-ci'}
+    const doc = new XMLParser({ignoreAttributes: false, attributeNamePrefix: ''}).parse(await renderReport([step], 'junit', 'nightly-ci'))
+    expect(doc.testsuites.testsuite.testcase.classname).toBe('nightly-ci')
+    expect(doc.testsuites.testsuite.testcase.failure['#text']).toBe('operation: checkout create\nline: 9\nboom')
+    expect(progressLine(step)).toBe('FAIL nightly-ci > pay it (checkout create, line 9) 3 ms - boom')
+    // smoke's suites (health, checkout) still sit under the run's title
+    const smoke = new XMLParser({ignoreAttributes: false, attributeNamePrefix: ''}).parse(await renderReport(results, 'junit', 'opsctl smoke'))
+    expect([smoke.testsuites.testsuite].flat()[0].testcase.classname).toBe('opsctl smoke.health')
+  })
+
   it('renders JSON with results and the summary', async () => {
     const json = JSON.parse(await renderReport(results, 'json'))
     expect(json.summary).toEqual({failed: 1, passed: 1, skipped: 1})
@@ -70,7 +81,8 @@ describe('what a step carries from its file and its services', () => {
     exit: {code: 5, expected: 0},
     message: 'An account with email patient@demo-clinic.test already exists; ref \u001B]0;pwned\u0007',
     name: "users create --email patient@demo-clinic.test --family-name 'de la Cruz' --given-name Ana\u202E --type patient",
-    operation: 'line 3',
+    line: 3,
+    operation: 'users create',
     outcome: 'failed',
     suite: 'sign\u001B[2Jup',
   }

@@ -5,6 +5,7 @@ import {parsePairs, readJsonData} from '../../cli/data-input.js'
 import {openInBrowser} from '../../cli/open-browser.js'
 import {CHECKOUT_ZONE, type View} from '../../cli/output/view.js'
 import {checkRequestBody} from '../../cli/request-body.js'
+import {escapeControlChars} from '../../control-chars.js'
 import {initiateCheckout} from '../../services/checkout/operations.js'
 import {buildCheckoutRequest, checkRequestTotals, completeRequest} from '../../services/checkout/request.js'
 
@@ -91,10 +92,23 @@ The request is built from flags, or read whole from --data. Amounts are decimal 
       currency: total?.currency,
       requestId,
     }
-    if (!flags.open) return result
+    if (!flags.open) return this.showPageLine(result)
     const browser = await openInBrowser(data.redirectUrl)
     if (browser.opened) this.note(`Opening ${data.redirectUrl} in your browser`)
     else this.note(`Could not open a browser (${browser.reason}). Open the payment page yourself: ${data.redirectUrl}`)
-    return {...result, opened: browser.opened, ...(browser.opened ? {} : {openError: browser.reason})}
+    return this.showPageLine({...result, opened: browser.opened, ...(browser.opened ? {} : {openError: browser.reason})})
+  }
+
+  /**
+   * In a terminal the payment page URL is printed after the table on a line of its own, never
+   * wrapped (a URL broken across lines cannot be clicked or copied); piped or as JSON the document is as usual.
+   */
+  private async showPageLine<D extends {redirectUrl?: string}>(document: D): Promise<D> {
+    if (this.format !== 'table' || this.documentWanted || !process.stdout.isTTY || !document.redirectUrl) return document
+    const columns = (CheckoutCreate.view.columns ?? []).filter((c) => c !== 'redirectUrl')
+    await this.renderPart(document, {...CheckoutCreate.view, columns})
+    process.stdout.write(`\nPayment page:\n${escapeControlChars(document.redirectUrl)}\n`)
+    this.markShown()
+    return document
   }
 }

@@ -5,6 +5,9 @@ import {parsePairs} from '../../cli/data-input.js'
 import {type View} from '../../cli/output/view.js'
 import {stepProgress} from '../../cli/progress.js'
 import {REPORT_VIEW} from '../../cli/views/report.js'
+import {ServiceClient} from '../../http/client.js'
+import {checkoutTarget, healthTarget} from '../../profiles/resolve.js'
+import {notAnsweringError, unanswered} from '../../runtime/reachability.js'
 import {progressLine, renderReport, reportedResult, REPORTERS, type StepResult, summarize, summaryLine} from '../../runtime/report.js'
 import {loadScenario} from '../../runtime/scenario/parse.js'
 import {runScenario} from '../../runtime/scenario/run.js'
@@ -17,7 +20,7 @@ Each step runs in this process the way a separate opsctl process with piped inpu
 
 A step can expect an exit code (default 0), values at dot paths of its --json output, and text in stdout or stderr. A value is a plain value (status: CREATED) or a matcher: equals, matches, exists, length; the path $ is the whole document, so $: {length: 1} checks a top-level list. A step can save values for later steps as \${name}. Built-in variables: \${run.id} (one per run, for names that must differ from the last run's), \${uuid} (new at each use) and \${env:NAME|default}. The name of the scenario defaults to the file name.
 
-The whole file is checked before any step runs, and every problem is reported at once with its line: unknown keys, undefined variables, shell syntax, malformed YAML, invalid patterns, a credential read with \${env:...} (a step gets credentials from its profile, never from its command line), and a step that runs "scenario run" or "sandbox start". A file over 1 MiB is refused. Each match of a pattern has 1 s. "opsctl scenario schema" prints the file format as a JSON Schema. Progress goes to stderr, the report to stdout. Exits 0 when every step passed, 1 when one failed, 2 when the file is invalid.`
+The whole file is checked before any step runs, and every problem is reported at once with its line: unknown keys, undefined variables, shell syntax, malformed YAML, invalid patterns, a credential read with \${env:...} (a step gets credentials from its profile, never from its command line), and a step that runs "scenario run" or "sandbox start". A file over 1 MiB is refused. Each match of a pattern has 1 s. "opsctl scenario schema" prints the file format as a JSON Schema. Progress goes to stderr, the report to stdout. Exits 0 when every step passed, 1 when one failed, 2 when the file is invalid, 7 when neither base URL of the profile answers (checked once, before the first step).`
   static override examples = [
     '<%= config.bin %> scenario run examples/checkout-happy-path.yaml',
     '<%= config.bin %> scenario run smoke.yaml --var amount=99.99 --reporter junit \\\n  --junit-file scenario.xml',
@@ -34,6 +37,7 @@ The whole file is checked before any step runs, and every problem is reported at
     const {args, flags} = this
     const vars = Object.fromEntries(Object.entries(parsePairs(flags.var, '--var')).map(([k, v]) => [k, Array.isArray(v) ? v.at(-1)! : v]))
     const scenario = await loadScenario(args.file, vars)
+    await this.checkAnswering()
     this.note(`Scenario "${scenario.name}": ${scenario.steps.length} step(s)`)
     const shown = stepProgress('scenario', scenario.steps.length, progressLine, (r: StepResult) => r.outcome === 'passed')
     const results = await runScenario(scenario, {
@@ -58,5 +62,20 @@ The whole file is checked before any step runs, and every problem is reported at
 
     // The document, like the reports, shows no email address from a step's command line.
     return {results: results.map((r) => reportedResult(r, false)), summary}
+  }
+
+  /**
+   * One look at the profile's base URLs before the first step: when neither answers, the run
+   * stops with one line (exit 7). A profile that does not resolve yet (a scenario may add it)
+   * and a dry run are not probed: the steps say what they say.
+   */
+  private async checkAnswering(): Promise<void> {
+    if (this.dryRun) return
+    const resolved = await this.profile().catch(() => undefined)
+    if (!resolved) return
+    const targets = [healthTarget(resolved), checkoutTarget(resolved)]
+    const client = new ServiceClient({...this.clientOptions(), target: targets[0]})
+    const missing = await unanswered(client.transport, targets, this.flags.timeout * 1000)
+    if (missing.length === targets.length) throw notAnsweringError(missing, resolved.profile.env === 'sandbox')
   }
 }

@@ -54,7 +54,7 @@ async function runStep(
   stepEnv: Record<string, string> = {},
 ): Promise<StepResult> {
   const started = performance.now()
-  const base = {name: step.name, operation: `line ${step.line}`, suite: scenario.name}
+  const base = {line: step.line, name: step.name, operation: commandId(config, step.argv), suite: scenario.name}
   let argv: string[]
   try {
     argv = step.argv.map((a) => substitute(a, vars, env))
@@ -188,5 +188,17 @@ function parseJson(text: string): unknown {
 
 function firstString(...values: unknown[]): string | undefined {
   for (const v of values) if (typeof v === 'string' && v) return v
+  return undefined
+}
+
+/** The command a step runs, as `checkout create`: the longest run of leading words that names one (oclif also takes `checkout:create`). */
+function commandId(config: Config, args: readonly string[]): string | undefined {
+  const words = args.flatMap((a) => (a.startsWith('-') ? [a] : a.split(':'))).filter((w) => w !== '')
+  const end = words.findIndex((w) => w.startsWith('-'))
+  const leading = end === -1 ? words : words.slice(0, end)
+  for (let n = Math.min(leading.length, 3); n > 0; n--) {
+    if (config.findCommand(leading.slice(0, n).join(':'))) return leading.slice(0, n).join(' ')
+  }
+
   return undefined
 }

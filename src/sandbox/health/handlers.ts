@@ -14,7 +14,7 @@ import {randomBytes, scryptSync, timingSafeEqual} from 'node:crypto'
 import type {HandlersFor, SandboxContext, SandboxRequest} from '../types.js'
 import type {HealthStore, PasswordHash, StoredUser} from './state.js'
 
-import {isMetricProblem, METRICS_DEFAULT_RANGE_DAYS, planMetricRequest} from '../../services/health/metrics.js'
+import {isMetricProblem, METRICS_DEFAULT_RANGE_DAYS, planMetricRequest, validNamesText} from '../../services/health/metrics.js'
 import {type Event, type healthService, type PlanMedication, type User} from '../../services/health/operations.js'
 import {Reply, SandboxError} from '../types.js'
 import {type Access, accessibleUser} from './access.js'
@@ -259,7 +259,7 @@ export const healthHandlers: HandlersFor<typeof healthService> = {
     const q = req.query as {endDate?: string; name: string[]; period?: string[]; startDate?: string}
     const plan = planMetricRequest(q.name, q.period ?? [])
     if (isMetricProblem(plan)) {
-      throw new SandboxError(400, 'UNSUPPORTED_METRIC', plan.message, [{field: 'name', description: 'unsupported for the period'}])
+      throw new SandboxError(400, 'UNSUPPORTED_METRIC', [plan.message, validNamesText(plan)].filter(Boolean).join('; '), [{field: 'name', description: 'unsupported for the period'}])
     }
 
     const end = q.endDate ? new Date(q.endDate) : ctx.clock.now()

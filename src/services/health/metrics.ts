@@ -71,10 +71,18 @@ export interface MetricRequestPlan {
 }
 
 export interface MetricProblem {
+  /** What is wrong, first and short: "Metric eventsRescue is a daily metric, not monthly". */
   message: string
-  /** the period whose valid names the message lists */
+  /** the period whose valid names `validNamesText` lists */
   period?: MetricPeriod
+  /** The period the name belongs to, when it belongs to one: what to ask instead. */
+  ownPeriod?: MetricPeriod
   validNames?: readonly string[]
+}
+
+/** "valid names for weekly: adherencePercent" (the sandbox's answer carries it after the message). */
+export function validNamesText(problem: MetricProblem): string | undefined {
+  return problem.period && problem.validNames ? `valid names for ${problem.period}: ${problem.validNames.join(', ')}` : undefined
 }
 
 /**
@@ -94,11 +102,10 @@ export function planMetricRequest(names: readonly string[], periods: readonly st
     const own = periodOf(name)
     if (asked && (!own || !asked.includes(own))) {
       const period = asked[0]
-      const which = asked.length === 1 ? `period ${period}` : `periods ${asked.join(', ')}`
+      const which = asked.join(' or ')
       return {
-        message: `Metric ${name} is not supported for ${which}; valid names for ${period}: ${METRIC_TABLE[period].join(', ')}${
-          own ? ` (${name} is a ${own} metric)` : ''
-        }`,
+        message: own ? `Metric ${name} is a ${own} metric, not ${which}` : `Metric ${name} is not a ${which} metric`,
+        ownPeriod: own,
         period,
         validNames: METRIC_TABLE[period],
       }
@@ -112,7 +119,7 @@ export function planMetricRequest(names: readonly string[], periods: readonly st
   for (const p of asked ?? []) {
     if (!byPeriod[p]) {
       return {
-        message: `No metric asked for period ${p}; valid names for ${p}: ${METRIC_TABLE[p].join(', ')}`,
+        message: `No metric asked for period ${p}`,
         period: p,
         validNames: METRIC_TABLE[p],
       }

@@ -4,7 +4,7 @@
  */
 import {RuleError, UsageError} from '../../errors.js'
 import {parseTimeInput} from '../time-input.js'
-import {isMetricProblem, type MetricPeriod, planMetricRequest} from './metrics.js'
+import {isMetricProblem, type MetricPeriod, type MetricProblem, planMetricRequest, validNamesText} from './metrics.js'
 import {IsoDateTime, Mac} from './operations.js'
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/
@@ -74,8 +74,19 @@ export function parseSensor(value: string): {mac: string; model: string} {
 export function checkMetricRequest(names: readonly string[], periods: readonly string[] = []): MetricPeriod[] {
   const plan = planMetricRequest(names, periods)
   if (isMetricProblem(plan)) {
-    throw new RuleError(plan.message, [], 'UNSUPPORTED_METRIC').withNext({step: 'metrics-names'})
+    const error = new RuleError(plan.message, metricAdvice(plan), 'UNSUPPORTED_METRIC')
+    // A name of another period has its fix in the advice; otherwise the table is where to look.
+    throw plan.ownPeriod ? error : error.withNext({period: plan.period, step: 'metrics-names'})
   }
 
   return Object.keys(plan.byPeriod) as MetricPeriod[]
+}
+
+/** What to do about an unsupported pair: ask the name's own period, or one of a few valid names (a long list is left to `metrics names`). */
+function metricAdvice(problem: MetricProblem): string[] {
+  const advice: string[] = []
+  if (problem.ownPeriod) advice.push(`Ask it with --period ${problem.ownPeriod}`)
+  const names = validNamesText(problem)
+  if (names && (problem.validNames?.length ?? 0) <= 6) advice.push(names[0].toUpperCase() + names.slice(1))
+  return advice
 }
