@@ -67,15 +67,17 @@ function attemptText(e: AuditEntry): string {
 
 /**
  * Checkouts whose creation was applied from this machine (for one profile when `profile` is given),
- * newest first. The state counts only what was applied (a refused second void leaves a voided
+ * newest first, without those a smoke or scenario run created unless `includeRuns`. The state counts only what was applied (a refused second void leaves a voided
  * checkout voided); the last attempt is shown apart, whatever its outcome.
  */
-export function createdCheckouts(entries: readonly AuditEntry[], profile?: string): CheckoutSummary[] {
+export function createdCheckouts(entries: readonly AuditEntry[], profile?: string, options: {includeRuns?: boolean} = {}): CheckoutSummary[] {
   const created = new Map<string, CheckoutSummary & {refundedCents: bigint}>()
   for (const e of entries) {
     if (profile !== undefined && e.profile !== profile) continue
     if (!e.checkoutId) continue
     if (e.operation === CREATION && e.outcome === 'applied') {
+      // smoke's and scenarios' own checkouts are not the merchant's (AuditEntry.run)
+      if (e.run !== undefined && !options.includeRuns) continue
       created.set(e.checkoutId, {
         checkoutId: e.checkoutId,
         amount: e.amount?.value ?? null,

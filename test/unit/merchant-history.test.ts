@@ -64,6 +64,9 @@ describe('checkout list from the audit log', () => {
         lastAttemptAt: '2026-11-22T02:10:00.000Z',
       },
     ])
+    const smoke = line('2026-11-23T01:00:00.000Z', 'initiateCheckout', 'applied', {checkoutId: 'chk_smoke', run: 'smoke'})
+    expect(createdCheckouts([...LOG, smoke], 'sandbox').map((c) => c.checkoutId)).toEqual(['chk_b', 'chk_a'])
+    expect(createdCheckouts([...LOG, smoke], 'sandbox', {includeRuns: true}).map((c) => c.checkoutId)).toEqual(['chk_smoke', 'chk_b', 'chk_a'])
     expect(createdCheckouts(LOG, 'prod')).toEqual([
       {checkoutId: 'chk_p', amount: null, currency: null, createdAt: '2026-11-21T03:00:00.000Z', reference: null, state: 'created', refunded: null, lastAttempt: null, lastAttemptAt: null},
     ])

@@ -44,7 +44,8 @@ function library(): Promise<Library> {
     const pad =
       (name: string, side: 'end' | 'start') =>
       ([subject, width, padding = ' ']: unknown[]): JSONValue => {
-        if (typeof width !== 'number' || !Number.isInteger(width) || width < 0) throw new Error('invalid-value: expecting a non-negative integer.')
+        if (typeof width !== 'number' || !Number.isInteger(width) || width < 0)
+          throw new Error('invalid-value: expecting a non-negative integer.')
         if (typeof padding !== 'string' || padding.length > 1) {
           throw new Error(`invalid value, ${name} expects its 'pad' parameter to be a valid string with a single codepoint`)
         }
@@ -56,9 +57,14 @@ function library(): Promise<Library> {
 
     registerFunction('pad_left', pad('pad_left', 'start'), padSignature, {override: true})
     registerFunction('pad_right', pad('pad_right', 'end'), padSignature, {override: true})
-    registerFunction('replace', boundedReplace, [{types: [TYPE_STRING]}, {types: [TYPE_STRING]}, {types: [TYPE_STRING]}, {optional: true, types: [TYPE_NUMBER]}], {
-      override: true,
-    })
+    registerFunction(
+      'replace',
+      boundedReplace,
+      [{types: [TYPE_STRING]}, {types: [TYPE_STRING]}, {types: [TYPE_STRING]}, {optional: true, types: [TYPE_NUMBER]}],
+      {
+        override: true,
+      },
+    )
     return jmespath
   })
   return loaded
@@ -76,7 +82,10 @@ function boundedReplace([subject, old, by, count]: unknown[]): JSONValue {
   const replaced = Math.min(parts.length - 1, (count as number | undefined) ?? Number.POSITIVE_INFINITY)
   const length = text.length + replaced * ((by as string).length - (old as string).length)
   if (length > Math.max(text.length, QUERY_MAX_BUILT_CHARS)) tooLarge('replace')
-  return parts.slice(0, replaced + 1).join(by as string) + (replaced + 1 < parts.length ? old + parts.slice(replaced + 1).join(old as string) : '')
+  return (
+    parts.slice(0, replaced + 1).join(by as string) +
+    (replaced + 1 < parts.length ? old + parts.slice(replaced + 1).join(old as string) : '')
+  )
 }
 
 const context = createContext(Object.create(null))
@@ -149,8 +158,11 @@ export async function applyQuery(document: unknown, expression: string): Promise
 function outline(document: unknown): string {
   if (Array.isArray(document)) return '[...]'
   if (document === null || typeof document !== 'object') return JSON.stringify(document) ?? 'null'
-  const kind = (value: unknown) => (Array.isArray(value) ? '[...]' : value !== null && typeof value === 'object' ? '{...}' : JSON.stringify(value))
-  const keys = Object.entries(document).map(([key, value]) => `${JSON.stringify(key)}: ${kind(value)}`)
+  const kind = (value: unknown) =>
+    Array.isArray(value) ? '[...]' : value !== null && typeof value === 'object' ? '{...}' : JSON.stringify(value)
+  const keys = Object.entries(document)
+    .filter(([, value]) => value !== undefined)
+    .map(([key, value]) => `${JSON.stringify(key)}: ${kind(value)}`)
   return `{${keys.join(', ')}}`
 }
 
@@ -178,7 +190,6 @@ export function emptyResultWarning(document: unknown, expression: string, result
     (Array.isArray(result) && result.length === 0) ||
     (typeof result === 'object' && Object.keys(result).length === 0)
   if (!empty) return undefined
-  const plain = JSON.parse(JSON.stringify(document ?? null)) as unknown
-  const meant = guess(plain, expression)
-  return `Warning: --query found nothing (${JSON.stringify(result ?? null)}): the document is ${outline(plain)}${meant ? `; did you mean ${meant}?` : ''}`
+  const meant = guess(document, expression)
+  return `Warning: --query found nothing (${JSON.stringify(result ?? null)}): the document is ${outline(document ?? null)}${meant ? `; did you mean ${meant}?` : ''}`
 }
