@@ -44,8 +44,7 @@ function library(): Promise<Library> {
     const pad =
       (name: string, side: 'end' | 'start') =>
       ([subject, width, padding = ' ']: unknown[]): JSONValue => {
-        if (typeof width !== 'number' || !Number.isInteger(width) || width < 0)
-          throw new Error('invalid-value: expecting a non-negative integer.')
+        if (typeof width !== 'number' || !Number.isInteger(width) || width < 0) throw new Error('invalid-value: expecting a non-negative integer.')
         if (typeof padding !== 'string' || padding.length > 1) {
           throw new Error(`invalid value, ${name} expects its 'pad' parameter to be a valid string with a single codepoint`)
         }
@@ -57,14 +56,9 @@ function library(): Promise<Library> {
 
     registerFunction('pad_left', pad('pad_left', 'start'), padSignature, {override: true})
     registerFunction('pad_right', pad('pad_right', 'end'), padSignature, {override: true})
-    registerFunction(
-      'replace',
-      boundedReplace,
-      [{types: [TYPE_STRING]}, {types: [TYPE_STRING]}, {types: [TYPE_STRING]}, {optional: true, types: [TYPE_NUMBER]}],
-      {
-        override: true,
-      },
-    )
+    registerFunction('replace', boundedReplace, [{types: [TYPE_STRING]}, {types: [TYPE_STRING]}, {types: [TYPE_STRING]}, {optional: true, types: [TYPE_NUMBER]}], {
+      override: true,
+    })
     return jmespath
   })
   return loaded
@@ -82,10 +76,7 @@ function boundedReplace([subject, old, by, count]: unknown[]): JSONValue {
   const replaced = Math.min(parts.length - 1, (count as number | undefined) ?? Number.POSITIVE_INFINITY)
   const length = text.length + replaced * ((by as string).length - (old as string).length)
   if (length > Math.max(text.length, QUERY_MAX_BUILT_CHARS)) tooLarge('replace')
-  return (
-    parts.slice(0, replaced + 1).join(by as string) +
-    (replaced + 1 < parts.length ? old + parts.slice(replaced + 1).join(old as string) : '')
-  )
+  return parts.slice(0, replaced + 1).join(by as string) + (replaced + 1 < parts.length ? old + parts.slice(replaced + 1).join(old as string) : '')
 }
 
 const context = createContext(Object.create(null))
@@ -158,8 +149,7 @@ export async function applyQuery(document: unknown, expression: string): Promise
 function outline(document: unknown): string {
   if (Array.isArray(document)) return '[...]'
   if (document === null || typeof document !== 'object') return JSON.stringify(document) ?? 'null'
-  const kind = (value: unknown) =>
-    Array.isArray(value) ? '[...]' : value !== null && typeof value === 'object' ? '{...}' : JSON.stringify(value)
+  const kind = (value: unknown) => (Array.isArray(value) ? '[...]' : value !== null && typeof value === 'object' ? '{...}' : JSON.stringify(value))
   const keys = Object.entries(document)
     .filter(([, value]) => value !== undefined)
     .map(([key, value]) => `${JSON.stringify(key)}: ${kind(value)}`)
