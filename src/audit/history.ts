@@ -1,9 +1,11 @@
 /**
  * The audit log read as the merchant's history: entries selected by outcome, operation, checkout
  * and time, and the checkouts created from this machine (the service has no list endpoint) with
- * the last void or refund attempted on each. Pure functions over the lines of ./log.ts.
+ * what is known of each: its state and the last void or refund attempted. Pure functions over the lines of ./log.ts.
  */
 import type {AuditEntry} from './log.js'
+
+import {centsOf, formatCents} from '../services/checkout/money.js'
 
 export interface AuditFilter {
   outcome?: string
@@ -34,62 +36,80 @@ export function selectEntries(entries: readonly AuditEntry[], filter: AuditFilte
 const MONEY_CHANGES = new Set(['voidCheckout', 'refundCheckout'])
 const CREATION = 'initiateCheckout'
 
-export interface LastChange {
-  operation: string
-  outcome: string
-  time: string
-  code?: string
-  refundId?: string
-  reconciled?: boolean
-}
+/** What the service would say of a checkout, as far as this machine's own changes tell. */
+export type KnownState = 'created' | 'refunded' | 'voided'
 
-export interface CreatedCheckout {
+/**
+ * One checkout created from this machine, flat so that every format (JSON, ndjson, table, CSV)
+ * has the same fields; a value not known is null, never left out.
+ */
+export interface CheckoutSummary {
   checkoutId: string
-  amount?: string
-  currency?: string
+  amount: null | string
+  currency: null | string
   /** When it was created from this machine (the audit line's time). */
   createdAt: string
-  reference?: string
-  profile: string
-  /** The last void or refund attempted on it from this machine, whatever its outcome; null if none. */
-  lastChange: LastChange | null
+  reference: null | string
+  /** From the changes applied from here: voided, refunded, or created (nothing applied since). */
+  state: KnownState
+  /** The total of the refunds applied from here ("30.00"); null when none was. */
+  refunded: null | string
+  /** The last void or refund attempted from here and how it ended ("void refused by rule PY0073"); null if none. */
+  lastAttempt: null | string
+  lastAttemptAt: null | string
+}
+
+/** "refund applied", "void refused by rule PY0073", "void applied (reconciled)". */
+function attemptText(e: AuditEntry): string {
+  const what = e.operation === 'voidCheckout' ? 'void' : 'refund'
+  return [what, e.outcome, e.code, e.reconciled ? '(reconciled)' : undefined].filter(Boolean).join(' ')
 }
 
 /**
  * Checkouts whose creation was applied from this machine (for one profile when `profile` is given),
- * newest first, each with the last void or refund line about it.
+ * newest first, without those a smoke or scenario run created unless `includeRuns`. The state counts only what was applied (a refused second void leaves a voided
+ * checkout voided); the last attempt is shown apart, whatever its outcome.
  */
-export function createdCheckouts(entries: readonly AuditEntry[], profile?: string): CreatedCheckout[] {
-  const created = new Map<string, CreatedCheckout>()
+export function createdCheckouts(entries: readonly AuditEntry[], profile?: string, options: {includeRuns?: boolean} = {}): CheckoutSummary[] {
+  const created = new Map<string, CheckoutSummary & {refundedCents: bigint}>()
   for (const e of entries) {
     if (profile !== undefined && e.profile !== profile) continue
     if (!e.checkoutId) continue
     if (e.operation === CREATION && e.outcome === 'applied') {
+      // smoke's and scenarios' own checkouts are not the merchant's (AuditEntry.run)
+      if (e.run !== undefined && !options.includeRuns) continue
       created.set(e.checkoutId, {
         checkoutId: e.checkoutId,
-        amount: e.amount?.value,
-        currency: e.amount?.currency,
+        amount: e.amount?.value ?? null,
+        currency: e.amount?.currency ?? null,
         createdAt: e.time,
-        reference: e.reference,
-        profile: e.profile,
-        lastChange: null,
+        reference: e.reference ?? null,
+        state: 'created',
+        refunded: null,
+        lastAttempt: null,
+        lastAttemptAt: null,
+        refundedCents: 0n,
       })
       continue
     }
 
     const checkout = created.get(e.checkoutId)
-    if (checkout && MONEY_CHANGES.has(e.operation)) {
-      checkout.lastChange = {
-        operation: e.operation,
-        outcome: e.outcome,
-        time: e.time,
-        ...(e.code ? {code: e.code} : {}),
-        ...(e.refundId ? {refundId: e.refundId} : {}),
-        ...(e.reconciled ? {reconciled: true} : {}),
-      }
+    if (!checkout || !MONEY_CHANGES.has(e.operation)) continue
+    checkout.lastAttempt = attemptText(e)
+    checkout.lastAttemptAt = e.time
+    if (e.outcome !== 'applied') continue
+    if (e.operation === 'voidCheckout') {
+      checkout.state = 'voided'
+    } else {
+      checkout.state = 'refunded'
+      checkout.refundedCents += centsOf(e.amount?.value) ?? 0n
+      checkout.refunded = formatCents(checkout.refundedCents)
     }
   }
 
   // Newest first; two created in the same millisecond keep the log's order, reversed.
-  return [...created.values()].reverse().sort((a, b) => b.createdAt.localeCompare(a.createdAt))
+  return [...created.values()]
+    .reverse()
+    .sort((a, b) => b.createdAt.localeCompare(a.createdAt))
+    .map(({refundedCents: _, ...summary}) => summary)
 }

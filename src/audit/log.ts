@@ -34,6 +34,19 @@ export interface AuditEntry {
   requestId?: string
   message?: string
   reconciled?: boolean
+  /** Written during a test run (`smoke`, a `scenario run` step): `checkout list` leaves its checkouts out by default. */
+  run?: string
+}
+
+/**
+ * Set while smoke or a scenario step runs (or by a user for a run of their own): the audit lines
+ * written meanwhile carry it as `run`. Only a short name is kept.
+ */
+export const AUDIT_RUN_ENV = 'OPSCTL_AUDIT_RUN'
+
+function currentRun(): string | undefined {
+  const run = process.env[AUDIT_RUN_ENV]
+  return run && /^[\w.-]{1,40}$/.test(run) ? run : undefined
 }
 
 export const AUDIT_FILE = 'audit.jsonl'
@@ -49,7 +62,8 @@ export function auditPath(configDir: string): string {
  */
 export async function appendAudit(configDir: string, entry: AuditEntry, secrets: string[] = []): Promise<void> {
   await ensurePrivateFolder(configDir)
-  const line = scrubSecrets(JSON.stringify(entry), secrets)
+  const run = currentRun()
+  const line = scrubSecrets(JSON.stringify(run && !entry.run ? {...entry, run} : entry), secrets)
   const file = await openPrivateForAppend(auditPath(configDir))
   try {
     await file.appendFile(line + '\n', 'utf8')

@@ -33,6 +33,7 @@ const AuditLine = z.looseObject({
   requestId: z.string().optional(),
   message: z.string().optional(),
   reconciled: z.boolean().optional(),
+  run: z.string().optional(),
 })
 
 /** A line that was skipped: its number (from 1) and why. */

@@ -310,8 +310,10 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       return
     }
 
-    const {applyQuery} = await import('./output/query.js')
+    const {applyQuery, emptyResultWarning} = await import('./output/query.js')
     const queried = await applyQuery(document, query)
+    const warning = emptyResultWarning(document, query, queried)
+    if (warning) process.stderr.write(escapeControlChars(warning) + '\n')
     const mode = await this.outputMode()
     this.checkColumnsAgainst(queried)
     await renderDocument(queried, {}, mode)

@@ -48,9 +48,13 @@ export abstract class HealthCommand<T extends typeof Command> extends BaseComman
    * from the user document): night events and metric windows are defined in it.
    */
   protected override async displayZone(): Promise<string | undefined> {
+    // users login / create: the zone of the user just signed in, not the one the profile had before
+    if (this.signedInZone !== undefined) return this.signedInZone
     const resolved = await this.profile().catch(() => undefined)
     return resolved?.profile.health.timeZone
   }
+
+  private signedInZone?: string
 
   /** The health client for this call, with --language as accept-language. */
   protected async health(): Promise<ServiceClient> {
@@ -101,6 +105,7 @@ export abstract class HealthCommand<T extends typeof Command> extends BaseComman
     const r = await this.profile()
     r.store.update(r.name, (p) => ({...p, health: {...p.health, session, timeZone: user.timeZone, userId: user.id}}))
     await r.store.save()
+    this.signedInZone = user.timeZone
     this.note(`Signed in as ${user.email} (${user.id}); session stored in profile ${r.name}`)
     if (r.fromEnv.includes(ENV.healthSession)) this.note(`Note: ${ENV.healthSession} is set and overrides the stored session`)
   }

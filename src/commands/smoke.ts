@@ -2,6 +2,7 @@ import {Flags} from '@oclif/core'
 
 import type {ServiceTarget} from '../http/services.js'
 
+import {AUDIT_RUN_ENV} from '../audit/log.js'
 import {BaseCommand} from '../cli/base-command.js'
 import {type View} from '../cli/output/view.js'
 import {stepProgress} from '../cli/progress.js'
@@ -66,6 +67,7 @@ Progress goes to stderr as steps finish; the report goes to stdout, ending with 
     if (flags['dry-run']) return this.plan()
     const sandbox = flags.sandbox ? await (await import('../sandbox/core/server.js')).createSandbox({port: 0}) : undefined
     let receiver: EventReceiver | undefined
+    const runBefore = process.env[AUDIT_RUN_ENV]
     try {
       const targets = sandbox ? this.sandboxTargets(sandbox) : await this.profileTargets()
       if (targets.sandbox && flags.service !== 'health') {
@@ -73,7 +75,9 @@ Progress goes to stderr as steps finish; the report goes to stdout, ending with 
         await receiver.start()
       }
 
-      // In-process sandbox runs leave no trace in the user's audit log; runs against a profile are real changes, and logged.
+      // In-process sandbox runs leave no trace in the user's audit log; runs against a profile are real changes, and logged,
+      // marked as smoke's (AuditEntry.run) so that checkout list leaves smoke's checkouts out.
+      if (!sandbox) process.env[AUDIT_RUN_ENV] ??= 'smoke'
       const options: Omit<ClientOptions, 'target'> = {...this.clientOptions(), ...(sandbox ? {onAudited: undefined} : {})}
       const healthOptions = {...options, traceMasked: this.healthClientOptions().traceMasked}
       const ctx: SmokeContext = {
@@ -95,6 +99,7 @@ Progress goes to stderr as steps finish; the report goes to stdout, ending with 
       shown.done()
       return await this.report(results)
     } finally {
+      if (runBefore === undefined) delete process.env[AUDIT_RUN_ENV]
       await receiver?.stop()
       await sandbox?.close()
     }

@@ -213,14 +213,22 @@ describe('merchant history', () => {
     expect(table.stdout).toContain('card closed')
   })
 
-  it('checkout list shows every checkout created in this test, newest first, with the last void or refund', async () => {
+  it('checkout list shows every checkout created in this test, newest first, with its state and last attempt, the same fields in every format', async () => {
     const {checkouts} = await json(CheckoutList, [])
-    expect(checkouts.map((c: any) => [c.checkoutId, c.amount, c.currency, c.lastChange?.operation, c.lastChange?.outcome])).toEqual([
-      [ids.failing, '20.00', 'PHP', 'refundCheckout', 'refused'],
-      [ids.declined, '50.00', 'PHP', 'refundCheckout', 'refused locally'],
-      [ids.late, '30.00', 'PHP', 'voidCheckout', 'refused by rule'],
-      [ids.partial, '70.00', 'PHP', 'refundCheckout', 'refused by rule'],
+    expect(checkouts.map((c: any) => [c.checkoutId, c.amount, c.currency, c.state, c.lastAttempt?.replace(/ PY\d+$/, '')])).toEqual([
+      [ids.failing, '20.00', 'PHP', 'created', 'refund refused'],
+      [ids.declined, '50.00', 'PHP', 'created', 'refund refused locally consent-required'],
+      [ids.late, '30.00', 'PHP', 'created', 'void refused by rule'],
+      [ids.partial, '70.00', 'PHP', 'refunded', 'refund refused by rule'],
     ])
+    const fields = Object.keys(checkouts[0])
+    for (const c of checkouts) expect(Object.keys(c)).toEqual(fields)
+
+    const ndjson = await runCommand(CheckoutList, ['-o', 'ndjson'])
+    const lines = ndjson.stdout.trim().split('\n').map((l) => JSON.parse(l))
+    expect(lines).toEqual(checkouts)
+    const csv = await runCommand(CheckoutList, ['-o', 'csv'])
+    expect(csv.stdout.split(/\r?\n/)[0]).toBe(fields.join(','))
     for (const c of checkouts) {
       expect(c.reference).toMatch(/^opsctl-/)
       expect(Date.parse(c.createdAt)).not.toBeNaN()

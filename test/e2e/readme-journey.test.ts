@@ -52,4 +52,19 @@ describe('the README journey', () => {
     expect(r.code, r.stderr).toBe(0)
     expect(r.stdout).toMatch(/journey block done\n$/)
   })
+
+  it("ends where the README's next suggestion works: the health request it names, and checkout list's states", async () => {
+    const env = {...cli.env, PATH: `${binDir}${delimiter}${process.env.PATH}`}
+    // The README suggests this line right after the journey, whose clock moved a day on.
+    const me = await runCli(['-c', 'opsctl api health GET /api/users/me'], {bin: 'bash', env})
+    expect(me.code, me.stderr).toBe(0)
+    const list = await runCli(['-c', 'opsctl checkout list --json'], {bin: 'bash', env})
+    expect(list.code, list.stderr).toBe(0)
+    const {checkouts} = JSON.parse(list.stdout)
+    // newest first: the gift (refunded in part), then the order (voided)
+    expect(checkouts.map((c: any) => [c.amount, c.state, c.refunded])).toEqual([
+      ['90.00', 'refunded', '50.00'],
+      ['150.00', 'voided', null],
+    ])
+  })
 })

@@ -109,6 +109,27 @@ describe('opsctl scenario run', () => {
     }
   })
 
+  it("a scenario's checkouts are marked in the audit log: checkout list leaves them out unless --include-runs", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'opsctl-scenario-'))
+    const cli = cliFor(sandbox)
+    try {
+      const file = join(dir, 'create.yaml')
+      writeFileSync(file, 'steps:\n  - run: opsctl checkout create --amount 12.34 --json\n    save: {id: checkoutId}\n')
+      const scenario = await cli.run(['scenario', 'run', file, '--reporter', 'json'])
+      expect(scenario.code, scenario.stderr).toBe(0)
+      const mine = JSON.parse((await cli.run(['checkout', 'create', '--amount', '20.00', '--json'])).stdout).checkoutId
+      const ids = async (argv: string[]) => JSON.parse((await cli.run(['checkout', 'list', '--json', ...argv])).stdout).checkouts.map((c: any) => c.checkoutId)
+      expect(await ids([])).toEqual([mine])
+      const all = await ids(['--include-runs'])
+      expect(all).toHaveLength(2)
+      expect(all[0]).toBe(mine)
+      expect((await cli.run(['audit', 'list', '--json'])).stdout).toContain('"run": "scenario"')
+    } finally {
+      cli.cleanup()
+      rmSync(dir, {force: true, recursive: true})
+    }
+  })
+
   it('refuses a malformed scenario with file and line before running anything', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'opsctl-scenario-'))
     const cli = cliFor(sandbox)

@@ -25,23 +25,32 @@ const LOG: AuditEntry[] = [
   line('2026-11-21T02:30:00.000Z', 'initiateCheckout', 'refused', {status: 400}),
   line('2026-11-21T03:00:00.000Z', 'initiateCheckout', 'applied', {checkoutId: 'chk_p', profile: 'prod', env: 'production'}),
   line('2026-11-22T01:00:00.000Z', 'refundCheckout', 'refused by rule', {checkoutId: 'chk_a', code: 'PY0048'}),
-  line('2026-11-22T02:00:00.000Z', 'refundCheckout', 'applied', {checkoutId: 'chk_a', refundId: 'rfd_1'}),
+  line('2026-11-22T02:00:00.000Z', 'refundCheckout', 'applied', {checkoutId: 'chk_a', refundId: 'rfd_1', amount: {value: '20.00', currency: 'PHP'}}),
   line('2026-11-22T03:00:00.000Z', 'registerWebhook', 'applied', {webhookId: 'wh_1'}),
   line('2026-11-22T04:00:00.000Z', 'voidCheckout', 'unknown', {checkoutId: 'chk_b'}),
   line('2026-11-22T04:00:01.000Z', 'voidCheckout', 'applied', {checkoutId: 'chk_b', reconciled: true}),
 ]
 
+/** Then a second partial refund of chk_a, and a second void of chk_b that the service refuses. */
+const LATER: AuditEntry[] = [
+  line('2026-11-22T02:10:00.000Z', 'refundCheckout', 'applied', {checkoutId: 'chk_a', refundId: 'rfd_2', amount: {value: '5.50', currency: 'PHP'}}),
+  line('2026-11-22T05:00:00.000Z', 'voidCheckout', 'refused by rule', {checkoutId: 'chk_b', code: 'PY0074'}),
+]
+
 describe('checkout list from the audit log', () => {
-  it("lists the profile's created checkouts newest first, each with its last void or refund", () => {
-    expect(createdCheckouts(LOG, 'sandbox')).toEqual([
+  it("lists the profile's created checkouts newest first, each with its known state and, apart, its last attempt", () => {
+    expect(createdCheckouts([...LOG, ...LATER], 'sandbox')).toEqual([
       {
         checkoutId: 'chk_b',
         amount: '30.00',
         currency: 'PHP',
         createdAt: '2026-11-21T02:00:00.000Z',
         reference: 'B',
-        profile: 'sandbox',
-        lastChange: {operation: 'voidCheckout', outcome: 'applied', time: '2026-11-22T04:00:01.000Z', reconciled: true},
+        // voided, then a second void refused: still voided
+        state: 'voided',
+        refunded: null,
+        lastAttempt: 'void refused by rule PY0074',
+        lastAttemptAt: '2026-11-22T05:00:00.000Z',
       },
       {
         checkoutId: 'chk_a',
@@ -49,11 +58,18 @@ describe('checkout list from the audit log', () => {
         currency: 'PHP',
         createdAt: '2026-11-21T01:00:00.000Z',
         reference: 'A',
-        profile: 'sandbox',
-        lastChange: {operation: 'refundCheckout', outcome: 'applied', time: '2026-11-22T02:00:00.000Z', refundId: 'rfd_1'},
+        state: 'refunded',
+        refunded: '25.50',
+        lastAttempt: 'refund applied',
+        lastAttemptAt: '2026-11-22T02:10:00.000Z',
       },
     ])
-    expect(createdCheckouts(LOG, 'prod').map((c) => [c.checkoutId, c.lastChange])).toEqual([['chk_p', null]])
+    const smoke = line('2026-11-23T01:00:00.000Z', 'initiateCheckout', 'applied', {checkoutId: 'chk_smoke', run: 'smoke'})
+    expect(createdCheckouts([...LOG, smoke], 'sandbox').map((c) => c.checkoutId)).toEqual(['chk_b', 'chk_a'])
+    expect(createdCheckouts([...LOG, smoke], 'sandbox', {includeRuns: true}).map((c) => c.checkoutId)).toEqual(['chk_smoke', 'chk_b', 'chk_a'])
+    expect(createdCheckouts(LOG, 'prod')).toEqual([
+      {checkoutId: 'chk_p', amount: null, currency: null, createdAt: '2026-11-21T03:00:00.000Z', reference: null, state: 'created', refunded: null, lastAttempt: null, lastAttemptAt: null},
+    ])
   })
 })
 

@@ -144,3 +144,42 @@ export async function applyQuery(document: unknown, expression: string): Promise
     throw new OpsError(`--query: ${why}; the command itself ran, only its output could not be shown`, ExitCode.Unexpected, [HINT])
   }
 }
+
+/** `{"checkouts": [...], "path": "..."}`: the document's top-level keys and the kind of each value. */
+function outline(document: unknown): string {
+  if (Array.isArray(document)) return '[...]'
+  if (document === null || typeof document !== 'object') return JSON.stringify(document) ?? 'null'
+  const kind = (value: unknown) => (Array.isArray(value) ? '[...]' : value !== null && typeof value === 'object' ? '{...}' : JSON.stringify(value))
+  const keys = Object.entries(document)
+    .filter(([, value]) => value !== undefined)
+    .map(([key, value]) => `${JSON.stringify(key)}: ${kind(value)}`)
+  return `{${keys.join(', ')}}`
+}
+
+/** The expression moved into the document's one list, when it has exactly one: `[].id` -> `checkouts[].id`. */
+function guess(document: unknown, expression: string): string | undefined {
+  if (document === null || typeof document !== 'object' || Array.isArray(document)) return undefined
+  const lists = Object.keys(document).filter((key) => Array.isArray((document as Record<string, unknown>)[key]))
+  if (lists.length !== 1 || expression.startsWith(lists[0])) return undefined
+  const trimmed = expression.trim()
+  if (trimmed.startsWith('[')) return `${lists[0]}${trimmed}`
+  if (/^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*$/.test(trimmed)) return `${lists[0]}[].${trimmed}`
+  return undefined
+}
+
+/**
+ * One line for stderr when a query found nothing (null, or an empty list, object or text): the
+ * command succeeded, so the exit code stays 0, but a silent `null` reads as an answer. It names the
+ * document's top-level keys and, when it can, the expression that was likely meant.
+ */
+export function emptyResultWarning(document: unknown, expression: string, result: unknown): string | undefined {
+  const empty =
+    result === null ||
+    result === undefined ||
+    result === '' ||
+    (Array.isArray(result) && result.length === 0) ||
+    (typeof result === 'object' && Object.keys(result).length === 0)
+  if (!empty) return undefined
+  const meant = guess(document, expression)
+  return `Warning: --query found nothing (${JSON.stringify(result ?? null)}): the document is ${outline(document ?? null)}${meant ? `; did you mean ${meant}?` : ''}`
+}

@@ -14,7 +14,7 @@ import {parseTimeInput} from '../../services/time-input.js'
 const AUDITED = Object.values(checkoutService.operations)
   .filter((op) => op.audited)
   .map((op) => op.id)
-import {type View} from '../../cli/output/view.js'
+import {CHECKOUT_ZONE, type View} from '../../cli/output/view.js'
 
 export default class AuditList extends BaseCommand<typeof AuditList> {
   static override baseFlags = outputFlags
@@ -54,6 +54,8 @@ Each attempt at a checkout creation, void, refund, webhook change or customizati
       webhookId: {kind: 'id', priority: 4},
     },
     list: 'entries',
+    // The log is about checkout money: its times read as the checkout tables' (`checkout list`).
+    zone: CHECKOUT_ZONE,
   }
 
   async run(): Promise<{entries: AuditEntry[]; path: string}> {

@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 
-import {type CreatedCheckout, createdCheckouts} from '../../audit/history.js'
+import {createdCheckouts} from '../../audit/history.js'
 import {auditPath} from '../../audit/log.js'
 import {damagedWarning, readAudit} from '../../audit/read.js'
 import {BaseCommand} from '../../cli/base-command.js'
@@ -9,28 +9,22 @@ import {CHECKOUT_ZONE, type View} from '../../cli/output/view.js'
 import {createTransport} from '../../http/transport.js'
 import {localSandbox, sandboxControl} from '../../runtime/sandbox-control.js'
 
-const COLUMNS = ['checkoutId', 'amount', 'currency', 'createdAt', 'reference', 'lastChange']
+const COLUMNS = ['checkoutId', 'amount', 'currency', 'createdAt', 'reference', 'state', 'refunded', 'lastAttempt', 'lastAttemptAt']
 const SEEDED_COLUMNS = ['checkoutId', 'amount', 'currency', 'paidAt', 'reference', 'paymentStatus', 'possible']
-
-/** "refund applied", "void refused by rule PY0073": the last void or refund, as a table cell. */
-function lastChangeText(change: CreatedCheckout['lastChange']): string {
-  if (!change) return ''
-  const what = change.operation === 'voidCheckout' ? 'void' : 'refund'
-  return [what, change.outcome, change.code, change.reconciled ? '(reconciled)' : undefined].filter(Boolean).join(' ')
-}
 
 export default class CheckoutList extends BaseCommand<typeof CheckoutList> {
   static override description = `List the checkouts created from this machine, newest first, from the local audit log.
 
-The checkout service has no endpoint that lists checkouts, so this reads the audit log (<config dir>/audit.jsonl; see opsctl audit list): every checkout created with the profile in use, with its amount, currency, when it was created, its reference, and the last void or refund attempted on it from here and how that ended. Checkouts created elsewhere (another machine, the service's dashboard) are not in it. With --sandbox-seeded it lists instead the paid checkouts of a sandbox started with --seed, asked of the sandbox, with what the rules allow on each now (void or refund).`
+The checkout service has no endpoint that lists checkouts, so this reads the audit log (<config dir>/audit.jsonl; see opsctl audit list): every checkout created with the profile in use, with its amount, currency, when it was created, its reference, its state as far as the changes applied from here tell (created, voided, refunded and how much), and apart from that the last void or refund attempted on it from here and how that ended. Checkouts created by opsctl smoke or a scenario run's steps are left out unless --include-runs. Checkouts created elsewhere (another machine, the service's dashboard) are not in it. With --sandbox-seeded it lists instead the paid checkouts of a sandbox started with --seed, asked of the sandbox, with what the rules allow on each now (void or refund).`
   static override examples = [
     '<%= config.bin %> checkout list',
     '<%= config.bin %> checkout list --limit 5 --json',
     '<%= config.bin %> checkout list --sandbox-seeded',
   ]
   static override flags = {
+    'include-runs': Flags.boolean({description: 'also the checkouts created by smoke and scenario runs (left out by default)'}),
     limit: Flags.integer({description: 'show only the newest N checkouts', min: 1}),
-    'sandbox-seeded': Flags.boolean({description: "list the sandbox's seeded paid checkouts instead (sandbox start --seed)", exclusive: ['limit']}),
+    'sandbox-seeded': Flags.boolean({description: "list the sandbox's seeded paid checkouts instead (sandbox start --seed)", exclusive: ['limit', 'include-runs']}),
   }
   static override view: View = {
     columns: COLUMNS,
@@ -43,7 +37,6 @@ The checkout service has no endpoint that lists checkouts, so this reads the aud
       reference: {kind: 'text', priority: 2},
     },
     list: 'checkouts',
-    rows: (document) => (document as {checkouts: CreatedCheckout[]}).checkouts.map((c) => ({...c, lastChange: lastChangeText(c.lastChange)})),
     zone: CHECKOUT_ZONE,
   }
   static readonly seededView: View = {
@@ -69,7 +62,7 @@ The checkout service has no endpoint that lists checkouts, so this reads the aud
     const warning = damagedWarning(auditPath(this.configDir), damaged)
     // Said even under --json: the list may miss what those lines held.
     if (warning) process.stderr.write(warning + '\n')
-    let checkouts = createdCheckouts(entries, name)
+    let checkouts = createdCheckouts(entries, name, {includeRuns: this.flags['include-runs']})
     if (this.flags.limit) checkouts = checkouts.slice(0, this.flags.limit)
     if (checkouts.length === 0) {
       this.note(`No checkouts created from this machine with profile ${name} yet.\n  ${hints.checkoutCreate}\n  ${hints.checkoutListSeeded}`)

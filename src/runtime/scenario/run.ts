@@ -4,6 +4,7 @@ import type {StepResult} from '../report.js'
 import type {ParsedScenario, ParsedStep} from './parse.js'
 import type {Matcher} from './schema.js'
 
+import {AUDIT_RUN_ENV} from '../../audit/log.js'
 import {registerArgv} from '../../http/secrets/sources.js'
 import {getPath} from '../../services/dot-path.js'
 import {type InProcessResult, runInProcess} from '../in-process.js'
@@ -64,7 +65,7 @@ async function runStep(
   }
 
   const timeoutMs = (step.raw.timeout ?? 120) * 1000
-  const out = await runInProcess(config, argv, {env: {CI: env.CI ?? 'true', ...stepEnv}, timeoutMs})
+  const out = await runInProcess(config, argv, {env: {CI: env.CI ?? 'true', [AUDIT_RUN_ENV]: 'scenario', ...stepEnv}, timeoutMs})
   const durationMs = Math.round(performance.now() - started)
   if (out.timedOut) return {...base, durationMs, message: `did not finish within ${timeoutMs / 1000} s; its outcome is unknown`, outcome: 'failed'}
   const json = parseJson(out.stdout) ?? (out.code === 0 ? undefined : parseJson(out.stderr))
