@@ -109,9 +109,13 @@ export class ListWriter {
     await this.endPage()
     if (this.count > 0) return
     if (this.columns && this.mode.headers !== false && this.mode.format !== 'ndjson') {
-      const header = this.columns.map((c) => headerText(c))
-      const delimiter = this.mode.format === 'csv' ? ',' : '\t'
-      this.sinks.out(this.mode.format === 'table' && this.mode.terminal ? `${header.join('  ')}\n` : await separated([header], delimiter))
+      if (this.mode.format === 'table' && this.mode.terminal) {
+        // fitted like any table: no rows, so the widths are the headers'
+        ;(await this.terminalTable()).headerOnly()
+      } else {
+        const delimiter = this.mode.format === 'csv' ? ',' : '\t'
+        this.sinks.out(await separated([this.columns.map((c) => headerText(c))], delimiter))
+      }
     }
 
     if (this.mode.format === 'table' && this.mode.terminal) this.sinks.err('(none)\n')
@@ -135,13 +139,18 @@ export class ListWriter {
       return
     }
 
+    ;(await this.terminalTable()).page(cells)
+  }
+
+  private async terminalTable(): Promise<TableStream> {
+    if (this.table) return this.table
     const chosen = Boolean(this.mode.columns && this.mode.columns.length > 0)
     const fit = {chosen, layout: layoutOf(this.view), shortTime: shortTableTime, truncate: this.mode.truncate, width: this.mode.width}
     const {TableStream} = await import('./output/table.js')
-    this.table ??= new TableStream(this.columns!, columns, fit, this.sinks.out, this.mode.headers !== false, (dropped, shown) =>
+    this.table = new TableStream(this.columns!, this.columns!.map((c) => headerText(c)), fit, this.sinks.out, this.mode.headers !== false, (dropped, shown) =>
       this.sinks.err(droppedNote(dropped, shown, this.view, this.mode.width)),
     )
-    this.table.page(cells)
+    return this.table
   }
 }
 

@@ -122,7 +122,7 @@ describe.each([80, 120])('a terminal %i columns wide', (cols) => {
 
   it('checkout list', async () => {
     const screen = await inTerminal(['checkout', 'list'], cols)
-    expectFits(screen, cols, ['checkoutId', 'amount', 'currency', 'createdAt', 'reference', 'lastChange'])
+    expectFits(screen, cols, ['checkoutId', 'amount', 'currency', 'createdAt', 'reference', 'state', 'refunded', 'lastAttempt', 'lastAttemptAt'])
     expect(screen.lines.length).toBeGreaterThan(1)
     for (const row of screen.lines.slice(1)) expect(row).toMatch(/^chk_[\da-f]{24} /)
   })

@@ -264,6 +264,13 @@ export class TableStream {
     private readonly onDropped?: (dropped: string[], shown: string[]) => void,
   ) {}
 
+  /** The header row alone, fitted like a table's: a list that turned out empty. */
+  headerOnly(): void {
+    if (this.layout || !this.showHeaders) return
+    this.layout = layoutTable(this.names, this.headers, [], this.fit)
+    this.write(renderRow(this.headers, {...this.layout, shown: this.layout.shown.map((c) => ({...c, shortTimes: false}))}, {truncate: true}) + '\n')
+  }
+
   page(rows: readonly string[][]): void {
     if (rows.length === 0) return
     const lines: string[] = []
