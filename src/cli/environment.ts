@@ -18,6 +18,7 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
   {name: 'OPSCTL_CHECKOUT_SECRET_KEY', description: "overrides the profile's checkout secret key"},
   {name: 'OPSCTL_TIMEOUT', description: 'seconds before a request is given up (--timeout)'},
   {name: 'OPSCTL_VERBOSE', description: 'print the redacted HTTP trace on stderr (--verbose)'},
+  {name: 'OPSCTL_AUDIT_RUN', description: 'marks the audit lines of a run (smoke and scenario set it); checkout list leaves marked checkouts out unless --include-runs'},
   {name: 'OPSCTL_TRACE_PATIENT_DATA', description: '1 shows patient data in --verbose traces (masked by default)'},
   {name: 'OPSCTL_SANDBOX_PORT', description: 'the port of `sandbox start` (--port)'},
   {name: 'OPSCTL_SANDBOX_TOKEN', description: "the sandbox's control token: `sandbox start --token`, and for sandbox commands run from another config folder or machine"},
