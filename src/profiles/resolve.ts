@@ -1,7 +1,6 @@
 import type {ServiceTarget} from '../http/services.js'
 import type {Profile} from './schema.js'
 
-import {nearestName} from '../cli/suggest.js'
 import {UsageError} from '../errors.js'
 import {ProfileStore} from './store.js'
 
@@ -35,7 +34,7 @@ export async function resolveProfile(
   if (flagProfile === '') throw new UsageError('The profile name must not be empty', ['See the profiles: opsctl profile list'])
   const store = typeof from === 'string' ? await ProfileStore.open(from) : from
   const name = flagProfile ?? (env[ENV.profile] || store.activeName)
-  if (name && !store.get(name)) throw unknownProfileError(name, store.names(), flagProfile === undefined && Boolean(env[ENV.profile]))
+  if (name && !store.get(name)) throw await unknownProfileError(name, store.names(), flagProfile === undefined && Boolean(env[ENV.profile]))
   const profile = structuredClone(store.require(name))
   const fromEnv: string[] = []
   const pick = (key: keyof typeof ENV, apply: (v: string) => void) => {
@@ -75,7 +74,9 @@ export function checkoutTarget(r: Pick<ResolvedProfile, 'name' | 'profile'>): Se
  * A profile name that names none: the nearest existing name, and where the name came from when it
  * was not typed (a forgotten OPSCTL_PROFILE in a shell or CI job).
  */
-function unknownProfileError(name: string, names: string[], fromEnv: boolean): UsageError {
+async function unknownProfileError(name: string, names: string[], fromEnv: boolean): Promise<UsageError> {
+  // Loaded only here: its string-distance package builds an Intl.Collator as it loads (~10 ms of every start).
+  const {nearestName} = await import('../cli/suggest.js')
   const guess = nearestName([name], names.map((n) => ({name: n, takesArgs: false})))
   const source = fromEnv ? ` (from ${ENV.profile})` : ''
   const message = `No profile named "${name}"${source}${guess ? `; did you mean "${guess}"?` : ''}`

@@ -33,7 +33,7 @@ const FILE_BUDGET = {version: 4, local: 30, api: 38}
  */
 const API_KB_BUDGET = 1300
 /** Packages never loaded by any of the invocations below (the sandbox's, prompts, config writes). */
-const NEVER = ['@inquirer/prompts', 'fastify', 'better-sqlite3', 'write-file-atomic', 'proper-lockfile', 'yaml', 'asciichart', 'open']
+const NEVER = ['@inquirer/prompts', 'fastify', 'better-sqlite3', 'write-file-atomic', 'proper-lockfile', 'yaml', 'asciichart', 'open', 'fast-levenshtein']
 /** opsctl's own dependencies, which --version has no business loading. */
 const OPSCTL_DEPENDENCIES = ['zod', 'undici', 'string-width', 'csv-stringify', '@jmespath-community/jmespath', 'string-argv', 'fast-levenshtein']
 
