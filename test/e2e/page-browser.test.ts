@@ -8,9 +8,7 @@
  * OPSCTL_BROWSER_TESTS=required).
  */
 /* global document, HTMLImageElement, HTMLInputElement */
-import {once} from 'node:events'
 import {createServer, type Server} from 'node:http'
-import {type AddressInfo} from 'node:net'
 import {type Page} from 'puppeteer-core'
 import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 
@@ -18,6 +16,7 @@ import {basicAuth} from '../../src/http/services.js'
 import {createSandbox, type RunningSandbox} from '../../src/sandbox/core/server.js'
 import {SANDBOX_KEYS} from '../../src/services/sandbox-defaults.js'
 import {browserRequired, chromium, chromiumMissing, startChromium, type TestBrowser} from '../helpers/chromium.js'
+import {listenOnLoopback} from '../helpers/loopback-servers.js'
 
 // 10:00 in Manila on 21 Nov 2026: a card that expired in October is past, one of 12/30 is valid.
 const START = '2026-11-21T02:00:00Z'
@@ -52,10 +51,9 @@ async function startShop(): Promise<Shop> {
     res.setHeader('content-type', 'text/html')
     res.end(`<!doctype html><title>Shop</title><h1>shop page ${req.url}</h1>`)
   })
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
+  const listening = await listenOnLoopback(server)
   return {
-    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    ...listening,
     webhooks,
     async webhook(match) {
       for (;;) {
@@ -63,11 +61,6 @@ async function startShop(): Promise<Shop> {
         if (found) return found
         await new Promise<void>((resolve) => (arrived = resolve))
       }
-    },
-    async close() {
-      server.closeAllConnections()
-      server.close()
-      await once(server, 'close')
     },
   }
 }

@@ -7,11 +7,9 @@
  * requests, unchanged but for the origin, to the sandbox (request interception). The buyer then
  * pays on the hosted page and lands on the merchant's success URL.
  */
-import {once} from 'node:events'
 import {readFileSync} from 'node:fs'
 import {createServer, type Server} from 'node:http'
 import {createRequire} from 'node:module'
-import {type AddressInfo} from 'node:net'
 import {type ConsoleMessage, type Page} from 'puppeteer-core'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
@@ -19,6 +17,7 @@ import {basicAuth} from '../../src/http/services.js'
 import {createSandbox, type RunningSandbox} from '../../src/sandbox/core/server.js'
 import {SANDBOX_KEYS} from '../../src/services/sandbox-defaults.js'
 import {browserRequired, chromium, chromiumMissing, startChromium, type TestBrowser} from '../helpers/chromium.js'
+import {listenOnLoopback} from '../helpers/loopback-servers.js'
 
 /** Where the SDK sends its calls when `init` is told it is in a sandbox (written in its bundle). */
 const SDK_API_ORIGIN = 'https://pg-sandbox.paymaya.com'
@@ -68,17 +67,9 @@ async function startShop(): Promise<Shop> {
     const key = buy?.[1] ? SANDBOX_KEYS.secretKey : SANDBOX_KEYS.publicKey
     res.end(buy ? shopPage(origin, key, Number(buy[2])) : `<!doctype html><title>Shop</title><h1>shop page ${path}</h1>`)
   })
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-  return {
-    origin,
-    async close() {
-      server.closeAllConnections()
-      server.close()
-      await once(server, 'close')
-    },
-  }
+  const listening = await listenOnLoopback(server)
+  origin = listening.origin
+  return listening
 }
 
 let sandbox: RunningSandbox

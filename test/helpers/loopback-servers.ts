@@ -3,8 +3,23 @@
  * them after the test, and `recordingProxy` is a proxy that forwards nothing, noting every
  * request and CONNECT it receives (a refusal must come before any).
  */
+import {once} from 'node:events'
 import {createServer, type Server} from 'node:http'
 import {type AddressInfo} from 'node:net'
+
+/** One server on a free loopback port: its origin, and a close that ends open connections too (a browser keeps some alive). */
+export async function listenOnLoopback(server: Server): Promise<{origin: string; close(): Promise<void>}> {
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  return {
+    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    async close() {
+      server.closeAllConnections()
+      server.close()
+      await once(server, 'close')
+    },
+  }
+}
 
 export class LoopbackServers {
   private servers: Server[] = []
