@@ -35,6 +35,8 @@ let packed: {filename: string; files: {path: string}[]}
 let installLog: string
 let opsctl: string
 let installed: string
+/** A config folder inside the test's own temporary folder: an installed opsctl must not write the user's ~/.config. */
+const own = () => ({OPSCTL_CONFIG_DIR: join(work, 'config')})
 
 /** The packages under a node_modules folder (scoped ones counted one by one), nested ones included. */
 function packagesUnder(modules: string): string[] {
@@ -120,7 +122,7 @@ describe('the packed and installed package', {timeout: INSTALL_LIMIT_MS}, () => 
   })
 
   it('the installed opsctl prints its version, runs a sandbox, and talks to it with its user-agent', async () => {
-    const version = await runCli(['--version'], {bin: opsctl})
+    const version = await runCli(['--version'], {bin: opsctl, env: own()})
     expect(version.code).toBe(0)
     expect(version.stdout).toContain(`opsctl/${pkg.version}`)
 
@@ -136,7 +138,7 @@ describe('the packed and installed package', {timeout: INSTALL_LIMIT_MS}, () => 
       expect(await sandbox.stop('SIGINT')).toBe(0)
     }
 
-    const smoke = await runCli(['smoke', '--sandbox', '--json'], {bin: opsctl})
+    const smoke = await runCli(['smoke', '--sandbox', '--json'], {bin: opsctl, env: own()})
     expect(smoke.code, smoke.stderr).toBe(0)
     expect(JSON.parse(smoke.stdout).summary).toMatchObject({failed: 0})
   })
@@ -146,7 +148,7 @@ describe('the packed and installed package', {timeout: INSTALL_LIMIT_MS}, () => 
     renameSync(build, `${build}.away`)
     try {
       for (const argv of [['sandbox', 'start', '--port', '0'], ['smoke', '--sandbox']]) {
-        const r = await runCli(argv, {bin: opsctl})
+        const r = await runCli(argv, {bin: opsctl, env: own()})
         expect(r.code, argv.join(' ')).toBe(1)
         expect(r.stderr.trim().split('\n'), r.stderr).toEqual([
           `Error: The sandbox's SQLite module (better-sqlite3) has no binary for Node ${process.version} (its install script did not run); fix it with: npm rebuild better-sqlite3 --prefix ${installed}`,
