@@ -4,11 +4,12 @@ import type {RetryPolicy} from './retry.js'
 
 import {ApiError, DeclinedError, ExitCode, NetworkError, UsageError} from '../errors.js'
 import {apiErrorFrom} from './api-error.js'
+import {createTransport} from './create-transport.js'
 import {parseJson} from './json.js'
 import {sentPatientData} from './redact.js'
 import {registerSecret} from './secrets/registry.js'
 import {authFor, requestIdFrom, type ServiceTarget} from './services.js'
-import {createTransport, type Transport} from './transport.js'
+import {type Transport} from './transport.js'
 import {buildUrl, expandPath, type QueryValue} from './url.js'
 
 export type {RetryPolicy} from './retry.js'

@@ -5,12 +5,9 @@
  * instead of sending, so whatever sends honours it without a check of its own.
  */
 import type {HttpMethod} from './operation.js'
-import type {MaskedFields} from './redact.js'
 import type {RetryPolicy} from './retry.js'
 import type {AuthParts} from './services.js'
 
-import {DryRunTransport} from './dry-run.js'
-import {HttpTransport} from './http-transport.js'
 
 export type OutboundBody = {contentType: string; raw: Buffer | string} | {form: Record<string, string>} | {json: unknown}
 
@@ -67,11 +64,7 @@ export interface TransportOptions {
   /** Receives the redacted `--verbose` trace. */
   trace?: (text: string) => void
   /** Fields whose values the trace masks (patient data), see `maskFields`. */
-  traceMasked?: MaskedFields
+  /** the names of fields masked in the trace (redact.ts's MaskedFields) */
+  traceMasked?: ReadonlySet<string>
   retry?: Partial<RetryPolicy>
-}
-
-/** The transport a command's options ask for. */
-export function createTransport(options: TransportOptions = {}): Transport {
-  return options.dryRun ? new DryRunTransport() : new HttpTransport(options)
 }

@@ -11,8 +11,9 @@ import type {ServiceClient} from '../http/client.js'
 
 import {escapeControlChars} from '../control-chars.js'
 import {ApiError, ExitCode, NetworkError, type NextStep, OpsError} from '../errors.js'
+import {createTransport} from '../http/create-transport.js'
 import {failureCode} from '../http/network-error.js'
-import {createTransport, type Transport} from '../http/transport.js'
+import {type Transport} from '../http/transport.js'
 import {
   deleteWebhook,
   listWebhooks,

@@ -15,23 +15,18 @@ import type * as z from 'zod'
 
 import type {Named, Operation, ParamsOf, ServiceDefinition} from '../http/operation.js'
 import type {CheckoutStore} from './checkout/state.js'
+import type {ModuleState} from './core/module-state.js'
 import type {SandboxStore} from './core/store.js'
 import type {HealthStore} from './health/state.js'
+
+export type {ModuleState} from './core/module-state.js'
+export {type FieldProblem, SandboxError} from './core/sandbox-error.js'
 
 export interface SandboxState {
   health: HealthStore
   checkout: CheckoutStore
 }
 
-/** A module's state: its repositories, plus what export, import and reset need. */
-export interface ModuleState {
-  /** The whole state as JSON values, keyed tables as [key, value] pairs (core/state-document.ts). */
-  dump(): Record<string, unknown>
-  /** Replaces the state with a document's section; tables the section lacks start empty. Throws StateDocumentError. */
-  load(section: Record<string, unknown>, version: number): void
-  /** Back to the state of a fresh sandbox. */
-  reset(): void
-}
 
 export interface SandboxRequest<O extends Operation = Operation> {
   params: string extends O['id'] ? Record<string, string> : {[K in keyof ParamsOf<O>]: string}
@@ -66,23 +61,6 @@ export class Reply<B = unknown> {
   ) {}
 }
 
-export interface FieldProblem {
-  field: string
-  description: string
-}
-
-/** A refusal in the service's own error shape (the core renders it per service). */
-export class SandboxError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly fields: FieldProblem[] = [],
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(message)
-  }
-}
 
 export interface Clock {
   now(): Date

@@ -6,7 +6,7 @@ import {damagedWarning, readAudit} from '../../audit/read.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {hints} from '../../cli/hints.js'
 import {CHECKOUT_ZONE, type View} from '../../cli/output/view.js'
-import {createTransport} from '../../http/transport.js'
+import {createTransport} from '../../http/create-transport.js'
 import {localSandbox, sandboxControl} from '../../runtime/sandbox-control.js'
 
 const COLUMNS = ['checkoutId', 'amount', 'currency', 'createdAt', 'reference', 'state', 'refunded', 'lastAttempt', 'lastAttemptAt']

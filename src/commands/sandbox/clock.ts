@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
 import {UsageError} from '../../errors.js'
-import {createTransport} from '../../http/transport.js'
+import {createTransport} from '../../http/create-transport.js'
 import {localSandbox, sandboxControl} from '../../runtime/sandbox-control.js'
 import {advanceProblem, clockTimeProblem} from '../../services/clock-bounds.js'
 import {parseDuration} from '../../services/duration.js'

@@ -1,7 +1,7 @@
 import {Args} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
-import {createTransport} from '../../http/transport.js'
+import {createTransport} from '../../http/create-transport.js'
 import {localSandbox} from '../../runtime/sandbox-control.js'
 import {exportState, type StateSummary} from '../../runtime/sandbox-state.js'
 

@@ -5,7 +5,7 @@ import {requireConsentPossible} from '../../cli/consent.js'
 import {changeFlags} from '../../cli/flags.js'
 import {askConfirm} from '../../cli/prompt.js'
 import {UsageError} from '../../errors.js'
-import {createTransport} from '../../http/transport.js'
+import {createTransport} from '../../http/create-transport.js'
 import {localSandbox} from '../../runtime/sandbox-control.js'
 import {importState, readStateFile, type StateSummary} from '../../runtime/sandbox-state.js'
 

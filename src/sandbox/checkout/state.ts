@@ -3,7 +3,7 @@
  * two-decimal strings, times as ISO strings; tables keyed by SQL (so `__proto__` or `constructor`
  * is just an unknown id). Card data is never part of it beyond the last four digits and the scheme.
  */
-import type {ModuleState} from '../types.js'
+import type {ModuleState} from '../core/module-state.js'
 
 import {checkKeyIsId, checkRecord, tableOf} from '../core/state-document.js'
 import {DocCell, DocTable, type SandboxStore} from '../core/store.js'

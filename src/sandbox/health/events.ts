@@ -6,7 +6,7 @@
  */
 import type {EventsQuery} from '../../services/health/operations.js'
 
-import {SandboxError} from '../types.js'
+import {SandboxError} from '../core/sandbox-error.js'
 
 export interface Cursor {
   date: string

@@ -4,7 +4,7 @@
  * password (never the password), and are stored whole: fields this code does not name survive.
  */
 import type {Event, GroupConfig, PlanMedication} from '../../services/health/operations.js'
-import type {ModuleState} from '../types.js'
+import type {ModuleState} from '../core/module-state.js'
 
 import {checkKeyIsId, checkRecord, StateDocumentError, tableOf} from '../core/state-document.js'
 import {DocTable, type SandboxStore} from '../core/store.js'
