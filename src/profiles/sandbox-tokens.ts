@@ -1,5 +1,4 @@
-import {randomBytes} from 'node:crypto'
-import {chmod, readFile, rename, rm, writeFile} from 'node:fs/promises'
+import {readFile, rm} from 'node:fs/promises'
 import {join} from 'node:path'
 
 import {ensurePrivateFolder, PRIVATE_FILE_MODE} from './private-files.js'
@@ -21,20 +20,12 @@ export function sandboxTokenPath(configDir: string, port: number | string): stri
   return join(configDir, 'sandboxes', `${port}.json`)
 }
 
-/** Written whole under a temporary name and renamed: a reader sees no file or the whole file, never a part. */
+/** Written whole under a temporary name and renamed (write-file-atomic, as profiles.json): a reader sees no file or the whole file. */
 export async function writeSandboxToken(configDir: string, port: number, entry: SandboxTokenFile): Promise<string> {
   const path = sandboxTokenPath(configDir, port)
   await ensurePrivateFolder(join(configDir, 'sandboxes'))
-  const temporary = `${path}.${randomBytes(6).toString('hex')}.tmp`
-  try {
-    await writeFile(temporary, JSON.stringify(entry) + '\n', {flag: 'wx', mode: PRIVATE_FILE_MODE})
-    await chmod(temporary, PRIVATE_FILE_MODE)
-    await rename(temporary, path)
-  } catch (error) {
-    await rm(temporary, {force: true})
-    throw error
-  }
-
+  const {default: writeFileAtomic} = await import('write-file-atomic')
+  await writeFileAtomic(path, JSON.stringify(entry) + '\n', {mode: PRIVATE_FILE_MODE})
   return path
 }
 

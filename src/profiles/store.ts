@@ -151,12 +151,12 @@ export class ProfileStore {
   }
 }
 
-function profilesPath(configDir: string): string {
+export function profilesPath(configDir: string): string {
   return join(configDir, `${FILE_NAME}.json`)
 }
 
-/** profiles.json as it is on disk now, checked; undefined when there is none yet. */
-function readProfileFile(path: string): ProfileFile | undefined {
+/** profiles.json as it is on disk now, checked; undefined when there is none yet. Writes nothing. */
+export function readProfileFile(path: string): ProfileFile | undefined {
   let text: string
   try {
     text = readFileSync(path, 'utf8')

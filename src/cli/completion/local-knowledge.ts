@@ -1,12 +1,10 @@
-import {readFileSync} from 'node:fs'
-import {join} from 'node:path'
-
 import type {LocalKnowledge} from './candidates.js'
 
 import {createdCheckouts} from '../../audit/history.js'
 import {readAudit} from '../../audit/read.js'
 import {recentEventIds} from '../../profiles/recent-events.js'
 import {BUILTIN_PROFILE} from '../../profiles/schema.js'
+import {profilesPath, readProfileFile} from '../../profiles/store.js'
 
 /** How many checkout ids Tab offers: the newest created from this machine. */
 const RECENT_CHECKOUTS = 50
@@ -24,21 +22,20 @@ export function localKnowledge(configDir: string): LocalKnowledge {
   }
 }
 
-function profileFile(configDir: string): {active?: unknown; profiles?: unknown} | undefined {
+/** profiles.json as the store reads it, without writing one; none yet, or a bad one (the next real command reports it), is the built-in profile alone. */
+function profileFile(configDir: string): undefined | {active: string; profiles: Record<string, unknown>} {
   try {
-    return JSON.parse(readFileSync(join(configDir, 'profiles.json'), 'utf8')) as {active?: unknown; profiles?: unknown}
+    return readProfileFile(profilesPath(configDir))
   } catch {
-    // no file yet (or an unreadable one, which the next real command reports)
     return undefined
   }
 }
 
 function profileNames(configDir: string): string[] {
   const file = profileFile(configDir)
-  return file?.profiles && typeof file.profiles === 'object' ? Object.keys(file.profiles).sort() : [BUILTIN_PROFILE]
+  return file ? Object.keys(file.profiles).sort() : [BUILTIN_PROFILE]
 }
 
 function activeProfile(configDir: string): string {
-  const active = profileFile(configDir)?.active
-  return typeof active === 'string' && active ? active : BUILTIN_PROFILE
+  return profileFile(configDir)?.active || BUILTIN_PROFILE
 }
