@@ -37,21 +37,6 @@ const BY_PATH = ['src/cli/help.ts', 'src/oclif.ts', 'src/version.ts', 'src/start
 const EXTERNAL = ['better-sqlite3', 'open', '@oclif/plugin-*', 'typescript', 'ts-node', 'tsx']
 
 /**
- * `undici` from opsctl's sources is ./undici-slim.cjs: the parts it uses, without fetch and
- * WebSocket. The two modules that need connection pools get ./undici-pool.cjs, which adds them.
- */
-const POOL_IMPORTERS = new Set(['src/http/undici-pool.ts', 'src/http/loopback-direct.ts'].map((f) => join(ROOT, f)))
-const undiciSlim = {
-  name: 'undici-slim',
-  setup(b) {
-    b.onResolve({filter: /^undici$/}, (args) => {
-      if (!args.importer.startsWith(join(ROOT, 'src'))) return undefined
-      return {path: join(ROOT, 'scripts', POOL_IMPORTERS.has(args.importer) ? 'undici-pool.cjs' : 'undici-slim.cjs')}
-    })
-  },
-}
-
-/**
  * Two lines of oclif that cost every start more than the rest of its plugin loading, rewritten as
  * the bundle loads them. The build fails if either line changes, so an oclif upgrade is checked.
  */
@@ -116,7 +101,7 @@ const result = await build({
   legalComments: 'none',
   logLevel: 'warning',
   metafile: true,
-  plugins: [undiciSlim, oclifPatches],
+  plugins: [oclifPatches],
 })
 
 await toCommonJs(result.metafile)

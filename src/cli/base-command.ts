@@ -6,7 +6,7 @@ import {appendAudit, entryFromAttempt} from '../audit/log.js'
 import {escapeControlChars} from '../control-chars.js'
 import {ExitCode, OpsError, UsageError} from '../errors.js'
 import {type ClientOptions, ServiceClient} from '../http/client.js'
-import {closeDispatcher} from '../http/dispatcher.js'
+import {closeConnections} from '../http/connections.js'
 import {DryRunRequest} from '../http/dry-run.js'
 import {type Operation} from '../http/operation.js'
 import {scrubSecrets} from '../http/redact.js'
@@ -413,7 +413,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     try {
       await this.saveProfiles()
     } finally {
-      await closeDispatcher()
+      await closeConnections()
     }
 
     return super.finally(error)

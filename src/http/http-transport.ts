@@ -1,14 +1,13 @@
-import type {Dispatcher} from 'undici'
-
-import type {InboundResponse, OutboundRequest, RetryOverride, Transport, TransportOptions} from './transport.js'
+import type {Answer, Exchange} from './exchange.js'
+import type {InboundResponse, OutboundRequest, Transport, TransportOptions} from './transport.js'
 
 import {escapeControlChars} from '../control-chars.js'
-import {getDispatcher} from './dispatcher.js'
+import {Connections, sharedConnections} from './connections.js'
 import {parseJson} from './json.js'
 import {networkError} from './network-error.js'
 import {prepareRequest, shownBody} from './prepare.js'
 import {maskFields, maskPatientStrings, redactBody, redactHeaders, redactUrl, scrubSecrets, sentPatientData} from './redact.js'
-import {type RetryPolicy, retryWithin} from './retry.js'
+import {type RetryPolicy, type RetryRules, withRetries} from './retry.js'
 import {registerHeaderSecrets} from './secrets/sources.js'
 import {requestIdFrom} from './services.js'
 import {isLoopback} from './url.js'
@@ -20,28 +19,31 @@ const DEFAULT_TIMEOUT_MS = 30_000
 
 export interface HttpTransportOptions extends TransportOptions {
   /**
-   * `private`: connections of its own, never the process-wide (proxied, test-injected) dispatcher:
+   * `private`: connections of its own, never the process-wide (proxied, test-injected) ones:
    * for the sandbox's webhook deliveries, which go from the emulator, not from the CLI's user.
    */
   pool?: 'private' | 'shared'
 }
 
 /**
- * Sends over undici: the user-agent, the timeout (retries included), retries of idempotent
- * requests within it, the redacted `--verbose` trace, and network failures as NetworkError.
- * An HTTP error status is an answer, returned as any other: what it means is the caller's to say.
+ * Sends for real, with every rule in one place whatever carries the bytes (node:http for plain
+ * http, undici for https and proxies: ./connections.ts): the user-agent and the credential
+ * checks (./prepare.ts), the timeout (retries included) and each attempt's, retries of idempotent
+ * requests within it (./retry.ts), the redacted `--verbose` trace, and network failures as
+ * NetworkError (./network-error.ts). An HTTP error status is an answer, returned as any other:
+ * what it means is the caller's to say.
  */
 export class HttpTransport implements Transport {
   readonly kind = 'send'
-  private own?: Dispatcher
+  private readonly connections: Connections
 
-  constructor(private readonly options: HttpTransportOptions = {}) {}
+  constructor(private readonly options: HttpTransportOptions = {}) {
+    this.connections = options.pool === 'private' ? new Connections(false) : sharedConnections
+  }
 
   /** Closes the connections of a private pool. */
   async close(): Promise<void> {
-    const own = this.own
-    this.own = undefined
-    await own?.close().catch(() => {})
+    if (this.connections !== sharedConnections) await this.connections.close()
   }
 
   async send(req: OutboundRequest): Promise<InboundResponse> {
@@ -51,24 +53,32 @@ export class HttpTransport implements Transport {
 
     const started = performance.now()
     const timeoutMs = req.timeoutMs ?? this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS
-    let res: Dispatcher.ResponseData
-    let text: string
-    try {
-      const dispatcher = await this.dispatcherFor(req, Date.now() + timeoutMs)
-      res = await dispatcher.request({
-        origin: req.url.origin,
-        path: req.url.pathname + req.url.search,
-        method: req.method,
+    const deadline = Date.now() + timeoutMs
+    const whole = AbortSignal.timeout(timeoutMs)
+    const attempt = (): Promise<Answer> => {
+      const exchange: Exchange = {
         headers: prepared.headers,
-        body: prepared.payload,
-        signal: AbortSignal.timeout(timeoutMs),
-        ...(req.attemptTimeoutMs === undefined ? {} : {bodyTimeout: req.attemptTimeoutMs, headersTimeout: req.attemptTimeoutMs}),
-      })
-      text = await res.body.text()
+        method: req.method,
+        payload: prepared.payload,
+        signal: req.attemptTimeoutMs === undefined ? whole : AbortSignal.any([whole, AbortSignal.timeout(req.attemptTimeoutMs)]),
+        url: req.url,
+      }
+      return this.connections.send(exchange)
+    }
+
+    let res: Answer
+    try {
+      res = req.idempotent
+        ? await withRetries(attempt, this.retryRules(req), deadline, (failure) => {
+            req.retry?.onRetry?.(failure)
+            this.options.trace?.(`~ ${req.label}: ${failure.status ?? failure.code}, retrying in ${failure.waitMs} ms`)
+          })
+        : await attempt()
     } catch (error) {
       throw networkError(error, {idempotent: req.idempotent, label: req.label, timeoutMs, url: req.url}, prepared.secrets)
     }
 
+    const {text} = res
     // A session the answer sets (sign-in, createUser) is a secret from now on, before anything shows the answer.
     registerHeaderSecrets({'set-cookie': res.headers['set-cookie']})
     const durationMs = Math.round(performance.now() - started)
@@ -79,51 +89,25 @@ export class HttpTransport implements Transport {
       const known = masked ? sentPatientData(req, masked) : undefined
       const shown = (body: unknown) => (known ? maskPatientStrings(body, known) : body)
       this.trace(
-        () => `< ${res.statusCode} ${req.method} ${redactUrl(req.url, masked)} (${durationMs} ms${requestId ? `, request id ${requestId}` : ''})`,
+        () => `< ${res.status} ${req.method} ${redactUrl(req.url, masked)} (${durationMs} ms${requestId ? `, request id ${requestId}` : ''})`,
         res.headers,
         () => (data === undefined ? (text ? shown(text) : undefined) : shown(maskFields(redactBody(data), masked))),
       )
     }
 
-    return {durationMs, headers: res.headers, status: res.statusCode, text}
+    return {durationMs, headers: res.headers, status: res.status, text}
   }
 
-  private async dispatcherFor(req: OutboundRequest, deadline: number): Promise<Dispatcher> {
-    const base = await this.base()
-    if (!req.idempotent) return base
-    const {interceptors} = await import('./undici.js')
-    const override: RetryOverride = req.retry ?? {}
-    const policy = {...DEFAULT_RETRY, ...this.options.retry, ...definedOnly(override)}
-    const statusCodes = override.statusCodes ?? RETRY_STATUS
+  /** What an idempotent request retries: the request's own rules over the transport's over the defaults. */
+  private retryRules(req: OutboundRequest): RetryRules {
+    const override = req.retry ?? {}
+    const policy: RetryPolicy = {...DEFAULT_RETRY, ...this.options.retry}
+    if (override.maxRetries !== undefined) policy.maxRetries = override.maxRetries
+    if (override.minTimeoutMs !== undefined) policy.minTimeoutMs = override.minTimeoutMs
+    if (override.maxTimeoutMs !== undefined) policy.maxTimeoutMs = override.maxTimeoutMs
     // Nothing listening on this machine's port will not start listening in the next second: say so at once.
     const errorCodes = override.errorCodes ?? (isLoopback(req.url.hostname) ? RETRY_ERRORS.filter((c) => c !== 'ECONNREFUSED') : RETRY_ERRORS)
-    return base.compose(
-      interceptors.retry({
-        maxRetries: policy.maxRetries,
-        minTimeout: policy.minTimeoutMs,
-        maxTimeout: policy.maxTimeoutMs,
-        timeoutFactor: 2,
-        retryAfter: true,
-        throwOnError: false,
-        methods: [req.method],
-        statusCodes,
-        errorCodes,
-        retry: retryWithin(deadline, policy, statusCodes, errorCodes, (failure) => {
-          override.onRetry?.(failure)
-          this.options.trace?.(`~ ${req.label}: ${failure.status ?? failure.code}, retrying in ${failure.waitMs} ms`)
-        }),
-      }),
-    )
-  }
-
-  private async base(): Promise<Dispatcher> {
-    if (this.options.pool !== 'private') return getDispatcher()
-    if (!this.own) {
-      const {newAgent} = await import('./undici-pool.js')
-      this.own = newAgent()
-    }
-
-    return this.own
+    return {...policy, errorCodes, statusCodes: override.statusCodes ?? RETRY_STATUS}
   }
 
   /** Title and body are computed only when tracing: masking a page of 50 events per request is not free. */
@@ -138,12 +122,4 @@ export class HttpTransport implements Transport {
     // Each line is the server's text: a newline in a text body is shown, it does not start a line of the trace.
     this.options.trace(lines.map((line) => escapeControlChars(scrubSecrets(line))).join('\n'))
   }
-}
-
-function definedOnly(override: RetryOverride): Partial<RetryPolicy> {
-  const out: Partial<RetryPolicy> = {}
-  if (override.maxRetries !== undefined) out.maxRetries = override.maxRetries
-  if (override.minTimeoutMs !== undefined) out.minTimeoutMs = override.minTimeoutMs
-  if (override.maxTimeoutMs !== undefined) out.maxTimeoutMs = override.maxTimeoutMs
-  return out
 }

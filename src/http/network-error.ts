@@ -2,10 +2,12 @@ import {NetworkError} from '../errors.js'
 import {scrubSecrets} from './redact.js'
 import {isLoopback} from './url.js'
 
+/** No connection in time: undici's code, which the node:http carrier uses too. */
+export const CONNECT_TIMEOUT = 'UND_ERR_CONNECT_TIMEOUT'
 /** Errors raised before a single byte left: the request cannot have been applied. */
-const NOT_SENT_ERRORS = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'UND_ERR_CONNECT_TIMEOUT'])
+const NOT_SENT_ERRORS = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', CONNECT_TIMEOUT])
 
-/** The code of a failed request (`ECONNREFUSED`, `UND_ERR_SOCKET`...), `timeout` for a timeout. */
+/** The code of a failed request (`ECONNREFUSED`, `UND_ERR_SOCKET`...), `timeout` for a timeout (the call's or one attempt's). */
 export function failureCode(error: unknown): string | undefined {
   const err = (error instanceof NetworkError ? error.cause : error) as undefined | {cause?: {code?: string}; code?: string; name?: string}
   const code = err?.code ?? err?.cause?.code
@@ -84,7 +86,7 @@ function describeNetworkCode(code: string | undefined, url: URL, message: string
       return `could not be reached: no address found for the host name ${url.hostname}`
     }
 
-    case 'UND_ERR_CONNECT_TIMEOUT': {
+    case CONNECT_TIMEOUT: {
       return 'did not accept the connection in time'
     }
 

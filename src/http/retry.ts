@@ -1,4 +1,6 @@
-import type {RetryHandler} from 'undici'
+import {setTimeout as sleep} from 'node:timers/promises'
+
+import {failureCode} from './network-error.js'
 
 export interface RetryPolicy {
   maxRetries: number
@@ -6,40 +8,63 @@ export interface RetryPolicy {
   maxTimeoutMs: number
 }
 
+/** A policy and what it retries: these answer statuses and these failure codes (`failureCode`). */
+export interface RetryRules extends RetryPolicy {
+  statusCodes: number[]
+  errorCodes: string[]
+}
+
+/** What a failed attempt was: an answer's status (and its Retry-After), or a failure's code. */
+export interface AttemptFailure {
+  code?: string
+  status?: number
+  retryAfter?: string | string[]
+}
+
 /**
- * The decision undici's retry interceptor asks for before each new attempt. Same rules as undici's
- * default (retryable status or error code, attempts left, `Retry-After` in seconds or as an HTTP
- * date, else exponential backoff), plus one: a wait that would end after the call's deadline is
- * not started. The caller gets the last answer at once instead of a timer that outlives the
- * command (undici's timer is not cancelled by the abort signal, so the process stayed alive until a
- * long `Retry-After` ran out, long after the timeout error was printed).
+ * The wait before retry number `retry` (1 for the first), or undefined when there is none: the
+ * rules undici's retry interceptor applied for opsctl (a status or failure code in the lists,
+ * attempts left, `Retry-After` in seconds or as an HTTP date, else exponential backoff from
+ * `minTimeoutMs`, at most `maxTimeoutMs`), plus one: a wait that would end after the call's
+ * deadline is not started. The caller gets the last answer at once instead of a timer that
+ * outlives the command.
  */
-export function retryWithin(
+export function retryWait(failure: AttemptFailure, retry: number, rules: RetryRules, deadline: number): number | undefined {
+  const retryable =
+    failure.status === undefined ? failure.code !== undefined && rules.errorCodes.includes(failure.code) : rules.statusCodes.includes(failure.status)
+  if (!retryable || retry > rules.maxRetries) return undefined
+  const wait = Math.min(retryAfterMs(failure.retryAfter) ?? rules.minTimeoutMs * 2 ** (retry - 1), rules.maxTimeoutMs)
+  return Date.now() + wait >= deadline ? undefined : wait
+}
+
+/**
+ * Runs `attempt` until it gives an answer that is not retried, or fails in a way that is not:
+ * then that answer is returned (a 503 after the last retry is an answer) or that failure thrown.
+ * Both transports' carriers (node:http, undici) retry through this one loop.
+ */
+export async function withRetries<A extends {status: number; headers: Record<string, string | string[] | undefined>}>(
+  attempt: () => Promise<A>,
+  rules: RetryRules,
   deadline: number,
-  policy: RetryPolicy,
-  statusCodes: number[],
-  errorCodes: string[],
   onRetry?: (failure: {code?: string; status?: number; waitMs: number}) => void,
-): RetryHandler.RetryCallback {
-  return (err, {state}, next) => {
-    const {code, headers, statusCode} = err as Error & {code?: string; headers?: Record<string, string | string[]>; statusCode?: number}
-    // As undici decides: a status outside the list, an error code outside the list, or no attempts left ends it.
-    const refused =
-      (code !== undefined && code !== 'UND_ERR_REQ_RETRY' && !errorCodes.includes(code)) ||
-      (statusCode !== undefined && !statusCodes.includes(statusCode))
-    if (refused || state.counter > policy.maxRetries) {
-      next(err)
-      return
+): Promise<A> {
+  for (let retry = 1; ; retry++) {
+    // eslint-disable-next-line no-await-in-loop -- each attempt waits for the one before it
+    const outcome = await attempt().then(
+      (answer) => ({answer}),
+      (error: unknown) => ({error}),
+    )
+    const failure: AttemptFailure =
+      'answer' in outcome ? {retryAfter: outcome.answer.headers['retry-after'], status: outcome.answer.status} : {code: failureCode(outcome.error)}
+    const wait = retryWait(failure, retry, rules, deadline)
+    if (wait === undefined) {
+      if ('answer' in outcome) return outcome.answer
+      throw outcome.error
     }
 
-    const wait = Math.min(retryAfterMs(headers?.['retry-after']) ?? policy.minTimeoutMs * 2 ** (state.counter - 1), policy.maxTimeoutMs)
-    if (Date.now() + wait >= deadline) {
-      next(err)
-      return
-    }
-
-    onRetry?.({code, status: statusCode, waitMs: wait})
-    setTimeout(() => next(null), wait)
+    onRetry?.({code: failure.code, status: failure.status, waitMs: wait})
+    // eslint-disable-next-line no-await-in-loop
+    await sleep(wait)
   }
 }
 

@@ -12,7 +12,7 @@ import {Readable} from 'node:stream'
 import {MockAgent} from 'undici'
 import {afterEach, beforeEach, vi} from 'vitest'
 
-import {setDispatcher} from '../../src/http/dispatcher.js'
+import {setDispatcher} from '../../src/http/connections.js'
 import {forgetSecrets} from '../../src/http/secrets/registry.js'
 import {ProfileStore} from '../../src/profiles/store.js'
 

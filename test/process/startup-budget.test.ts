@@ -162,22 +162,22 @@ describe('start-up: real API commands against a sandbox', () => {
     await sandbox?.stop()
   })
 
-  it(`api checkout GET /v1/webhooks: at most ${FILE_BUDGET.api} files, undici's JavaScript but no WebAssembly, no prompts, tables or sandbox`, async () => {
+  it(`api checkout GET /v1/webhooks: at most ${FILE_BUDGET.api} files, no undici (plain http goes on node:http), no WebAssembly, prompts, tables or sandbox`, async () => {
     const api = await loaded(['api', 'checkout', 'GET', '/v1/webhooks'], env)
     expect(JSON.parse(api.stdout)).toEqual(expect.any(Array))
     expect(codeFiles(api).length, codeFiles(api).join('\n')).toBeLessThanOrEqual(FILE_BUDGET.api)
     expect(api.files.filter((f) => f.startsWith('dist/sandbox/'))).toEqual([])
-    expect(forbidden(api, NEVER)).toEqual([])
+    expect(forbidden(api, [...NEVER, 'undici'])).toEqual([])
     expect(api.wasm).toBe(0)
   })
 
-  it(`webhook list --json: at most ${FILE_BUDGET.api} files and ${API_KB_BUDGET} KB, the operations table (zod) but no table renderer, prompts or WebAssembly`, async () => {
+  it(`webhook list --json: at most ${FILE_BUDGET.api} files and ${API_KB_BUDGET} KB, the operations table (zod) but no undici, table renderer, prompts or WebAssembly`, async () => {
     const list = await loaded(['webhook', 'list', '--json'], env)
     expect(JSON.parse(list.stdout)).toHaveProperty('webhooks')
     expect(codeFiles(list).length, codeFiles(list).join('\n')).toBeLessThanOrEqual(FILE_BUDGET.api)
     expect(list.packages.has('zod')).toBe(true)
     expect(codeKb(list), codeFiles(list).join('\n')).toBeLessThanOrEqual(API_KB_BUDGET)
-    expect(forbidden(list, NEVER)).toEqual([])
+    expect(forbidden(list, [...NEVER, 'undici'])).toEqual([])
     expect(list.wasm).toBe(0)
   })
 })

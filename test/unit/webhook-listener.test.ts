@@ -8,7 +8,7 @@ import {afterAll, afterEach, describe, expect, it} from 'vitest'
  */
 import {nextStepText} from '../../src/cli/hints.js'
 import {ServiceClient} from '../../src/http/client.js'
-import {closeDispatcher, setDispatcher} from '../../src/http/dispatcher.js'
+import {closeConnections, setDispatcher} from '../../src/http/connections.js'
 import {USER_AGENT} from '../../src/http/user-agent.js'
 import {
   type ChangedWebhook,
@@ -24,8 +24,8 @@ const cleanup: (() => Promise<unknown>)[] = []
 afterEach(async () => {
   for (const c of cleanup.splice(0).reverse()) await c()
 })
-// The forwards go through the CLI's shared dispatcher.
-afterAll(closeDispatcher)
+// The forwards go through the CLI's shared connections.
+afterAll(closeConnections)
 
 async function listener(forwardTo?: string): Promise<{events: ReceivedEvent[]; l: RunningListener}> {
   const events: ReceivedEvent[] = []

@@ -34,8 +34,8 @@ const CONNECTION_ERRORS = [
   'ECONNREFUSED',
   'EPIPE',
   'UND_ERR_SOCKET',
-  'UND_ERR_HEADERS_TIMEOUT',
-  'UND_ERR_BODY_TIMEOUT',
+  // An attempt that outlived its own limit (failureCode's name for it)
+  'timeout',
   'UND_ERR_CONNECT_TIMEOUT',
 ]
 

@@ -9,7 +9,7 @@ import {z} from 'zod'
 
 import {ApiError, ExitCode, NetworkError} from '../../../src/errors.js'
 import {ServiceClient} from '../../../src/http/client.js'
-import {closeDispatcher} from '../../../src/http/dispatcher.js'
+import {closeConnections} from '../../../src/http/connections.js'
 import {operation} from '../../../src/http/operation.js'
 
 const getWebhooks = operation({
@@ -42,7 +42,7 @@ interface Hit {
 let servers: Server[] = []
 
 afterEach(async () => {
-  await closeDispatcher()
+  await closeConnections()
   for (const s of servers) {
     s.closeAllConnections()
     await new Promise((r) => s.close(r))

@@ -4,7 +4,7 @@ import {ExitCode, exitCodeForStatus, UsageError} from '../../../src/errors.js'
 import {parseErrorBody} from '../../../src/http/error-body.js'
 import {prepareRequest} from '../../../src/http/prepare.js'
 import {maskSecret, redactBody, redactHeaders, redactUrl, scrubSecrets} from '../../../src/http/redact.js'
-import {retryWithin} from '../../../src/http/retry.js'
+import {retryWait} from '../../../src/http/retry.js'
 import {authFor} from '../../../src/http/services.js'
 import {buildUrl, expandPath, isLoopback} from '../../../src/http/url.js'
 
@@ -166,42 +166,32 @@ describe('exit codes by status', () => {
   })
 })
 
-describe('retryWithin', () => {
-  const policy = {maxRetries: 3, minTimeoutMs: 10, maxTimeoutMs: 1000}
-  const decide = (deadline: number, err: object, counter = 1) =>
-    new Promise<string>((resolve) => {
-      const started = Date.now()
-      retryWithin(
-        deadline,
-        policy,
-        [503],
-        ['ECONNRESET'],
-      )(Object.assign(new Error('x'), err), {state: {counter}, opts: {} as any}, (e) =>
-        resolve(e ? 'gave up' : `retry after ${Date.now() - started} ms`),
-      )
-    })
+describe('retryWait: the one retry policy', () => {
+  const rules = {errorCodes: ['ECONNRESET'], maxRetries: 3, maxTimeoutMs: 1000, minTimeoutMs: 10, statusCodes: [503]}
+  const far = () => Date.now() + 60_000
 
-  it('retries a listed status or error code, gives up on others and when attempts run out', async () => {
-    const far = Date.now() + 60_000
-    expect(await decide(far, {statusCode: 503, code: 'UND_ERR_REQ_RETRY'})).toMatch(/^retry/)
-    expect(await decide(far, {code: 'ECONNRESET'})).toMatch(/^retry/)
-    expect(await decide(far, {statusCode: 500, code: 'UND_ERR_REQ_RETRY'})).toBe('gave up')
-    expect(await decide(far, {code: 'UND_ERR_HEADERS_TIMEOUT'})).toBe('gave up')
-    expect(await decide(far, {statusCode: 503, code: 'UND_ERR_REQ_RETRY'}, 4)).toBe('gave up')
+  it('retries a listed status or error code, gives up on others and when attempts run out', () => {
+    expect(retryWait({status: 503}, 1, rules, far())).toBe(10)
+    expect(retryWait({code: 'ECONNRESET'}, 1, rules, far())).toBe(10)
+    expect(retryWait({status: 500}, 1, rules, far())).toBeUndefined()
+    expect(retryWait({status: 200}, 1, rules, far())).toBeUndefined()
+    expect(retryWait({code: 'timeout'}, 1, rules, far())).toBeUndefined()
+    expect(retryWait({}, 1, rules, far())).toBeUndefined()
+    expect(retryWait({status: 503}, 4, rules, far())).toBeUndefined()
   })
 
-  it('waits for Retry-After (seconds or HTTP date), capped by the policy', async () => {
-    const far = Date.now() + 60_000
-    const s = await decide(far, {statusCode: 503, headers: {'retry-after': '0.2'}})
-    expect(Number(/(\d+) ms/.exec(s)![1])).toBeGreaterThanOrEqual(190)
-    const d = await decide(far, {statusCode: 503, headers: {'retry-after': new Date(Date.now() + 3_600_000).toUTCString()}})
-    expect(Number(/(\d+) ms/.exec(d)![1])).toBeLessThan(2000)
+  it('backs off exponentially from the shortest wait, capped by the policy', () => {
+    expect([1, 2, 3].map((n) => retryWait({status: 503}, n, {...rules, maxRetries: 10}, far()))).toEqual([10, 20, 40])
+    expect(retryWait({status: 503}, 9, {...rules, maxRetries: 10}, far())).toBe(1000)
   })
 
-  it('does not start a wait that would end after the deadline', async () => {
-    const started = Date.now()
-    expect(await decide(Date.now() + 500, {statusCode: 503, headers: {'retry-after': '1'}})).toBe('gave up')
-    expect(Date.now() - started).toBeLessThan(500)
+  it('waits for Retry-After (seconds or HTTP date), capped by the policy', () => {
+    expect(retryWait({retryAfter: '0.2', status: 503}, 1, rules, far())).toBe(200)
+    expect(retryWait({retryAfter: new Date(Date.now() + 3_600_000).toUTCString(), status: 503}, 1, rules, far())).toBe(1000)
+  })
+
+  it('does not start a wait that would end after the deadline', () => {
+    expect(retryWait({retryAfter: '1', status: 503}, 1, rules, Date.now() + 500)).toBeUndefined()
   })
 })
 
