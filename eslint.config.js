@@ -2,6 +2,7 @@ import oclif from 'eslint-config-oclif'
 import prettier from 'eslint-config-prettier'
 
 const ONLY_HTTP = 'All outbound HTTP goes through src/http (a Transport): timeouts, user-agent, tracing, proxy and errors live there'
+const UNDICI_PUBLIC = "undici's public API only ('undici'): its lib/ files are internals"
 const OUTBOUND_HTTP = ['node:http', 'node:https', 'http', 'https'].map((name) => ({
   name,
   importNames: ['request', 'get', 'Agent', 'globalAgent'],
@@ -109,6 +110,13 @@ export default [
       '@typescript-eslint/no-non-null-assertion': 'off',
       // scenario syntax is ${name}: tests spell it in plain strings on purpose
       'no-template-curly-in-string': 'off',
+    },
+  },
+  // undici through its public entry only, everywhere (src/http included): its lib/ files are internals that change with each major.
+  {
+    files: ['**/*.{ts,js,mjs,cjs}'],
+    rules: {
+      'n/no-restricted-import': ['error', [{name: ['undici/**'], message: UNDICI_PUBLIC}]],
     },
   },
   // One transport: only src/http speaks HTTP. The webhook receiver may still serve with node:http's createServer.

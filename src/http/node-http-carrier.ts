@@ -1,6 +1,6 @@
-import type {Answer, Carrier, Exchange} from './exchange.js'
-
 import {Agent, request} from 'node:http'
+
+import type {Answer, Carrier, Exchange} from './exchange.js'
 
 import {CONNECT_TIMEOUT} from './network-error.js'
 

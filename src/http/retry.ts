@@ -1,12 +1,10 @@
 import {setTimeout as sleep} from 'node:timers/promises'
 
+import type {RetryPolicy} from './transport.js'
+
 import {failureCode} from './network-error.js'
 
-export interface RetryPolicy {
-  maxRetries: number
-  minTimeoutMs: number
-  maxTimeoutMs: number
-}
+export type {RetryPolicy} from './transport.js'
 
 /** A policy and what it retries: these answer statuses and these failure codes (`failureCode`). */
 export interface RetryRules extends RetryPolicy {
@@ -49,7 +47,7 @@ export async function withRetries<A extends {status: number; headers: Record<str
   onRetry?: (failure: {code?: string; status?: number; waitMs: number}) => void,
 ): Promise<A> {
   for (let retry = 1; ; retry++) {
-    // eslint-disable-next-line no-await-in-loop -- each attempt waits for the one before it
+
     const outcome = await attempt().then(
       (answer) => ({answer}),
       (error: unknown) => ({error}),
@@ -63,7 +61,7 @@ export async function withRetries<A extends {status: number; headers: Record<str
     }
 
     onRetry?.({code: failure.code, status: failure.status, waitMs: wait})
-    // eslint-disable-next-line no-await-in-loop
+
     await sleep(wait)
   }
 }

@@ -5,7 +5,6 @@
  * instead of sending, so whatever sends honours it without a check of its own.
  */
 import type {HttpMethod} from './operation.js'
-import type {RetryPolicy} from './retry.js'
 import type {AuthParts} from './services.js'
 
 
@@ -34,6 +33,13 @@ export interface OutboundRequest {
   attemptTimeoutMs?: number
   /** Whole-call limit for this request, retries included, instead of the transport's. */
   timeoutMs?: number
+}
+
+/** How often and how long apart an idempotent request is tried again (./retry.ts applies it). */
+export interface RetryPolicy {
+  maxRetries: number
+  minTimeoutMs: number
+  maxTimeoutMs: number
 }
 
 export interface RetryOverride extends Partial<RetryPolicy> {

@@ -1,6 +1,6 @@
-import type {Answer, Carrier, Exchange} from './exchange.js'
-
 import {Agent, type Dispatcher, EnvHttpProxyAgent, request} from 'undici'
+
+import type {Answer, Carrier, Exchange} from './exchange.js'
 
 import {proxyConfigured} from './proxy-env.js'
 import {isLoopback} from './url.js'

@@ -12,7 +12,7 @@ const eslint = new ESLint({cwd: ROOT})
 async function restricted(file: string, code: string): Promise<string[]> {
   const [result] = await eslint.lintText(code, {filePath: resolve(ROOT, file)})
   return result.messages
-    .filter((m) => m.ruleId?.startsWith('no-restricted-'))
+    .filter((m) => /^(n\/)?no-restricted-/.test(m.ruleId ?? ''))
     .map((m) => `${m.line}: ${m.message.split('. ')[0]}`)
 }
 
@@ -32,6 +32,20 @@ describe('layer rules', () => {
       `5: Unexpected use of 'fetch'`,
     ])
     expect(await restricted('src/http/example.ts', OUTBOUND)).toEqual([])
+  })
+
+  it("undici's internals are refused everywhere, src/http, scripts and tests included; its public entry is not", async () => {
+    const imported = `import {Agent} from 'undici'
+import Dispatcher from 'undici/lib/dispatcher/dispatcher.js'
+
+export const all = [Agent, Dispatcher, await import('undici/lib/core/util.js')]
+`
+    for (const file of ['src/http/example.ts', 'scripts/example.mjs', 'test/unit/example.test.ts']) {
+      expect(await restricted(file, imported), file).toEqual([
+        `2: 'undici/lib/dispatcher/dispatcher.js' module is restricted from being used`,
+        `4: 'undici/lib/core/util.js' module is restricted from being used`,
+      ])
+    }
   })
 
   it('src/services and src/sandbox may not import oclif or the CLI, nor write to process.stdout', async () => {

@@ -4,6 +4,7 @@ import {afterEach, describe, expect, it} from 'vitest'
 
 import {basicAuth} from '../../src/http/services.js'
 import {createSandbox, type RunningSandbox} from '../../src/sandbox/core/server.js'
+import {WebhookDeliveries} from '../../src/sandbox/core/webhooks.js'
 import {SANDBOX_KEYS} from '../../src/services/sandbox-defaults.js'
 import {testModules} from '../fixtures/sandbox-modules.js'
 import {controlHeaders} from '../helpers/control.js'
@@ -106,5 +107,28 @@ describe('sandbox webhook delivery', () => {
     await request(`${gone.origin}/checkout/v1/checkouts/chk_4/pay`, {method: 'POST'}).then((r) => r.body.dump())
     const failed = await deliveries(gone, 1)
     expect(failed[0]).toMatchObject({error: 'ECONNREFUSED', status: null})
+  })
+
+  it('an attempt that outlives its own limit is recorded as a timeout and tried again', async () => {
+    let n = 0
+    const server = createServer((req, res) => {
+      req.resume()
+      // The first attempt gets no answer at all; the second one gets its 200.
+      if (n++ > 0) req.on('end', () => res.writeHead(200).end())
+    })
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+    cleanup.push(async () => {
+      server.closeAllConnections()
+      await new Promise((r) => server.close(r))
+    })
+    const clock = {advance() {}, now: () => new Date('2027-01-01T00:00:00Z'), set() {}}
+    const deliveries = new WebhookDeliveries(clock, {firstDelayMs: 10, maxAttempts: 3, timeoutMs: 300})
+    const settled = new Promise<void>((r) => deliveries.deliver({checkoutId: 'chk_5', payload: {id: 'chk_5'}, type: 'CHECKOUT_SUCCESS'}, `http://127.0.0.1:${(server.address() as {port: number}).port}/hook`, r))
+    await settled
+    await deliveries.settle()
+    expect(deliveries.attempts.map((a) => [a.attempt, a.status, a.error])).toEqual([
+      [1, null, 'timeout'],
+      [2, 200, undefined],
+    ])
   })
 })
