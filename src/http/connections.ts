@@ -1,9 +1,8 @@
 import type {Dispatcher} from 'undici'
 
 import type {Answer, Carrier, Exchange} from './exchange.js'
+import type {UndiciCarrier} from './undici-carrier.js'
 
-import {NodeHttpCarrier} from './node-http-carrier.js'
-import {proxyConfigured} from './proxy-env.js'
 import {isLoopback} from './url.js'
 
 let injected: Dispatcher | undefined
@@ -13,14 +12,19 @@ export function setDispatcher(dispatcher: Dispatcher | undefined): void {
   injected = dispatcher
 }
 
+/** Whether the environment names a proxy (HTTP(S)_PROXY; NO_PROXY alone does not). */
+function proxyConfigured(): boolean {
+  return ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'].some((k) => process.env[k])
+}
+
 /**
  * Which carrier takes a request: plain http goes on node:http (./node-http-carrier.ts) unless it
  * must go through a proxy; https and proxied requests on undici (./undici-carrier.ts), imported
  * at the first of them, so commands that only talk to the sandbox never load undici.
  */
-export class Connections implements Carrier {
-  private readonly plain = new NodeHttpCarrier()
-  private undici?: Promise<Carrier>
+export class Connections {
+  private plain?: Promise<Carrier>
+  private undici?: Promise<UndiciCarrier>
 
   /**
    * @param shared the process-wide connections (proxies, test injection) rather than a
@@ -30,22 +34,30 @@ export class Connections implements Carrier {
   constructor(private readonly shared: boolean) {}
 
   async close(): Promise<void> {
-    const undici = this.undici
+    const open = [this.plain, this.undici]
+    this.plain = undefined
     this.undici = undefined
-    await Promise.all([this.plain.close(), undici?.then((u) => u.close())])
+    await Promise.all(open.map((carrier) => carrier?.then((c) => c.close())))
   }
 
   async send(exchange: Exchange): Promise<Answer> {
     const mock = this.shared ? injected : undefined
+    // Loopback targets never go through a proxy, whatever NO_PROXY says: NO_PROXY cannot name all of
+    // 127.0.0.0/8, a plain-http request carries its credentials in clear, and the sandbox is always local.
     const viaProxy = this.shared && !isLoopback(exchange.url.hostname) && proxyConfigured()
-    if (!mock && exchange.url.protocol === 'http:' && !viaProxy) return this.plain.send(exchange)
-    if (mock) {
-      const {UndiciCarrier} = await import('./undici-carrier.js')
-      return new UndiciCarrier({dispatcher: mock, proxies: false}).send(exchange)
+    if (!mock && exchange.url.protocol === 'http:' && !viaProxy) {
+      // Even node:http is loaded at the first request: commands that send nothing do not pay for it.
+      this.plain ??= import('./node-http-carrier.js').then(({NodeHttpCarrier}) => new NodeHttpCarrier())
+      return (await this.plain).send(exchange)
     }
 
-    this.undici ??= import('./undici-carrier.js').then(({UndiciCarrier}) => new UndiciCarrier({proxies: this.shared}))
-    return (await this.undici).send(exchange)
+    if (mock) {
+      const {UndiciCarrier} = await import('./undici-carrier.js')
+      return new UndiciCarrier(mock).send(exchange, false)
+    }
+
+    this.undici ??= import('./undici-carrier.js').then(({UndiciCarrier}) => new UndiciCarrier())
+    return (await this.undici).send(exchange, viaProxy)
   }
 }
 

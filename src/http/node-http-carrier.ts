@@ -2,9 +2,9 @@ import {Agent, request} from 'node:http'
 
 import type {Answer, Carrier, Exchange} from './exchange.js'
 
-import {CONNECT_TIMEOUT} from './network-error.js'
-
 const CONNECT_TIMEOUT_MS = 10_000
+/** network-error.ts's CONNECT_TIMEOUT, spelt here so that this lazily loaded file imports nothing of the bundle's. */
+const CONNECT_TIMEOUT = 'UND_ERR_CONNECT_TIMEOUT'
 
 /**
  * Plain-http requests (the sandbox, a local listener) on Node's own HTTP client, with keep-alive

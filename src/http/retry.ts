@@ -1,5 +1,3 @@
-import {setTimeout as sleep} from 'node:timers/promises'
-
 import type {RetryPolicy} from './transport.js'
 
 import {failureCode} from './network-error.js'
@@ -62,7 +60,9 @@ export async function withRetries<A extends {status: number; headers: Record<str
 
     onRetry?.({code: failure.code, status: failure.status, waitMs: wait})
 
-    await sleep(wait)
+    await new Promise((resolve) => {
+      setTimeout(resolve, wait)
+    })
   }
 }
 
