@@ -36,7 +36,8 @@ export function retryWait(failure: AttemptFailure, retry: number, rules: RetryRu
 /**
  * Runs `attempt` until it gives an answer that is not retried, or fails in a way that is not:
  * then that answer is returned (a 503 after the last retry is an answer) or that failure thrown.
- * Both transports' carriers (node:http, undici) retry through this one loop.
+ * Both carriers (node:http, undici) are retried through this one loop: undici's retry interceptor
+ * needs a Dispatcher, and plain http never loads undici.
  */
 export async function withRetries<A extends {status: number; headers: Record<string, string | string[] | undefined>}>(
   attempt: () => Promise<A>,
