@@ -1,15 +1,17 @@
-import type {Dispatcher} from 'undici'
-
 import type {Answer, Carrier, Exchange} from './exchange.js'
 import type {UndiciCarrier} from './undici-carrier.js'
 
 import {isLoopback} from './url.js'
 
-let injected: Dispatcher | undefined
+let substitute: Carrier | undefined
 
-/** Tests inject undici's MockAgent here: every request of the shared connections then goes through it. */
-export function setDispatcher(dispatcher: Dispatcher | undefined): void {
-  injected = dispatcher
+/**
+ * Tests put a carrier of their own in place of the network (test/helpers/command.ts: undici's
+ * MockAgent behind one): every request of the shared connections then goes to it, through every
+ * rule of the transport.
+ */
+export function setCarrier(carrier: Carrier | undefined): void {
+  substitute = carrier
 }
 
 /** Whether the environment names a proxy (HTTP(S)_PROXY; NO_PROXY alone does not). */
@@ -41,19 +43,14 @@ export class Connections {
   }
 
   async send(exchange: Exchange): Promise<Answer> {
-    const mock = this.shared ? injected : undefined
+    if (this.shared && substitute) return substitute.send(exchange)
     // Loopback targets never go through a proxy, whatever NO_PROXY says: NO_PROXY cannot name all of
     // 127.0.0.0/8, a plain-http request carries its credentials in clear, and the sandbox is always local.
     const viaProxy = this.shared && !isLoopback(exchange.url.hostname) && proxyConfigured()
-    if (!mock && exchange.url.protocol === 'http:' && !viaProxy) {
+    if (exchange.url.protocol === 'http:' && !viaProxy) {
       // Even node:http is loaded at the first request: commands that send nothing do not pay for it.
       this.plain ??= import('./node-http-carrier.js').then(({NodeHttpCarrier}) => new NodeHttpCarrier())
       return (await this.plain).send(exchange)
-    }
-
-    if (mock) {
-      const {UndiciCarrier} = await import('./undici-carrier.js')
-      return new UndiciCarrier(mock).send(exchange, false)
     }
 
     this.undici ??= import('./undici-carrier.js').then(({UndiciCarrier}) => new UndiciCarrier())

@@ -13,9 +13,6 @@ export class UndiciCarrier implements Carrier {
   private direct?: Agent
   private proxied?: EnvHttpProxyAgent
 
-  /** @param only a dispatcher to send everything through (tests' MockAgent) */
-  constructor(private readonly only?: Dispatcher) {}
-
   async close(): Promise<void> {
     const open = [this.direct, this.proxied]
     this.direct = undefined
@@ -23,13 +20,11 @@ export class UndiciCarrier implements Carrier {
     await Promise.all(open.map((d) => d?.close().catch(() => {})))
   }
 
-  async send({headers, method, payload, signal, url}: Exchange, viaProxy = false): Promise<Answer> {
-    const res = await request(url, {body: payload, dispatcher: this.dispatcher(viaProxy), headers, method: method as Dispatcher.HttpMethod, signal})
-    return {headers: res.headers, status: res.statusCode, text: await res.body.text()}
+  send(exchange: Exchange, viaProxy = false): Promise<Answer> {
+    return sendOn(this.dispatcher(viaProxy), exchange)
   }
 
   private dispatcher(viaProxy: boolean): Dispatcher {
-    if (this.only) return this.only
     if (viaProxy) {
       this.proxied ??= new EnvHttpProxyAgent()
       return this.proxied
@@ -38,4 +33,10 @@ export class UndiciCarrier implements Carrier {
     this.direct ??= new Agent()
     return this.direct
   }
+}
+
+/** One attempt on an undici dispatcher (tests give undici's MockAgent). */
+export async function sendOn(dispatcher: Dispatcher, {headers, method, payload, signal, url}: Exchange): Promise<Answer> {
+  const res = await request(url, {body: payload, dispatcher, headers, method: method as Dispatcher.HttpMethod, signal})
+  return {headers: res.headers, status: res.statusCode, text: await res.body.text()}
 }

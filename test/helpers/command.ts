@@ -1,7 +1,7 @@
 /**
  * The one command-test harness: runs a command class in this process the way oclif would
  * (`Cmd.run(argv, config)`), with its own temporary config folder, stdout/stderr captured, stdin
- * replaced, the exit code it set, and undici's MockAgent as the only dispatcher (no network at
+ * replaced, the exit code it set, and undici's MockAgent in place of the network (no network at
  * all; every request recorded).
  */
 import {Config} from '@oclif/core'
@@ -12,8 +12,11 @@ import {Readable} from 'node:stream'
 import {MockAgent} from 'undici'
 import {afterEach, beforeEach, vi} from 'vitest'
 
-import {setDispatcher} from '../../src/http/connections.js'
+import type {Carrier} from '../../src/http/exchange.js'
+
+import {setCarrier} from '../../src/http/connections.js'
 import {forgetSecrets} from '../../src/http/secrets/registry.js'
+import {sendOn} from '../../src/http/undici-carrier.js'
 import {ProfileStore} from '../../src/profiles/store.js'
 
 export const ROOT = resolve(import.meta.dirname, '../..')
@@ -169,11 +172,14 @@ export interface MockedServices {
   close(): Promise<void>
 }
 
-/** undici's MockAgent as the CLI's one dispatcher: no real network, every request recorded. */
+/**
+ * undici's MockAgent in place of the network (a carrier that sends on it): no real network, every
+ * request recorded, and every rule of the transport (headers, retries, timeouts, trace, exit 7) applied.
+ */
 export function mockServices(): MockedServices {
   const agent = new MockAgent({enableCallHistory: true})
   agent.disableNetConnect()
-  setDispatcher(agent)
+  setCarrier(mockCarrier(agent))
   return {
     agent,
     calls() {
@@ -183,10 +189,15 @@ export function mockServices(): MockedServices {
       })
     },
     async close() {
-      setDispatcher(undefined)
+      setCarrier(undefined)
       await agent.close()
     },
   }
+}
+
+/** A carrier that sends every attempt on the mock, whatever its URL. */
+export function mockCarrier(agent: MockAgent): Carrier {
+  return {close: async () => {}, send: (exchange) => sendOn(agent, exchange)}
 }
 
 function parseBody(body: unknown): unknown {

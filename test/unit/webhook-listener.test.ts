@@ -8,7 +8,7 @@ import {afterAll, afterEach, describe, expect, it} from 'vitest'
  */
 import {nextStepText} from '../../src/cli/hints.js'
 import {ServiceClient} from '../../src/http/client.js'
-import {closeConnections, setDispatcher} from '../../src/http/connections.js'
+import {closeConnections, setCarrier} from '../../src/http/connections.js'
 import {USER_AGENT} from '../../src/http/user-agent.js'
 import {
   type ChangedWebhook,
@@ -19,6 +19,7 @@ import {
   type RunningListener,
   startListener,
 } from '../../src/runtime/webhook-receiver.js'
+import {mockCarrier} from '../helpers/command.js'
 
 const cleanup: (() => Promise<unknown>)[] = []
 afterEach(async () => {
@@ -121,9 +122,9 @@ describe('--register bookkeeping', () => {
   function mock() {
     const agent = new MockAgent({enableCallHistory: true})
     agent.disableNetConnect()
-    setDispatcher(agent)
+    setCarrier(mockCarrier(agent))
     cleanup.push(async () => {
-      setDispatcher(undefined)
+      setCarrier(undefined)
       await agent.close()
     })
     const client = new ServiceClient({
