@@ -155,15 +155,12 @@ const facts = `node ${process.version}, ${runs} runs after ${warmup} warm-up, NO
 if (values.json) {
   process.stdout.write(JSON.stringify({facts, results}, null, 2) + '\n')
 } else {
-  const {default: Table} = await import('cli-table3')
-  const table = new Table({
-    colAligns: ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
-    head: ['case', 'median ms', 'min ms', 'max ms', 'x node -e 0', 'cpu ms', 'cpu x node -e 0', 'peak RSS MB'],
-    style: {border: [], head: []},
-  })
-  for (const r of results) {
-    table.push([r.case, r.medianMs, r.minMs, r.maxMs, r.ratio.toFixed(2), r.cpuMedianMs, r.cpuRatio.toFixed(2), r.peakRssMb])
-  }
+  const head = ['case', 'median ms', 'min ms', 'max ms', 'x node -e 0', 'cpu ms', 'cpu x node -e 0', 'peak RSS MB']
+  const rows = results.map((r) => [r.case, r.medianMs, r.minMs, r.maxMs, r.ratio.toFixed(2), r.cpuMedianMs, r.cpuRatio.toFixed(2), r.peakRssMb].map(String))
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)))
+  // The case name left-aligned, the numbers right-aligned: plain text, so the bench needs no table package.
+  const line = (cells) => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ')
+  const table = {toString: () => [line(head), ...rows.map(line)].join('\n')}
 
   const load = loadavg()[0].toFixed(1)
   process.stdout.write(
