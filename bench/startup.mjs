@@ -94,7 +94,11 @@ for (const [i, bin] of bins.entries()) {
 }
 
 // What a command's first run pays, before the compile cache (src/startup/compile-cache.ts) has its code.
-cases.push({argv: [bins[0], 'events', 'list', 'me', '--json'], env: {NODE_DISABLE_COMPILE_CACHE: '1'}, name: 'opsctl events list me --json, no compile cache'})
+cases.push({
+  argv: [bins[0], 'events', 'list', 'me', '--json'],
+  env: {NODE_DISABLE_COMPILE_CACHE: '1'},
+  name: 'opsctl events list me --json, no compile cache',
+})
 
 // Each child also reports the CPU time (user + system, all threads) it used from its own start,
 // through a tiny --require hook. On a loaded machine wall time swings; CPU time much less.
@@ -156,7 +160,9 @@ if (values.json) {
   process.stdout.write(JSON.stringify({facts, results}, null, 2) + '\n')
 } else {
   const head = ['case', 'median ms', 'min ms', 'max ms', 'x node -e 0', 'cpu ms', 'cpu x node -e 0', 'peak RSS MB']
-  const rows = results.map((r) => [r.case, r.medianMs, r.minMs, r.maxMs, r.ratio.toFixed(2), r.cpuMedianMs, r.cpuRatio.toFixed(2), r.peakRssMb].map(String))
+  const rows = results.map((r) =>
+    [r.case, r.medianMs, r.minMs, r.maxMs, r.ratio.toFixed(2), r.cpuMedianMs, r.cpuRatio.toFixed(2), r.peakRssMb].map(String),
+  )
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)))
   // The case name left-aligned, the numbers right-aligned: plain text, so the bench needs no table package.
   const line = (cells) => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ')
