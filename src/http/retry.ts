@@ -1,3 +1,5 @@
+import pRetry from 'p-retry'
+
 import type {RetryPolicy} from './transport.js'
 
 import {failureCode} from './network-error.js'
@@ -33,11 +35,20 @@ export function retryWait(failure: AttemptFailure, retry: number, rules: RetryRu
   return Date.now() + wait >= deadline ? undefined : wait
 }
 
+/** A retryable answer (a 503, a 429) thrown inside p-retry, so that it counts as a failed attempt. */
+class RetryableAnswer<A> extends Error {
+  constructor(readonly answer: A) {
+    super('retryable answer')
+  }
+}
+
 /**
  * Runs `attempt` until it gives an answer that is not retried, or fails in a way that is not:
  * then that answer is returned (a 503 after the last retry is an answer) or that failure thrown.
- * Both carriers (node:http, undici) are retried through this one loop: undici's retry interceptor
- * needs a Dispatcher, and plain http never loads undici.
+ * p-retry drives the attempts; the wait before each retry is `retryWait`'s (Retry-After, else
+ * backoff, never past the deadline), so p-retry's own backoff is off. Both carriers (node:http,
+ * undici) go through here: undici's retry interceptor needs a Dispatcher, and plain http never
+ * loads undici.
  */
 export async function withRetries<A extends {status: number; headers: Record<string, string | string[] | undefined>}>(
   attempt: () => Promise<A>,
@@ -45,25 +56,36 @@ export async function withRetries<A extends {status: number; headers: Record<str
   deadline: number,
   onRetry?: (failure: {code?: string; status?: number; waitMs: number}) => void,
 ): Promise<A> {
-  for (let retry = 1; ; retry++) {
-
-    const outcome = await attempt().then(
-      (answer) => ({answer}),
-      (error: unknown) => ({error}),
+  let retrying = false
+  try {
+    return await pRetry(
+      async () => {
+        const answer = await attempt()
+        if (rules.statusCodes.includes(answer.status)) throw new RetryableAnswer(answer)
+        return answer
+      },
+      {
+        minTimeout: 0,
+        async onFailedAttempt({attemptNumber, error}) {
+          const failure: AttemptFailure =
+            error instanceof RetryableAnswer
+              ? {retryAfter: error.answer.headers['retry-after'], status: error.answer.status}
+              : {code: failureCode(error)}
+          const wait = retryWait(failure, attemptNumber, rules, deadline)
+          retrying = wait !== undefined
+          if (wait === undefined) return
+          onRetry?.({code: failure.code, status: failure.status, waitMs: wait})
+          await new Promise((resolve) => {
+            setTimeout(resolve, wait)
+          })
+        },
+        retries: rules.maxRetries,
+        shouldRetry: () => retrying,
+      },
     )
-    const failure: AttemptFailure =
-      'answer' in outcome ? {retryAfter: outcome.answer.headers['retry-after'], status: outcome.answer.status} : {code: failureCode(outcome.error)}
-    const wait = retryWait(failure, retry, rules, deadline)
-    if (wait === undefined) {
-      if ('answer' in outcome) return outcome.answer
-      throw outcome.error
-    }
-
-    onRetry?.({code: failure.code, status: failure.status, waitMs: wait})
-
-    await new Promise((resolve) => {
-      setTimeout(resolve, wait)
-    })
+  } catch (error) {
+    if (error instanceof RetryableAnswer) return error.answer as A
+    throw error
   }
 }
 
