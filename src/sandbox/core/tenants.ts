@@ -163,7 +163,7 @@ export class Tenants {
     this.live.delete(id)
     tenant.faults.clear()
     // deliveries under way end on their own; their connections close after them
-    void tenant.deliveries.settle()
+    tenant.deliveries.settle().catch(() => undefined)
   }
 }
 
