@@ -6,14 +6,13 @@
  */
 import {randomBytes} from 'node:crypto'
 
+import {SANDBOX_TENANT_ID} from '../../services/sandbox-defaults.js'
+
 /** The tenant of the unprefixed URLs: its rows carry this id in the database. */
 export const DEFAULT_TENANT = 'default'
 
-/** Our format: `tn_` and 16 lowercase hex digits; one path segment, nothing to escape. */
-const TENANT_ID = /^tn_[\da-f]{16}$/
-
 export function isTenantId(text: string): boolean {
-  return TENANT_ID.test(text)
+  return SANDBOX_TENANT_ID.test(text)
 }
 
 export function newTenantId(): string {

@@ -20,12 +20,13 @@ import type {FaultQueue} from './faults.js'
 import type {PendingDeliveries, SavedClock} from './state.js'
 import type {WebhookDeliveries} from './webhooks.js'
 
+import {SANDBOX_MAX_TENANTS} from '../../services/sandbox-defaults.js'
 import {codeForStatus, errorBody, serviceOfUrl} from './error-shapes.js'
 import {DocTable, type SandboxStore} from './store.js'
 import {DEFAULT_TENANT, newTenantId, splitTenantUrl} from './tenant-ids.js'
 
 /** At most this many tenants besides the default one: each holds memory while the sandbox runs (see docs/architecture.md). */
-export const MAX_TENANTS = 100
+export const MAX_TENANTS = SANDBOX_MAX_TENANTS
 
 export type KeyKind = 'public' | 'secret'
 
