@@ -6,8 +6,8 @@ import {parseJson} from '../http/json.js'
 import {registerSecret} from '../http/secrets/registry.js'
 import {type AuthParts, SECRET_ENV} from '../http/services.js'
 import {isLoopback} from '../http/url.js'
-import {sandboxTenantOf} from '../services/sandbox-defaults.js'
 import {readSandboxToken} from '../profiles/sandbox-tokens.js'
+import {sandboxTenantOf} from '../services/sandbox-defaults.js'
 
 /** A running sandbox's control plane: its origin and the token its `/__sandbox/...` routes ask for. */
 export interface SandboxControlTarget {

@@ -4,8 +4,8 @@ import {createdCheckouts} from '../../audit/history.js'
 import {readAudit} from '../../audit/read.js'
 import {recentEventIds} from '../../profiles/recent-events.js'
 import {BUILTIN_PROFILE, type Profile} from '../../profiles/schema.js'
-import {sandboxTenantOf} from '../../services/sandbox-defaults.js'
 import {profilesPath, readProfileFile} from '../../profiles/store.js'
+import {sandboxTenantOf} from '../../services/sandbox-defaults.js'
 
 /** How many checkout ids Tab offers: the newest created from this machine. */
 const RECENT_CHECKOUTS = 50
