@@ -5,6 +5,7 @@ import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it} from '
 
 import CheckoutCreate from '../../src/commands/checkout/create.js'
 import CheckoutGet from '../../src/commands/checkout/get.js'
+import CheckoutPay from '../../src/commands/checkout/pay.js'
 import SandboxClock from '../../src/commands/sandbox/clock.js'
 import SandboxTenantCreate from '../../src/commands/sandbox/tenant/create.js'
 import SandboxTenantDelete from '../../src/commands/sandbox/tenant/delete.js'
@@ -57,7 +58,10 @@ describe('opsctl sandbox tenant', () => {
     expect(Math.abs(sandbox.running.ctx.clock.now().getTime() - Date.now())).toBeLessThan(HOUR)
 
     const checkout = await json(CheckoutCreate, ['-p', 'job-1', '--amount', '10.00'])
-    expect((await run(CheckoutGet, ['-p', 'job-1', checkout.checkoutId])).code).toBe(0)
+    // the buyer pays on the tenant's own page, whose form posts back to the tenant
+    const paid = await run(CheckoutPay, ['-p', 'job-1', checkout.checkoutId])
+    expect(paid.code, paid.stderr).toBe(0)
+    expect((await json(CheckoutGet, ['-p', 'job-1', checkout.checkoutId])).paymentStatus).toBe('PAYMENT_SUCCESS')
     // the default tenant has no such checkout
     const elsewhere = await run(CheckoutGet, [checkout.checkoutId], {env: {OPSCTL_CHECKOUT_URL: sandbox.checkoutUrl, OPSCTL_HEALTH_URL: sandbox.healthUrl}})
     expect(elsewhere.code).toBe(4)
