@@ -19,7 +19,7 @@ interface TenantDeps {
 
 /** What a tenant's clients are given: its base URLs on the origin the caller reached (its Host, which the control guard checked). */
 function describe(request: FastifyRequest, record: TenantRecord, tenant: Tenant | undefined) {
-  const base = `${request.protocol}://${request.headers.host}${tenantPath(record.id)}`
+  const base = `${new URL(`${request.protocol}://${request.headers.host}`).origin}${tenantPath(record.id)}`
   return {
     id: record.id,
     healthBaseUrl: base,
