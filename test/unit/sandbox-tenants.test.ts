@@ -72,8 +72,8 @@ describe('sandbox tenants', () => {
     const t = await createTenant()
     expect(t).toEqual({
       id: expect.stringMatching(/^tn_[\da-f]{16}$/),
-      healthBaseUrl: `http://localhost:80/t/${t.id}`,
-      checkoutBaseUrl: `http://localhost:80/t/${t.id}/checkout`,
+      healthBaseUrl: `http://localhost/t/${t.id}`,
+      checkoutBaseUrl: `http://localhost/t/${t.id}/checkout`,
       publicKey: expect.stringMatching(/^pk-/),
       secretKey: expect.stringMatching(/^sk-/),
       clock: expect.any(String),
