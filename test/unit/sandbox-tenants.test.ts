@@ -156,6 +156,19 @@ describe('sandbox tenants', () => {
     expect((await control('GET', `/t/${a.id}/__sandbox/state`)).json.checkout.checkouts).toEqual([])
   })
 
+  it('grants a page CORS on a tenant\'s public route with its public key, never with its secret key', async () => {
+    const a = await createTenant()
+    const url = `/t/${a.id}/checkout/v1/checkouts`
+    const page = {origin: 'https://shop.example'}
+    const preflight = await sb.app.inject({method: 'OPTIONS', url, headers: {...page, 'access-control-request-method': 'POST'}})
+    expect([preflight.statusCode, preflight.headers['access-control-allow-origin']]).toEqual([204, '*'])
+    const post = (key: string) => sb.app.inject({method: 'POST', url, headers: {...page, authorization: basicAuth(key), ...JSON_TYPE}, payload: CHECKOUT})
+    const publicAnswer = await post(a.publicKey)
+    expect([publicAnswer.statusCode, publicAnswer.headers['access-control-allow-origin']]).toEqual([200, '*'])
+    const secretAnswer = await post(a.secretKey)
+    expect([secretAnswer.statusCode, secretAnswer.headers['access-control-allow-origin']]).toEqual([401, undefined])
+  })
+
   it('serves a tenant\'s hosted page under its own prefix, and its form pays the tenant\'s checkout', async () => {
     const a = await createTenant()
     const {checkoutId} = (await createCheckout(a, a.publicKey)).json()
