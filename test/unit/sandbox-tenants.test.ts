@@ -265,6 +265,23 @@ describe('sandbox tenants in a state file', () => {
     }
   })
 
+  it('drops at start the rows of a tenant that no longer exists (written by a request still under way when it was deleted)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'opsctl-tenants-'))
+    dirs.push(dir)
+    const stateFile = join(dir, 'state.db')
+    let sb = await createSandbox({port: 0, stateFile})
+    await sb.close()
+    const db = openDatabase(stateFile)
+    statement(db, `INSERT INTO documents (tenant, collection, key, doc) VALUES ('tn_00000000000000aa', 'checkout.checkouts', 'chk_1', '{}')`).run()
+    db.close()
+    sb = await createSandbox({port: 0, stateFile})
+    try {
+      expect(statement(sb.store.db, `SELECT count(*) AS n FROM documents WHERE tenant = 'tn_00000000000000aa'`).get()).toEqual({n: 0})
+    } finally {
+      await sb.close()
+    }
+  })
+
   it('opens a database of schema 1 with its rows as the default tenant\'s', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'opsctl-tenants-'))
     dirs.push(dir)

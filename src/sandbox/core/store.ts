@@ -97,6 +97,13 @@ export class SandboxStore {
     return new TenantStore(this, tenant)
   }
 
+  /** The tenants that have rows. */
+  tenantsWithRows(): string[] {
+    return this.statement('SELECT tenant FROM documents UNION SELECT tenant FROM events')
+      .all()
+      .map((row) => (row as {tenant: string}).tenant)
+  }
+
   /** Deletes every row of a tenant (within the request's transaction). */
   dropTenant(tenant: string): void {
     this.write()

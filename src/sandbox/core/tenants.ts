@@ -89,6 +89,10 @@ export class Tenants {
     private readonly open: OpenTenant,
   ) {
     this.registry = new DocTable(store.forTenant(DEFAULT_TENANT), 'core.tenants')
+    // Rows of no tenant: written by a request of a tenant still under way when it was deleted. No one can reach them (ids are
+    // never reused); they go at the next start.
+    for (const id of store.tenantsWithRows()) if (id !== DEFAULT_TENANT && !this.registry.has(id)) store.dropTenant(id)
+    store.commit()
     // a rolled-back request moves every clock it moved back to where its saved offset is
     store.onDiscard(() => {
       for (const tenant of [defaultTenant, ...this.live.values()]) tenant.clock.restore(tenant.savedClock.get() ?? 0)
