@@ -207,6 +207,8 @@ describe('sandbox tenants', () => {
     expect((await sb.app.inject({method: 'POST', url: '/__sandbox/tenants', headers: JSON_TYPE, payload: '{}'})).statusCode).toBe(401)
     expect((await sb.app.inject({method: 'DELETE', url: `/__sandbox/tenants/${a.id}`})).statusCode).toBe(401)
     expect((await sb.app.inject({method: 'GET', url: `/t/${a.id}/__sandbox/clock`})).statusCode).toBe(401)
+    const fromPage = await sb.app.inject({method: 'GET', url: `/t/${a.id}/__sandbox/state`, headers: {...controlHeaders(sb.token), origin: 'https://evil.example'}})
+    expect(fromPage.statusCode).toBe(403)
     expect((await control('POST', `/t/${a.id}/__sandbox/tenants`, {})).status).toBe(404)
     expect((await control('DELETE', '/__sandbox/tenants/__proto__')).status).toBe(400)
     for (const url of [`/t/${a.id.toUpperCase()}/api/groups/demo-clinic/config`, '/t/__proto__/api/groups/demo-clinic/config', '/t/tn_0000000000000000/api/groups/demo-clinic/config', `/t/${a.id}%2F../api/groups/demo-clinic/config`]) {
