@@ -2,7 +2,7 @@
  * Tenants of a real sandbox process, driven by the built CLI: a CI job creates its own tenant with
  * a saved profile and runs smoke against it, while another tenant's clock and data stay as they were.
  */
-import {mkdtempSync, rmSync, statSync} from 'node:fs'
+import {mkdtempSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
@@ -54,6 +54,15 @@ describe('sandbox tenants (real processes)', () => {
     // and the default tenant (the sandbox's own URLs) holds nothing of it
     const state = await sandbox.control('state')
     expect(state.checkout.checkouts).toEqual([])
+
+    // a scenario run with the tenant's profile moves that tenant's clock alone
+    const scenario = join(configDir, 'clock.yaml')
+    writeFileSync(scenario, 'steps:\n  - run: opsctl sandbox clock --advance 5h --json\n    expect: {json: {now: {exists: true}}}\n')
+    const before = Date.parse(JSON.parse((await run(['sandbox', 'clock', '-p', 'job-1', '--json'])).stdout).now)
+    const scenarioRun = await run(['scenario', 'run', '-p', 'job-1', scenario])
+    expect(scenarioRun.code, scenarioRun.stderr).toBe(0)
+    expect(Date.parse(JSON.parse((await run(['sandbox', 'clock', '-p', 'job-1', '--json'])).stdout).now) - before).toBeGreaterThan(4 * 3_600_000)
+    expect(Date.parse(JSON.parse((await run(['sandbox', 'clock', '-p', 'job-2', '--json'])).stdout).now) - otherClock).toBeLessThan(3_600_000)
 
     // the keys were shown once, on create: they are in no trace
     const verbose = await run(['sandbox', 'tenant', 'list', '--sandbox-url', sandbox.origin, '--verbose'])
