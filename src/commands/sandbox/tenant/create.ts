@@ -18,7 +18,7 @@ The keys are shown this once (the sandbox keeps only their digests): --save-prof
   static override examples = [
     '<%= config.bin %> sandbox tenant create --save-profile ci-job-1\n<%= config.bin %> smoke -p ci-job-1',
     '<%= config.bin %> sandbox tenant create --seed --json',
-    '<%= config.bin %> sandbox tenant create --sandbox-url http://127.0.0.1:5010 --save-profile team',
+    '<%= config.bin %> sandbox tenant create --sandbox-url http://127.0.0.1:5010 \\\n  --save-profile team',
   ]
   static override flags = {
     seed: Flags.boolean({description: 'give the tenant the demo data of "sandbox start --seed" (demo users, paid checkouts)'}),
