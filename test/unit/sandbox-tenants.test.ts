@@ -31,6 +31,7 @@ interface CreatedTenant {
   publicKey: string
   secretKey: string
   clock: string
+  createdAt: string
   seeded: boolean
 }
 
