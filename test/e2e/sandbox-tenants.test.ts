@@ -64,9 +64,12 @@ describe('sandbox tenants (real processes)', () => {
     expect(Date.parse(JSON.parse((await run(['sandbox', 'clock', '-p', 'job-1', '--json'])).stdout).now) - before).toBeGreaterThan(4 * 3_600_000)
     expect(Date.parse(JSON.parse((await run(['sandbox', 'clock', '-p', 'job-2', '--json'])).stdout).now) - otherClock).toBeLessThan(3_600_000)
 
-    // the keys were shown once, on create: they are in no trace
-    const verbose = await run(['sandbox', 'tenant', 'list', '--sandbox-url', sandbox.origin, '--verbose'])
-    expect(verbose.code).toBe(0)
-    expect(verbose.stdout + verbose.stderr).not.toContain(tenant.secretKey)
+    // the keys are shown on create, in its document, and in no trace
+    const verbose = await run(['sandbox', 'tenant', 'create', '--sandbox-url', sandbox.origin, '--verbose', '--json'])
+    expect(verbose.code, verbose.stderr).toBe(0)
+    const shown = JSON.parse(verbose.stdout)
+    expect(verbose.stderr).toContain('POST')
+    expect(verbose.stderr).not.toContain(shown.secretKey)
+    expect(verbose.stderr).not.toContain(shown.publicKey)
   })
 })
