@@ -13,6 +13,7 @@ export const hints = {
   checkoutCreate: 'Create one: opsctl checkout create --amount 150.00',
   checkoutListSeeded: "A sandbox's seeded paid checkouts: opsctl checkout list --sandbox-seeded",
   sandboxSeed: 'Start a sandbox with demo data: opsctl sandbox start --seed',
+  tenantSeed: 'Create a tenant with demo data: opsctl sandbox tenant create --seed --save-profile NAME',
 }
 
 /** What the CLI knows of the run that the facts do not carry: the profile it used, when not the active one. */

@@ -7,10 +7,13 @@ import {registerSecret} from '../http/secrets/registry.js'
 import {type AuthParts, SECRET_ENV} from '../http/services.js'
 import {isLoopback} from '../http/url.js'
 import {readSandboxToken} from '../profiles/sandbox-tokens.js'
+import {sandboxTenantOf} from '../services/sandbox-defaults.js'
 
 /** A running sandbox's control plane: its origin and the token its `/__sandbox/...` routes ask for. */
 export interface SandboxControlTarget {
   origin: string
+  /** the tenant whose control routes (`/t/<id>/__sandbox/...`) are called; none: the default tenant's (`/__sandbox/...`) */
+  tenant?: string
   /** undefined when none was found: the sandbox then answers 401, which says where to find it */
   token?: string
 }
@@ -24,20 +27,22 @@ export function sandboxOrigin(healthBaseUrl: string): string {
 
 /**
  * The sandbox behind a profile and its control token: OPSCTL_SANDBOX_TOKEN when set (a shared
- * sandbox's operator hands it out), else the file `sandbox start` wrote on this machine.
+ * sandbox's operator hands it out), else the file `sandbox start` wrote on this machine. A base URL
+ * under `/t/<id>` names a tenant: control calls then act on that tenant alone.
  */
 export async function localSandbox(healthBaseUrl: string, configDir: string): Promise<SandboxControlTarget> {
   const origin = sandboxOrigin(healthBaseUrl)
   const token = process.env[SECRET_ENV.sandboxToken] || (await readSandboxToken(configDir, portOf(origin)))
   registerSecret(token)
-  return {origin, token}
+  const tenant = sandboxTenantOf(healthBaseUrl)
+  return tenant ? {origin, tenant, token} : {origin, token}
 }
 
 /** Calls a `/__sandbox/...` control endpoint of a running sandbox, through the command's transport (a dry run sends nothing). */
 export async function sandboxControl(
   transport: Transport,
   sandbox: SandboxControlTarget,
-  method: 'GET' | 'POST' | 'PUT',
+  method: 'DELETE' | 'GET' | 'POST' | 'PUT',
   path: string,
   body?: unknown,
   /** a JSON body as it is, sent without being parsed and serialised again (a whole state file) */
@@ -50,7 +55,7 @@ export async function sandboxControl(
   try {
     res = await transport.send({
       method,
-      url: new URL(`/__sandbox/${name}`, origin),
+      url: new URL(`${sandbox.tenant ? `/t/${sandbox.tenant}` : ''}/__sandbox/${name}`, origin),
       label,
       auth: controlAuth(sandbox.token),
       // Setting or advancing the clock twice is not the same as once; a PUT (a whole state) is not retried either: it can be large.

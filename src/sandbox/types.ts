@@ -10,13 +10,13 @@
  * status, or throws SandboxError; the core renders errors in the service's own shape and commits
  * what a request wrote before its answer leaves.
  */
-import type {FastifyInstance} from 'fastify'
+import type {FastifyInstance, FastifyRequest} from 'fastify'
 import type * as z from 'zod'
 
 import type {Named, Operation, ParamsOf, ServiceDefinition} from '../http/operation.js'
 import type {CheckoutStore} from './checkout/state.js'
 import type {ModuleState} from './core/module-state.js'
-import type {SandboxStore} from './core/store.js'
+import type {TenantStore} from './core/store.js'
 import type {HealthStore} from './health/state.js'
 
 export type {ModuleState} from './core/module-state.js'
@@ -83,11 +83,17 @@ export interface SandboxEvent {
   payload: unknown
 }
 
+/**
+ * The context of the tenant a request is for (core/tenants.ts): routes outside the table (the hosted
+ * page, control routes) ask for it per request, so they never hold another tenant's.
+ */
+export type ContextOf = (request: FastifyRequest) => SandboxContext
+
 export interface SandboxContext {
   state: SandboxState
   clock: Clock
   sessions: Sessions
-  /** e.g. http://127.0.0.1:4010, for absolute URLs such as a checkout's redirectUrl */
+  /** e.g. http://127.0.0.1:4010 (a tenant's: http://127.0.0.1:4010/t/<id>), for absolute URLs such as a checkout's redirectUrl */
   origin(): string
   /** Unique ids: `id('chk')` -> `chk_3f9c...`; `hex(24)` for Mongo-like ids. */
   id(prefix?: string): string
@@ -117,12 +123,12 @@ export interface SandboxModule<S extends ServiceDefinition = ServiceDefinition> 
   /** Path prefix of the service on the sandbox origin: '' for health (`/api/...`), '/checkout' for checkout. */
   prefix: string
   handlers: HandlersFor<S>
-  /** The module's state over the sandbox database (its tables are in core/schema.ts). */
-  openState(store: SandboxStore): ModuleState
-  /** Routes outside the operations table (the hosted payment page, sign-in if not in the table, ...). */
-  routes?(app: FastifyInstance, ctx: SandboxContext): void
-  /** Extra `/__sandbox/...` control routes (seeding ACT results, ...). */
-  control?(app: FastifyInstance, ctx: SandboxContext): void
+  /** The module's state of one tenant over the sandbox database (its tables are in core/schema.ts). */
+  openState(store: TenantStore): ModuleState
+  /** Routes outside the operations table (the hosted payment page, sign-in if not in the table, ...); served for every tenant. */
+  routes?(app: FastifyInstance, ctxOf: ContextOf): void
+  /** Extra `/__sandbox/...` control routes (seeding ACT results, ...); served for every tenant. */
+  control?(app: FastifyInstance, ctxOf: ContextOf): void
   /** Demo data for `--seed`. */
   seed?(ctx: SandboxContext): void
   /** Who may reach another user's `userId` (health): throws to refuse. Without it, only the caller's own data. */

@@ -9,10 +9,29 @@ export const SANDBOX_KEYS = {
   secretKey: 'sk-sandbox-Hd5Fg2Jk8Lp3Qw7Er1Ty6Ui4',
 } as const
 
-/** Health paths live at the origin (`/api/...`); checkout under `/checkout` (`/checkout/v1/...`). */
-export function sandboxBaseUrls(origin: string): {health: string; checkout: string} {
-  const o = origin.replace(/\/+$/, '')
+/** Health paths live at the origin (`/api/...`); checkout under `/checkout` (`/checkout/v1/...`). A tenant's are under `/t/<id>`. */
+export function sandboxBaseUrls(origin: string, tenant?: string): {health: string; checkout: string} {
+  const o = origin.replace(/\/+$/, '') + (tenant ? `/t/${tenant}` : '')
   return {health: o, checkout: `${o}/checkout`}
+}
+
+/** A sandbox tenant's id: `tn_` and 16 lowercase hex digits (one path segment, nothing to escape). */
+export const SANDBOX_TENANT_ID = /^tn_[\da-f]{16}$/
+
+/** At most this many tenants on one sandbox besides the default one (`sandbox tenant create` past it: 409). */
+export const SANDBOX_MAX_TENANTS = 100
+
+/** The tenant a sandbox base URL names (`<origin>/t/<id>...`), or undefined for the default tenant's. */
+export function sandboxTenantOf(baseUrl: string): string | undefined {
+  let path: string
+  try {
+    path = new URL(baseUrl).pathname
+  } catch {
+    return undefined
+  }
+
+  const match = /^\/t\/([^/]+)(\/|$)/.exec(path)
+  return match && SANDBOX_TENANT_ID.test(match[1]) ? match[1] : undefined
 }
 
 /**

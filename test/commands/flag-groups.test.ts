@@ -15,8 +15,8 @@ import SandboxStart from '../../src/commands/sandbox/start.js'
 import {pathParams} from '../../src/http/operation.js'
 import {cli, type CommandHarness, commandHarness, loadConfig} from '../helpers/command.js'
 
-/** Confirms a change that is not a service call: a local removal, or a whole sandbox state replaced through its control route. */
-const LOCAL_CHANGES = new Set(['profile:remove', 'sandbox:import'])
+/** Confirms a change that is not a service call: a local removal, a whole sandbox state replaced or a tenant deleted through control routes. */
+const LOCAL_CHANGES = new Set(['profile:remove', 'sandbox:import', 'sandbox:tenant:delete'])
 
 async function commandClasses(): Promise<[string, typeof BaseCommand][]> {
   const config = await loadConfig()

@@ -17,6 +17,7 @@ import ProfileList from '../../src/commands/profile/list.js'
 import ProfileShow from '../../src/commands/profile/show.js'
 import RefundGet from '../../src/commands/refund/get.js'
 import RefundList from '../../src/commands/refund/list.js'
+import SandboxTenantList from '../../src/commands/sandbox/tenant/list.js'
 import UsersLogin from '../../src/commands/users/login.js'
 import UsersMe from '../../src/commands/users/me.js'
 import WebhookList from '../../src/commands/webhook/list.js'
@@ -32,6 +33,7 @@ const METRICS = {timeZone: 'Asia/Manila', periods: {daily: [{date: '2026-03-01',
 const GROUP = {id: 'g1', name: 'demo-clinic', timeZone: 'Asia/Manila', medications: [{id: 'med-salbutamol', name: 'Salbutamol', type: 'rescue'}]}
 const REFUNDS = [{id: 'rfd_1', status: 'SUCCESS', amount: {value: '10.00', currency: 'PHP'}, reason: 'dup', createdAt: '2026-03-01T16:00:00.000Z'}]
 const WEBHOOKS = [{id: 'wh_1', name: 'CHECKOUT_SUCCESS', callbackUrl: 'https://shop.example/paid'}]
+const TENANT = {id: 'tn_0123456789abcdef', healthBaseUrl: `${ORIGIN}/t/tn_0123456789abcdef`, checkoutBaseUrl: `${ORIGIN}/t/tn_0123456789abcdef/checkout`, clock: '2026-03-01T16:00:00.000Z', createdAt: '2026-03-01T15:00:00.000Z', seeded: false}
 
 let h: CommandHarness
 
@@ -48,6 +50,7 @@ function serve(): void {
   checkout('/checkouts/chk_1/refunds/rfd_1', REFUNDS[0])
   checkout('/checkouts/chk_1', checkoutRecord({id: 'chk_1'}))
   checkout('/webhooks', WEBHOOKS)
+  pool.intercept({method: 'GET', path: '/__sandbox/tenants'}).reply(200, {tenants: [TENANT]}, {headers: {'content-type': 'application/json'}}).persist()
 }
 
 beforeEach(async () => {
@@ -69,6 +72,7 @@ const LISTS: [string, Runnable, string[]][] = [
   ['webhook list', WebhookList, []],
   ['audit list', AuditList, []],
   ['profile list', ProfileList, []],
+  ['sandbox tenant list', SandboxTenantList, []],
 ]
 
 const DETAILS: [string, Runnable, string[]][] = [

@@ -150,6 +150,9 @@ const ARGV: Record<string, (c: Ctx) => Variant[]> = {
   'sandbox:import': (c) => [{argv: ['sandbox', 'import', join(dirname(c.scenarioFile), 'canary-state.json'), '--yes']}],
   // Its port is taken (by the echo server): it fails at once instead of serving forever.
   'sandbox:start': (c) => [{argv: ['sandbox', 'start', '--host', '127.0.0.1', '--port', String(c.port)], local: true}],
+  'sandbox:tenant:create': () => [{argv: ['sandbox', 'tenant', 'create', '--save-profile', 'tenant-1']}],
+  'sandbox:tenant:delete': () => [{argv: ['sandbox', 'tenant', 'delete', 'tn_0123456789abcdef', '--yes']}],
+  'sandbox:tenant:list': () => [{argv: ['sandbox', 'tenant', 'list']}],
   // One step (run in-process by the scenario runner, its output captured), one server mode, to keep the run short.
   'scenario:run': (c) => [{argv: ['scenario', 'run', c.scenarioFile, '--junit-file', join(c.configDir, 'scenario.xml')], modes: ['e401json']}],
   'scenario:schema': () => [{argv: ['scenario', 'schema'], local: true}],

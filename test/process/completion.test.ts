@@ -36,6 +36,8 @@ beforeAll(async () => {
   chmodSync(join(shim, 'opsctl'), 0o755)
   const added = await user.run(['profile', 'add', 'staging-eu', '--env', 'sandbox', '--health-url', 'http://127.0.0.1:1/api', '--checkout-url', 'http://127.0.0.1:1/checkout'])
   expect(added.code, added.stderr).toBe(0)
+  const tenant = await user.run(['profile', 'add', 'job-1', '--env', 'sandbox', '--health-url', 'http://127.0.0.1:1/t/tn_0123456789abcdef', '--checkout-url', 'http://127.0.0.1:1/t/tn_0123456789abcdef/checkout'])
+  expect(tenant.code, tenant.stderr).toBe(0)
   const created = await user.run(['checkout', 'create', '--amount', '10.00', '--success-url', 'https://shop.example/ok', '--json'])
   expect(created.code, created.stderr).toBe(0)
   checkoutId = JSON.parse(created.stdout).checkoutId
@@ -82,12 +84,16 @@ describe.each(SHELLS)('completion in %s', (shell) => {
 
   it('completes profile names, for --profile and -p', async () => {
     expect(await complete(shell, ['webhook', 'list', '--profile', 'st'])).toEqual(['staging-eu'])
-    expect(await complete(shell, ['webhook', 'list', '-p', ''])).toEqual(['sandbox', 'staging-eu'])
+    expect(await complete(shell, ['webhook', 'list', '-p', ''])).toEqual(['job-1', 'sandbox', 'staging-eu'])
   })
 
   it('completes me for a user id, and a checkout id from the audit log', async () => {
     expect(await complete(shell, ['events', 'list', ''])).toEqual(['me'])
     expect(await complete(shell, ['checkout', 'void', checkoutId.slice(0, 4)])).toEqual([checkoutId])
+  })
+
+  it('completes a tenant id from the sandbox profiles that point at a tenant', async () => {
+    expect(await complete(shell, ['sandbox', 'tenant', 'delete', ''])).toEqual(['tn_0123456789abcdef'])
   })
 
   it("completes an event id from the signed-in user's newest listed events", async () => {

@@ -30,7 +30,7 @@ function fakeContext(): Fake {
   let n = 0
   const fake = {events: [] as SandboxEvent[]} as Fake
   // the module's real repositories, on an in-memory database
-  const checkout = new CheckoutStore(openStore().store)
+  const checkout = new CheckoutStore(openStore().store.forTenant('default'))
   fake.state = checkout
   fake.ctx = {
     state: {health: {} as never, checkout},

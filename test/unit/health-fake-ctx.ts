@@ -19,7 +19,7 @@ afterAll(() => {
 function freshHealth(): HealthStore {
   const {store} = openStore()
   opened.push(store)
-  const health = new HealthStore(store)
+  const health = new HealthStore(store.forTenant('default'))
   health.reset()
   return health
 }

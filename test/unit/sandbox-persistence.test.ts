@@ -133,7 +133,7 @@ describe('sandbox state database', () => {
 
     // one still due when a sandbox stopped without finishing it (killed) goes out at the next start
     const stopped = openDatabase(stateFile)
-    statement(stopped, `INSERT INTO documents (collection, key, doc) VALUES ('core.deliveries', 'due-1', ?)`)
+    statement(stopped, `INSERT INTO documents (tenant, collection, key, doc) VALUES ('default', 'core.deliveries', 'due-1', ?)`)
       .run(JSON.stringify({event: {type: 'CHECKOUT_SUCCESS', checkoutId: 'chk_2', payload: {id: 'chk_2'}}, url: `${receiver}/hook`}))
     stopped.close()
 

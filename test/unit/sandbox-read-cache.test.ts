@@ -26,7 +26,7 @@ describe('document reads from memory', () => {
   let notes: DocTable<{text: string}>
   beforeEach(() => {
     store = openStore().store
-    notes = new DocTable(store, 'test.notes')
+    notes = new DocTable(store.forTenant('default'), 'test.notes')
     notes.set('kept', {text: 'committed'})
     store.commit()
   })
@@ -73,7 +73,7 @@ describe('document reads from memory', () => {
   })
 
   it('forgets a deleted record and a cleared collection, and sees one table through another over the same collection', () => {
-    const other = new DocTable<{text: string}>(store, 'test.notes')
+    const other = new DocTable<{text: string}>(store.forTenant('default'), 'test.notes')
     notes.delete('kept')
     expect(other.get('kept')).toBeUndefined()
     other.set('again', {text: 'x'})

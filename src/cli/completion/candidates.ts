@@ -27,6 +27,8 @@ export interface LocalKnowledge {
   checkoutIds(): Promise<string[]> | string[]
   /** the signed-in user's newest event ids this machine has listed */
   eventIds(): Promise<string[]> | string[]
+  /** the sandbox tenants this machine's profiles point at */
+  tenantIds?(): Promise<string[]> | string[]
 }
 
 /** Values by argument or flag name, where the manifest lists no options. */
@@ -34,6 +36,7 @@ const VALUES_BY_NAME: Record<string, (known: LocalKnowledge) => Promise<string[]
   checkoutId: (known) => known.checkoutIds(),
   eventId: (known) => known.eventIds(),
   profile: (known) => known.profiles(),
+  tenantId: (known) => known.tenantIds?.() ?? [],
   userId: () => ['me'],
 }
 

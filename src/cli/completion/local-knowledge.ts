@@ -3,8 +3,9 @@ import type {LocalKnowledge} from './candidates.js'
 import {createdCheckouts} from '../../audit/history.js'
 import {readAudit} from '../../audit/read.js'
 import {recentEventIds} from '../../profiles/recent-events.js'
-import {BUILTIN_PROFILE} from '../../profiles/schema.js'
+import {BUILTIN_PROFILE, type Profile} from '../../profiles/schema.js'
 import {profilesPath, readProfileFile} from '../../profiles/store.js'
+import {sandboxTenantOf} from '../../services/sandbox-defaults.js'
 
 /** How many checkout ids Tab offers: the newest created from this machine. */
 const RECENT_CHECKOUTS = 50
@@ -19,6 +20,7 @@ export function localKnowledge(configDir: string): LocalKnowledge {
       ),
     eventIds: () => recentEventIds(configDir, process.env.OPSCTL_PROFILE || activeProfile(configDir)),
     profiles: () => profileNames(configDir),
+    tenantIds: () => tenantIds(configDir),
   }
 }
 
@@ -38,4 +40,11 @@ function profileNames(configDir: string): string[] {
 
 function activeProfile(configDir: string): string {
   return profileFile(configDir)?.active || BUILTIN_PROFILE
+}
+
+/** The tenants the sandbox profiles point at (`<origin>/t/<id>`), from profiles.json alone: nothing is sent on Tab. */
+function tenantIds(configDir: string): string[] {
+  const profiles = Object.values(profileFile(configDir)?.profiles ?? {}) as Profile[]
+  const ids = profiles.flatMap((p) => (p.env === 'sandbox' ? (sandboxTenantOf(p.health.baseUrl) ?? []) : []))
+  return [...new Set(ids)].sort()
 }

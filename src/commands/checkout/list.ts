@@ -82,7 +82,10 @@ The checkout service has no endpoint that lists checkouts, so this reads the aud
     const sandbox = await localSandbox((await this.profile()).profile.health.baseUrl, this.configDir)
     const transport = createTransport(this.clientOptions())
     const {checkouts} = (await sandboxControl(transport, sandbox, 'GET', 'checkout/seeded')) as {checkouts: unknown[]}
-    if (checkouts.length === 0) this.note(`This sandbox has no seeded checkouts.\n  ${hints.sandboxSeed}`)
+    if (checkouts.length === 0) {
+      this.note(sandbox.tenant ? `Tenant ${sandbox.tenant} has no seeded checkouts.\n  ${hints.tenantSeed}` : `This sandbox has no seeded checkouts.\n  ${hints.sandboxSeed}`)
+    }
+
     return {checkouts}
   }
 }

@@ -25,9 +25,10 @@ The file is one written by "sandbox export" (or a --state file of the JSON forma
     const sandbox = await localSandbox((await this.profile()).profile.health.baseUrl, this.configDir)
     const {origin} = sandbox
     const state = await readStateFile(file)
-    const action = `Replacing the whole state of the sandbox at ${origin}`
+    const where = sandbox.tenant ? `tenant ${sandbox.tenant} of the sandbox at ${origin}` : `the sandbox at ${origin}`
+    const action = `Replacing the whole state of ${where}`
     requireConsentPossible({dryRun: this.dryRun, yes: this.flags.yes}, action)
-    if (!this.dryRun && !this.flags.yes && !(await askConfirm(`Replace the whole state of the sandbox at ${origin} with ${file}?`))) {
+    if (!this.dryRun && !this.flags.yes && !(await askConfirm(`Replace the whole state of ${where} with ${file}?`))) {
       throw new UsageError('Not confirmed; nothing was sent')
     }
 

@@ -16,6 +16,8 @@ export default class SandboxStart extends BaseCommand<typeof SandboxStart> {
 
 Health is served under /api/..., checkout under /checkout/v1/... (checkout base URL: <origin>/checkout). It keeps state (in memory, or in --state FILE, a SQLite database where every change is committed before its answer), enforces the auth and rules of both specs, serves the hosted payment page, and has a controllable clock and fault injection under /__sandbox/. The built-in "sandbox" profile points at port ${SANDBOX_PORT}. Serves until Ctrl-C (SIGINT) or SIGTERM.
 
+These URLs are the default tenant's. "sandbox tenant create" adds isolated tenants, each with its own URLs (<origin>/t/<id>), keys, clock and data, so that jobs sharing one sandbox never see each other.
+
 The /__sandbox/ control routes need a control token (Authorization: Bearer ...), random for each start unless --token (or ${SECRET_ENV.sandboxToken}) gives one. It is written to <config folder>/sandboxes/<port>.json (mode 0600) while the sandbox runs, where opsctl on this machine finds it; elsewhere set ${SECRET_ENV.sandboxToken}. No browser can call the control routes, and every route answers only the host names the sandbox serves (loopback, the --host address, --allowed-host).
 
 A --state file in the JSON format of earlier versions is imported once, in place: the JSON is kept beside it as FILE.v<version>.json. One sandbox at a time uses a state file. Move whole states in and out with "sandbox export" and "sandbox import".`

@@ -15,6 +15,7 @@ import type {FastifyInstance} from 'fastify'
 import type {ServiceDefinition} from '../../http/operation.js'
 
 import {checkoutKeyKind} from '../core/auth.js'
+import {requestKeyKind} from '../core/tenants.js'
 
 /** How long a browser may reuse a preflight's answer, in seconds (Chromium keeps it 2 hours at most). */
 const PREFLIGHT_MAX_AGE = '600'
@@ -58,7 +59,7 @@ export function registerCors(app: FastifyInstance, prefix: string, service: Serv
     const methods = routes.get(request.routeOptions.url ?? '')
     if (methods?.includes(request.method)) {
       reply.header('vary', 'Origin')
-      if (request.headers.origin !== undefined && checkoutKeyKind(request.headers.authorization) !== 'secret') {
+      if (request.headers.origin !== undefined && checkoutKeyKind(request.headers.authorization, (key) => requestKeyKind(request, key)) !== 'secret') {
         reply.header('access-control-allow-origin', '*')
       }
     }

@@ -1,6 +1,6 @@
 import type {FastifyInstance, FastifyReply} from 'fastify'
 
-import type {SandboxContext, SandboxEvent} from '../types.js'
+import type {ContextOf, SandboxContext, SandboxEvent} from '../types.js'
 import type {StoredCheckout} from './state.js'
 
 import {checkoutService} from '../../services/checkout/operations.js'
@@ -58,22 +58,22 @@ export const checkoutModule = sandboxModule({
   handlers: checkoutHandlers,
   openState: (store) => new CheckoutStore(store),
 
-  routes(app: FastifyInstance, ctx: SandboxContext) {
+  routes(app: FastifyInstance, ctxOf: ContextOf) {
     // A merchant's page may create a checkout with the public key (cors.ts); no other route is granted to pages.
     registerCors(app, CHECKOUT_PREFIX, checkoutService)
     // The page's form posts application/x-www-form-urlencoded: the core parses it (null-prototype records).
     app.get<{Params: {checkoutId: string}}>(`${CHECKOUT_PREFIX}/pay/:checkoutId`, async (req, reply) =>
-      sendPage(reply, ctx, showPaymentPage(ctx, req.params.checkoutId)),
+      sendPage(reply, ctxOf(req), showPaymentPage(ctxOf(req), req.params.checkoutId)),
     )
     app.post<{Params: {checkoutId: string}}>(`${CHECKOUT_PREFIX}/pay/:checkoutId`, async (req, reply) => {
       const form = req.body && typeof req.body === 'object' ? (req.body as Record<string, unknown>) : {}
-      return sendPage(reply, ctx, submitPaymentForm(ctx, req.params.checkoutId, form))
+      return sendPage(reply, ctxOf(req), submitPaymentForm(ctxOf(req), req.params.checkoutId, form))
     })
   },
 
-  control(app: FastifyInstance, ctx: SandboxContext) {
+  control(app: FastifyInstance, ctxOf: ContextOf) {
     /** The seeded paid checkouts (none unless started with --seed), with what the rules allow on each now. */
-    app.get('/__sandbox/checkout/seeded', async () => ({checkouts: seededCheckouts(ctx)}))
+    app.get('/__sandbox/checkout/seeded', async (req) => ({checkouts: seededCheckouts(ctxOf(req))}))
 
     /** `{"status": "FAILED", "count": 1}`: the next refund(s) get that status (kept in the list, not counted). */
     app.post<{Body: {status?: string; count?: number}}>('/__sandbox/checkout/next-refund', async (req, reply) => {
@@ -83,7 +83,7 @@ export const checkoutModule = sandboxModule({
         return reply.code(400).send({error: 'expected {"status": "FAILED"|"SUCCESS", "count": 1..100}'})
       }
 
-      const {refundOutcomes} = checkoutState(ctx)
+      const {refundOutcomes} = checkoutState(ctxOf(req))
       const outcomes = [...refundOutcomes.get(), ...Array.from({length: count}, () => status)]
       refundOutcomes.set(outcomes)
       return {refundOutcomes: outcomes}

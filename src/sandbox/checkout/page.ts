@@ -56,7 +56,8 @@ function page(ctx: SandboxContext, status: number, body: string, heading?: strin
 }
 
 function formPage(ctx: SandboxContext, checkout: StoredCheckout, status = 200, problem?: FormProblem, echo?: FormEcho): PageReply {
-  const action = `${CHECKOUT_PREFIX}/pay/${encodeURIComponent(checkout.id)}`
+  // the path of the tenant's own page (its origin() ends in /t/<id>): the form posts back to the tenant it came from
+  const action = `${ctx.origin().replace(/^[a-z]+:\/\/[^/]*/i, '')}${CHECKOUT_PREFIX}/pay/${encodeURIComponent(checkout.id)}`
   return page(ctx, status, formBody(checkout, action, problem, echo), problem ? `Error: ${problem.message}` : undefined)
 }
 

@@ -6,7 +6,7 @@
 import type {ModuleState} from '../core/module-state.js'
 
 import {checkKeyIsId, checkRecord, tableOf} from '../core/state-document.js'
-import {DocCell, DocTable, type SandboxStore} from '../core/store.js'
+import {DocCell, DocTable, type TenantStore} from '../core/store.js'
 import {
   RefundOutcomesSchema,
   StoredCheckoutSchema,
@@ -81,7 +81,7 @@ export class CheckoutStore implements ModuleState {
   readonly refundOutcomes: DocCell<RefundStatus[]>
   private readonly settings: DocTable<unknown>
 
-  constructor(store: SandboxStore) {
+  constructor(store: TenantStore) {
     this.checkouts = new DocTable(store, 'checkout.checkouts')
     this.refunds = new DocTable(store, 'checkout.refunds')
     this.webhooks = new DocTable(store, 'checkout.webhooks')

@@ -42,11 +42,16 @@ export function authorizeUserParam(
   if (params.userId !== userId) throw new SandboxError(403, 'FORBIDDEN', "You may not access another user's data")
 }
 
-/** Checkout keys accepted by the sandbox: its published test keys (a Map: the key looked up is whatever a client sends). */
+/** The default tenant's checkout keys: the published test keys (a Map: the key looked up is whatever a client sends). */
 const KEYS = new Map<string, 'public' | 'secret'>([
   [SANDBOX_KEYS.publicKey, 'public'],
   [SANDBOX_KEYS.secretKey, 'secret'],
 ])
+
+/** The kind of a key when it is one of a tenant's (core/tenants.ts), else undefined. */
+export type KeyKindOf = (key: string) => 'public' | 'secret' | undefined
+
+export const publishedKeyKind: KeyKindOf = (key) => KEYS.get(key)
 
 export class CheckoutAuthError extends SandboxError {}
 
@@ -54,10 +59,10 @@ export class CheckoutAuthError extends SandboxError {}
  * Basic auth with the API key as user name. Real clients send `base64(key:)` or `base64(key)`;
  * both are accepted. K001 missing, K003 unknown key, K004 the wrong kind of key for the route.
  */
-export function authenticateCheckout(op: Operation, headers: Headers): 'public' | 'secret' {
+export function authenticateCheckout(op: Operation, headers: Headers, kindOf: KeyKindOf = publishedKeyKind): 'public' | 'secret' {
   const key = keyOf(headers.authorization)
   if (key === undefined) throw new CheckoutAuthError(401, 'K001', 'Missing or malformed Authorization header: use Basic auth with an API key')
-  const kind = KEYS.get(key)
+  const kind = kindOf(key)
   if (!kind) throw new CheckoutAuthError(401, 'K003', 'Invalid API key')
   if (op.auth !== 'none' && kind !== op.auth) {
     throw new CheckoutAuthError(401, 'K004', `This operation needs the ${op.auth} key, not the ${kind} key`)
@@ -66,10 +71,10 @@ export function authenticateCheckout(op: Operation, headers: Headers): 'public' 
   return kind
 }
 
-/** The kind of checkout key an Authorization header carries: undefined when there is none, or it is not one of the sandbox's keys. */
-export function checkoutKeyKind(header: string | string[] | undefined): 'public' | 'secret' | undefined {
+/** The kind of checkout key an Authorization header carries: undefined when there is none, or it is not one of the tenant's keys. */
+export function checkoutKeyKind(header: string | string[] | undefined, kindOf: KeyKindOf = publishedKeyKind): 'public' | 'secret' | undefined {
   const key = keyOf(header)
-  return key === undefined ? undefined : KEYS.get(key)
+  return key === undefined ? undefined : kindOf(key)
 }
 
 /** The API key of a Basic Authorization header; undefined when the header is missing or malformed. */

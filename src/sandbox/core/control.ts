@@ -1,25 +1,24 @@
-import type {FastifyInstance} from 'fastify'
+import type {FastifyInstance, FastifyRequest} from 'fastify'
 
-import type {SandboxContext, SandboxEvent} from '../types.js'
+import type {Tenant} from './tenants.js'
 
 import {parseDuration} from '../../services/duration.js'
 import {ClockMoveError} from './clock.js'
-import {type FaultQueue, FaultScript} from './faults.js'
+import {FaultScript} from './faults.js'
 
 interface ControlDeps {
-  ctx: SandboxContext
-  events: (SandboxEvent & {at: string})[]
-  faults: FaultQueue
-  onReset(): void
+  /** the tenant the request's URL names */
+  tenantOf(request: FastifyRequest): Tenant
+  onReset(tenant: Tenant): void
 }
 
 /**
  * `/__sandbox/...`: the emulator's own controls for tests and demos. Every one but the liveness
  * check needs the control token, and no browser may call them: control-guard.ts enforces both
- * for the whole prefix, before a handler (or a module's control route) runs.
+ * for the whole prefix, before a handler (or a module's control route) runs. Each acts on the
+ * tenant its URL names (`/t/<id>/__sandbox/...`; the default tenant's without the prefix).
  */
 export function registerControlRoutes(app: FastifyInstance, deps: ControlDeps): void {
-  const {ctx, events, faults} = deps
   const bad = (message: string) => Object.assign(new Error(message), {statusCode: 400})
   const moveClock = (move: () => void) => {
     try {
@@ -33,8 +32,9 @@ export function registerControlRoutes(app: FastifyInstance, deps: ControlDeps): 
   // Open without the token (control-guard.ts), so it says only that the sandbox is up.
   app.get('/__sandbox/health', async () => ({ok: true}))
 
-  app.get('/__sandbox/clock', async () => ({now: ctx.clock.now().toISOString()}))
+  app.get('/__sandbox/clock', async (request) => ({now: deps.tenantOf(request).clock.now().toISOString()}))
   app.post('/__sandbox/clock', async (request) => {
+    const {ctx} = deps.tenantOf(request)
     const body = (request.body ?? {}) as {advance?: unknown; set?: unknown}
     if (typeof body.set === 'string') {
       const at = body.set
@@ -51,23 +51,24 @@ export function registerControlRoutes(app: FastifyInstance, deps: ControlDeps): 
     return {now: ctx.clock.now().toISOString()}
   })
 
-  app.get('/__sandbox/faults', async () => ({pending: faults.pending}))
+  app.get('/__sandbox/faults', async (request) => ({pending: deps.tenantOf(request).faults.pending}))
   app.post('/__sandbox/faults', async (request) => {
+    const {faults} = deps.tenantOf(request)
     const parsed = FaultScript.safeParse(request.body ?? {})
     if (!parsed.success)
       throw bad(`Invalid fault script: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`)
     faults.add(parsed.data.next)
     return {pending: faults.pending}
   })
-  app.delete('/__sandbox/faults', async () => {
-    faults.clear()
+  app.delete('/__sandbox/faults', async (request) => {
+    deps.tenantOf(request).faults.clear()
     return {pending: []}
   })
 
-  app.get('/__sandbox/events', async () => ({events}))
+  app.get('/__sandbox/events', async (request) => ({events: deps.tenantOf(request).events}))
 
-  app.post('/__sandbox/reset', async () => {
-    deps.onReset()
+  app.post('/__sandbox/reset', async (request) => {
+    deps.onReset(deps.tenantOf(request))
     return {reset: true}
   })
 }

@@ -40,6 +40,42 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX events_by_medication ON events (user_id, medication_id, date, id);
   CREATE INDEX events_by_source ON events (user_id, source, date, id);
   `,
+  // 2: tenants (core/tenants.ts): every row belongs to one, and its keys lead with it; the rows of
+  // earlier versions are the default tenant's
+  `
+  CREATE TABLE documents_v2 (
+    seq INTEGER PRIMARY KEY,
+    tenant TEXT NOT NULL,
+    collection TEXT NOT NULL,
+    key TEXT NOT NULL,
+    doc TEXT NOT NULL,
+    UNIQUE (tenant, collection, key)
+  );
+  INSERT INTO documents_v2 (seq, tenant, collection, key, doc) SELECT seq, 'default', collection, key, doc FROM documents;
+  DROP TABLE documents;
+  ALTER TABLE documents_v2 RENAME TO documents;
+  CREATE TABLE events_v2 (
+    tenant TEXT NOT NULL,
+    user_id TEXT NOT NULL,
+    id TEXT NOT NULL,
+    date TEXT NOT NULL,
+    medication_type TEXT,
+    medication_id TEXT,
+    source TEXT,
+    night_event INTEGER,
+    preemptive INTEGER NOT NULL,
+    address_confirmed INTEGER NOT NULL,
+    doc TEXT NOT NULL,
+    PRIMARY KEY (tenant, user_id, id)
+  );
+  INSERT INTO events_v2 SELECT 'default', user_id, id, date, medication_type, medication_id, source, night_event, preemptive, address_confirmed, doc FROM events;
+  DROP TABLE events;
+  ALTER TABLE events_v2 RENAME TO events;
+  CREATE INDEX events_by_date ON events (tenant, user_id, date, id);
+  CREATE INDEX events_by_type ON events (tenant, user_id, medication_type, date, id);
+  CREATE INDEX events_by_medication ON events (tenant, user_id, medication_id, date, id);
+  CREATE INDEX events_by_source ON events (tenant, user_id, source, date, id);
+  `,
 ]
 
 /** The version this code writes. */

@@ -5,9 +5,18 @@ import {setImmediate, setTimeout as sleep} from 'node:timers/promises'
 import type {Operation} from '../../http/operation.js'
 
 import {sandboxModules} from '../modules.js'
-import {type Handler, type SandboxContext, SandboxError, type SandboxEvent, type SandboxModule, type SandboxState} from '../types.js'
+import {
+  type ContextOf,
+  type Handler,
+  type ModuleState,
+  type SandboxContext,
+  SandboxError,
+  type SandboxEvent,
+  type SandboxModule,
+  type SandboxState,
+} from '../types.js'
 import {answer, handlersOf} from './answer.js'
-import {authenticateCheckout, authenticateHealth, authorizeUserParam, CheckoutAuthError} from './auth.js'
+import {authenticateCheckout, authenticateHealth, authorizeUserParam, CheckoutAuthError, type KeyKindOf, publishedKeyKind} from './auth.js'
 import {SandboxClock} from './clock.js'
 import {newControlToken, registerControlGuard} from './control-guard.js'
 import {registerControlRoutes} from './control.js'
@@ -15,8 +24,11 @@ import {codeForStatus, errorBody, fieldsOf, serviceOfUrl} from './error-shapes.j
 import {FaultQueue} from './faults.js'
 import {createSessions} from './sessions.js'
 import {registerStateRoutes} from './state-routes.js'
-import {openState, type SavedClock} from './state.js'
+import {moduleStates, openState, PendingDeliveries, SavedClock} from './state.js'
 import {type SandboxStore} from './store.js'
+import {DEFAULT_TENANT, tenantPath} from './tenant-ids.js'
+import {registerTenantRoutes} from './tenant-routes.js'
+import {keyKindOf, registerTenantResolution, rewriteTenantUrl, type Tenant, tenantOf, Tenants} from './tenants.js'
 import {WebhookDeliveries} from './webhooks.js'
 
 export interface SandboxOptions {
@@ -45,25 +57,27 @@ export interface RunningSandbox {
   /** the control token: `Authorization: Bearer <token>` on every `/__sandbox/...` route but GET /__sandbox/health */
   token: string
   app: FastifyInstance
+  /** the default tenant's context */
   ctx: SandboxContext
+  /** the default tenant's fault queue */
   faults: FaultQueue
+  /** the tenants besides the default one (core/tenants.ts) */
+  tenants: Tenants
   /** the database (tests use it to inject storage faults) */
   store: SandboxStore
-  /** Subscribes to the events modules emit (payments succeeding, failing, dropping out). */
+  /** Subscribes to the events modules emit (payments succeeding, failing, dropping out), of every tenant. */
   onEvent(listener: (event: SandboxEvent) => void): void
   close(): Promise<void>
 }
 
 export const BODY_LIMIT = 1024 * 1024
 
-/** Builds the emulator: one fastify app serving every module's operations on one origin. */
+/** Builds the emulator: one fastify app serving every module's operations on one origin, for every tenant. */
 export async function createSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
   const modules = options.modules ?? sandboxModules
-  const faults = new FaultQueue()
   const listeners: ((event: SandboxEvent) => void)[] = []
-  const events: (SandboxEvent & {at: string})[] = []
   /** Events raised by changes not yet committed: listeners (webhook delivery) hear them once the change is durable. */
-  const outbox: {event: SandboxEvent; deliveries: string[]}[] = []
+  const outbox: {tenant: Tenant; event: SandboxEvent; deliveries: string[]}[] = []
 
   const notice = options.notice ?? ((message: string) => process.stderr.write(`sandbox: ${message}\n`))
   const {clock: savedClock, created, modules: states, pending, store} = openState(modules, {file: options.stateFile, notice})
@@ -76,52 +90,81 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
     throw error
   }
 
-  store.onDiscard(() => clock.restore(savedClock.get() ?? 0))
-  const state = Object.fromEntries(states) as unknown as SandboxState
   let origin = ''
+  const newId = (prefix?: string) => (prefix ? `${prefix}_${randomBytes(12).toString('hex')}` : randomUUID())
+  const hex = (length: number) =>
+    randomBytes(Math.ceil(length / 2))
+      .toString('hex')
+      .slice(0, length)
 
-  const ctx: SandboxContext = {
-    state,
-    clock,
-    sessions: createSessions(() => state.health.sessions, clock),
-    origin: () => origin,
-    id: (prefix) => (prefix ? `${prefix}_${randomBytes(12).toString('hex')}` : randomUUID()),
-    hex: (length) =>
-      randomBytes(Math.ceil(length / 2))
-        .toString('hex')
-        .slice(0, length),
-    emit(event) {
-      events.push({...event, at: clock.now().toISOString()})
-      if (events.length > 1000) events.shift()
-      // The deliveries it is due are stored with the change that raised it, so they survive a restart.
-      const due: string[] = []
-      for (const m of modules) {
-        const url = m.webhookTarget?.(event, ctx)
-        if (url) due.push(pending.add(event, url))
-      }
+  /** A tenant's runtime over its rows: the context its handlers get, its clock, faults, events and webhook deliveries. */
+  const openTenant = (
+    id: string,
+    parts: {clock: SandboxClock; pending: PendingDeliveries; savedClock: SavedClock; states: Map<string, ModuleState>},
+    keyKind: KeyKindOf,
+  ): Tenant => {
+    const state = Object.fromEntries(parts.states) as unknown as SandboxState
+    const events: (SandboxEvent & {at: string})[] = []
+    const tenantClock = parts.clock
+    const ctx: SandboxContext = {
+      state,
+      clock: tenantClock,
+      sessions: createSessions(() => state.health.sessions, tenantClock),
+      origin: () => origin + tenantPath(id),
+      id: newId,
+      hex,
+      emit(event) {
+        events.push({...event, at: tenantClock.now().toISOString()})
+        if (events.length > 1000) events.shift()
+        // The deliveries it is due are stored with the change that raised it, so they survive a restart.
+        const due: string[] = []
+        for (const m of modules) {
+          const url = m.webhookTarget?.(event, ctx)
+          if (url) due.push(parts.pending.add(event, url))
+        }
 
-      outbox.push({event, deliveries: due})
-    },
-    async commitNow(change) {
-      // a request that awaits mid-change holds its transaction open: its commit (or rollback) comes first
-      while (store.db.inTransaction) await setImmediate()
-      try {
-        change()
-        store.commit()
-      } catch (error) {
-        store.discard()
-        throw error
-      }
-    },
+        outbox.push({tenant, event, deliveries: due})
+      },
+      async commitNow(change) {
+        // a request that awaits mid-change holds its transaction open: its commit (or rollback) comes first
+        while (store.db.inTransaction) await setImmediate()
+        try {
+          change()
+          store.commit()
+        } catch (error) {
+          store.discard()
+          throw error
+        }
+      },
+    }
+    const tenant: Tenant = {
+      ctx,
+      deliveries: new WebhookDeliveries(tenantClock),
+      events,
+      faults: new FaultQueue(),
+      id,
+      keyKind,
+      ...parts,
+    }
+    return tenant
   }
 
-  const deliveries = new WebhookDeliveries(clock)
-  const deliver = (id: string) => {
-    const due = pending.get(id)
+  const tenants = new Tenants(store, openTenant(DEFAULT_TENANT, {clock, pending, savedClock, states}, publishedKeyKind), (record) => {
+    const handle = store.forTenant(record.id)
+    const saved = new SavedClock(handle)
+    const parts = {pending: new PendingDeliveries(handle), savedClock: saved, states: moduleStates(modules, handle)}
+    return openTenant(record.id, {...parts, clock: startClock(saved, undefined, notice)}, keyKindOf(record))
+  })
+  const own = tenants.defaultTenant
+  const tenantOfRequest = (request: FastifyRequest) => tenantOf(request, tenants)
+  const contextOf: ContextOf = (request) => tenantOfRequest(request).ctx
+
+  const deliver = (tenant: Tenant, id: string) => {
+    const due = tenant.pending.get(id)
     if (!due) return
-    deliveries.deliver(due.event, due.url, () => {
+    tenant.deliveries.deliver(due.event, due.url, () => {
       try {
-        store.apply(() => pending.done(id))
+        store.apply(() => tenant.pending.done(id))
       } catch (error) {
         // it stays due, and goes out again after a restart (delivery is at least once)
         process.stderr.write(`sandbox: could not record a finished webhook delivery: ${(error as Error).message}\n`)
@@ -138,9 +181,9 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
       throw error
     }
 
-    for (const {event, deliveries: due} of outbox.splice(0)) {
+    for (const {deliveries: due, event, tenant} of outbox.splice(0)) {
       for (const l of listeners) l(event)
-      for (const id of due) deliver(id)
+      for (const id of due) deliver(tenant, id)
     }
   }
 
@@ -152,35 +195,43 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
     onConstructorPoisoning: 'error',
     onProtoPoisoning: 'error',
     return503OnClosing: true,
+    // a tenant's URLs (/t/<id>/...) are routed as the default tenant's; the id is kept for the request
+    rewriteUrl: rewriteTenantUrl,
   })
   const token = options.token ?? newControlToken()
   registerControlGuard(app, {allowedHosts: options.allowedHosts, host: options.host ?? '127.0.0.1', token})
+  registerTenantResolution(app, tenants)
   registerParsers(app)
-  registerResponseHeaders(app, clock)
+  registerResponseHeaders(app, tenantOfRequest)
   registerErrorHandling(app, store)
   registerSaveBeforeAnswer(app, persist)
 
   for (const m of modules) {
-    for (const {handler, op} of handlersOf(m)) registerOperation(app, m, op, handler, {ctx, faults, options, persist})
-    m.routes?.(app, ctx)
+    for (const {handler, op} of handlersOf(m)) registerOperation(app, m, op, handler, {options, persist, tenantOf: tenantOfRequest})
+    m.routes?.(app, contextOf)
   }
 
   registerControlRoutes(app, {
-    ctx,
-    events,
-    faults,
-    onReset() {
-      for (const m of states.values()) m.reset()
-      pending.clear()
+    tenantOf: tenantOfRequest,
+    onReset(tenant) {
+      for (const m of tenant.states.values()) m.reset()
+      tenant.pending.clear()
     },
   })
-  registerStateRoutes(app, {pending, states, store})
-  for (const m of modules) m.control?.(app, ctx)
+  registerStateRoutes(app, {store, tenantOf: tenantOfRequest})
+  registerTenantRoutes(app, {
+    seed(tenant) {
+      for (const m of modules) m.seed?.(tenant.ctx)
+    },
+    tenantOf: tenantOfRequest,
+    tenants,
+  })
+  for (const m of modules) m.control?.(app, contextOf)
 
-  app.get('/__sandbox/webhook-deliveries', async () => ({deliveries: deliveries.attempts}))
+  app.get('/__sandbox/webhook-deliveries', async (request) => ({deliveries: tenantOfRequest(request).deliveries.attempts}))
 
   if (options.seed && created) {
-    for (const m of modules) m.seed?.(ctx)
+    for (const m of modules) m.seed?.(own.ctx)
     persist()
   }
 
@@ -195,21 +246,22 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
   const port = typeof address === 'object' && address ? address.port : options.port
   const host = options.host ?? '127.0.0.1'
   origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`
-  // Deliveries that were due when the sandbox stopped (or was killed) go out now.
-  for (const id of pending.ids()) deliver(id)
+  // Deliveries that were due when the sandbox stopped (or was killed) go out now, for every tenant.
+  for (const tenant of tenants.all()) for (const id of tenant.pending.ids()) deliver(tenant, id)
 
   return {
     app,
-    ctx,
-    faults,
+    ctx: own.ctx,
+    faults: own.faults,
     origin,
     store,
+    tenants,
     token,
     async close() {
       try {
         persist()
         await app.close()
-        await deliveries.settle()
+        await Promise.all(tenants.opened().map((tenant) => tenant.deliveries.settle()))
       } finally {
         store.close()
       }
@@ -240,10 +292,10 @@ function startClock(saved: SavedClock, start: string | undefined, notice: (messa
 }
 
 interface RouteDeps {
-  ctx: SandboxContext
-  faults: FaultQueue
   options: SandboxOptions
   persist(): void
+  /** the tenant the request's URL names: its context, faults and keys */
+  tenantOf(request: FastifyRequest): Tenant
 }
 
 function registerOperation(app: FastifyInstance, m: SandboxModule, op: Operation, handler: Handler, deps: RouteDeps): void {
@@ -253,7 +305,9 @@ function registerOperation(app: FastifyInstance, m: SandboxModule, op: Operation
     method: op.method,
     url,
     async handler(request: FastifyRequest, reply: FastifyReply) {
-      const {ctx, faults, options, persist} = deps
+      const {options, persist} = deps
+      const tenant = deps.tenantOf(request)
+      const {ctx, faults} = tenant
       if (options.latencyMs) await sleep(options.latencyMs)
       if (options.failRate && Math.random() < options.failRate) {
         throw new SandboxError(503, codeForStatus(service, 503), 'Injected failure (--fail-rate); retry later', [], {'retry-after': '1'})
@@ -272,7 +326,7 @@ function registerOperation(app: FastifyInstance, m: SandboxModule, op: Operation
         userId = authenticateHealth(op, headers, ctx)
         if (op.auth === 'session') authorizeUserParam(params, userId, m.userAccess && {ctx, op, rule: m.userAccess})
       } else if (op.auth !== 'none') {
-        key = authenticateCheckout(op, headers)
+        key = authenticateCheckout(op, headers, tenant.keyKind)
       }
 
       let body: unknown = request.body
@@ -386,9 +440,9 @@ function registerSaveBeforeAnswer(app: FastifyInstance, persist: () => void): vo
 }
 
 /** Every answer is dated by the sandbox's (movable) clock, as a real server's answers are by its own: the CLI judges the void window by it. */
-function registerResponseHeaders(app: FastifyInstance, clock: SandboxClock): void {
+function registerResponseHeaders(app: FastifyInstance, tenantOf: (request: FastifyRequest) => Tenant): void {
   app.addHook('onSend', (request, reply, payload, done) => {
-    reply.header('date', clock.httpDate())
+    reply.header('date', tenantOf(request).clock.httpDate())
     const service = serviceOfUrl(request.url)
     if (service === 'health') {
       reply.header('x-ph-api-request-id', request.id)

@@ -17,6 +17,8 @@ const digestOf = (sid: string) => createHash('sha256').update(sid).digest('base6
 
 /** Digests of the session ids seen lately (in memory only), so a signed-in client's every request does not hash again. */
 const DIGESTS_KEPT = 10_000
+/** One memo for every tenant's sessions (a digest depends on the id alone), so tenants do not multiply its bound. */
+const digests = new Map<string, string>()
 
 /**
  * A read does not write to the database for each touch of a session: the last use is kept in
@@ -28,7 +30,6 @@ const TOUCH_SAVE_MS = 60_000
 /** Opaque random session ids, expiring after 30 minutes idle on the sandbox clock. */
 export function createSessions(table: () => SessionTable, clock: Clock): Sessions {
   const lastSeen = new Map<string, number>()
-  const digests = new Map<string, string>()
   const keyOf = (sid: string) => {
     let key = digests.get(sid)
     if (key === undefined) {

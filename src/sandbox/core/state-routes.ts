@@ -1,19 +1,19 @@
-import type {FastifyInstance} from 'fastify'
+import type {FastifyInstance, FastifyRequest} from 'fastify'
 
-import type {ModuleState} from '../types.js'
 import type {SandboxStore} from './store.js'
+import type {Tenant} from './tenants.js'
 
 import {SANDBOX_STATE_LIMIT_BYTES} from '../../services/sandbox-defaults.js'
 import {StateDocumentError} from './state-document.js'
-import {dumpState, loadState, type PendingDeliveries} from './state.js'
+import {dumpState, loadState} from './state.js'
 
 /** A whole state can be far larger than a request of the services (BODY_LIMIT); why this size: SANDBOX_STATE_LIMIT_BYTES. */
 export const STATE_BODY_LIMIT = SANDBOX_STATE_LIMIT_BYTES
 
 interface StateDeps {
-  states: ReadonlyMap<string, ModuleState>
   store: SandboxStore
-  pending: PendingDeliveries
+  /** the tenant the request's URL names: its state alone is exported or replaced */
+  tenantOf(request: FastifyRequest): Tenant
 }
 
 /**
@@ -25,10 +25,11 @@ interface StateDeps {
  * Deliveries still due are dropped with the state they belonged to.
  */
 export function registerStateRoutes(app: FastifyInstance, deps: StateDeps): void {
-  app.get('/__sandbox/state', async () => dumpState(deps.states))
+  app.get('/__sandbox/state', async (request) => dumpState(deps.tenantOf(request).states))
   app.put('/__sandbox/state', {bodyLimit: STATE_BODY_LIMIT}, async (request) => {
+    const tenant = deps.tenantOf(request)
     try {
-      loadState(deps.store, deps.states, request.body)
+      loadState(deps.store, tenant.states, request.body)
     } catch (error) {
       if (error instanceof StateDocumentError) {
         throw Object.assign(new Error(`Not a valid sandbox state: ${error.message}`), {statusCode: 400})
@@ -37,7 +38,7 @@ export function registerStateRoutes(app: FastifyInstance, deps: StateDeps): void
       throw error
     }
 
-    deps.pending.clear()
+    tenant.pending.clear()
     return {imported: true}
   })
 }

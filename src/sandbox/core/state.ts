@@ -8,13 +8,14 @@ import type {ModuleState, SandboxEvent, SandboxModule} from '../types.js'
 
 import {importJsonStateFile} from './legacy-state-file.js'
 import {DOCUMENT_VERSION, readStateDocument} from './state-document.js'
-import {DocTable, openStore, type SandboxStore} from './store.js'
+import {DocTable, openStore, type SandboxStore, type TenantStore} from './store.js'
+import {DEFAULT_TENANT} from './tenant-ids.js'
 
 /** Deliveries of webhook events that are due: stored with the change that raised them, removed once delivered (or given up). */
 export class PendingDeliveries {
   private readonly table: DocTable<{event: SandboxEvent; url: string}>
 
-  constructor(store: SandboxStore) {
+  constructor(store: TenantStore) {
     this.table = new DocTable(store, 'core.deliveries')
   }
 
@@ -48,7 +49,7 @@ export class PendingDeliveries {
 export class SavedClock {
   private readonly table: DocTable<{offsetMs: number}>
 
-  constructor(store: SandboxStore) {
+  constructor(store: TenantStore) {
     this.table = new DocTable(store, 'core.clock')
   }
 
@@ -62,6 +63,7 @@ export class SavedClock {
   }
 }
 
+/** The database, and the default tenant's state in it. */
 export interface OpenState {
   store: SandboxStore
   /** by service name */
@@ -72,7 +74,7 @@ export interface OpenState {
   created: boolean
 }
 
-export function moduleStates(modules: readonly SandboxModule[], store: SandboxStore): Map<string, ModuleState> {
+export function moduleStates(modules: readonly SandboxModule[], store: TenantStore): Map<string, ModuleState> {
   return new Map(modules.map((m) => [m.service.name, m.openState(store)]))
 }
 
@@ -100,15 +102,16 @@ export function loadState(store: SandboxStore, states: ReadonlyMap<string, Modul
  */
 export function openState(modules: readonly SandboxModule[], options: {file?: string; notice(message: string): void}): OpenState {
   if (options.file) {
-    importJsonStateFile(options.file, options.notice, (store, document) => loadState(store, moduleStates(modules, store), document))
+    importJsonStateFile(options.file, options.notice, (store, document) => loadState(store, moduleStates(modules, store.forTenant(DEFAULT_TENANT)), document))
   }
 
   const {created, store} = openStore(options.file)
   try {
-    const states = moduleStates(modules, store)
+    const own = store.forTenant(DEFAULT_TENANT)
+    const states = moduleStates(modules, own)
     if (created) for (const state of states.values()) state.reset()
     store.commit()
-    return {clock: new SavedClock(store), created, modules: states, pending: new PendingDeliveries(store), store}
+    return {clock: new SavedClock(own), created, modules: states, pending: new PendingDeliveries(own), store}
   } catch (error) {
     store.close()
     throw error

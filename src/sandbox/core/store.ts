@@ -92,10 +92,38 @@ export class SandboxStore {
     }
   }
 
+  /** The handle a tenant's repositories are built from (core/tenants.ts): every query they make is filtered by its tenant. */
+  forTenant(tenant: string): TenantStore {
+    return new TenantStore(this, tenant)
+  }
+
+  /** The tenants that have rows. */
+  tenantsWithRows(): string[] {
+    return this.statement('SELECT tenant FROM documents UNION SELECT tenant FROM events')
+      .all()
+      .map((row) => (row as {tenant: string}).tenant)
+  }
+
+  /** Deletes every row of a tenant (within the request's transaction). */
+  dropTenant(tenant: string): void {
+    this.write()
+    this.cache.clear()
+    this.statement('DELETE FROM documents WHERE tenant = ?').run(tenant)
+    this.statement('DELETE FROM events WHERE tenant = ?').run(tenant)
+  }
+
   close(): void {
     this.commit()
     this.db.close()
   }
+}
+
+/** The store as one tenant sees it: what DocTable and EventStore are built from. */
+export class TenantStore {
+  constructor(
+    readonly store: SandboxStore,
+    readonly tenant: string,
+  ) {}
 }
 
 /**
@@ -134,29 +162,46 @@ export function openStore(file?: string): OpenedStore {
  * saved with `set`. Iteration follows insertion order, as a Map's does.
  */
 export class DocTable<T> {
+  private readonly store: SandboxStore
+  private readonly tenant: string
+  /** the cache's name for this tenant's collection */
+  private readonly cached: string
+
   constructor(
-    private readonly store: SandboxStore,
+    handle: TenantStore,
     readonly collection: string,
-  ) {}
+  ) {
+    this.store = handle.store
+    this.tenant = handle.tenant
+    this.cached = `${handle.tenant}\u0000${collection}`
+  }
 
   get size(): number {
-    return (this.store.statement('SELECT count(*) AS n FROM documents WHERE collection = ?').get(this.collection) as {n: number}).n
+    return (
+      this.store.statement('SELECT count(*) AS n FROM documents WHERE tenant = ? AND collection = ?').get(this.tenant, this.collection) as {
+        n: number
+      }
+    ).n
   }
 
   clear(): void {
     this.store.write()
-    this.store.cache.forgetCollection(this.collection)
-    this.store.statement('DELETE FROM documents WHERE collection = ?').run(this.collection)
+    this.store.cache.forgetCollection(this.cached)
+    this.store.statement('DELETE FROM documents WHERE tenant = ? AND collection = ?').run(this.tenant, this.collection)
   }
 
   delete(key: string): boolean {
     this.store.write()
-    this.store.cache.forget(this.collection, key)
-    return this.store.statement('DELETE FROM documents WHERE collection = ? AND key = ?').run(this.collection, key).changes > 0
+    this.store.cache.forget(this.cached, key)
+    return (
+      this.store.statement('DELETE FROM documents WHERE tenant = ? AND collection = ? AND key = ?').run(this.tenant, this.collection, key).changes > 0
+    )
   }
 
   entries(): [string, T][] {
-    const rows = this.store.statement('SELECT key, doc FROM documents WHERE collection = ? ORDER BY seq').all(this.collection) as {
+    const rows = this.store
+      .statement('SELECT key, doc FROM documents WHERE tenant = ? AND collection = ? ORDER BY seq')
+      .all(this.tenant, this.collection) as {
       doc: string
       key: string
     }[]
@@ -169,8 +214,11 @@ export class DocTable<T> {
   }
 
   has(key: string): boolean {
-    if (this.store.cache.get(this.collection, key) !== undefined) return true
-    return this.store.statement('SELECT 1 FROM documents WHERE collection = ? AND key = ?').get(this.collection, key) !== undefined
+    if (this.store.cache.get(this.cached, key) !== undefined) return true
+    return (
+      this.store.statement('SELECT 1 FROM documents WHERE tenant = ? AND collection = ? AND key = ?').get(this.tenant, this.collection, key) !==
+      undefined
+    )
   }
 
   keys(): string[] {
@@ -181,11 +229,13 @@ export class DocTable<T> {
   set(key: string, value: T): void {
     this.store.write()
     const text = JSON.stringify(value)
-    this.store.cache.forget(this.collection, key)
+    this.store.cache.forget(this.cached, key)
     this.store
-      .statement('INSERT INTO documents (collection, key, doc) VALUES (?, ?, ?) ON CONFLICT (collection, key) DO UPDATE SET doc = excluded.doc')
-      .run(this.collection, key, text)
-    this.store.cache.remember(this.collection, key, text)
+      .statement(
+        'INSERT INTO documents (tenant, collection, key, doc) VALUES (?, ?, ?, ?) ON CONFLICT (tenant, collection, key) DO UPDATE SET doc = excluded.doc',
+      )
+      .run(this.tenant, this.collection, key, text)
+    this.store.cache.remember(this.cached, key, text)
   }
 
   values(): T[] {
@@ -194,12 +244,12 @@ export class DocTable<T> {
 
   /** The stored text of a record: from the cache, else from the database (and then cached). */
   private text(key: string): string | undefined {
-    const cached = this.store.cache.get(this.collection, key)
+    const cached = this.store.cache.get(this.cached, key)
     if (cached !== undefined) return cached
-    const row = this.store.statement('SELECT doc FROM documents WHERE collection = ? AND key = ?').get(this.collection, key) as
-      | undefined
-      | {doc: string}
-    if (row) this.store.cache.remember(this.collection, key, row.doc)
+    const row = this.store
+      .statement('SELECT doc FROM documents WHERE tenant = ? AND collection = ? AND key = ?')
+      .get(this.tenant, this.collection, key) as undefined | {doc: string}
+    if (row) this.store.cache.remember(this.cached, key, row.doc)
     return row?.doc
   }
 }

@@ -1,10 +1,10 @@
 /**
  * Users' events in the events table: the whole event as a document, beside the columns that the
- * filters and the paging order (date desc, id desc) read, all indexed per user. A page is one
- * index range scan, whatever the number of events stored.
+ * filters and the paging order (date desc, id desc) read, all indexed per tenant and user. A page is
+ * one index range scan, whatever the number of events stored. Every query is the handle's tenant's.
  */
 import type {Event, EventsQuery} from '../../services/health/operations.js'
-import type {SandboxStore} from '../core/store.js'
+import type {SandboxStore, TenantStore} from '../core/store.js'
 
 import {EVENTS_PAGE_SIZE} from '../../services/health/operations.js'
 import {keepAlive} from '../core/native-lifetime.js'
@@ -14,18 +14,24 @@ const optionalBit = (value: unknown) => (typeof value === 'boolean' ? Number(val
 const text = (value: unknown) => (typeof value === 'string' ? value : null)
 
 export class EventStore {
-  constructor(private readonly store: SandboxStore) {}
+  private readonly store: SandboxStore
+  private readonly tenant: string
+
+  constructor(handle: TenantStore) {
+    this.store = handle.store
+    this.tenant = handle.tenant
+  }
 
   /** Events of the user dated in [start, end] (ISO), any order. */
   between(userId: string, start: string, end: string): Event[] {
-    return this.docs('SELECT doc FROM events WHERE user_id = ? AND date >= ? AND date <= ?', userId, start, end)
+    return this.docs('SELECT doc FROM events WHERE tenant = ? AND user_id = ? AND date >= ? AND date <= ?', this.tenant, userId, start, end)
   }
 
   /** Every user's events, newest first, by user id. */
   byUser(): Map<string, Event[]> {
     const all = new Map<string, Event[]>()
     // Row by row, so the rows' text and the parsed events are never both held whole; the iterator is kept (native-lifetime.ts).
-    const rows = keepAlive(this.store.statement('SELECT user_id, doc FROM events ORDER BY user_id, date DESC, id DESC').iterate()) as Iterable<{
+    const rows = keepAlive(this.store.statement('SELECT user_id, doc FROM events WHERE tenant = ? ORDER BY user_id, date DESC, id DESC').iterate(this.tenant)) as Iterable<{
       doc: string
       user_id: string
     }>
@@ -40,25 +46,27 @@ export class EventStore {
 
   clear(): void {
     this.store.write()
-    this.store.statement('DELETE FROM events').run()
+    this.store.statement('DELETE FROM events WHERE tenant = ?').run(this.tenant)
   }
 
   count(userId: string): number {
-    return (this.store.statement('SELECT count(*) AS n FROM events WHERE user_id = ?').get(userId) as {n: number}).n
+    return (this.store.statement('SELECT count(*) AS n FROM events WHERE tenant = ? AND user_id = ?').get(this.tenant, userId) as {n: number}).n
   }
 
   delete(userId: string, id: string): boolean {
     this.store.write()
-    return this.store.statement('DELETE FROM events WHERE user_id = ? AND id = ?').run(userId, id).changes > 0
+    return this.store.statement('DELETE FROM events WHERE tenant = ? AND user_id = ? AND id = ?').run(this.tenant, userId, id).changes > 0
   }
 
   get(userId: string, id: string): Event | undefined {
-    return this.docs('SELECT doc FROM events WHERE user_id = ? AND id = ?', userId, id)[0]
+    return this.docs('SELECT doc FROM events WHERE tenant = ? AND user_id = ? AND id = ?', this.tenant, userId, id)[0]
   }
 
   /** One page of the filtered events, newest first, with tokens for the pages around it when they exist. */
   page(userId: string, q: EventsQuery, pageSize = EVENTS_PAGE_SIZE): {events: Event[]; paging: {next?: string; previous?: string}} {
-    const {where, params} = eventFilter(userId, q)
+    const filter = eventFilter(userId, q)
+    const where = `tenant = ? AND ${filter.where}`
+    const params = [this.tenant, ...filter.params]
     const cursor = q.pagingToken ? decodeToken(q.pagingToken) : undefined
     let events: Event[]
     if (cursor?.dir === 'p') {
@@ -94,10 +102,11 @@ export class EventStore {
     this.store.write()
     this.store
       .statement(
-        `INSERT OR REPLACE INTO events (user_id, id, date, medication_type, medication_id, source, night_event, preemptive, address_confirmed, doc)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT OR REPLACE INTO events (tenant, user_id, id, date, medication_type, medication_id, source, night_event, preemptive, address_confirmed, doc)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
+        this.tenant,
         userId,
         event.id,
         event.date,

@@ -1,6 +1,6 @@
 import type {FastifyInstance} from 'fastify'
 
-import type {SandboxContext} from '../types.js'
+import type {ContextOf, SandboxContext} from '../types.js'
 import type {StoredUser} from './state.js'
 
 import {healthService} from '../../services/health/operations.js'
@@ -33,9 +33,10 @@ export const healthModule = sandboxModule({
     accessibleUser(ctx, callerId, targetId, accessFor(op.method))
   },
 
-  control(app: FastifyInstance, ctx: SandboxContext) {
+  control(app: FastifyInstance, ctxOf: ContextOf) {
     /** ACT results feed the actAdult / actChild series: {userId | email, score 5-25, kind adult|child, date?} */
     app.post('/__sandbox/health/act', async (request, reply) => {
+      const ctx = ctxOf(request)
       const body = (request.body ?? {}) as Record<string, unknown>
       const user = userFor(ctx, body)
       const score = body.score
@@ -58,6 +59,7 @@ export const healthModule = sandboxModule({
      * once all are committed.
      */
     app.post('/__sandbox/health/events', async (request, reply) => {
+      const ctx = ctxOf(request)
       const body = (request.body ?? {}) as Record<string, unknown>
       const user = userFor(ctx, body)
       if (!user) return reply.code(404).send({message: 'No such user (give userId or email)'})

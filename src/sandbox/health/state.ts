@@ -7,7 +7,7 @@ import type {Event, GroupConfig, PlanMedication} from '../../services/health/ope
 import type {ModuleState} from '../core/module-state.js'
 
 import {checkKeyIsId, checkRecord, StateDocumentError, tableOf} from '../core/state-document.js'
-import {DocTable, type SandboxStore} from '../core/store.js'
+import {DocTable, type TenantStore} from '../core/store.js'
 import {EventStore} from './event-store.js'
 import {StoredActResultsSchema, StoredEventSchema, StoredGroupSchema, StoredSessionSchema, StoredUserSchema} from './stored-schemas.js'
 
@@ -56,7 +56,7 @@ export class HealthStore implements ModuleState {
   /** group configs by id */
   readonly groups: DocTable<GroupConfig>
 
-  constructor(store: SandboxStore) {
+  constructor(store: TenantStore) {
     this.sessions = new DocTable(store, 'health.sessions')
     this.users = new DocTable(store, 'health.users')
     this.events = new EventStore(store)

@@ -1,0 +1,23 @@
+import {BaseCommand} from '../../../cli/base-command.js'
+import {type View} from '../../../cli/output/view.js'
+import {sandboxUrlFlag, tenantSandbox} from '../../../cli/sandbox-tenant-target.js'
+import {createTransport} from '../../../http/create-transport.js'
+import {listTenants, type TenantInfo} from '../../../runtime/sandbox-tenants.js'
+
+export default class SandboxTenantList extends BaseCommand<typeof SandboxTenantList> {
+  static override description = `List the tenants of a sandbox: ids, base URLs, clocks (never their keys).
+
+The sandbox is the origin of the profile's sandbox, or --sandbox-url. The default tenant (the sandbox's own URLs) is not listed.`
+  static override examples = [
+    '<%= config.bin %> sandbox tenant list',
+    '<%= config.bin %> sandbox tenant list --sandbox-url http://127.0.0.1:5010 --json',
+  ]
+  static override flags = {...sandboxUrlFlag}
+
+  static override view: View = {columns: ['id', 'healthBaseUrl', 'checkoutBaseUrl', 'clock', 'createdAt', 'seeded'], list: 'tenants'}
+
+  async run(): Promise<{tenants: TenantInfo[]}> {
+    const sandbox = await tenantSandbox(this.flags['sandbox-url'], () => this.profile(), this.configDir)
+    return {tenants: await listTenants(createTransport(this.clientOptions()), sandbox)}
+  }
+}

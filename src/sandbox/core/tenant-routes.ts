@@ -1,0 +1,69 @@
+/**
+ * `/__sandbox/tenants`: create, list and delete tenants (core/tenants.ts). Control routes, so the
+ * control guard asks for the token; served only at the sandbox's own (unprefixed) control plane,
+ * never under a tenant's `/t/<id>/__sandbox/`.
+ */
+import type {FastifyInstance, FastifyRequest} from 'fastify'
+
+import type {Tenant, TenantRecord, Tenants} from './tenants.js'
+
+import {isTenantId, tenantPath} from './tenant-ids.js'
+import {TenantLimitError} from './tenants.js'
+
+interface TenantDeps {
+  tenants: Tenants
+  tenantOf(request: FastifyRequest): Tenant
+  /** demo data, as `--seed` gives the default tenant */
+  seed(tenant: Tenant): void
+}
+
+/** What a tenant's clients are given: its base URLs on the origin the caller reached (its Host, which the control guard checked). */
+function describe(request: FastifyRequest, record: TenantRecord, tenant: Tenant | undefined) {
+  const base = `${new URL(`${request.protocol}://${request.headers.host}`).origin}${tenantPath(record.id)}`
+  return {
+    id: record.id,
+    healthBaseUrl: base,
+    checkoutBaseUrl: `${base}/checkout`,
+    clock: tenant?.clock.now().toISOString(),
+    createdAt: record.createdAt,
+    seeded: record.seeded,
+  }
+}
+
+const failure = (statusCode: number, message: string) => Object.assign(new Error(message), {statusCode})
+
+export function registerTenantRoutes(app: FastifyInstance, deps: TenantDeps): void {
+  const {tenants} = deps
+  const ownPlane = (request: FastifyRequest) => {
+    if (deps.tenantOf(request) !== tenants.defaultTenant) throw failure(404, 'Tenants are managed at the sandbox\'s own /__sandbox/tenants, not under a tenant')
+  }
+
+  /** `{"seed": true}` for demo data. Answers the keys, the one time they are shown. */
+  app.post('/__sandbox/tenants', async (request, reply) => {
+    ownPlane(request)
+    const body = (request.body ?? {}) as {seed?: unknown}
+    if (body.seed !== undefined && typeof body.seed !== 'boolean') throw failure(400, 'Expected {"seed": true|false}')
+    let created
+    try {
+      created = tenants.create({now: new Date(), seed: deps.seed, seeded: body.seed === true})
+    } catch (error) {
+      if (error instanceof TenantLimitError) throw failure(409, error.message)
+      throw error
+    }
+
+    return reply.code(201).send({...describe(request, created.record, created.tenant), ...created.keys})
+  })
+
+  app.get('/__sandbox/tenants', async (request) => {
+    ownPlane(request)
+    return {tenants: tenants.records().map((record) => describe(request, record, tenants.get(record.id)))}
+  })
+
+  app.delete<{Params: {tenantId: string}}>('/__sandbox/tenants/:tenantId', async (request) => {
+    ownPlane(request)
+    const {tenantId} = request.params
+    if (!isTenantId(tenantId)) throw failure(400, `Not a tenant id: ${JSON.stringify(tenantId)} (tn_ and 16 hex digits)`)
+    if (!tenants.delete(tenantId)) throw failure(404, `No tenant ${tenantId} on this sandbox`)
+    return {deleted: tenantId}
+  })
+}

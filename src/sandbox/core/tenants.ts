@@ -1,0 +1,221 @@
+/**
+ * Tenants: one sandbox serves many, each isolated from the others (its own users, sessions,
+ * events, checkouts, webhooks, clock, faults, keys...). Their URLs are under `/t/<id>`
+ * (tenant-ids.ts); the default tenant is the unprefixed origin.
+ *
+ * The registry (id, creation time, digests of its two checkout keys) is a collection of the
+ * database, so it is committed with the request that changed it and survives restarts. Beside
+ * it, the core holds each tenant's runtime (its context, clock, fault queue, event log, webhook
+ * deliveries), opened on first use. The database decides: a tenant whose registry row is gone (a
+ * creation rolled back, a deletion) is dropped from memory at its next lookup.
+ */
+import type {FastifyInstance, FastifyRequest} from 'fastify'
+import type {IncomingMessage} from 'node:http'
+
+import {createHash, randomBytes} from 'node:crypto'
+
+import type {ModuleState, SandboxContext, SandboxEvent} from '../types.js'
+import type {SandboxClock} from './clock.js'
+import type {FaultQueue} from './faults.js'
+import type {PendingDeliveries, SavedClock} from './state.js'
+import type {WebhookDeliveries} from './webhooks.js'
+
+import {SANDBOX_MAX_TENANTS} from '../../services/sandbox-defaults.js'
+import {codeForStatus, errorBody, serviceOfUrl} from './error-shapes.js'
+import {DocTable, type SandboxStore} from './store.js'
+import {DEFAULT_TENANT, newTenantId, splitTenantUrl} from './tenant-ids.js'
+
+/** At most this many tenants besides the default one: each holds memory while the sandbox runs (see docs/architecture.md). */
+export const MAX_TENANTS = SANDBOX_MAX_TENANTS
+
+export type KeyKind = 'public' | 'secret'
+
+/** Everything of one tenant the core holds while the sandbox runs. */
+export interface Tenant {
+  id: string
+  /** what its handlers get: its state, clock, sessions, origin (with its /t/<id> path), events */
+  ctx: SandboxContext
+  clock: SandboxClock
+  savedClock: SavedClock
+  /** by service name */
+  states: ReadonlyMap<string, ModuleState>
+  pending: PendingDeliveries
+  faults: FaultQueue
+  /** its recent events, for GET /__sandbox/events */
+  events: (SandboxEvent & {at: string})[]
+  deliveries: WebhookDeliveries
+  /** the kind of a checkout API key when it is one of this tenant's; undefined for any other */
+  keyKind(key: string): KeyKind | undefined
+}
+
+/** A tenant as the registry keeps it: its keys only as SHA-256 digests, so no file or export holds a key that opens it. */
+export interface TenantRecord {
+  id: string
+  createdAt: string
+  seeded: boolean
+  keyDigests: {publicKey: string; secretKey: string}
+}
+
+/** A new tenant as its creator sees it, once: its keys in clear. */
+export interface CreatedTenant {
+  tenant: Tenant
+  record: TenantRecord
+  keys: {publicKey: string; secretKey: string}
+}
+
+export class TenantLimitError extends Error {}
+
+const digestOf = (key: string) => createHash('sha256').update(key, 'utf8').digest('base64url')
+
+/** The key kinds of a record's digests. */
+export function keyKindOf(record: TenantRecord): (key: string) => KeyKind | undefined {
+  const kinds = new Map<string, KeyKind>([
+    [record.keyDigests.publicKey, 'public'],
+    [record.keyDigests.secretKey, 'secret'],
+  ])
+  return (key) => kinds.get(digestOf(key))
+}
+
+/** Opens a tenant's runtime over its rows (server.ts builds the context). */
+export type OpenTenant = (record: TenantRecord) => Tenant
+
+export class Tenants {
+  private readonly registry: DocTable<TenantRecord>
+  private readonly live = new Map<string, Tenant>()
+
+  constructor(
+    private readonly store: SandboxStore,
+    readonly defaultTenant: Tenant,
+    private readonly open: OpenTenant,
+  ) {
+    this.registry = new DocTable(store.forTenant(DEFAULT_TENANT), 'core.tenants')
+    // Rows of no tenant: written by a request of a tenant still under way when it was deleted. No one can reach them (ids are
+    // never reused); they go at the next start.
+    for (const id of store.tenantsWithRows()) if (id !== DEFAULT_TENANT && !this.registry.has(id)) store.dropTenant(id)
+    store.commit()
+    // a rolled-back request moves every clock it moved back to where its saved offset is
+    store.onDiscard(() => {
+      for (const tenant of [defaultTenant, ...this.live.values()]) tenant.clock.restore(tenant.savedClock.get() ?? 0)
+    })
+  }
+
+  /** The tenant of that id, if it exists now. */
+  get(id: string): Tenant | undefined {
+    if (id === DEFAULT_TENANT) return this.defaultTenant
+    const record = this.registry.get(id)
+    if (!record) {
+      this.forget(id)
+      return undefined
+    }
+
+    let tenant = this.live.get(id)
+    if (!tenant) this.live.set(id, (tenant = this.open(record)))
+    return tenant
+  }
+
+  /** Every tenant, the default one first (opening the others: at start, for the deliveries still due). */
+  all(): Tenant[] {
+    return [this.defaultTenant, ...this.registry.keys().flatMap((id) => this.get(id) ?? [])]
+  }
+
+  /** The tenants opened so far, the default one first. */
+  opened(): Tenant[] {
+    return [this.defaultTenant, ...this.live.values()]
+  }
+
+  records(): TenantRecord[] {
+    return this.registry.values()
+  }
+
+  record(id: string): TenantRecord | undefined {
+    return this.registry.get(id)
+  }
+
+  /** A new tenant with a fresh state (and demo data when `seed`), in the request's transaction. Throws TenantLimitError past MAX_TENANTS. */
+  create(options: {now: Date; seed(tenant: Tenant): void; seeded: boolean}): CreatedTenant {
+    if (this.registry.size >= MAX_TENANTS) {
+      throw new TenantLimitError(`This sandbox has ${MAX_TENANTS} tenants, its limit; delete one first`)
+    }
+
+    let id = newTenantId()
+    while (this.registry.has(id)) id = newTenantId()
+    const keys = {publicKey: `pk-tenant-${randomBytes(18).toString('base64url')}`, secretKey: `sk-tenant-${randomBytes(18).toString('base64url')}`}
+    const record: TenantRecord = {
+      id,
+      createdAt: options.now.toISOString(),
+      seeded: options.seeded,
+      keyDigests: {publicKey: digestOf(keys.publicKey), secretKey: digestOf(keys.secretKey)},
+    }
+    this.registry.set(id, record)
+    const tenant = this.get(id)!
+    for (const state of tenant.states.values()) state.reset()
+    if (options.seeded) options.seed(tenant)
+    return {keys, record, tenant}
+  }
+
+  /** Deletes a tenant and every row of it; false when there is none of that id. */
+  delete(id: string): boolean {
+    if (!this.registry.has(id)) return false
+    this.store.dropTenant(id)
+    this.registry.delete(id)
+    this.forget(id)
+    return true
+  }
+
+  private forget(id: string): void {
+    const tenant = this.live.get(id)
+    if (!tenant) return
+    this.live.delete(id)
+    tenant.faults.clear()
+    // deliveries under way end on their own; their connections close after them
+    tenant.deliveries.settle().catch(() => undefined)
+  }
+}
+
+/** The tenant each request is for, as resolved before any route runs. */
+const resolved = new WeakMap<FastifyRequest, Tenant>()
+/** The tenant id a request's URL named, taken off its URL before routing. */
+const named = new WeakMap<IncomingMessage, string>()
+
+/**
+ * fastify's `rewriteUrl`: `/t/<id>/...` is routed as `/...`, and the id is kept for the request.
+ * Every route, hook and guard then sees the same paths for every tenant: the control guard's
+ * `/__sandbox` test included. A malformed id is left in the URL, which no route matches (404).
+ */
+export function rewriteTenantUrl(raw: IncomingMessage): string {
+  const url = raw.url ?? '/'
+  const split = splitTenantUrl(url)
+  if (!split) return url
+  named.set(raw, split.tenant)
+  return split.url
+}
+
+/**
+ * Resolves each request's tenant before its route runs (after the control guard, so a control
+ * route of any tenant asks for the token first). A tenant that does not exist is a 404 in the
+ * service's error shape.
+ */
+export function registerTenantResolution(app: FastifyInstance, tenants: Tenants): void {
+  app.addHook('onRequest', (request, reply, done) => {
+    const id = named.get(request.raw) ?? DEFAULT_TENANT
+    const tenant = tenants.get(id)
+    if (!tenant) {
+      const service = serviceOfUrl(request.url)
+      reply.code(404).send(errorBody(service, codeForStatus(service, 404), `No tenant ${id} on this sandbox`, [], request.id))
+      return
+    }
+
+    resolved.set(request, tenant)
+    done()
+  })
+}
+
+/** The request's tenant; the default one for a request that was not resolved (none is: every request passes the hook). */
+export function tenantOf(request: FastifyRequest, tenants: Tenants): Tenant {
+  return resolved.get(request) ?? tenants.defaultTenant
+}
+
+/** The kind of checkout key a request's tenant gives `key`, for code outside the core's routes (CORS). */
+export function requestKeyKind(request: FastifyRequest, key: string): KeyKind | undefined {
+  return resolved.get(request)?.keyKind(key)
+}
