@@ -36,7 +36,6 @@ export function bulkFlags(kind: BulkKind) {
     }),
     concurrency: Flags.integer({
       default: CONCURRENCY.default,
-      dependsOn: ['from-file'],
       description: 'rows of a --from-file run in flight at once',
       helpGroup: 'BULK',
       max: CONCURRENCY.max,
@@ -158,6 +157,7 @@ export async function runFromFile(run: BulkRun): Promise<{document: BulkDocument
     kind: run.kind,
     progress: bar(run.kind),
     rules: {defaultReason: run.reason, idProblem, kind: run.kind},
+    warn: (text) => process.stderr.write(escapeControlChars(text) + '\n'),
   })
   if ('plan' in document) {
     const {plan} = document

@@ -5,6 +5,7 @@ import type {Operation} from '../../http/operation.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {BULK_VIEW, bulkFlags, runFromFile} from '../../cli/bulk.js'
 import {changeFlags} from '../../cli/flags.js'
+import {hints} from '../../cli/hints.js'
 import {idArg, visibleText} from '../../cli/input-text.js'
 import {CHECKOUT_ZONE, type View} from '../../cli/output/view.js'
 import {UsageError} from '../../errors.js'
@@ -39,7 +40,7 @@ With --from-file, voids every row of a file (one checkout id per line, or CSV wi
   async run(): Promise<Record<string, unknown>> {
     const {checkoutId} = this.args
     if (this.flags['from-file'] !== undefined) return this.fromFile(this.flags['from-file'])
-    if (checkoutId === undefined) throw new UsageError('Missing the checkout id: opsctl checkout void CHECKOUTID (or --from-file FILE)')
+    if (checkoutId === undefined) throw new UsageError('Missing the checkout id: opsctl checkout void CHECKOUTID', [hints.help(this.id)])
     if (this.flags.reason === undefined) throw new UsageError('Missing required flag --reason')
     const client = await this.checkoutClient()
     const outcome = await voidCheckoutChecked(client, {

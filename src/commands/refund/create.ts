@@ -5,6 +5,7 @@ import type {Operation} from '../../http/operation.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {BULK_VIEW, bulkFlags, runFromFile} from '../../cli/bulk.js'
 import {changeFlags} from '../../cli/flags.js'
+import {hints} from '../../cli/hints.js'
 import {idArg, visibleText} from '../../cli/input-text.js'
 import {refundConfirmation, refundUsedUp} from '../../cli/money-prompts.js'
 import {CHECKOUT_ZONE, type View} from '../../cli/output/view.js'
@@ -47,7 +48,7 @@ With --from-file, refunds every row of a file (CSV with the header checkoutId,am
     const {flags} = this
     const {checkoutId} = this.args
     if (flags['from-file'] !== undefined) return this.fromFile(flags['from-file'])
-    if (checkoutId === undefined) throw new UsageError('Missing the checkout id: opsctl refund create CHECKOUTID (or --from-file FILE)')
+    if (checkoutId === undefined) throw new UsageError('Missing the checkout id: opsctl refund create CHECKOUTID', [hints.help(this.id)])
     if (flags.reason === undefined) throw new UsageError('Missing required flag --reason')
     if (flags.amount === undefined && !flags.full) throw new UsageError('Say how much: pass --amount <value> or --full')
     const amount = flags.amount === undefined ? undefined : amountFlag(flags.amount, '--amount')

@@ -73,6 +73,8 @@ export interface BulkOptions {
   /** Asks once, with the plan (throws to send nothing). Not called when there is nothing to send. */
   confirm(plan: PlanSummary, refused: RowResult[]): Promise<void>
   progress?: {planned?(rows: number): void; sent?(done: number, total: number, result: RowResult): void; done?(): void}
+  /** Warnings for people (a damaged journal line). */
+  warn(text: string): void
 }
 
 export function totalsOf(totals: Map<string, Cents>): Total[] {
@@ -104,9 +106,9 @@ export async function runBulk(client: ServiceClient, options: BulkOptions): Prom
     const journal = await readJournal(options.journal, options.kind)
     if (journal.damaged.length > 0) {
       const shown = journal.damaged.slice(0, 5).join(', ') + (journal.damaged.length > 5 ? ', ...' : '')
-      process.stderr.write(
+      options.warn(
         `Warning: ${journal.damaged.length} line(s) of the journal ${options.journal} could not be read (line ${shown}); ` +
-          'what they said is not trusted: those rows are checked against the service as if never sent\n',
+          'what they said is not trusted: those rows are checked against the service as if never sent',
       )
     }
 
