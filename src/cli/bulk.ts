@@ -1,11 +1,8 @@
 /**
- * The CLI side of bulk voids and refunds (`--from-file`): the flags, the one confirmation, the
- * progress bar and the words around the plan. The run itself is src/runtime/bulk/.
+ * The CLI side of bulk voids and refunds (`--from-file`): the one confirmation, the
+ * progress bar and the words around the plan (the flags and the view: ./bulk-flags.ts). The run
+ * itself is src/runtime/bulk/.
  */
-import {Flags} from '@oclif/core'
-
-import type {View} from './output/view.js'
-
 import {escapeControlChars} from '../control-chars.js'
 import {DeclinedError, UsageError} from '../errors.js'
 import {type ClientOptions, ServiceClient} from '../http/client.js'
@@ -16,42 +13,6 @@ import {consentHook} from './consent.js'
 import {idProblem} from './input-text.js'
 import {progress} from './progress.js'
 import {askConfirm, askTypeBack} from './prompt.js'
-
-export const CONCURRENCY = {default: 4, max: 16, min: 1}
-
-export function bulkFlags(kind: BulkKind) {
-  const columns = kind === 'refund' ? 'checkoutId,amount,currency,reason (amount and currency empty: a full refund)' : 'checkoutId,reason, or one checkout id per line'
-  return {
-    'from-file': Flags.string({
-      description: `${kind === 'refund' ? 'refund' : 'void'} every row of FILE (- for standard input): CSV with a header (${columns}) or JSON lines with those fields. Planned first, confirmed once, journalled`,
-      exclusive: kind === 'refund' ? ['amount', 'full', 'currency'] : [],
-      helpGroup: 'BULK',
-      helpValue: 'FILE',
-    }),
-    journal: Flags.string({
-      dependsOn: ['from-file'],
-      description: 'where a --from-file run journals each row (default: FILE.journal; required with --from-file -); running again with it resumes',
-      helpGroup: 'BULK',
-      helpValue: 'FILE',
-    }),
-    concurrency: Flags.integer({
-      default: CONCURRENCY.default,
-      description: 'rows of a --from-file run in flight at once',
-      helpGroup: 'BULK',
-      max: CONCURRENCY.max,
-      min: CONCURRENCY.min,
-    }),
-  }
-}
-
-/** The refused and unknown rows in a table; every row under --json, -o json/ndjson and --query. */
-export const BULK_VIEW: View = {
-  columns: ['line', 'checkoutId', 'outcome', 'code', 'message'],
-  fields: ['refundId', 'amount', 'currency', 'reconciled'],
-  freeText: ['message'],
-  layout: {checkoutId: {kind: 'id'}},
-  list: 'results',
-}
 
 const noun = (kind: BulkKind, n: number) => `${n} ${kind === 'refund' ? (n === 1 ? 'refund' : 'refunds') : n === 1 ? 'void' : 'voids'}`
 const totalsText = (totals: Total[]) => totals.map((t) => `${t.amount} ${t.currency}`).join(' + ') || 'nothing'
