@@ -81,7 +81,7 @@ try {
     // V8 grows its heap lazily: the same plan under a 32 MB old space shows what it really keeps.
     const capped = await runCli(['refund', 'create', '--from-file', join(folder, `plan-${rows}.csv`), '--dry-run', '--json', '--concurrency', '8'], env, ['--max-old-space-size=32'])
     if (capped.code !== 0) throw new Error(`plan of ${rows} rows in a 32 MB heap: exit ${capped.code}: ${capped.stderr}`)
-    plans.push({rows, seconds: +(run.ms / 1000).toFixed(2), rowsPerSecond: Math.round(rows / (run.ms / 1000)), maxRssMb: run.maxRssMb, maxRssMbIn32MbHeap: capped.maxRssMb})
+    plans.push({rows, seconds: Number((run.ms / 1000).toFixed(2)), rowsPerSecond: Math.round(rows / (run.ms / 1000)), maxRssMb: run.maxRssMb, maxRssMbIn32MbHeap: capped.maxRssMb})
   }
 
   const sends = []
@@ -90,10 +90,10 @@ try {
     const run = await runCli(['refund', 'create', '--from-file', path, '--yes', '--concurrency', String(concurrency)], env)
     if (run.code !== 0) throw new Error(`refunds at concurrency ${concurrency}: exit ${run.code}: ${run.stderr}`)
     if (!run.stderr.includes(`${ROWS} refunds applied`)) throw new Error(`refunds at concurrency ${concurrency}: ${run.stderr}`)
-    sends.push({concurrency, rows: ROWS, seconds: +(run.ms / 1000).toFixed(2), rowsPerSecond: Math.round(ROWS / (run.ms / 1000)), maxRssMb: run.maxRssMb})
+    sends.push({concurrency, rows: ROWS, seconds: Number((run.ms / 1000).toFixed(2)), rowsPerSecond: Math.round(ROWS / (run.ms / 1000)), maxRssMb: run.maxRssMb})
   }
 
-  console.log(JSON.stringify({seeded, seedSeconds: +(seedMs / 1000).toFixed(1), plans, sends, node: process.version}, null, 2))
+  console.log(JSON.stringify({seeded, seedSeconds: Number((seedMs / 1000).toFixed(1)), plans, sends, node: process.version}, null, 2))
 } finally {
   sandbox.child.kill('SIGTERM')
   rmSync(folder, {force: true, recursive: true})

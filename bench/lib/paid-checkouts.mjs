@@ -7,7 +7,7 @@
 const PUBLIC_KEY = 'pk-sandbox-Zq3Xb8Lm2Nc7Vt4Rw9Yh1Ks6'
 
 export async function paidCheckouts({origin, count, amount = '100.00', concurrency = 8, reference = 'BULK', publicKey = PUBLIC_KEY}) {
-  const ids = new Array(count)
+  const ids = Array.from({length: count})
   let next = 0
   const auth = `Basic ${Buffer.from(`${publicKey}:`).toString('base64')}`
   const one = async (i) => {

@@ -7,8 +7,8 @@ import {escapeControlChars} from '../control-chars.js'
 import {DeclinedError, UsageError} from '../errors.js'
 import {type ClientOptions, ServiceClient} from '../http/client.js'
 import {checkoutTarget, type ResolvedProfile} from '../profiles/resolve.js'
-import {type BulkDocument, type PlanDocument, type PlanSummary, type RowResult, runBulk, type Total} from '../runtime/bulk/run.js'
 import {type BulkKind} from '../runtime/bulk/rows.js'
+import {type BulkDocument, type PlanDocument, type PlanSummary, type RowResult, runBulk, type Total} from '../runtime/bulk/run.js'
 import {consentHook} from './consent.js'
 import {idProblem} from './input-text.js'
 import {progress} from './progress.js'
@@ -72,7 +72,6 @@ async function confirmOnce(kind: BulkKind, plan: PlanSummary, refused: RowResult
 /** A bar on stderr in a terminal only: count, rate and time left. */
 function bar(kind: BulkKind) {
   const line = progress()
-  const started = Date.now()
   let sendStarted = 0
   return {
     done: () => line.done(),
@@ -87,7 +86,6 @@ function bar(kind: BulkKind) {
       const width = 20
       const filled = total > 0 ? Math.round((done / total) * width) : width
       line.update(`${kind === 'refund' ? 'Refunds' : 'Voids'} [${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${total} ${rate.toFixed(1)}/s ${left}s left`)
-      void started
     },
   }
 }

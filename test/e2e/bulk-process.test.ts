@@ -48,10 +48,8 @@ const intents = (journal: string): number => {
 async function killedRun(path: string, after: number): Promise<void> {
   const child = spawn(process.execPath, [BIN, 'refund', 'create', '--from-file', path, '--yes', '--json'], {cwd: ROOT, env: {...baseEnv(), ...cli.env}, stdio: 'ignore'})
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
-  let ended = false
-  void exited.then(() => (ended = true))
   // Waits for the condition (the test's timeout bounds it), or for the run to end by itself.
-  while (!ended && intents(`${path}.journal`) < after) await delay(2)
+  while (child.exitCode === null && child.signalCode === null && intents(`${path}.journal`) < after) await delay(2)
   child.kill('SIGKILL')
   await exited
 }

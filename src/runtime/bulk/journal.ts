@@ -14,9 +14,10 @@
 import {constants, type FileHandle, open, readFile, rm, stat} from 'node:fs/promises'
 import * as z from 'zod'
 
+import type {BulkKind} from './rows.js'
+
 import {UsageError} from '../../errors.js'
 import {readLines} from './lines.js'
-import type {BulkKind} from './rows.js'
 
 /** A journal larger than this is not read (it would be one of far more rows than a file may hold). */
 export const JOURNAL_MAX_BYTES = 64 * 1024 * 1024

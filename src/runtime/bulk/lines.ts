@@ -19,7 +19,10 @@ export interface Line {
   text: string
 }
 
-/** Lines of UTF-8 text (a leading byte-order mark dropped; `\r\n` and `\n` both end a line). */
+/**
+ * Lines of UTF-8 text (a leading byte-order mark dropped; `\r\n` and `\n` both end a line).
+ * @yields each line with its number
+ */
 export async function* readLines(input: Readable, source: string, limits: LineLimits): AsyncGenerator<Line> {
   input.setEncoding('utf8')
   let pending = ''

@@ -18,7 +18,7 @@ import {readCheckout} from '../../services/checkout/workflows.js'
 import {type BulkInput} from './input.js'
 import {type JournalState, type RowJournal} from './journal.js'
 import {eachLimited} from './pool.js'
-import {type BulkKind, type InputRow, parseRows, type ParsedRow, type RowRules} from './rows.js'
+import {type BulkKind, type InputRow, type ParsedRow, parseRows, type RowRules} from './rows.js'
 
 export type RowOutcome = 'applied' | 'planned' | 'refused' | 'skipped' | 'unknown'
 
@@ -63,7 +63,10 @@ export interface PlanOptions {
   onRow?: (planned: number) => void
 }
 
-/** The lines of the input, hashed as they pass. */
+/**
+ * The lines of the input, hashed as they pass.
+ * @yields each line, unchanged
+ */
 async function* hashed(lines: AsyncIterable<Line>, hash: ReturnType<typeof createHash>): AsyncGenerator<Line> {
   for await (const line of lines) {
     hash.update(line.text + '\n')

@@ -1,3 +1,5 @@
+import type {Line} from './lines.js'
+
 /**
  * The rows of a bulk void or refund file, checked locally one by one as they are read:
  * - CSV with a header naming its columns (`checkoutId,amount,currency,reason`, in any order;
@@ -9,7 +11,6 @@
  */
 import {UsageError} from '../../errors.js'
 import {type Cents, centsOf, formatCents, MoneyError, parsePositiveAmount} from '../../services/checkout/money.js'
-import type {Line} from './lines.js'
 
 export type BulkKind = 'refund' | 'void'
 
@@ -170,6 +171,7 @@ function checkFields(line: number, fields: Fields, rules: RowRules): ParsedRow {
  * The rows of the input, each checked (format, amount, currency, reason, the same checkout twice).
  * The first non-blank line decides the format: `{` JSON lines, a line naming checkoutId a CSV
  * header, otherwise (voids only) one checkout id per line.
+ * @yields each row, or why it is refused
  */
 export async function* parseRows(lines: AsyncIterable<Line>, source: string, rules: RowRules): AsyncGenerator<ParsedRow> {
   let format: 'csv' | 'ids' | 'json' | undefined

@@ -10,11 +10,11 @@ import {type Cents, formatCents} from '../../services/checkout/money.js'
 import {openInput} from './input.js'
 import {JournalLock, JournalWriter, readJournal} from './journal.js'
 import {type Plan, planBulk, type RowResult} from './plan.js'
-import {sendBulk} from './send.js'
 import {type BulkKind, type RowRules} from './rows.js'
+import {sendBulk} from './send.js'
 
-export type {Plan, RowResult} from './plan.js'
 export {INPUT_LIMITS} from './input.js'
+export type {Plan, RowResult} from './plan.js'
 
 export interface Total {
   currency: string

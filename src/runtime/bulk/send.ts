@@ -19,7 +19,7 @@ import {type BulkInput} from './input.js'
 import {type JournalIntent, type JournalState, type JournalWriter} from './journal.js'
 import {journalSays, type Plan, refusal, type RowResult} from './plan.js'
 import {eachLimited} from './pool.js'
-import {type BulkKind, type InputRow, parseRows, type ParsedRow, type RowRules} from './rows.js'
+import {type BulkKind, type InputRow, type ParsedRow, parseRows, type RowRules} from './rows.js'
 
 /** A 429 answer to a write: the service did not take it. The row waits, then is read and tried again, this many times. */
 const RATE_LIMIT_ATTEMPTS = 4
