@@ -90,6 +90,25 @@ describe('in a terminal and in a pipe', () => {
     for (const id of ids) expect((await cli.json(['refund', 'list', id])).refunds).toHaveLength(1)
   })
 
+  it('on a production profile the totals are typed back; a wrong total sends nothing', async () => {
+    const added = await cli.run(
+      ['profile', 'add', 'live', '--env', 'production', '--health-url', sandbox.healthUrl, '--checkout-url', sandbox.checkoutUrl, '--public-key', sandbox.publicKey, '--secret-key-stdin'],
+      {input: sandbox.secretKey},
+    )
+    expect(added.code, added.stderr).toBe(0)
+    const {ids, path} = await refundableFile('tty-prod', 2)
+    const env = {...cli.env, OPSCTL_CHECKOUT_URL: undefined, OPSCTL_PROFILE: 'live'} as Record<string, string>
+    const wrong = await runInTerminal(['refund', 'create', '--from-file', path], [{send: '80.00\r', when: 'Type 80.00 PHP to confirm:'}], {env})
+    expect(wrong.code).toBe(2)
+    expect(wrong.stdout).toContain('Refund 2 checkouts, 80.00 PHP in total, on PRODUCTION (live).')
+    for (const id of ids) expect((await cli.json(['refund', 'list', id])).refunds).toEqual([])
+
+    const typed = await runInTerminal(['refund', 'create', '--from-file', path], [{send: '80.00 PHP\r', when: 'Type 80.00 PHP to confirm:'}], {env})
+    expect(typed.code, typed.stdout).toBe(0)
+    expect(typed.stdout).toContain('Profile live (production) -> ')
+    for (const id of ids) expect((await cli.json(['refund', 'list', id])).refunds).toHaveLength(1)
+  })
+
   it('declined at the prompt: nothing sent, no journal', async () => {
     const {ids, path} = await refundableFile('tty-no', 2)
     const result = await runInTerminal(['refund', 'create', '--from-file', path], [{send: 'n\r', when: 'Refund 2 checkouts'}], {env: cli.env})
