@@ -97,7 +97,7 @@ describe('in a terminal and in a pipe', () => {
     )
     expect(added.code, added.stderr).toBe(0)
     const {ids, path} = await refundableFile('tty-prod', 2)
-    const env = {...cli.env, OPSCTL_CHECKOUT_URL: undefined, OPSCTL_PROFILE: 'live'} as Record<string, string>
+    const env: Record<string, string | undefined> = {...cli.env, OPSCTL_CHECKOUT_URL: undefined, OPSCTL_PROFILE: 'live'}
     const wrong = await runInTerminal(['refund', 'create', '--from-file', path], [{send: '80.00\r', when: 'Type 80.00 PHP to confirm:'}], {env})
     expect(wrong.code).toBe(2)
     expect(wrong.stdout).toContain('Refund 2 checkouts, 80.00 PHP in total, on PRODUCTION (live).')
