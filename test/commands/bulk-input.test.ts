@@ -40,13 +40,15 @@ function file(text: string): string {
 }
 
 describe('a 429 answer to a refund', () => {
-  it('waits, reads the checkout again, then sends once more: applied, two POSTs in all', async () => {
+  it('waits its Retry-After, reads the checkout again, then sends once more: applied, two POSTs in all', async () => {
     // The plan's reads, the first attempt's, the second attempt's.
     reads(3)
-    h.pool.intercept({method: 'POST', path: `${BASE}/checkouts/chk_1/refunds`}).reply(429, {code: 'RATE', message: 'slow down'}, {headers: JSON_HEADERS})
+    h.pool.intercept({method: 'POST', path: `${BASE}/checkouts/chk_1/refunds`}).reply(429, {code: 'RATE', message: 'slow down'}, {headers: {...JSON_HEADERS, 'retry-after': '2'}})
     h.pool.intercept({method: 'POST', path: `${BASE}/checkouts/chk_1/refunds`}).reply(200, {refundId: 'rfd_9', status: 'SUCCESS'}, {headers: JSON_HEADERS})
+    const started = Date.now()
     const out = await h.run(RefundCreate, ['--from-file', file('checkoutId,amount,currency,reason\nchk_1,10.00,PHP,x\n'), '--yes', '--json'])
     expect(out.code, out.stderr).toBe(0)
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1900)
     expect(JSON.parse(out.stdout).results).toEqual([expect.objectContaining({outcome: 'applied', refundId: 'rfd_9'})])
     const calls = h.calls().map((c) => `${c.method} ${c.path.replace(`${BASE}/checkouts/chk_1`, '')}`)
     expect(calls).toEqual(['GET ', 'GET /refunds', 'GET ', 'GET /refunds', 'POST /refunds', 'GET ', 'GET /refunds', 'POST /refunds'])

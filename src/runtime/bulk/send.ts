@@ -12,6 +12,7 @@
 import type {AttemptOutcome, ServiceClient} from '../../http/client.js'
 
 import {ApiError, ExitCode, NetworkError, RuleError, UsageError} from '../../errors.js'
+import {retryAfterMs} from '../../http/retry.js'
 import {type Cents, centsOf, formatCents} from '../../services/checkout/money.js'
 import {listRefunds, refundCheckout, voidCheckout} from '../../services/checkout/operations.js'
 import {LostAnswerError, readCheckout, refundCheckoutChecked, voidCheckoutChecked} from '../../services/checkout/workflows.js'
@@ -21,9 +22,14 @@ import {journalSays, type Plan, refusal, type RowResult} from './plan.js'
 import {eachLimited} from './pool.js'
 import {type BulkKind, type InputRow, type ParsedRow, parseRows, type RowRules} from './rows.js'
 
-/** A 429 answer to a write: the service did not take it. The row waits, then is read and tried again, this many times. */
+/**
+ * A 429 answer to a write: the service did not take it. Every row waits (its `Retry-After`, else
+ * 1 s doubling), then this row is read and tried again, up to this many attempts in all.
+ */
 const RATE_LIMIT_ATTEMPTS = 4
 const RATE_LIMIT_WAIT_MS = 1000
+/** A longer `Retry-After` is cut to this: the run stays alive and says what it does. */
+const RATE_LIMIT_MAX_WAIT_MS = 60_000
 
 export interface SendOptions {
   kind: BulkKind
@@ -157,7 +163,8 @@ export async function sendBulk(client: ServiceClient, options: SendOptions): Pro
           // Not taken by the service: wait (every worker), then read and try again; never resent blindly.
           if (intentWritten) await writer.outcome({code: 'rate-limited', id: row.checkoutId, outcome: 'not-applied'})
           intentWritten = false
-          pausedUntil = Math.max(pausedUntil, Date.now() + RATE_LIMIT_WAIT_MS * 2 ** (attempt - 1))
+          const wait = Math.min(retryAfterMs(error.retryAfter) ?? RATE_LIMIT_WAIT_MS * 2 ** (attempt - 1), RATE_LIMIT_MAX_WAIT_MS)
+          pausedUntil = Math.max(pausedUntil, Date.now() + wait)
           await sleep(pausedUntil - Date.now())
           continue
         }
