@@ -218,4 +218,26 @@ describe('checkout void --from-file', () => {
     const again = await run(CheckoutVoid, ['--from-file', path, '--reason', 'test orders', '--yes', '--json'])
     expect(JSON.parse(again.stdout).summary).toMatchObject({applied: 0, skipped: 3})
   })
+
+  it('a lost answer is read back, and a void journalled without its outcome is found VOIDED on the rerun: nothing resent', async () => {
+    const ids: string[] = await paidCheckouts({count: 2, origin: file.sandbox.origin, reference: `W${Math.random().toString(36).slice(2, 8)}`})
+    const path = join(folder, 'voids-lost.csv')
+    writeFileSync(path, `checkoutId,reason\n${ids[0]},duplicate\n${ids[1]},"test, again"\n`)
+    await file.sandbox.control('faults', {next: [{kind: 'drop-after-commit', op: 'voidCheckout'}]})
+    const first = await run(CheckoutVoid, ['--from-file', path, '--yes', '--json', '--concurrency', '1'])
+    expect(first.code, first.stderr).toBe(0)
+    expect(JSON.parse(first.stdout).summary).toMatchObject({applied: 2, reconciled: 1})
+
+    // As if killed between the DELETE and its outcome: the journal keeps the first void's intent only.
+    const lines = readFileSync(`${path}.journal`, 'utf8').trimEnd().split('\n')
+    writeFileSync(`${path}.journal`, [lines[0], lines.find((l) => l.includes(ids[0]) && l.includes('"intent"'))].join('\n') + '\n')
+    const before = audit().length
+    const rerun = await run(CheckoutVoid, ['--from-file', path, '--yes', '--json'])
+    const doc = JSON.parse(rerun.stdout)
+    expect(doc.results.find((r: any) => r.checkoutId === ids[0])).toMatchObject({outcome: 'applied', reconciled: true})
+    const sent = audit()
+      .slice(before)
+      .filter((l) => l.checkoutId === ids[0])
+    expect(sent).toEqual([expect.objectContaining({outcome: 'applied', reconciled: true})])
+  })
 })
