@@ -156,6 +156,21 @@ describe('lost answers and journals', () => {
   })
 })
 
+describe('a journal cut short while it was created (killed before any intent)', () => {
+  it.each([
+    ['empty', ''],
+    ['a first line cut short', '{"journal":"opsctl-bu'],
+  ])('%s: the run goes ahead and writes a whole journal', async (_name, text) => {
+    const [a] = await refundable(1)
+    const path = csv(`cut-${text.length}.csv`, [`${a},10.00,PHP,x`])
+    writeFileSync(`${path}.journal`, text)
+    const result = await run(RefundCreate, ['--from-file', path, '--yes', '--json'])
+    expect(result.code, result.stderr).toBe(0)
+    expect(JSON.parse(result.stdout).summary).toMatchObject({applied: 1})
+    expect(JSON.parse(readFileSync(`${path}.journal`, 'utf8').split('\n')[0])).toMatchObject({journal: 'opsctl-bulk', kind: 'refund'})
+  })
+})
+
 describe('plan, confirmation and input', () => {
   it('--dry-run plans without sending: exit 5 with the refused rows and why, no journal; exit 0 when every row is sendable', async () => {
     const ids = await refundable(3)

@@ -102,6 +102,8 @@ export async function readJournal(path: string, kind: BulkKind): Promise<Journal
     await handle.close()
   }
 
+  // Empty, or only a first line cut short: a run killed while it created the journal, before any intent.
+  if (!state.header && state.rows.size === 0 && state.damaged.every((n) => n === 1)) return state
   if (!state.header) throw new UsageError(`${path} is not an opsctl bulk journal (it has no first line); pass another --journal. Nothing was sent`)
   return state
 }
@@ -153,9 +155,13 @@ export class JournalWriter {
 
   private constructor(private readonly handle: FileHandle) {}
 
-  /** Opens (creating, mode 0600) and writes the header when the file is new. */
+  /**
+   * Opens (creating, mode 0600) and writes the header when there is no journal yet; `existing`
+   * false also empties a file that held nothing trusted (see readJournal).
+   */
   static async open(path: string, header: {kind: BulkKind; input: string}, existing: boolean): Promise<JournalWriter> {
-    const handle = await open(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o600)
+    const truncate = existing ? 0 : constants.O_TRUNC
+    const handle = await open(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW | truncate, 0o600)
     const writer = new JournalWriter(handle)
     if (!existing) await writer.append({journal: 'opsctl-bulk', version: 1, ...header}, true)
     return writer
