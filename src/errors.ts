@@ -132,6 +132,8 @@ export interface ApiErrorInit {
   operationId: string
   exitCode?: ExitCode
   suggestions?: string[]
+  /** The answer's `Retry-After` (seconds or an HTTP date), as sent: for a 429 or 503. */
+  retryAfter?: string
 }
 
 /** A non-2xx answer from either service, whatever its error-body form. */
@@ -143,6 +145,7 @@ export class ApiError extends OpsError {
   readonly service: string
   readonly operationId: string
   readonly serverMessage: string
+  readonly retryAfter?: string
 
   constructor(init: ApiErrorInit) {
     const exitCode = init.exitCode ?? exitCodeForStatus(init.status)
@@ -158,6 +161,7 @@ export class ApiError extends OpsError {
     this.service = init.service
     this.operationId = init.operationId
     this.serverMessage = init.message
+    this.retryAfter = init.retryAfter
   }
 
   override toJSON(): Record<string, unknown> {

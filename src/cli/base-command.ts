@@ -155,7 +155,12 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     this.checkOutputFlags()
     await this.checkSandboxRequirement()
     const {changes} = this.ctor as unknown as typeof BaseCommand
-    if (changes?.destructive) requireConsentPossible(this.consentContext(), describeChange(changes, this.args as Record<string, string>).action)
+    if (changes?.destructive) requireConsentPossible(this.consentContext(), this.changeAction(changes))
+  }
+
+  /** How the consent check at start names the change (a bulk run names its file, not one id). */
+  protected changeAction(changes: Operation): string {
+    return describeChange(changes, this.args as Record<string, string>).action
   }
 
   /** The global flags' values; a command may not offer all of them. */

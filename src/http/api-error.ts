@@ -22,6 +22,7 @@ export function apiErrorFrom(
   const clean = scrubSecrets(res.text, secrets)
   const parsed = parseErrorBody(parseJson(clean), clean)
   const requestId = requestIdFrom(res.headers, parseJson(res.text))
+  const retryAfter = [res.headers['retry-after']].flat()[0]
   return new ApiError({
     status: res.status,
     code: parsed.code === undefined ? undefined : scrubSecrets(parsed.code),
@@ -31,5 +32,6 @@ export function apiErrorFrom(
     service: context.service,
     operationId: context.operationId,
     exitCode: parsed.code && REFUSAL_CODES.has(parsed.code) ? ExitCode.Refused : undefined,
+    ...(retryAfter ? {retryAfter: retryAfter.slice(0, 40)} : {}),
   })
 }

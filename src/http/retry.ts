@@ -89,7 +89,8 @@ export async function withRetries<A extends {status: number; headers: Record<str
   }
 }
 
-function retryAfterMs(header: string | string[] | undefined): number | undefined {
+/** A `Retry-After` header (seconds or an HTTP date) in milliseconds from now; undefined when it says nothing usable. */
+export function retryAfterMs(header: string | string[] | undefined): number | undefined {
   const value = Array.isArray(header) ? header[0] : header
   if (!value) return undefined
   const seconds = Number(value)

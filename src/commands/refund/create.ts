@@ -1,7 +1,12 @@
 import {Flags} from '@oclif/core'
 
+import type {Operation} from '../../http/operation.js'
+
 import {BaseCommand} from '../../cli/base-command.js'
+import {BULK_VIEW, bulkFlags} from '../../cli/bulk-flags.js'
+import {runFromFile} from '../../cli/bulk.js'
 import {changeFlags} from '../../cli/flags.js'
+import {hints} from '../../cli/hints.js'
 import {idArg, visibleText} from '../../cli/input-text.js'
 import {refundConfirmation, refundUsedUp} from '../../cli/money-prompts.js'
 import {CHECKOUT_ZONE, type View} from '../../cli/output/view.js'
@@ -13,27 +18,39 @@ import {refundCheckoutChecked} from '../../services/checkout/workflows.js'
 export default class RefundCreate extends BaseCommand<typeof RefundCreate> {
   static override baseFlags = changeFlags
   static override changes = refundCheckout
-  static override args = {checkoutId: idArg('checkout id')}
+  static override args = {checkoutId: {...idArg('checkout id'), required: false}}
   static override description = `Refund a payment, completely or partly, from the day after the transaction.
 
-A checkout gets one refund: complete, or one partial refund; never more than was paid. A FAILED refund does not count. The checkout and its refunds are read first: a second refund, an amount over what is left, or a refund on the transaction day (void it instead) is refused with exit 5 and nothing is sent. --full refunds what is left. Asks for confirmation (--yes without a terminal), and says what the refund uses up: a partial refund is the checkout's only one, so the rest can never be refunded (the --json result says it too: onlyRefund, unrefundable). Never retried. If the answer is lost, the command reads the refunds back: exit 0 if the refund shows (with a note on stderr); if it does not, exit 7 with "not applied" when the service closed the connection, or with the outcome unknown when the CLI gave up waiting (--timeout), since the service may still apply it: check with "opsctl refund list <id>". Running it again is safe either way: a checkout takes one refund.`
+A checkout gets one refund: complete, or one partial refund; never more than was paid. A FAILED refund does not count. The checkout and its refunds are read first: a second refund, an amount over what is left, or a refund on the transaction day (void it instead) is refused with exit 5 and nothing is sent. --full refunds what is left. Asks for confirmation (--yes without a terminal), and says what the refund uses up: a partial refund is the checkout's only one, so the rest can never be refunded (the --json result says it too: onlyRefund, unrefundable). Never retried. If the answer is lost, the command reads the refunds back: exit 0 if the refund shows (with a note on stderr); if it does not, exit 7 with "not applied" when the service closed the connection, or with the outcome unknown when the CLI gave up waiting (--timeout), since the service may still apply it: check with "opsctl refund list <id>". Running it again is safe either way: a checkout takes one refund.
+
+With --from-file, refunds every row of a file (CSV with the header checkoutId,amount,currency,reason, or JSON lines with those fields; an empty amount refunds what is left; --reason for rows without one). The whole file is planned first, nothing sent: every row checked, every checkout read and the rules applied; the plan says how many will be sent, the total per currency and why any row is refused. --dry-run stops there (exit 0, or 5 when some rows are refused). Then one confirmation (--yes without a terminal; the total typed back on production), and --concurrency rows at a time. A journal (--journal, default FILE.journal) records each row before its request goes out and after its answer: running the same command again skips the rows applied and reads back those whose outcome is unknown before sending anything. The result lists each row (applied, refused, unknown or skipped; the table shows the refused and unknown ones); exit 0 when all were applied or skipped, 5 when some were refused, 7 when some are unknown.`
   static override examples = [
     '<%= config.bin %> refund create chk_5f1a2b3c4d5e6f708192a3b4 \\\n  --reason "damaged item" --amount 50.00',
     '<%= config.bin %> refund create chk_5f1a2b3c4d5e6f708192a3b4 \\\n  --reason "order cancelled" --full --yes',
+    '<%= config.bin %> refund create --from-file refunds.csv --reason "event cancelled" --dry-run',
+    '<%= config.bin %> refund create --from-file refunds.csv --reason "event cancelled" --yes --json',
   ]
   static override flags = {
-    reason: Flags.string({description: 'why the payment is refunded', parse: visibleText(), required: true}),
+    reason: Flags.string({description: 'why the payment is refunded (with --from-file: for rows that give none)', parse: visibleText()}),
     amount: Flags.string({description: 'amount to refund, e.g. 50.00 (at most two decimals)', exclusive: ['full']}),
     // A relationship, not `exclusive`: oclif's usage line would show it as an empty alternative.
     currency: Flags.string({description: "currency of --amount (default: the checkout's)", relationships: [{flags: ['full'], type: 'none'}]}),
     full: Flags.boolean({description: 'refund everything that is left', exclusive: ['amount', 'currency']}),
+    ...bulkFlags('refund'),
   }
 
   static override view: View = {zone: CHECKOUT_ZONE}
 
+  protected override get view(): View {
+    return this.flags?.['from-file'] === undefined ? RefundCreate.view : BULK_VIEW
+  }
+
   async run(): Promise<Record<string, unknown>> {
     const {flags} = this
     const {checkoutId} = this.args
+    if (flags['from-file'] !== undefined) return this.fromFile(flags['from-file'])
+    if (checkoutId === undefined) throw new UsageError('Missing the checkout id: opsctl refund create CHECKOUTID', [hints.help(this.id)])
+    if (flags.reason === undefined) throw new UsageError('Missing required flag --reason')
     if (flags.amount === undefined && !flags.full) throw new UsageError('Say how much: pass --amount <value> or --full')
     const amount = flags.amount === undefined ? undefined : amountFlag(flags.amount, '--amount')
     const client = await this.checkoutClient()
@@ -62,5 +79,29 @@ A checkout gets one refund: complete, or one partial refund; never more than was
     const usedUp = refundUsedUp(result)
     if (usedUp) this.note(usedUp)
     return result
+  }
+
+  protected override changeAction(changes: Operation): string {
+    return this.flags['from-file'] === undefined ? super.changeAction(changes) : `Refunding the rows of ${this.flags['from-file'] === '-' ? 'standard input' : this.flags['from-file']}`
+  }
+
+  private async fromFile(file: string): Promise<Record<string, unknown>> {
+    if (this.args.checkoutId !== undefined) throw new UsageError('Pass either a checkout id or --from-file, not both')
+    const {flags} = this
+    const run = await runFromFile({
+      clientOptions: this.clientOptions(),
+      concurrency: flags.concurrency,
+      dryRun: this.dryRun,
+      file,
+      journal: flags.journal,
+      keepAll: this.documentWanted,
+      kind: 'refund',
+      profile: await this.profile(),
+      reason: flags.reason,
+      yes: flags.yes === true,
+    })
+    this.closeWith(run.closing)
+    process.exitCode = run.exitCode
+    return run.document as unknown as Record<string, unknown>
   }
 }

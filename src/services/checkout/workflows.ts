@@ -272,7 +272,13 @@ async function reconcileVoid(
  */
 export async function voidCheckoutChecked(
   client: ServiceClient,
-  input: {checkoutId: string; reason: string; check?: boolean},
+  input: {
+    checkoutId: string
+    reason: string
+    check?: boolean
+    /** Called once the rules allow the void, right before the DELETE goes out (a bulk run journals it here). */
+    beforeSend?: () => Promise<void>
+  },
 ): Promise<VoidOutcome> {
   const {checkoutId} = input
   const reason = input.reason.trim()
@@ -297,6 +303,7 @@ export async function voidCheckoutChecked(
   }
 
   const amount = before?.totalAmount ? `${before.totalAmount.value} ${before.totalAmount.currency ?? ''}`.trim() : undefined
+  await input.beforeSend?.()
   let res
   try {
     res = await client.call(voidCheckout, {
@@ -470,6 +477,8 @@ export async function refundCheckoutChecked(
     check?: boolean
     /** The prompt's words for this refund; by default the row's ("Refund checkout <id>"). */
     confirm?: (refund: RefundToConfirm) => CallOptions['confirm']
+    /** Called once the rules allow the refund, right before the POST goes out, with the refunds read before it (a bulk run journals it here). */
+    beforeSend?: (refund: RefundToConfirm & {known: string[]}) => Promise<void>
   },
 ): Promise<RefundOutcome> {
   const {checkoutId} = input
@@ -496,6 +505,7 @@ export async function refundCheckoutChecked(
   const value = formatCents(plan?.amount ?? input.amount!)
   const currency = plan?.currency || input.currency || 'PHP'
   const confirm = input.confirm?.({checkoutId, value, currency, plan})
+  await input.beforeSend?.({checkoutId, value, currency, plan, known: before?.refunds.map((r) => r.id) ?? []})
   let res
   try {
     res = await client.call(refundCheckout, {

@@ -1,0 +1,92 @@
+/**
+ * Bulk refunds (issue 24) where the sandbox cannot say it: the service's 429 on a refund (the row
+ * waits, is read again, then sent again: never resent blindly), the file's limits and its CSV, and
+ * one run per journal. Against mocked services (test/helpers/command.ts).
+ */
+import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {Readable} from 'node:stream'
+import {afterEach, beforeEach, describe, expect, it} from 'vitest'
+
+import RefundCreate from '../../src/commands/refund/create.js'
+import {readLines} from '../../src/runtime/bulk/lines.js'
+import {splitCsvLine} from '../../src/runtime/bulk/rows.js'
+import {BASE, checkoutRecord, dateHeader, JSON_HEADERS} from '../helpers/checkout.js'
+import {type CommandHarness, commandHarness} from '../helpers/command.js'
+
+let h: CommandHarness
+let folder: string
+beforeEach(async () => {
+  h = await commandHarness()
+  folder = mkdtempSync(join(tmpdir(), 'opsctl-bulk-input-'))
+})
+afterEach(async () => {
+  await h.close()
+  rmSync(folder, {force: true, recursive: true})
+})
+
+const NEXT_DAY = '2026-11-21T16:00:00Z'
+
+function reads(times: number) {
+  h.pool.intercept({method: 'GET', path: `${BASE}/checkouts/chk_1`}).reply(200, checkoutRecord(), {headers: dateHeader(NEXT_DAY)}).times(times)
+  h.pool.intercept({method: 'GET', path: `${BASE}/checkouts/chk_1/refunds`}).reply(200, [], {headers: JSON_HEADERS}).times(times)
+}
+
+function file(text: string): string {
+  const path = join(folder, 'rows.csv')
+  writeFileSync(path, text)
+  return path
+}
+
+describe('a 429 answer to a refund', () => {
+  it('waits its Retry-After, reads the checkout again, then sends once more: applied, two POSTs in all', async () => {
+    // The plan's reads, the first attempt's, the second attempt's.
+    reads(3)
+    h.pool.intercept({method: 'POST', path: `${BASE}/checkouts/chk_1/refunds`}).reply(429, {code: 'RATE', message: 'slow down'}, {headers: {...JSON_HEADERS, 'retry-after': '2'}})
+    h.pool.intercept({method: 'POST', path: `${BASE}/checkouts/chk_1/refunds`}).reply(200, {refundId: 'rfd_9', status: 'SUCCESS'}, {headers: JSON_HEADERS})
+    const started = Date.now()
+    const out = await h.run(RefundCreate, ['--from-file', file('checkoutId,amount,currency,reason\nchk_1,10.00,PHP,x\n'), '--yes', '--json'])
+    expect(out.code, out.stderr).toBe(0)
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1900)
+    expect(JSON.parse(out.stdout).results).toEqual([expect.objectContaining({outcome: 'applied', refundId: 'rfd_9'})])
+    const calls = h.calls().map((c) => `${c.method} ${c.path.replace(`${BASE}/checkouts/chk_1`, '')}`)
+    expect(calls).toEqual(['GET ', 'GET /refunds', 'GET ', 'GET /refunds', 'POST /refunds', 'GET ', 'GET /refunds', 'POST /refunds'])
+  })
+})
+
+describe('the file', () => {
+  it('refuses a file over the row limit, a line over the length limit, and a second run on the same journal (exit 2), sending nothing', async () => {
+    const tooMany = await h.run(RefundCreate, ['--from-file', file('checkoutId\n' + 'chk_1\n'.repeat(50_001)), '--yes'])
+    expect(tooMany.code).toBe(2)
+    expect(tooMany.stderr).toContain('more than 50001 lines')
+    const tooLong = await h.run(RefundCreate, ['--from-file', file('checkoutId,reason\nchk_1,' + 'x'.repeat(5000) + '\n'), '--yes'])
+    expect(tooLong.code).toBe(2)
+    expect(tooLong.stderr).toContain('line 2 is longer than 4096 characters')
+
+    const path = file('checkoutId,amount,currency,reason\nchk_1,10.00,PHP,x\n')
+    writeFileSync(`${path}.journal.lock`, String(process.pid))
+    const locked = await h.run(RefundCreate, ['--from-file', path, '--yes'])
+    expect(locked.code).toBe(2)
+    expect(locked.stderr).toContain(`Another run (process ${process.pid}) is using the journal`)
+    expect(h.calls()).toEqual([])
+  })
+
+  it('reads CSV as RFC 4180 on one line: quotes, doubled quotes, commas inside; says what is wrong otherwise', () => {
+    expect(splitCsvLine('chk_1,"10.00",PHP,"broken, ""badly"""')).toEqual(['chk_1', '10.00', 'PHP', 'broken, "badly"'])
+    expect(splitCsvLine('chk_1,,,')).toEqual(['chk_1', '', '', ''])
+    expect(splitCsvLine('chk_1,"open')).toEqual({problem: 'a quoted field is not closed on its line'})
+    expect(splitCsvLine('chk_1,"a"b')).toEqual({problem: 'a quoted field is followed by text before the next comma'})
+    expect(splitCsvLine('chk_1,a"b')).toMatchObject({problem: expect.stringContaining('a quote inside an unquoted field')})
+  })
+
+  it('reads lines as they arrive, across chunks, \\r\\n or \\n, a byte-order mark dropped', async () => {
+    const lines = []
+    for await (const line of readLines(Readable.from(['\uFEFFcheckoutId\r\nchk', '_1\nchk_2']), 'rows', {maxLineLength: 100, maxLines: 10})) lines.push(line)
+    expect(lines).toEqual([
+      {number: 1, text: 'checkoutId'},
+      {number: 2, text: 'chk_1'},
+      {number: 3, text: 'chk_2'},
+    ])
+  })
+})
