@@ -1,3 +1,5 @@
+import pRetry from 'p-retry'
+
 /**
  * The sends of a bulk run, after the plan was confirmed: the input read again, row by row, at most
  * `concurrency` rows at a time. Each row goes through the single commands' workflow
@@ -56,11 +58,20 @@ export interface SendReport {
 const operationOf = (kind: BulkKind) => (kind === 'refund' ? refundCheckout : voidCheckout)
 
 /** What an error makes of a row, and what the journal says of its intent (when one was written). */
-function rowAfterError(row: InputRow, error: unknown, asked?: {currency?: string; value: string}): {journal: 'not-applied' | 'refused' | 'unknown'; result: RowResult} | undefined {
+function rowAfterError(
+  row: InputRow,
+  error: unknown,
+  asked?: {currency?: string; value: string},
+): {journal: 'not-applied' | 'refused' | 'unknown'; result: RowResult} | undefined {
   const base = {checkoutId: row.checkoutId, line: row.line}
-  const unknown = (code: string, message: string, journal: 'not-applied' | 'unknown') => ({journal, result: {...base, code, message, outcome: 'unknown' as const}})
+  const unknown = (code: string, message: string, journal: 'not-applied' | 'unknown') => ({
+    journal,
+    result: {...base, code, message, outcome: 'unknown' as const},
+  })
   if (error instanceof LostAnswerError) {
-    return error.reconciled === 'not applied' ? unknown('not-applied', error.message, 'not-applied') : unknown('outcome-unknown', error.message, 'unknown')
+    return error.reconciled === 'not applied'
+      ? unknown('not-applied', error.message, 'not-applied')
+      : unknown('outcome-unknown', error.message, 'unknown')
   }
 
   if (error instanceof NetworkError) return unknown('network', error.message, error.outcomeUnknown ? 'unknown' : 'not-applied')
@@ -86,7 +97,8 @@ export async function sendBulk(client: ServiceClient, options: SendOptions): Pro
   let pausedUntil = 0
 
   const finish = (result: RowResult, needed: boolean) => {
-    if (result.outcome === 'applied' || result.outcome === 'skipped' || result.outcome === 'refused' || result.outcome === 'unknown') report.counts[result.outcome]++
+    if (result.outcome === 'applied' || result.outcome === 'skipped' || result.outcome === 'refused' || result.outcome === 'unknown')
+      report.counts[result.outcome]++
     if (result.reconciled) report.counts.reconciled++
     if (result.outcome === 'applied' && result.amount && result.currency) {
       report.applied.set(result.currency, (report.applied.get(result.currency) ?? 0n) + (centsOf(result.amount) ?? 0n))
@@ -104,15 +116,33 @@ export async function sendBulk(client: ServiceClient, options: SendOptions): Pro
       if (checkout.paymentStatus !== 'VOIDED') return undefined
       const paid = checkout.totalAmount
       const amount = paid ? {currency: paid.currency, value: String(paid.value)} : undefined
-      await client.recordAudit({body: {reason: row.reason}, message: `${note}; read checkout: paymentStatus VOIDED`, note: amount ? {amount} : undefined, operation, outcome: 'applied', params: {checkoutId: row.checkoutId}, reconciled: true})
-      return {checkoutId: row.checkoutId, line: row.line, outcome: 'applied', reconciled: true, ...(amount ? {amount: amount.value, currency: amount.currency} : {})}
+      await client.recordAudit({
+        body: {reason: row.reason},
+        message: `${note}; read checkout: paymentStatus VOIDED`,
+        note: amount ? {amount} : undefined,
+        operation,
+        outcome: 'applied',
+        params: {checkoutId: row.checkoutId},
+        reconciled: true,
+      })
+      return {
+        checkoutId: row.checkoutId,
+        line: row.line,
+        outcome: 'applied',
+        reconciled: true,
+        ...(amount ? {amount: amount.value, currency: amount.currency} : {}),
+      }
     }
 
     const listed = (await client.call(listRefunds, {params: {checkoutId: row.checkoutId}})).data
     const known = new Set(intent.known ?? [])
     const cents = centsOf(intent.amount)
     const found = (Array.isArray(listed) ? listed : []).find(
-      (r) => !known.has(r.id) && r.status !== 'FAILED' && centsOf(r.amount?.value) === cents && (!intent.currency || !r.amount?.currency || r.amount.currency === intent.currency),
+      (r) =>
+        !known.has(r.id) &&
+        r.status !== 'FAILED' &&
+        centsOf(r.amount?.value) === cents &&
+        (!intent.currency || !r.amount?.currency || r.amount.currency === intent.currency),
     )
     if (!found) return undefined
     await client.recordAudit({
@@ -124,56 +154,84 @@ export async function sendBulk(client: ServiceClient, options: SendOptions): Pro
       params: {checkoutId: row.checkoutId},
       reconciled: true,
     })
-    return {amount: intent.amount, checkoutId: row.checkoutId, currency: intent.currency, line: row.line, outcome: 'applied', reconciled: true, refundId: found.id}
+    return {
+      amount: intent.amount,
+      checkoutId: row.checkoutId,
+      currency: intent.currency,
+      line: row.line,
+      outcome: 'applied',
+      reconciled: true,
+      refundId: found.id,
+    }
   }
 
   /** The workflow of the single command, with the intent journalled right before the request. */
   const send = async (row: InputRow): Promise<RowResult> => {
     let intentWritten = false
     const asked = row.amount === undefined ? undefined : {currency: row.currency, value: formatCents(row.amount)}
-    for (let attempt = 1; ; attempt++) {
-      try {
-        if (kind === 'void') {
-          const outcome = await voidCheckoutChecked(client, {
-            beforeSend: async () => {
-              await writer.intent({id: row.checkoutId})
-              intentWritten = true
-            },
-            checkoutId: row.checkoutId,
-            reason: row.reason,
-          })
-          await writer.outcome({id: row.checkoutId, outcome: 'applied'})
-          return {checkoutId: row.checkoutId, line: row.line, outcome: 'applied', ...(outcome.amount ? {amount: outcome.amount, currency: outcome.currency} : {}), ...(outcome.reconciled ? {reconciled: true} : {})}
-        }
-
-        const outcome = await refundCheckoutChecked(client, {
-          amount: row.amount,
-          async beforeSend({currency, known, value}) {
-            await writer.intent({amount: value, currency, id: row.checkoutId, known: known.slice(0, 100)})
+    const sendOnce = async (): Promise<RowResult> => {
+      if (kind === 'void') {
+        const outcome = await voidCheckoutChecked(client, {
+          beforeSend: async () => {
+            await writer.intent({id: row.checkoutId})
             intentWritten = true
           },
           checkoutId: row.checkoutId,
-          currency: row.currency,
           reason: row.reason,
         })
-        await writer.outcome({id: row.checkoutId, outcome: 'applied', refundId: outcome.refundId})
-        return {amount: outcome.amount, checkoutId: row.checkoutId, currency: outcome.currency, line: row.line, outcome: 'applied', refundId: outcome.refundId, ...(outcome.reconciled ? {reconciled: true} : {})}
-      } catch (error) {
-        if (error instanceof ApiError && error.status === 429 && attempt < RATE_LIMIT_ATTEMPTS) {
-          // Not taken by the service: wait (every worker), then read and try again; never resent blindly.
+        await writer.outcome({id: row.checkoutId, outcome: 'applied'})
+        return {
+          checkoutId: row.checkoutId,
+          line: row.line,
+          outcome: 'applied',
+          ...(outcome.amount ? {amount: outcome.amount, currency: outcome.currency} : {}),
+          ...(outcome.reconciled ? {reconciled: true} : {}),
+        }
+      }
+
+      const outcome = await refundCheckoutChecked(client, {
+        amount: row.amount,
+        async beforeSend({currency, known, value}) {
+          await writer.intent({amount: value, currency, id: row.checkoutId, known: known.slice(0, 100)})
+          intentWritten = true
+        },
+        checkoutId: row.checkoutId,
+        currency: row.currency,
+        reason: row.reason,
+      })
+      await writer.outcome({id: row.checkoutId, outcome: 'applied', refundId: outcome.refundId})
+      return {
+        amount: outcome.amount,
+        checkoutId: row.checkoutId,
+        currency: outcome.currency,
+        line: row.line,
+        outcome: 'applied',
+        refundId: outcome.refundId,
+        ...(outcome.reconciled ? {reconciled: true} : {}),
+      }
+    }
+
+    try {
+      // A 429 means the service did not take the write: p-retry tries the row again after the
+      // wait (every worker pauses), reading it anew through the workflow; never resent blindly.
+      return await pRetry(sendOnce, {
+        minTimeout: 0,
+        async onFailedAttempt({attemptNumber, error, retriesLeft}) {
+          if (!isRateLimited(error) || retriesLeft === 0) return
           if (intentWritten) await writer.outcome({code: 'rate-limited', id: row.checkoutId, outcome: 'not-applied'})
           intentWritten = false
-          const wait = Math.min(retryAfterMs(error.retryAfter) ?? RATE_LIMIT_WAIT_MS * 2 ** (attempt - 1), RATE_LIMIT_MAX_WAIT_MS)
+          const wait = Math.min(retryAfterMs(error.retryAfter) ?? RATE_LIMIT_WAIT_MS * 2 ** (attemptNumber - 1), RATE_LIMIT_MAX_WAIT_MS)
           pausedUntil = Math.max(pausedUntil, Date.now() + wait)
           await sleep(pausedUntil - Date.now())
-          continue
-        }
-
-        const after = rowAfterError(row, error, asked)
-        if (!after) throw error
-        if (intentWritten) await writer.outcome({code: after.result.code, id: row.checkoutId, outcome: after.journal})
-        return after.result
-      }
+        },
+        retries: RATE_LIMIT_ATTEMPTS - 1,
+        shouldRetry: ({error}) => isRateLimited(error),
+      })
+    } catch (error) {
+      const after = rowAfterError(row, error, asked)
+      if (!after) throw error
+      if (intentWritten) await writer.outcome({code: after.result.code, id: row.checkoutId, outcome: after.journal})
+      return after.result
     }
   }
 
@@ -199,14 +257,25 @@ export async function sendBulk(client: ServiceClient, options: SendOptions): Pro
       return
     }
 
-    if ('bad' in parsed) throw new UsageError(`${options.input.label} changed between the plan and the sends (line ${line}); nothing more was sent`)
+    if ('bad' in parsed)
+      throw new UsageError(`${options.input.label} changed between the plan and the sends (line ${line}); nothing more was sent`)
     const {row} = parsed
     const entry = options.journal.rows.get(row.checkoutId)
     const says = journalSays(entry)
     if (says === 'applied') {
       const {refundId} = entry!.outcome!
       const {amount, currency} = entry!.intent!
-      finish({checkoutId: row.checkoutId, line, outcome: 'skipped', ...(refundId ? {refundId} : {}), ...(amount ? {amount, currency} : {}), message: 'applied by an earlier run (journal)'}, false)
+      finish(
+        {
+          checkoutId: row.checkoutId,
+          line,
+          outcome: 'skipped',
+          ...(refundId ? {refundId} : {}),
+          ...(amount ? {amount, currency} : {}),
+          message: 'applied by an earlier run (journal)',
+        },
+        false,
+      )
       return
     }
 
@@ -218,14 +287,23 @@ export async function sendBulk(client: ServiceClient, options: SendOptions): Pro
       } catch (error) {
         const after = rowAfterError(row, error)
         if (!after) throw error
-        result = {...after.result, message: `could not read back what an earlier run sent: ${after.result.message ?? ''}`, outcome: 'unknown'}
+        result = {
+          ...after.result,
+          message: `could not read back what an earlier run sent: ${after.result.message ?? ''}`,
+          outcome: 'unknown',
+        }
       }
 
-      if (result?.outcome === 'applied') await writer.outcome({id: row.checkoutId, outcome: 'applied', ...(result.refundId ? {refundId: result.refundId} : {})})
+      if (result?.outcome === 'applied')
+        await writer.outcome({id: row.checkoutId, outcome: 'applied', ...(result.refundId ? {refundId: result.refundId} : {})})
     }
 
     finish(result ?? (await send(row)), true)
   })
   report.results.sort((a, b) => a.line - b.line)
   return report
+}
+
+function isRateLimited(error: unknown): error is ApiError {
+  return error instanceof ApiError && error.status === 429
 }
