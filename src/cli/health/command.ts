@@ -4,17 +4,17 @@
  */
 import {type Command, Flags} from '@oclif/core'
 
-import type {ServiceClient} from '../http/client.js'
+import type {ServiceClient} from '../../http/client.js'
 
-import {UsageError} from '../errors.js'
-import {registerSecret} from '../http/secrets/registry.js'
-import {sessionFromHeaders} from '../http/session-cookie.js'
-import {ENV} from '../profiles/resolve.js'
-import {Bcp47, getUser, User} from '../services/health/operations.js'
-import {BaseCommand} from './base-command.js'
-import {idArg} from './input-text.js'
-import {fieldsOf, type View} from './output/view.js'
-import {askSecret, isInteractive, readStdin} from './prompt.js'
+import {UsageError} from '../../errors.js'
+import {registerSecret} from '../../http/secrets/registry.js'
+import {sessionFromHeaders} from '../../http/session-cookie.js'
+import {ENV} from '../../profiles/resolve.js'
+import {Bcp47, getUser, User} from '../../services/health/operations.js'
+import {BaseCommand} from '../base-command.js'
+import {idArg} from '../input-text.js'
+import {fieldsOf, type View} from '../output/view.js'
+import {askSecret, isInteractive, readStdin} from '../prompt.js'
 
 export const healthFlags = {
   language: Flags.string({
