@@ -15,6 +15,7 @@ import {BaseCommand} from '../base-command.js'
 import {idArg} from '../input-text.js'
 import {fieldsOf, type View} from '../output/view.js'
 import {askSecret, isInteractive, readStdin} from '../prompt.js'
+import {USER_COLUMNS} from './columns.js'
 
 export const healthFlags = {
   language: Flags.string({
@@ -33,7 +34,6 @@ export const healthFlags = {
 /** `<userId>`, or `me` for the signed-in user. */
 export const userIdArg = idArg('user id, or "me" for the signed-in user', 'user id')
 
-export const USER_COLUMNS = ['id', 'email', 'role', 'givenName', 'familyName', 'language', 'timeZone', 'createdDate']
 export const USER_VIEW: View = {columns: USER_COLUMNS, fields: fieldsOf(User)}
 
 /** Flags of the commands that send a password. The value never appears in output, traces or errors. */

@@ -12,8 +12,6 @@ import {parseDateRange, parseIsoDate} from '../../services/health/validate.js'
 import {parseTimeInput} from '../../services/time-input.js'
 import {readJsonData} from '../data-input.js'
 
-export const EVENT_COLUMNS = ['id', 'date', 'medicationType', 'medicationId', 'source', 'doses', 'nightEvent', 'symptoms', 'triggers']
-
 /** Fields of an event as flags (`events add`, `events update`); `--data` gives a whole body, flags override its fields. */
 export const eventFlags = {
   data: Flags.string({char: 'd', description: 'event as JSON: inline, @file.json, or - for stdin (flags override its fields)'}),

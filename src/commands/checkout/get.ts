@@ -1,23 +1,8 @@
 import {BaseCommand} from '../../cli/base-command.js'
+import {CHECKOUT_COLUMNS} from '../../cli/checkout/columns.js'
 import {idArg} from '../../cli/input-text.js'
 import {CHECKOUT_ZONE, fieldsOf, type View} from '../../cli/output/view.js'
 import {CheckoutRecord, getCheckout} from '../../services/checkout/operations.js'
-
-export const CHECKOUT_COLUMNS = [
-  'id',
-  'status',
-  'paymentStatus',
-  'totalAmount.value',
-  'totalAmount.currency',
-  'requestReferenceNumber',
-  'paymentType',
-  'paymentScheme',
-  'receiptNumber',
-  'refundedAmount',
-  'createdAt',
-  'updatedAt',
-  'expiredAt',
-]
 
 export default class CheckoutGet extends BaseCommand<typeof CheckoutGet> {
   static override args = {checkoutId: idArg('checkout id')}

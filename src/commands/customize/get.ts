@@ -1,7 +1,7 @@
 import {BaseCommand} from '../../cli/base-command.js'
+import {CUSTOMIZATION_COLUMNS} from '../../cli/checkout/columns.js'
 import {type View} from '../../cli/output/view.js'
 import {getCustomization} from '../../services/checkout/operations.js'
-import {CUSTOMIZATION_COLUMNS} from './set.js'
 
 export default class CustomizeGet extends BaseCommand<typeof CustomizeGet> {
   static override description = `Show the customization of the hosted payment page (exit 4 when there is none).`

@@ -1,5 +1,6 @@
+import {EVENT_COLUMNS} from '../../cli/health/columns.js'
 import {HealthCommand, healthFlags, userIdArg} from '../../cli/health/command.js'
-import {EVENT_COLUMNS, eventBodyFromFlags, eventFlags} from '../../cli/health/events.js'
+import {eventBodyFromFlags, eventFlags} from '../../cli/health/events.js'
 import {checkPlan, planCheckFlags} from '../../cli/health/plan-check.js'
 import {fieldsOf, type View} from '../../cli/output/view.js'
 import {checkRequestBody} from '../../cli/request-body.js'

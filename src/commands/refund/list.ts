@@ -1,9 +1,8 @@
 import {BaseCommand} from '../../cli/base-command.js'
+import {REFUND_COLUMNS} from '../../cli/checkout/columns.js'
 import {idArg} from '../../cli/input-text.js'
 import {CHECKOUT_ZONE, fieldsOf, type View} from '../../cli/output/view.js'
 import {listRefunds, RefundRecord} from '../../services/checkout/operations.js'
-
-export const REFUND_COLUMNS = ['id', 'status', 'amount.value', 'amount.currency', 'reason', 'createdAt']
 
 export default class RefundList extends BaseCommand<typeof RefundList> {
   static override args = {checkoutId: idArg('checkout id')}
