@@ -99,31 +99,12 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   private attemptAudited = false
   /** A line for stderr once the document is out (a run's "N passed, N failed, N skipped"): see `closeWith`. */
   private closingLine?: string
-
-  /**
-   * oclif's run, with the document printed by this class in every format (oclif would print it
-   * only under --json). Printing happens inside the error handling, so a failure there has its exit code.
-   */
-  protected override async _run<R>(): Promise<R> {
-    let failure: Error | undefined
-    let result: unknown
-    try {
-      await this.init()
-      result = await this.run()
-      if (result !== undefined && !this.streamed && !this.shownOwnView) await this.printDocument(result)
-      if (this.closingLine !== undefined) process.stderr.write(this.closingLine + '\n')
-    } catch (error) {
-      failure = error as Error
-      await this.catch(failure)
-    } finally {
-      await this.finally(failure)
-    }
-
-    return result as R
-  }
+  /** The document `run()` returned is out (or the command showed its own view). */
+  private documentPrinted = false
 
   override async init(): Promise<void> {
     await super.init()
+    this.printWhatRunReturns()
     watchStdoutEpipe()
     // bin/run.js does this before oclif loads; here again for in-process runs (tests, bin/dev.js).
     guardOutputStreams()
@@ -156,6 +137,27 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     await this.checkSandboxRequirement()
     const {changes} = this.ctor as unknown as typeof BaseCommand
     if (changes?.destructive) requireConsentPossible(this.consentContext(), describeChange(changes, this.args as Record<string, string>).action)
+  }
+
+  /**
+   * A command's `run()` returns its document; this prints it in every format (oclif would print it
+   * only under --json, after `finally`). It wraps this instance's `run` so that printing happens
+   * inside oclif's error handling: a failure while printing reaches `catch` and has its exit code.
+   */
+  private printWhatRunReturns(): void {
+    const run = this.run.bind(this)
+    this.run = async () => {
+      const result = await run()
+      if (result !== undefined && !this.streamed && !this.shownOwnView) await this.printDocument(result)
+      if (this.closingLine !== undefined) process.stderr.write(this.closingLine + '\n')
+      this.documentPrinted = true
+      return result
+    }
+  }
+
+  /** oclif prints a command's result under --json once the run ends; this class has printed it already (`printWhatRunReturns`). */
+  override logJson(json: unknown): void {
+    if (!this.documentPrinted) super.logJson(json)
   }
 
   /** The global flags' values; a command may not offer all of them. */
