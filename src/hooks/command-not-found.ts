@@ -2,7 +2,7 @@ import type {Hook} from '@oclif/core'
 
 import {writeError} from '../cli/error-output.js'
 import {hints} from '../cli/hints.js'
-import {type Candidate, nearestName} from '../cli/suggest.js'
+import {type Candidate, nearestName} from '../suggest.js'
 import {UsageError} from '../errors.js'
 
 /**

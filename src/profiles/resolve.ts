@@ -76,7 +76,7 @@ export function checkoutTarget(r: Pick<ResolvedProfile, 'name' | 'profile'>): Se
  */
 async function unknownProfileError(name: string, names: string[], fromEnv: boolean): Promise<UsageError> {
   // Loaded only here: its string-distance package builds an Intl.Collator as it loads (~10 ms of every start).
-  const {nearestName} = await import('../cli/suggest.js')
+  const {nearestName} = await import('../suggest.js')
   const guess = nearestName([name], names.map((n) => ({name: n, takesArgs: false})))
   const source = fromEnv ? ` (from ${ENV.profile})` : ''
   const message = `No profile named "${name}"${source}${guess ? `; did you mean "${guess}"?` : ''}`
