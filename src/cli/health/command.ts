@@ -58,7 +58,7 @@ export abstract class HealthCommand<T extends typeof Command> extends BaseComman
 
   /** The health client for this call, with --language as accept-language. */
   protected async health(): Promise<ServiceClient> {
-    return this.healthClient((this.flags as {language?: string}).language)
+    return this.client('health', (this.flags as {language?: string}).language)
   }
 
   /**

@@ -81,7 +81,7 @@ The request is built from flags, or read whole from --data. Amounts are decimal 
         })
     checkRequestTotals(body)
     checkRequestBody(initiateCheckout, body)
-    const client = await this.checkoutClient()
+    const client = await this.client('checkout')
     const {data, requestId} = await client.call(initiateCheckout, {body})
     const total = body.totalAmount as {currency?: string; value?: string} | undefined
     const result = {

@@ -42,7 +42,7 @@ The card data is posted only to the profile's checkout origin (the sandbox): a p
 
   async run(): Promise<Record<string, unknown>> {
     const {flags} = this
-    const client = await this.checkoutClient()
+    const client = await this.client('checkout')
     const result = await actAsBuyer(client, {
       checkoutId: this.args.checkoutId,
       action: flags.cancel ? 'cancel' : 'pay',

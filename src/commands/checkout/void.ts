@@ -26,7 +26,7 @@ A void is allowed until 23:59:59 PH Standard Time (UTC+8) of the transaction dat
 
   async run(): Promise<Record<string, unknown>> {
     const {checkoutId} = this.args
-    const client = await this.checkoutClient()
+    const client = await this.client('checkout')
     const outcome = await voidCheckoutChecked(client, {
       checkoutId,
       reason: this.flags.reason,

@@ -10,7 +10,7 @@ export default class CustomizeGet extends BaseCommand<typeof CustomizeGet> {
   static override view: View = {columns: CUSTOMIZATION_COLUMNS}
 
   async run(): Promise<Record<string, unknown>> {
-    const client = await this.checkoutClient()
+    const client = await this.client('checkout')
     const {data} = await client.call(getCustomization)
     return data
   }

@@ -35,7 +35,7 @@ All five are required; the URLs must be http(s) and the colour a hex colour (#1a
       color: flags.color,
     })
     for (const w of warnings) this.note(w)
-    const client = await this.checkoutClient()
+    const client = await this.client('checkout')
     const {data} = await client.call(setCustomization, {body})
     return data
   }

@@ -36,7 +36,7 @@ A checkout gets one refund: complete, or one partial refund; never more than was
     const {checkoutId} = this.args
     if (flags.amount === undefined && !flags.full) throw new UsageError('Say how much: pass --amount <value> or --full')
     const amount = flags.amount === undefined ? undefined : amountFlag(flags.amount, '--amount')
-    const client = await this.checkoutClient()
+    const client = await this.client('checkout')
     const outcome = await refundCheckoutChecked(client, {
       checkoutId,
       reason: flags.reason,

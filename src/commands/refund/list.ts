@@ -12,7 +12,7 @@ export default class RefundList extends BaseCommand<typeof RefundList> {
   static override view: View = {columns: REFUND_COLUMNS, fields: fieldsOf(RefundRecord), freeText: ['reason'], list: 'refunds', zone: CHECKOUT_ZONE}
 
   async run(): Promise<{refunds: unknown[]}> {
-    const client = await this.checkoutClient()
+    const client = await this.client('checkout')
     const {data} = await client.call(listRefunds, {params: {checkoutId: this.args.checkoutId}})
     const refunds = Array.isArray(data) ? data : []
     return {refunds}

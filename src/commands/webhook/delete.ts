@@ -17,7 +17,7 @@ Asks for confirmation (--yes without a terminal).`
 
   async run(): Promise<Record<string, unknown>> {
     const {webhookId} = this.args
-    const client = await this.checkoutClient()
+    const client = await this.client('checkout')
     const {data} = await client.call(deleteWebhook, {params: {webhookId}, confirm: {action: `Delete webhook ${webhookId} (cannot be undone)`}})
     const result = {deleted: data?.id ?? webhookId}
     return result

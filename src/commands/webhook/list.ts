@@ -10,7 +10,7 @@ export default class WebhookList extends BaseCommand<typeof WebhookList> {
   static override view: View = {columns: WEBHOOK_COLUMNS, list: 'webhooks', zone: CHECKOUT_ZONE}
 
   async run(): Promise<{webhooks: unknown[]}> {
-    const client = await this.checkoutClient()
+    const client = await this.client('checkout')
     const {data} = await client.call(listWebhooks)
     const webhooks = Array.isArray(data) ? data : []
     return {webhooks}

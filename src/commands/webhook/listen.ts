@@ -81,7 +81,7 @@ Listens on 127.0.0.1 (a free port unless --port) and prints one line per deliver
 
     let client
     if (flags.register) {
-      client = await this.checkoutClient()
+      client = await this.client('checkout')
     }
 
     const {describeProblems, formatEventLine, pointWebhooksAt, restoreWebhooks, startListener} =
