@@ -1,4 +1,8 @@
 /** The columns of the checkout service's records in tables and CSV: the one place for them (commands import them from here). */
+
+/** Times of the checkout service are read in PH Standard Time (UTC+8, no daylight saving): its void and refund windows. */
+export const CHECKOUT_ZONE = 'Asia/Manila'
+
 export const CHECKOUT_COLUMNS = [
   'id',
   'status',

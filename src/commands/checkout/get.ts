@@ -1,7 +1,7 @@
 import {BaseCommand} from '../../cli/base-command.js'
-import {CHECKOUT_COLUMNS} from '../../cli/checkout/columns.js'
+import {CHECKOUT_COLUMNS, CHECKOUT_ZONE} from '../../cli/checkout/columns.js'
 import {idArg} from '../../cli/input-text.js'
-import {CHECKOUT_ZONE, fieldsOf, type View} from '../../cli/output/view.js'
+import {fieldsOf, type View} from '../../cli/output/view.js'
 import {CheckoutRecord, getCheckout} from '../../services/checkout/operations.js'
 
 export default class CheckoutGet extends BaseCommand<typeof CheckoutGet> {

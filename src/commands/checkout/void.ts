@@ -1,9 +1,10 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
+import {CHECKOUT_ZONE} from '../../cli/checkout/columns.js'
 import {changeFlags} from '../../cli/flags.js'
 import {idArg, visibleText} from '../../cli/input-text.js'
-import {CHECKOUT_ZONE, type View} from '../../cli/output/view.js'
+import {type View} from '../../cli/output/view.js'
 import {voidCheckout} from '../../services/checkout/operations.js'
 import {voidCheckoutChecked} from '../../services/checkout/workflows.js'
 

@@ -1,10 +1,11 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
+import {CHECKOUT_ZONE} from '../../cli/checkout/columns.js'
 import {refundConfirmation, refundUsedUp} from '../../cli/checkout/money-prompts.js'
 import {changeFlags} from '../../cli/flags.js'
 import {idArg, visibleText} from '../../cli/input-text.js'
-import {CHECKOUT_ZONE, type View} from '../../cli/output/view.js'
+import {type View} from '../../cli/output/view.js'
 import {UsageError} from '../../errors.js'
 import {refundCheckout} from '../../services/checkout/operations.js'
 import {amountFlag} from '../../services/checkout/request.js'

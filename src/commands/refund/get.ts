@@ -1,6 +1,7 @@
 import {BaseCommand} from '../../cli/base-command.js'
+import {CHECKOUT_ZONE} from '../../cli/checkout/columns.js'
 import {idArg} from '../../cli/input-text.js'
-import {CHECKOUT_ZONE, fieldsOf, type View} from '../../cli/output/view.js'
+import {fieldsOf, type View} from '../../cli/output/view.js'
 import {getRefund, RefundRecord} from '../../services/checkout/operations.js'
 
 export default class RefundGet extends BaseCommand<typeof RefundGet> {

@@ -1,7 +1,7 @@
 import {BaseCommand} from '../../cli/base-command.js'
-import {REFUND_COLUMNS} from '../../cli/checkout/columns.js'
+import {CHECKOUT_ZONE, REFUND_COLUMNS} from '../../cli/checkout/columns.js'
 import {idArg} from '../../cli/input-text.js'
-import {CHECKOUT_ZONE, fieldsOf, type View} from '../../cli/output/view.js'
+import {fieldsOf, type View} from '../../cli/output/view.js'
 import {listRefunds, RefundRecord} from '../../services/checkout/operations.js'
 
 export default class RefundList extends BaseCommand<typeof RefundList> {

@@ -1,6 +1,6 @@
 import {BaseCommand} from '../../cli/base-command.js'
-import {WEBHOOK_COLUMNS} from '../../cli/checkout/columns.js'
-import {CHECKOUT_ZONE, type View} from '../../cli/output/view.js'
+import {CHECKOUT_ZONE, WEBHOOK_COLUMNS} from '../../cli/checkout/columns.js'
+import {type View} from '../../cli/output/view.js'
 import {listWebhooks} from '../../services/checkout/operations.js'
 
 export default class WebhookList extends BaseCommand<typeof WebhookList> {

@@ -1,9 +1,9 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
-import {WEBHOOK_COLUMNS} from '../../cli/checkout/columns.js'
+import {CHECKOUT_ZONE, WEBHOOK_COLUMNS} from '../../cli/checkout/columns.js'
 import {visibleText} from '../../cli/input-text.js'
-import {CHECKOUT_ZONE, type View} from '../../cli/output/view.js'
+import {type View} from '../../cli/output/view.js'
 import {registerWebhook, WEBHOOK_EVENTS} from '../../services/checkout/operations.js'
 
 export default class WebhookRegister extends BaseCommand<typeof WebhookRegister> {

@@ -1,9 +1,9 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
-import {WEBHOOK_COLUMNS} from '../../cli/checkout/columns.js'
+import {CHECKOUT_ZONE, WEBHOOK_COLUMNS} from '../../cli/checkout/columns.js'
 import {idArg, visibleText} from '../../cli/input-text.js'
-import {CHECKOUT_ZONE, type View} from '../../cli/output/view.js'
+import {type View} from '../../cli/output/view.js'
 import {updateWebhook, WEBHOOK_EVENTS} from '../../services/checkout/operations.js'
 import {updateWebhookMerged} from '../../services/checkout/workflows.js'
 
