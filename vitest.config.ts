@@ -4,6 +4,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/global-setup.ts'],
+    setupFiles: ['test/setup-services.ts'],
     // Two cores on these machines: two workers, and e2e tests that are safe to run side by side
     // (free ports, a temporary config folder each).
     pool: 'forks',

@@ -134,9 +134,11 @@ export interface ApiErrorInit {
   suggestions?: string[]
   /** The answer's `Retry-After` (seconds or an HTTP date), as sent: for a 429 or 503. */
   retryAfter?: string
+  /** What fixes a 401/403 on this service (its module says); by default a look at the profile. */
+  authStep?: NextStep
 }
 
-/** A non-2xx answer from either service, whatever its error-body form. */
+/** A non-2xx answer from a service, whatever its error-body form. */
 export class ApiError extends OpsError {
   readonly status: number
   readonly code?: string
@@ -151,7 +153,7 @@ export class ApiError extends OpsError {
     const exitCode = init.exitCode ?? exitCodeForStatus(init.status)
     super(describeApiError(init), exitCode, init.suggestions ?? defaultSuggestions(init.status))
     if (!init.suggestions && (init.status === 401 || init.status === 403)) {
-      this.withNext(authStep(init.service, init.status))
+      this.withNext(init.authStep ?? {step: 'profile-show'})
     }
 
     this.status = init.status
@@ -203,12 +205,6 @@ function describeApiError(init: ApiErrorInit): string {
 function defaultSuggestions(status: number): string[] {
   if (status >= 500) return ['Retry later; quote the request id to support if it persists']
   return []
-}
-
-/** What fixes a 401/403: for health, a new session (401) or another user's session (403); for checkout, the profile's keys. */
-function authStep(service: string, status: number): NextStep {
-  if (service !== 'health') return {step: 'profile-show'}
-  return status === 403 ? {step: 'sign-in-as-owner'} : {again: true, step: 'sign-in'}
 }
 
 /**

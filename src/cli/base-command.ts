@@ -13,8 +13,11 @@ import {scrubSecrets} from '../http/redact.js'
 import {registerSecret} from '../http/secrets/registry.js'
 import {registerArgv, registerEnv} from '../http/secrets/sources.js'
 import {guardOutputStreams} from '../http/secrets/streams.js'
-import {checkoutTarget, healthTarget, type ResolvedProfile, resolveProfile} from '../profiles/resolve.js'
+import {findServiceModule} from '../http/services.js'
+import {profileSecrets, type ResolvedProfile, resolveProfile, targetOf} from '../profiles/resolve.js'
 import {defaultConfigDir, ProfileStore} from '../profiles/store.js'
+// Every service's module, registered with the HTTP layer before a client is made.
+import '../services/registry.js'
 import {type ConsentContext, consentHook, describeChange, requireConsentPossible} from './consent.js'
 import {writeError} from './error-output.js'
 import {type GlobalFlagValues, sendFlags} from './flags.js'
@@ -99,31 +102,12 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   private attemptAudited = false
   /** A line for stderr once the document is out (a run's "N passed, N failed, N skipped"): see `closeWith`. */
   private closingLine?: string
-
-  /**
-   * oclif's run, with the document printed by this class in every format (oclif would print it
-   * only under --json). Printing happens inside the error handling, so a failure there has its exit code.
-   */
-  protected override async _run<R>(): Promise<R> {
-    let failure: Error | undefined
-    let result: unknown
-    try {
-      await this.init()
-      result = await this.run()
-      if (result !== undefined && !this.streamed && !this.shownOwnView) await this.printDocument(result)
-      if (this.closingLine !== undefined) process.stderr.write(this.closingLine + '\n')
-    } catch (error) {
-      failure = error as Error
-      await this.catch(failure)
-    } finally {
-      await this.finally(failure)
-    }
-
-    return result as R
-  }
+  /** The document `run()` returned is out (or the command showed its own view). */
+  private documentPrinted = false
 
   override async init(): Promise<void> {
     await super.init()
+    this.printWhatRunReturns()
     watchStdoutEpipe()
     // bin/run.js does this before oclif loads; here again for in-process runs (tests, bin/dev.js).
     guardOutputStreams()
@@ -163,6 +147,27 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     return describeChange(changes, this.args as Record<string, string>).action
   }
 
+  /**
+   * A command's `run()` returns its document; this prints it in every format (oclif would print it
+   * only under --json, after `finally`). It wraps this instance's `run` so that printing happens
+   * inside oclif's error handling: a failure while printing reaches `catch` and has its exit code.
+   */
+  private printWhatRunReturns(): void {
+    const run = this.run.bind(this)
+    this.run = async () => {
+      const result = await run()
+      if (result !== undefined && !this.streamed && !this.shownOwnView) await this.printDocument(result)
+      if (this.closingLine !== undefined) process.stderr.write(this.closingLine + '\n')
+      this.documentPrinted = true
+      return result
+    }
+  }
+
+  /** oclif prints a command's result under --json once the run ends; this class has printed it already (`printWhatRunReturns`). */
+  override logJson(json: unknown): void {
+    if (!this.documentPrinted) super.logJson(json)
+  }
+
   /** The global flags' values; a command may not offer all of them. */
   protected get globals(): GlobalFlagValues {
     return this.flags as GlobalFlagValues
@@ -191,15 +196,21 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     // oclif fills --profile from OPSCTL_PROFILE: passed on only when typed, so an unknown name can say where it came from.
     const typed = this.argv.some((a) => a.startsWith('-p') || a === '--profile' || a.startsWith('--profile='))
     this.resolved ??= resolveProfile(await this.profileStore(), typed ? this.flags?.profile : undefined).then((r) => {
-      const {health, checkout} = r.profile
-      for (const secret of [health.session, checkout.publicKey, checkout.secretKey]) registerSecret(secret)
+      for (const secret of profileSecrets(r.profile)) registerSecret(secret)
       return r
     })
     return this.resolved
   }
 
-  protected clientOptions(): Omit<ClientOptions, 'target'> {
+  /** Options of a client of `service`: what every client has, and its patient data masked in the trace (./patient-data.ts). */
+  protected clientOptions(service?: string): Omit<ClientOptions, 'target'> {
     const stderr = (text: string) => process.stderr.write(text + '\n')
+    const patientData = service !== undefined && findServiceModule(service)?.patientData !== undefined
+    if (patientData && this.globals.verbose && patientDataShown() && !this.patientDataNoticed) {
+      this.patientDataNoticed = true
+      process.stderr.write(PATIENT_DATA_NOTICE + '\n')
+    }
+
     return {
       onAudited: async (record) => {
         this.attemptAudited = true
@@ -211,26 +222,13 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       timeoutMs: (this.globals.timeout ?? 30) * 1000,
       trace: this.globals.verbose ? stderr : undefined,
       warn: (text) => stderr(escapeControlChars(text)),
+      traceMasked: service === undefined ? undefined : patientTraceMask(service),
     }
   }
 
-  /** Options of a health client: those of every client, and patient data masked in the trace (./patient-data.ts). */
-  protected healthClientOptions(): Omit<ClientOptions, 'target'> {
-    const options = this.clientOptions()
-    if (options.trace && patientDataShown() && !this.patientDataNoticed) {
-      this.patientDataNoticed = true
-      process.stderr.write(PATIENT_DATA_NOTICE + '\n')
-    }
-
-    return {...options, traceMasked: patientTraceMask()}
-  }
-
-  protected async healthClient(language?: string): Promise<ServiceClient> {
-    return new ServiceClient({...this.healthClientOptions(), target: healthTarget(await this.profile(), language)})
-  }
-
-  protected async checkoutClient(): Promise<ServiceClient> {
-    return new ServiceClient({...this.clientOptions(), target: checkoutTarget(await this.profile())})
+  /** A client of a registered service (src/services/registry.ts), as the profile in use reaches it; `language` for services that take one. */
+  protected async client(service: string, language?: string): Promise<ServiceClient> {
+    return new ServiceClient({...this.clientOptions(service), target: targetOf(await this.profile(), service, language)})
   }
 
   protected get format(): Format {

@@ -6,11 +6,11 @@
  */
 import type {CallInput} from '../http/client.js'
 import type {Operation} from '../http/operation.js'
-import type {ResolvedProfile} from '../profiles/resolve.js'
 
 import {escapeControlChars} from '../control-chars.js'
 import {DeclinedError, UsageError} from '../errors.js'
 import {pathParams} from '../http/operation.js'
+import {type ResolvedProfile, targetOf} from '../profiles/resolve.js'
 import {askConfirm, askTypeBack, isInteractive} from './prompt.js'
 
 export interface ConsentContext {
@@ -58,7 +58,7 @@ export function consentHook(ctx: ConsentContext): (op: Operation, input: CallInp
     const r = await ctx.profile()
     if (r.profile.env === 'production' && !announced.has(op.service)) {
       announced.add(op.service)
-      process.stderr.write(`Profile ${escapeControlChars(r.name)} (production) -> ${escapeControlChars(r.profile[op.service].baseUrl)}\n`)
+      process.stderr.write(`Profile ${escapeControlChars(r.name)} (production) -> ${escapeControlChars(targetOf(r, op.service).baseUrl)}\n`)
     }
 
     if (!op.destructive || ctx.ownChanges || ctx.yes) return

@@ -50,7 +50,7 @@ ${OPERATION_INDEX}`
     )
     const query = parsePairs(flags.param, '--param')
     const service = args.service as 'checkout' | 'health'
-    const client = service === 'health' ? await this.healthClient() : await this.checkoutClient()
+    const client = await this.client(service)
     const auth = this.authFor(service, method, args.path, Boolean(client.target.session))
     const response = await client.raw(method, args.path, {auth, body, headers, query})
     const result = response.data ?? {status: response.status}

@@ -79,7 +79,7 @@ Progress goes to stderr as steps finish; the report goes to stdout, ending with 
       // marked as smoke's (AuditEntry.run) so that checkout list leaves smoke's checkouts out.
       if (!sandbox) process.env[AUDIT_RUN_ENV] ??= 'smoke'
       const options: Omit<ClientOptions, 'target'> = {...this.clientOptions(), ...(sandbox ? {onAudited: undefined} : {})}
-      const healthOptions = {...options, traceMasked: this.healthClientOptions().traceMasked}
+      const healthOptions = {...options, traceMasked: this.clientOptions('health').traceMasked}
       const ctx: SmokeContext = {
         checkout: new ServiceClient({...options, target: targets.checkout}),
         cleanups: [],

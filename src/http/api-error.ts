@@ -4,7 +4,7 @@ import {ApiError, ExitCode} from '../errors.js'
 import {parseErrorBody} from './error-body.js'
 import {parseJson} from './json.js'
 import {maskPatientText, scrubSecrets} from './redact.js'
-import {REFUSAL_CODES, requestIdFrom} from './services.js'
+import {findServiceModule, requestIdFrom} from './services.js'
 
 /**
  * An HTTP error answer (4xx, 5xx) as an ApiError: status, the server's message and the request id,
@@ -20,7 +20,8 @@ export function apiErrorFrom(
   // Scrubbed before it is parsed: the message of a text body is its first line cut at 200
   // characters, and a cut through a credential would leave a piece no scrubber recognises.
   const clean = scrubSecrets(res.text, secrets)
-  const parsed = parseErrorBody(parseJson(clean), clean)
+  const module = findServiceModule(context.service)
+  const parsed = parseErrorBody(parseJson(clean), clean, module?.errorFields)
   const requestId = requestIdFrom(res.headers, parseJson(res.text))
   const retryAfter = [res.headers['retry-after']].flat()[0]
   return new ApiError({
@@ -31,7 +32,8 @@ export function apiErrorFrom(
     requestId: scrubSecrets(requestId ?? parsed.reference ?? '') || undefined,
     service: context.service,
     operationId: context.operationId,
-    exitCode: parsed.code && REFUSAL_CODES.has(parsed.code) ? ExitCode.Refused : undefined,
+    exitCode: parsed.code && module?.refusalCodes?.has(parsed.code) ? ExitCode.Refused : undefined,
+    authStep: module?.authStep?.(res.status),
     ...(retryAfter ? {retryAfter: retryAfter.slice(0, 40)} : {}),
   })
 }

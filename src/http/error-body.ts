@@ -1,4 +1,5 @@
 import type {FieldError} from '../errors.js'
+import type {ErrorFields} from './services.js'
 
 export interface ParsedErrorBody {
   code?: string
@@ -9,33 +10,19 @@ export interface ParsedErrorBody {
 
 /**
  * Reads the error bodies real servers send:
- * - checkout: `{code, message, parameters: [{field, description}]}`
- * - checkout auth: `{error, code, reference}`
- * - health: `{code?, message, elements: [{id, field}]}`
+ * - JSON: `{code?, message}` (or `error`, `detail`, `title`), plus what the service's module reads
+ *   of its own shape (`errorFields`: its list of field problems, a message or request id under another key);
  * - anything else (HTML, plain text, empty): its first line, as the message.
  */
-export function parseErrorBody(body: unknown, rawText: string): ParsedErrorBody {
+export function parseErrorBody(body: unknown, rawText: string, errorFields?: (body: Record<string, unknown>) => ErrorFields): ParsedErrorBody {
   if (body && typeof body === 'object' && !Array.isArray(body)) {
     const b = body as Record<string, unknown>
-    const fieldErrors: FieldError[] = []
-    if (Array.isArray(b.parameters)) {
-      for (const p of b.parameters as Record<string, unknown>[]) {
-        fieldErrors.push({field: String(p?.field ?? '?'), description: String(p?.description ?? p?.message ?? 'invalid')})
-      }
-    }
-
-    if (Array.isArray(b.elements)) {
-      for (const e of b.elements as Record<string, unknown>[]) {
-        fieldErrors.push({field: String(e?.field ?? '?'), description: String(e?.id ?? e?.message ?? 'invalid')})
-      }
-    }
-
-    const message = firstString(b.message, b.error, b.detail, b.title)
+    const own = errorFields?.(b) ?? {}
     return {
       code: b.code === undefined ? undefined : String(b.code),
-      message,
-      fieldErrors,
-      reference: firstString(b.reference, b.requestId),
+      message: firstString(b.message, own.message, b.error, b.detail, b.title),
+      fieldErrors: own.fieldErrors ?? [],
+      reference: firstString(own.reference, b.reference, b.requestId),
     }
   }
 

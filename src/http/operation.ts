@@ -7,9 +7,10 @@
  */
 import type * as z from 'zod'
 
-export type Service = 'health' | 'checkout'
+/** A service's name, as its table (`defineService`) and its module (src/services/registry.ts) give it. */
+export type Service = string
 export type HttpMethod = 'DELETE' | 'GET' | 'PATCH' | 'POST' | 'PUT'
-/** none: no credential; session: health `connect.sid` cookie; public/secret: checkout API key. */
+/** The credential a row needs: none; a session; a public or a secret API key. The service's module says how each is sent. */
 export type AuthKind = 'none' | 'public' | 'secret' | 'session'
 
 /** Where a paged answer keeps its items and the next page's token, and which query key asks for a page. */

@@ -70,13 +70,25 @@ export function checkoutTarget(r: Pick<ResolvedProfile, 'name' | 'profile'>): Se
   return {service: 'checkout', profileName: r.name, baseUrl: c.baseUrl, publicKey: c.publicKey, secretKey: c.secretKey}
 }
 
+/** The credentials a profile holds, to be registered as secrets once it is read. */
+export function profileSecrets(profile: Profile): (string | undefined)[] {
+  return [profile.health.session, profile.checkout.publicKey, profile.checkout.secretKey]
+}
+
+/** The target of a service by its name: the profile's section of that service (the profiles file has one per service). */
+export function targetOf(r: Pick<ResolvedProfile, 'name' | 'profile'>, service: string, language?: string): ServiceTarget {
+  if (service === 'health') return healthTarget(r, language)
+  if (service === 'checkout') return checkoutTarget(r)
+  throw new Error(`Profiles have no section for the service "${service}"`)
+}
+
 /**
  * A profile name that names none: the nearest existing name, and where the name came from when it
  * was not typed (a forgotten OPSCTL_PROFILE in a shell or CI job).
  */
 async function unknownProfileError(name: string, names: string[], fromEnv: boolean): Promise<UsageError> {
   // Loaded only here: its string-distance package builds an Intl.Collator as it loads (~10 ms of every start).
-  const {nearestName} = await import('../cli/suggest.js')
+  const {nearestName} = await import('../suggest.js')
   const guess = nearestName([name], names.map((n) => ({name: n, takesArgs: false})))
   const source = fromEnv ? ` (from ${ENV.profile})` : ''
   const message = `No profile named "${name}"${source}${guess ? `; did you mean "${guess}"?` : ''}`

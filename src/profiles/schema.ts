@@ -1,4 +1,4 @@
-import {HEALTH_API_VERSION} from '../http/services.js'
+import {HEALTH_API_VERSION} from '../services/health/client-module.js'
 import {SANDBOX_KEYS, SANDBOX_ORIGIN, sandboxBaseUrls} from '../services/sandbox-defaults.js'
 
 /*

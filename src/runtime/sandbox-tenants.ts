@@ -5,7 +5,7 @@
 import type {Transport} from '../http/transport.js'
 import type {Profile} from '../profiles/schema.js'
 
-import {HEALTH_API_VERSION} from '../http/services.js'
+import {HEALTH_API_VERSION} from '../services/health/client-module.js'
 import {sandboxControl, type SandboxControlTarget} from './sandbox-control.js'
 
 export interface TenantInfo {

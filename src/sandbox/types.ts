@@ -14,17 +14,30 @@ import type {FastifyInstance, FastifyRequest} from 'fastify'
 import type * as z from 'zod'
 
 import type {Named, Operation, ParamsOf, ServiceDefinition} from '../http/operation.js'
-import type {CheckoutStore} from './checkout/state.js'
 import type {ModuleState} from './core/module-state.js'
+import type {SandboxError} from './core/sandbox-error.js'
 import type {TenantStore} from './core/store.js'
-import type {HealthStore} from './health/state.js'
 
 export type {ModuleState} from './core/module-state.js'
 export {type FieldProblem, SandboxError} from './core/sandbox-error.js'
 
+/**
+ * Each module's state, by its service's name. A module types its own entry where it declares its
+ * store, by augmenting this interface (`declare module '../types.js' {interface SandboxState
+ * {health: HealthStore}}`): nothing here names a module.
+ */
 export interface SandboxState {
-  health: HealthStore
-  checkout: CheckoutStore
+  [service: string]: ModuleState
+}
+
+/** The caller a module's `authenticate` found: the signed-in user, or the kind of API key. */
+export type Caller = Pick<SandboxRequest, 'key' | 'userId'>
+
+/** The sessions table of the module that keeps sign-ins (core/sessions.ts reads and writes it). */
+export interface SessionTable {
+  delete(key: string): boolean
+  get(key: string): undefined | {lastSeen: number; userId: string}
+  set(key: string, session: {lastSeen: number; userId: string}): void
 }
 
 
@@ -87,6 +100,9 @@ export interface SandboxEvent {
  * The context of the tenant a request is for (core/tenants.ts): routes outside the table (the hosted
  * page, control routes) ask for it per request, so they never hold another tenant's.
  */
+/** The kind of an API key a caller sent, among one tenant's keys; undefined when it is not one of them. */
+export type KeyKindOf = (key: string) => 'public' | 'secret' | undefined
+
 export type ContextOf = (request: FastifyRequest) => SandboxContext
 
 export interface SandboxContext {
@@ -98,6 +114,8 @@ export interface SandboxContext {
   /** Unique ids: `id('chk')` -> `chk_3f9c...`; `hex(24)` for Mongo-like ids. */
   id(prefix?: string): string
   hex(length: number): string
+  /** The kind of an API key among the tenant's keys (the published test keys for the default tenant); undefined for any other. */
+  apiKeyKind: KeyKindOf
   /** Raises an event; listeners (webhook delivery) hear it once the request's changes are committed. */
   emit(event: SandboxEvent): void
   /**
@@ -131,8 +149,21 @@ export interface SandboxModule<S extends ServiceDefinition = ServiceDefinition> 
   control?(app: FastifyInstance, ctxOf: ContextOf): void
   /** Demo data for `--seed`. */
   seed?(ctx: SandboxContext): void
-  /** Who may reach another user's `userId` (health): throws to refuse. Without it, only the caller's own data. */
-  userAccess?(op: Operation, targetId: string, callerId: string, ctx: SandboxContext): void
+  /**
+   * Checks a request to one of its rows as the service does (credentials, required headers) and
+   * says who the caller is; throws SandboxError to refuse. `params` may be rewritten (`me`).
+   * Without it, every row is open.
+   */
+  authenticate?(op: Operation, request: {headers: Record<string, string | string[] | undefined>; params: Record<string, string>}, ctx: SandboxContext): Caller
+  /** Its error answers: the body of a refusal in the service's shape, and the codes of refusals the core makes (by status). */
+  errors?: {
+    body(error: SandboxError, requestId: string): unknown
+    codeForStatus?(status: number): string
+  }
+  /** Headers on every answer under its prefix (its request-id header, the language it answered in). */
+  answerHeaders?(request: {headers: Record<string, string | string[] | undefined>; id: string}): Record<string, string>
+  /** Where sign-in sessions live (`ctx.sessions` reads and writes them): the module whose service signs users in. */
+  sessionTable?(ctx: SandboxContext): SessionTable
   /** The callback URL registered for an event, if any: the core delivers the event there. */
   webhookTarget?(event: SandboxEvent, ctx: SandboxContext): string | undefined
 }

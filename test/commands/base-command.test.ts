@@ -20,7 +20,7 @@ class DeleteWebhook extends BaseCommand<typeof DeleteWebhook> {
   static override description = 'test: a destructive change'
 
   async run(): Promise<unknown> {
-    const client = await this.checkoutClient()
+    const client = await this.client('checkout')
     await client.call(deleteWebhook, {params: {webhookId: this.args.webhookId}})
     return {deleted: this.args.webhookId}
   }

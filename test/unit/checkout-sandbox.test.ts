@@ -43,6 +43,7 @@ function fakeContext(): Fake {
     origin: () => 'http://127.0.0.1:4999',
     id: (prefix = 'id') => `${prefix}_${++n}`,
     hex: (length: number) => 'a'.repeat(length),
+    apiKeyKind: () => undefined,
     emit: (event: SandboxEvent) => fake.events.push(event),
     commitNow: async (change: () => void) => change(),
   }

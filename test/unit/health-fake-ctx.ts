@@ -46,6 +46,7 @@ export function fakeContext(now = '2026-03-05T04:00:00.000Z'): FakeContext {
     },
     origin: () => 'http://127.0.0.1:4010',
     id: (prefix = 'id') => `${prefix}_${++counter}`,
+    apiKeyKind: () => undefined,
     hex(length) {
       return (++counter).toString(16).padStart(length, '0')
     },

@@ -4,7 +4,7 @@ import type {AuditEntry} from '../../src/audit/log.js'
 
 import {createdCheckouts, selectEntries} from '../../src/audit/history.js'
 import {entryFromAttempt} from '../../src/audit/log.js'
-import {refundConfirmation} from '../../src/cli/money-prompts.js'
+import {refundConfirmation} from '../../src/cli/checkout/money-prompts.js'
 import {parseAmount} from '../../src/services/checkout/money.js'
 import {initiateCheckout, refundCheckout} from '../../src/services/checkout/operations.js'
 import {checkRefund} from '../../src/services/checkout/rules.js'

@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 
-import {chartMetrics} from '../../src/cli/views/metrics.js'
+import {chartMetrics} from '../../src/cli/health/metrics-view.js'
 
 const daily = (values: number[]) => ({
   periods: {daily: values.map((v, i) => ({date: `2026-03-${String(i + 1).padStart(2, '0')}`, values: {eventsRescue: v}}))},

@@ -47,8 +47,6 @@ export function layoutOf(view: Pick<View, 'freeText' | 'layout'>): Record<string
   return layout
 }
 
-/** Times of the checkout service are read in PH Standard Time (UTC+8, no daylight saving): its void and refund windows. */
-export const CHECKOUT_ZONE = 'Asia/Manila'
 
 /** The document's list under this view, or undefined for a single record. */
 export function listOf(document: unknown, view: View): Row[] | undefined {

@@ -4,6 +4,7 @@ import {selectEntries} from '../../audit/history.js'
 import {type AuditEntry, auditPath} from '../../audit/log.js'
 import {damagedWarning, readAudit} from '../../audit/read.js'
 import {BaseCommand} from '../../cli/base-command.js'
+import {CHECKOUT_ZONE} from '../../cli/checkout/columns.js'
 import {outputFlags} from '../../cli/flags.js'
 import {UsageError} from '../../errors.js'
 import {ATTEMPT_OUTCOMES} from '../../http/client.js'
@@ -14,7 +15,7 @@ import {parseTimeInput} from '../../services/time-input.js'
 const AUDITED = Object.values(checkoutService.operations)
   .filter((op) => op.audited)
   .map((op) => op.id)
-import {CHECKOUT_ZONE, type View} from '../../cli/output/view.js'
+import {type View} from '../../cli/output/view.js'
 
 export default class AuditList extends BaseCommand<typeof AuditList> {
   static override baseFlags = outputFlags

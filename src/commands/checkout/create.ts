@@ -1,9 +1,10 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
+import {CHECKOUT_ZONE} from '../../cli/checkout/columns.js'
 import {parsePairs, readJsonData} from '../../cli/data-input.js'
 import {openInBrowser} from '../../cli/open-browser.js'
-import {CHECKOUT_ZONE, type View} from '../../cli/output/view.js'
+import {type View} from '../../cli/output/view.js'
 import {checkRequestBody} from '../../cli/request-body.js'
 import {escapeControlChars} from '../../control-chars.js'
 import {initiateCheckout} from '../../services/checkout/operations.js'
@@ -81,7 +82,7 @@ The request is built from flags, or read whole from --data. Amounts are decimal 
         })
     checkRequestTotals(body)
     checkRequestBody(initiateCheckout, body)
-    const client = await this.checkoutClient()
+    const client = await this.client('checkout')
     const {data, requestId} = await client.call(initiateCheckout, {body})
     const total = body.totalAmount as {currency?: string; value?: string} | undefined
     const result = {

@@ -1,23 +1,8 @@
 import {BaseCommand} from '../../cli/base-command.js'
+import {CHECKOUT_COLUMNS, CHECKOUT_ZONE} from '../../cli/checkout/columns.js'
 import {idArg} from '../../cli/input-text.js'
-import {CHECKOUT_ZONE, fieldsOf, type View} from '../../cli/output/view.js'
+import {fieldsOf, type View} from '../../cli/output/view.js'
 import {CheckoutRecord, getCheckout} from '../../services/checkout/operations.js'
-
-export const CHECKOUT_COLUMNS = [
-  'id',
-  'status',
-  'paymentStatus',
-  'totalAmount.value',
-  'totalAmount.currency',
-  'requestReferenceNumber',
-  'paymentType',
-  'paymentScheme',
-  'receiptNumber',
-  'refundedAmount',
-  'createdAt',
-  'updatedAt',
-  'expiredAt',
-]
 
 export default class CheckoutGet extends BaseCommand<typeof CheckoutGet> {
   static override args = {checkoutId: idArg('checkout id')}
@@ -32,7 +17,7 @@ The table shows the main fields; -o json (or --json) shows the whole record, ite
   static override view: View = {columns: CHECKOUT_COLUMNS, fields: fieldsOf(CheckoutRecord), zone: CHECKOUT_ZONE}
 
   async run(): Promise<Record<string, unknown>> {
-    const client = await this.checkoutClient()
+    const client = await this.client('checkout')
     const {data} = await client.call(getCheckout, {params: {checkoutId: this.args.checkoutId}})
     return data
   }

@@ -4,13 +4,11 @@ import {createdCheckouts} from '../../audit/history.js'
 import {auditPath} from '../../audit/log.js'
 import {damagedWarning, readAudit} from '../../audit/read.js'
 import {BaseCommand} from '../../cli/base-command.js'
+import {CHECKOUT_ZONE, CREATED_CHECKOUT_COLUMNS, SEEDED_CHECKOUT_COLUMNS} from '../../cli/checkout/columns.js'
 import {hints} from '../../cli/hints.js'
-import {CHECKOUT_ZONE, type View} from '../../cli/output/view.js'
+import {type View} from '../../cli/output/view.js'
 import {createTransport} from '../../http/create-transport.js'
 import {localSandbox, sandboxControl} from '../../runtime/sandbox-control.js'
-
-const COLUMNS = ['checkoutId', 'amount', 'currency', 'createdAt', 'reference', 'state', 'refunded', 'lastAttempt', 'lastAttemptAt']
-const SEEDED_COLUMNS = ['checkoutId', 'amount', 'currency', 'paidAt', 'reference', 'paymentStatus', 'possible']
 
 export default class CheckoutList extends BaseCommand<typeof CheckoutList> {
   static override description = `List the checkouts created from this machine, newest first, from the local audit log.
@@ -27,7 +25,7 @@ The checkout service has no endpoint that lists checkouts, so this reads the aud
     'sandbox-seeded': Flags.boolean({description: "list the sandbox's seeded paid checkouts instead (sandbox start --seed)", exclusive: ['limit', 'include-runs']}),
   }
   static override view: View = {
-    columns: COLUMNS,
+    columns: CREATED_CHECKOUT_COLUMNS,
     layout: {
       amount: {priority: 1},
       checkoutId: {kind: 'id', priority: 1},
@@ -43,7 +41,7 @@ The checkout service has no endpoint that lists checkouts, so this reads the aud
     zone: CHECKOUT_ZONE,
   }
   static readonly seededView: View = {
-    columns: SEEDED_COLUMNS,
+    columns: SEEDED_CHECKOUT_COLUMNS,
     layout: {
       amount: {priority: 1},
       checkoutId: {kind: 'id', priority: 1},

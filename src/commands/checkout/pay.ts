@@ -1,8 +1,9 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
+import {CHECKOUT_ZONE} from '../../cli/checkout/columns.js'
 import {idArg} from '../../cli/input-text.js'
-import {CHECKOUT_ZONE, type View} from '../../cli/output/view.js'
+import {type View} from '../../cli/output/view.js'
 import {actAsBuyer} from '../../runtime/buyer.js'
 import {TEST_CARDS} from '../../services/checkout/test-cards.js'
 
@@ -42,7 +43,7 @@ The card data is posted only to the profile's checkout origin (the sandbox): a p
 
   async run(): Promise<Record<string, unknown>> {
     const {flags} = this
-    const client = await this.checkoutClient()
+    const client = await this.client('checkout')
     const result = await actAsBuyer(client, {
       checkoutId: this.args.checkoutId,
       action: flags.cancel ? 'cancel' : 'pay',

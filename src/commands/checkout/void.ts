@@ -5,10 +5,11 @@ import type {Operation} from '../../http/operation.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {BULK_VIEW, bulkFlags} from '../../cli/bulk-flags.js'
 import {runFromFile} from '../../cli/bulk.js'
+import {CHECKOUT_ZONE} from '../../cli/checkout/columns.js'
 import {changeFlags} from '../../cli/flags.js'
 import {hints} from '../../cli/hints.js'
 import {idArg, visibleText} from '../../cli/input-text.js'
-import {CHECKOUT_ZONE, type View} from '../../cli/output/view.js'
+import {type View} from '../../cli/output/view.js'
 import {UsageError} from '../../errors.js'
 import {voidCheckout} from '../../services/checkout/operations.js'
 import {voidCheckoutChecked} from '../../services/checkout/workflows.js'
@@ -43,7 +44,7 @@ With --from-file, voids every row of a file (one checkout id per line, or CSV wi
     if (this.flags['from-file'] !== undefined) return this.fromFile(this.flags['from-file'])
     if (checkoutId === undefined) throw new UsageError('Missing the checkout id: opsctl checkout void CHECKOUTID', [hints.help(this.id)])
     if (this.flags.reason === undefined) throw new UsageError('Missing required flag --reason')
-    const client = await this.checkoutClient()
+    const client = await this.client('checkout')
     const outcome = await voidCheckoutChecked(client, {
       checkoutId,
       reason: this.flags.reason,

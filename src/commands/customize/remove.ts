@@ -11,7 +11,7 @@ Asks for confirmation (--yes without a terminal).`
   static override examples = ['<%= config.bin %> customize remove', '<%= config.bin %> customize remove --yes']
 
   async run(): Promise<Record<string, unknown>> {
-    const client = await this.checkoutClient()
+    const client = await this.client('checkout')
     const {data} = await client.call(removeCustomization, {confirm: {action: 'Remove the payment page customization'}})
     const result = {removed: true, message: data?.message ?? null}
     return result

@@ -1,11 +1,11 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
+import {CUSTOMIZATION_COLUMNS} from '../../cli/checkout/columns.js'
 import {type View} from '../../cli/output/view.js'
 import {customizationFromFlags} from '../../services/checkout/customization.js'
 import {setCustomization} from '../../services/checkout/operations.js'
 
-export const CUSTOMIZATION_COLUMNS = ['customTitle', 'colorScheme', 'logoUrl', 'iconUrl', 'appleTouchIconUrl']
 
 export default class CustomizeSet extends BaseCommand<typeof CustomizeSet> {
   static override audits = setCustomization
@@ -35,7 +35,7 @@ All five are required; the URLs must be http(s) and the colour a hex colour (#1a
       color: flags.color,
     })
     for (const w of warnings) this.note(w)
-    const client = await this.checkoutClient()
+    const client = await this.client('checkout')
     const {data} = await client.call(setCustomization, {body})
     return data
   }

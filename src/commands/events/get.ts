@@ -1,4 +1,4 @@
-import {HealthCommand, healthFlags, userIdArg} from '../../cli/health-command.js'
+import {HealthCommand, healthFlags, userIdArg} from '../../cli/health/command.js'
 import {idArg} from '../../cli/input-text.js'
 import {fieldsOf, type View} from '../../cli/output/view.js'
 import {Event, getEventById} from '../../services/health/operations.js'

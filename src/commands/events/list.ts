@@ -1,7 +1,8 @@
 import {Flags} from '@oclif/core'
 
-import {HealthCommand, healthFlags, userIdArg} from '../../cli/health-command.js'
-import {EVENT_COLUMNS, eventFilterFlags, eventsQueryFromFlags} from '../../cli/health-events.js'
+import {EVENT_COLUMNS} from '../../cli/health/columns.js'
+import {HealthCommand, healthFlags, userIdArg} from '../../cli/health/command.js'
+import {eventFilterFlags, eventsQueryFromFlags} from '../../cli/health/events.js'
 import {type ColumnLayout, fieldsOf, type View} from '../../cli/output/view.js'
 import {progress} from '../../cli/progress.js'
 import {paginate, walk} from '../../http/paginate.js'

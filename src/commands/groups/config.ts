@@ -1,4 +1,4 @@
-import {HealthCommand, healthFlags} from '../../cli/health-command.js'
+import {HealthCommand, healthFlags} from '../../cli/health/command.js'
 import {idArg} from '../../cli/input-text.js'
 import {type View} from '../../cli/output/view.js'
 import {getGroupConfig, type GroupConfig} from '../../services/health/operations.js'

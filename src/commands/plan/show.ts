@@ -1,6 +1,7 @@
-import {HealthCommand, healthFlags, userIdArg} from '../../cli/health-command.js'
+import {PLAN_COLUMNS} from '../../cli/health/columns.js'
+import {HealthCommand, healthFlags, userIdArg} from '../../cli/health/command.js'
+import {planRows} from '../../cli/health/support-view.js'
 import {type View} from '../../cli/output/view.js'
-import {PLAN_COLUMNS, planRows} from '../../cli/views/health-support.js'
 import {getUserById, type PlanMedication} from '../../services/health/operations.js'
 
 export default class PlanShow extends HealthCommand<typeof PlanShow> {

@@ -5,11 +5,11 @@ import {localFlags} from '../../cli/flags.js'
 import {askSecret, askText, isInteractive, readStdin} from '../../cli/prompt.js'
 import {UsageError} from '../../errors.js'
 import {registerSecret} from '../../http/secrets/registry.js'
-import {HEALTH_API_VERSION} from '../../http/services.js'
 import {profileView} from '../../profiles/display.js'
 import {parseProfileName} from '../../profiles/name-arg.js'
 import {type Profile, sandboxProfile} from '../../profiles/schema.js'
 import {profileExistsError} from '../../profiles/store.js'
+import {HEALTH_API_VERSION} from '../../services/health/client-module.js'
 
 export default class ProfileAdd extends BaseCommand<typeof ProfileAdd> {
   static override baseFlags = localFlags

@@ -21,7 +21,7 @@ One cheap authenticated read per credential: the health session reads the signed
     const {name, profile} = await this.profile()
     const checks = await checkCredentials(
       {publicKey: profile.checkout.publicKey, secretKey: profile.checkout.secretKey, session: profile.health.session},
-      {checkout: () => this.checkoutClient(), health: () => this.healthClient()},
+      {checkout: () => this.client('checkout'), health: () => this.client('health')},
     )
     process.exitCode = checkExitCode(checks)
     return {profile: name, checks}

@@ -5,11 +5,12 @@ import type {Operation} from '../../http/operation.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {BULK_VIEW, bulkFlags} from '../../cli/bulk-flags.js'
 import {runFromFile} from '../../cli/bulk.js'
+import {CHECKOUT_ZONE} from '../../cli/checkout/columns.js'
+import {refundConfirmation, refundUsedUp} from '../../cli/checkout/money-prompts.js'
 import {changeFlags} from '../../cli/flags.js'
 import {hints} from '../../cli/hints.js'
 import {idArg, visibleText} from '../../cli/input-text.js'
-import {refundConfirmation, refundUsedUp} from '../../cli/money-prompts.js'
-import {CHECKOUT_ZONE, type View} from '../../cli/output/view.js'
+import {type View} from '../../cli/output/view.js'
 import {UsageError} from '../../errors.js'
 import {refundCheckout} from '../../services/checkout/operations.js'
 import {amountFlag} from '../../services/checkout/request.js'
@@ -53,7 +54,7 @@ With --from-file, refunds every row of a file (CSV with the header checkoutId,am
     if (flags.reason === undefined) throw new UsageError('Missing required flag --reason')
     if (flags.amount === undefined && !flags.full) throw new UsageError('Say how much: pass --amount <value> or --full')
     const amount = flags.amount === undefined ? undefined : amountFlag(flags.amount, '--amount')
-    const client = await this.checkoutClient()
+    const client = await this.client('checkout')
     const outcome = await refundCheckoutChecked(client, {
       checkoutId,
       reason: flags.reason,

@@ -1,6 +1,7 @@
 import {BaseCommand} from '../../cli/base-command.js'
+import {CHECKOUT_ZONE} from '../../cli/checkout/columns.js'
 import {idArg} from '../../cli/input-text.js'
-import {CHECKOUT_ZONE, fieldsOf, type View} from '../../cli/output/view.js'
+import {fieldsOf, type View} from '../../cli/output/view.js'
 import {getRefund, RefundRecord} from '../../services/checkout/operations.js'
 
 export default class RefundGet extends BaseCommand<typeof RefundGet> {
@@ -14,7 +15,7 @@ export default class RefundGet extends BaseCommand<typeof RefundGet> {
   static override view: View = {columns: ['id', 'checkout', 'status', 'amount.value', 'amount.currency', 'reason', 'createdAt'], fields: fieldsOf(RefundRecord), zone: CHECKOUT_ZONE}
 
   async run(): Promise<Record<string, unknown>> {
-    const client = await this.checkoutClient()
+    const client = await this.client('checkout')
     const {data} = await client.call(getRefund, {params: {checkoutId: this.args.checkoutId, refundId: this.args.refundId}})
     return data
   }

@@ -1,9 +1,8 @@
 import {BaseCommand} from '../../cli/base-command.js'
+import {CHECKOUT_ZONE, REFUND_COLUMNS} from '../../cli/checkout/columns.js'
 import {idArg} from '../../cli/input-text.js'
-import {CHECKOUT_ZONE, fieldsOf, type View} from '../../cli/output/view.js'
+import {fieldsOf, type View} from '../../cli/output/view.js'
 import {listRefunds, RefundRecord} from '../../services/checkout/operations.js'
-
-export const REFUND_COLUMNS = ['id', 'status', 'amount.value', 'amount.currency', 'reason', 'createdAt']
 
 export default class RefundList extends BaseCommand<typeof RefundList> {
   static override args = {checkoutId: idArg('checkout id')}
@@ -13,7 +12,7 @@ export default class RefundList extends BaseCommand<typeof RefundList> {
   static override view: View = {columns: REFUND_COLUMNS, fields: fieldsOf(RefundRecord), freeText: ['reason'], list: 'refunds', zone: CHECKOUT_ZONE}
 
   async run(): Promise<{refunds: unknown[]}> {
-    const client = await this.checkoutClient()
+    const client = await this.client('checkout')
     const {data} = await client.call(listRefunds, {params: {checkoutId: this.args.checkoutId}})
     const refunds = Array.isArray(data) ? data : []
     return {refunds}

@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 
-import {HealthCommand, healthFlags, passwordFlags, USER_VIEW} from '../../cli/health-command.js'
+import {HealthCommand, healthFlags, passwordFlags, USER_VIEW} from '../../cli/health/command.js'
 import {createUser, ROLES, type User} from '../../services/health/operations.js'
 
 export default class UsersCreate extends HealthCommand<typeof UsersCreate> {

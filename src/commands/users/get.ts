@@ -1,4 +1,4 @@
-import {HealthCommand, healthFlags, USER_VIEW, userIdArg} from '../../cli/health-command.js'
+import {HealthCommand, healthFlags, USER_VIEW, userIdArg} from '../../cli/health/command.js'
 import {getUserById, type User} from '../../services/health/operations.js'
 
 export default class UsersGet extends HealthCommand<typeof UsersGet> {

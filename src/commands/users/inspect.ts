@@ -1,8 +1,9 @@
 import {Flags} from '@oclif/core'
 
-import {HealthCommand, healthFlags, userIdArg} from '../../cli/health-command.js'
+import {INSPECT_EVENT_COLUMNS, PLAN_COLUMNS} from '../../cli/health/columns.js'
+import {HealthCommand, healthFlags, userIdArg} from '../../cli/health/command.js'
+import {eventRows, monthDetail, planRows, userDetail} from '../../cli/health/support-view.js'
 import {type View} from '../../cli/output/view.js'
-import {eventRows, INSPECT_EVENT_COLUMNS, monthDetail, PLAN_COLUMNS, planRows, userDetail} from '../../cli/views/health-support.js'
 import {getEvents, getMetrics, getUserById} from '../../services/health/operations.js'
 import {INSPECT_EVENTS, type Inspection, MONTH_METRICS, monthStart, summarizeMonth, userAndPlan} from '../../services/health/support.js'
 

@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 
-import {HealthCommand, healthFlags, passwordFlags, USER_VIEW} from '../../cli/health-command.js'
+import {HealthCommand, healthFlags, passwordFlags, USER_VIEW} from '../../cli/health/command.js'
 import {askText} from '../../cli/prompt.js'
 import {signIn, type User} from '../../services/health/operations.js'
 

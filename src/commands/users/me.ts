@@ -1,4 +1,4 @@
-import {HealthCommand, healthFlags, USER_VIEW} from '../../cli/health-command.js'
+import {HealthCommand, healthFlags, USER_VIEW} from '../../cli/health/command.js'
 import {getUser, type User} from '../../services/health/operations.js'
 
 export default class UsersMe extends HealthCommand<typeof UsersMe> {

@@ -1,7 +1,8 @@
 import {BaseCommand} from '../../cli/base-command.js'
+import {CHECKOUT_ZONE} from '../../cli/checkout/columns.js'
 import {changeFlags} from '../../cli/flags.js'
 import {idArg} from '../../cli/input-text.js'
-import {CHECKOUT_ZONE, type View} from '../../cli/output/view.js'
+import {type View} from '../../cli/output/view.js'
 import {deleteWebhook} from '../../services/checkout/operations.js'
 
 export default class WebhookDelete extends BaseCommand<typeof WebhookDelete> {
@@ -17,7 +18,7 @@ Asks for confirmation (--yes without a terminal).`
 
   async run(): Promise<Record<string, unknown>> {
     const {webhookId} = this.args
-    const client = await this.checkoutClient()
+    const client = await this.client('checkout')
     const {data} = await client.call(deleteWebhook, {params: {webhookId}, confirm: {action: `Delete webhook ${webhookId} (cannot be undone)`}})
     const result = {deleted: data?.id ?? webhookId}
     return result

@@ -1,6 +1,6 @@
 import {BaseCommand} from '../../cli/base-command.js'
-import {CHECKOUT_ZONE, type View} from '../../cli/output/view.js'
-import {WEBHOOK_COLUMNS} from '../../cli/views/webhooks.js'
+import {CHECKOUT_ZONE, WEBHOOK_COLUMNS} from '../../cli/checkout/columns.js'
+import {type View} from '../../cli/output/view.js'
 import {listWebhooks} from '../../services/checkout/operations.js'
 
 export default class WebhookList extends BaseCommand<typeof WebhookList> {
@@ -10,7 +10,7 @@ export default class WebhookList extends BaseCommand<typeof WebhookList> {
   static override view: View = {columns: WEBHOOK_COLUMNS, list: 'webhooks', zone: CHECKOUT_ZONE}
 
   async run(): Promise<{webhooks: unknown[]}> {
-    const client = await this.checkoutClient()
+    const client = await this.client('checkout')
     const {data} = await client.call(listWebhooks)
     const webhooks = Array.isArray(data) ? data : []
     return {webhooks}

@@ -3,14 +3,14 @@ import {Flags} from '@oclif/core'
 import type {ChangedWebhook, ReceivedEvent} from '../../runtime/webhook-receiver.js'
 
 import {BaseCommand} from '../../cli/base-command.js'
+import {WEBHOOK_DELIVERY_COLUMNS} from '../../cli/checkout/columns.js'
 import {type View} from '../../cli/output/view.js'
 import {OpsError, UsageError} from '../../errors.js'
 
-const CSV_COLUMNS = ['time', 'event', 'checkoutId', 'amount', 'currency', 'status', 'paymentStatus', 'answered', 'forward.status']
 /** In a terminal: one table row per delivery, fitted to its width (widths declared: rows come one at a time). */
 const TERMINAL_VIEW: View = {
   columns: ['time', 'event', 'checkoutId', 'amount', 'status', 'answered'],
-  fields: CSV_COLUMNS,
+  fields: WEBHOOK_DELIVERY_COLUMNS,
   layout: {
     amount: {min: 14, priority: 2},
     answered: {priority: 3},
@@ -58,7 +58,7 @@ Listens on 127.0.0.1 (a free port unless --port) and prints one line per deliver
     register: Flags.boolean({description: 'point the three webhooks at the listener; restore the previous ones on exit'}),
   }
 
-  static override view: View = {columns: CSV_COLUMNS}
+  static override view: View = {columns: WEBHOOK_DELIVERY_COLUMNS}
 
   protected override get view(): View {
     if (!this.terminalTable) return WebhookListen.view
@@ -81,7 +81,7 @@ Listens on 127.0.0.1 (a free port unless --port) and prints one line per deliver
 
     let client
     if (flags.register) {
-      client = await this.checkoutClient()
+      client = await this.client('checkout')
     }
 
     const {describeProblems, formatEventLine, pointWebhooksAt, restoreWebhooks, startListener} =

@@ -1,9 +1,9 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
+import {CHECKOUT_ZONE, WEBHOOK_COLUMNS} from '../../cli/checkout/columns.js'
 import {visibleText} from '../../cli/input-text.js'
-import {CHECKOUT_ZONE, type View} from '../../cli/output/view.js'
-import {WEBHOOK_COLUMNS} from '../../cli/views/webhooks.js'
+import {type View} from '../../cli/output/view.js'
 import {registerWebhook, WEBHOOK_EVENTS} from '../../services/checkout/operations.js'
 
 export default class WebhookRegister extends BaseCommand<typeof WebhookRegister> {
@@ -21,7 +21,7 @@ export default class WebhookRegister extends BaseCommand<typeof WebhookRegister>
   static override view: View = {columns: WEBHOOK_COLUMNS, zone: CHECKOUT_ZONE}
 
   async run(): Promise<Record<string, unknown>> {
-    const client = await this.checkoutClient()
+    const client = await this.client('checkout')
     const {data} = await client.call(registerWebhook, {body: {name: this.flags.name, callbackUrl: this.flags.url}})
     return data
   }

@@ -1,9 +1,9 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
+import {CHECKOUT_ZONE, WEBHOOK_COLUMNS} from '../../cli/checkout/columns.js'
 import {idArg, visibleText} from '../../cli/input-text.js'
-import {CHECKOUT_ZONE, type View} from '../../cli/output/view.js'
-import {WEBHOOK_COLUMNS} from '../../cli/views/webhooks.js'
+import {type View} from '../../cli/output/view.js'
 import {updateWebhook, WEBHOOK_EVENTS} from '../../services/checkout/operations.js'
 import {updateWebhookMerged} from '../../services/checkout/workflows.js'
 
@@ -25,7 +25,7 @@ The service replaces both fields; the one not given is kept from the current web
   static override view: View = {columns: WEBHOOK_COLUMNS, zone: CHECKOUT_ZONE}
 
   async run(): Promise<Record<string, unknown>> {
-    const client = await this.checkoutClient()
+    const client = await this.client('checkout')
     const data = await updateWebhookMerged(client, this.args.webhookId, {
       ...(this.flags.name ? {name: this.flags.name} : {}),
       ...(this.flags.url ? {callbackUrl: this.flags.url} : {}),

@@ -4,7 +4,7 @@
  * bodies and headers, and the cookies a sign-in answers with.
  */
 import {isSecretName, SECRET_HEADERS} from '../redact.js'
-import {SECRET_ENV} from '../services.js'
+import {registeredServiceModules, SECRET_ENV} from '../services.js'
 import {registerSecret, type SecretKind} from './registry.js'
 
 /**
@@ -40,9 +40,14 @@ export function registerArgv(argv: readonly string[]): void {
   }
 }
 
-/** OPSCTL_HEALTH_SESSION, the two checkout keys and the sandbox control token. */
+/** opsctl's variables whose name says they hold a secret: bin/run.js registers them before any service module is loaded. */
+const SECRET_ENV_NAME = /^OPSCTL_\w*(?:KEY|PASSWORD|SECRET|SESSION|TOKEN)$/
+
+/** The sandbox control token, the credentials each registered service names (a session, API keys), and every OPSCTL_ variable named like a secret. */
 export function registerEnv(env: NodeJS.ProcessEnv = process.env): void {
-  for (const name of Object.values(SECRET_ENV)) registerSecret(env[name])
+  const named = [...Object.values(SECRET_ENV), ...registeredServiceModules().flatMap((m) => m.secretEnv ?? [])]
+  for (const name of named) registerSecret(env[name])
+  for (const [name, value] of Object.entries(env)) if (SECRET_ENV_NAME.test(name)) registerSecret(value)
 }
 
 /** Values under secret-looking names (password, cardNumber, cvc, token, ...) at any depth of a JSON value. */

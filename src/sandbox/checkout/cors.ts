@@ -14,8 +14,8 @@ import type {FastifyInstance} from 'fastify'
 
 import type {ServiceDefinition} from '../../http/operation.js'
 
-import {checkoutKeyKind} from '../core/auth.js'
 import {requestKeyKind} from '../core/tenants.js'
+import {checkoutKeyKind} from './auth.js'
 
 /** How long a browser may reuse a preflight's answer, in seconds (Chromium keeps it 2 hours at most). */
 const PREFLIGHT_MAX_AGE = '600'

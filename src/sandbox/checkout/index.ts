@@ -6,6 +6,7 @@ import type {StoredCheckout} from './state.js'
 import {checkoutService} from '../../services/checkout/operations.js'
 import {lastFour} from '../../services/checkout/test-cards.js'
 import {sandboxModule} from '../types.js'
+import {checkoutAnswerHeaders, checkoutAuthentication, checkoutErrors} from './auth.js'
 import {registerCors} from './cors.js'
 import {CHECKOUT_PREFIX, checkoutHandlers, checkoutState, createCheckout, saveCheckout, webhookFor} from './handlers.js'
 import {PAGE_HEADERS, type PageReply, showPaymentPage, submitPaymentForm} from './page.js'
@@ -57,6 +58,9 @@ export const checkoutModule = sandboxModule({
   prefix: CHECKOUT_PREFIX,
   handlers: checkoutHandlers,
   openState: (store) => new CheckoutStore(store),
+  authenticate: checkoutAuthentication,
+  errors: checkoutErrors,
+  answerHeaders: checkoutAnswerHeaders,
 
   routes(app: FastifyInstance, ctxOf: ContextOf) {
     // A merchant's page may create a checkout with the public key (cors.ts); no other route is granted to pages.

@@ -70,6 +70,13 @@ export interface StoredCustomization {
   colorScheme: string
 }
 
+declare module '../types.js' {
+  /** `ctx.state.checkout`: the checkout module's repositories. */
+  interface SandboxState {
+    checkout: CheckoutStore
+  }
+}
+
 /** The checkout module's state in the sandbox database: one repository per table. */
 export class CheckoutStore implements ModuleState {
   readonly checkouts: DocTable<StoredCheckout>

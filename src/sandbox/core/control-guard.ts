@@ -3,7 +3,7 @@ import type {FastifyInstance, FastifyReply, FastifyRequest} from 'fastify'
 import {createHash, randomBytes, timingSafeEqual} from 'node:crypto'
 import {networkInterfaces} from 'node:os'
 
-import {codeForStatus, errorBody, serviceOfUrl} from './error-shapes.js'
+import type {ErrorShapes} from './error-shapes.js'
 
 /** The prefix of the emulator's own controls (clock, faults, state, reset, module controls). */
 export const CONTROL_PREFIX = '/__sandbox'
@@ -23,6 +23,8 @@ export interface ControlGuardOptions {
   host: string
   /** more host names the sandbox answers to (`--allowed-host`), e.g. a name a team reaches a shared sandbox by */
   allowedHosts?: readonly string[]
+  /** refusals in the shape of the service a URL belongs to */
+  errors: ErrorShapes
 }
 
 /** A fresh control token: 32 random bytes, URL-safe. */
@@ -52,6 +54,7 @@ export function registerControlGuard(app: FastifyInstance, options: ControlGuard
     const hostname = hostnameOf(request.headers.host)
     if (hostname === undefined || !names.has(hostname)) {
       return refuse(
+        options.errors,
         request,
         reply,
         421,
@@ -63,16 +66,17 @@ export function registerControlGuard(app: FastifyInstance, options: ControlGuard
     if (!isControl(route)) return done()
     const origin = request.headers.origin
     if (origin !== undefined && !isOwnOrigin(origin, names, port())) {
-      return refuse(request, reply, 403, 'Control routes do not answer requests from another origin')
+      return refuse(options.errors, request, reply, 403, 'Control routes do not answer requests from another origin')
     }
 
     const site = request.headers['sec-fetch-site']
     if (typeof site === 'string' && !ALLOWED_FETCH_SITES.has(site.toLowerCase())) {
-      return refuse(request, reply, 403, 'Control routes do not answer cross-site requests')
+      return refuse(options.errors, request, reply, 403, 'Control routes do not answer cross-site requests')
     }
 
     if (!(request.method === 'GET' && route === LIVENESS) && !tokenMatches(request.headers.authorization, expected)) {
       return refuse(
+        options.errors,
         request,
         reply,
         401,
@@ -85,7 +89,7 @@ export function registerControlGuard(app: FastifyInstance, options: ControlGuard
       hasBody(request) &&
       !JSON_TYPE.test(request.headers['content-type'] ?? '')
     ) {
-      return refuse(request, reply, 415, 'Control routes take JSON bodies only (Content-Type: application/json)')
+      return refuse(options.errors, request, reply, 415, 'Control routes take JSON bodies only (Content-Type: application/json)')
     }
 
     done()
@@ -101,9 +105,8 @@ export function registerControlGuard(app: FastifyInstance, options: ControlGuard
   })
 }
 
-function refuse(request: FastifyRequest, reply: FastifyReply, status: number, message: string): void {
-  const service = serviceOfUrl(request.url)
-  reply.code(status).send(errorBody(service, codeForStatus(service, status), message, [], request.id))
+function refuse(errors: ErrorShapes, request: FastifyRequest, reply: FastifyReply, status: number, message: string): void {
+  reply.code(status).send(errors.refusal(request.url, status, message, request.id))
 }
 
 /**

@@ -8,6 +8,7 @@ import {sandboxModules} from '../modules.js'
 import {
   type ContextOf,
   type Handler,
+  type KeyKindOf,
   type ModuleState,
   type SandboxContext,
   SandboxError,
@@ -16,11 +17,10 @@ import {
   type SandboxState,
 } from '../types.js'
 import {answer, handlersOf} from './answer.js'
-import {authenticateCheckout, authenticateHealth, authorizeUserParam, CheckoutAuthError, type KeyKindOf, publishedKeyKind} from './auth.js'
 import {SandboxClock} from './clock.js'
 import {newControlToken, registerControlGuard} from './control-guard.js'
 import {registerControlRoutes} from './control.js'
-import {codeForStatus, errorBody, fieldsOf, serviceOfUrl} from './error-shapes.js'
+import {ErrorShapes, fieldsOf} from './error-shapes.js'
 import {FaultQueue} from './faults.js'
 import {createSessions} from './sessions.js'
 import {registerStateRoutes} from './state-routes.js'
@@ -28,7 +28,7 @@ import {moduleStates, openState, PendingDeliveries, SavedClock} from './state.js
 import {type SandboxStore} from './store.js'
 import {DEFAULT_TENANT, tenantPath} from './tenant-ids.js'
 import {registerTenantRoutes} from './tenant-routes.js'
-import {keyKindOf, registerTenantResolution, rewriteTenantUrl, type Tenant, tenantOf, Tenants} from './tenants.js'
+import {keyKindOf, publishedKeyKind, registerTenantResolution, rewriteTenantUrl, type Tenant, tenantOf, Tenants} from './tenants.js'
 import {WebhookDeliveries} from './webhooks.js'
 
 export interface SandboxOptions {
@@ -109,10 +109,11 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
     const ctx: SandboxContext = {
       state,
       clock: tenantClock,
-      sessions: createSessions(() => state.health.sessions, tenantClock),
+      sessions: createSessions(() => sessionTable(modules, ctx), tenantClock),
       origin: () => origin + tenantPath(id),
       id: newId,
       hex,
+      apiKeyKind: keyKind,
       emit(event) {
         events.push({...event, at: tenantClock.now().toISOString()})
         if (events.length > 1000) events.shift()
@@ -199,15 +200,16 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
     rewriteUrl: rewriteTenantUrl,
   })
   const token = options.token ?? newControlToken()
-  registerControlGuard(app, {allowedHosts: options.allowedHosts, host: options.host ?? '127.0.0.1', token})
-  registerTenantResolution(app, tenants)
+  const errors = new ErrorShapes(modules)
+  registerControlGuard(app, {allowedHosts: options.allowedHosts, errors, host: options.host ?? '127.0.0.1', token})
+  registerTenantResolution(app, tenants, errors)
   registerParsers(app)
-  registerResponseHeaders(app, tenantOfRequest)
-  registerErrorHandling(app, store)
-  registerSaveBeforeAnswer(app, persist)
+  registerResponseHeaders(app, tenantOfRequest, errors)
+  registerErrorHandling(app, store, errors)
+  registerSaveBeforeAnswer(app, persist, errors)
 
   for (const m of modules) {
-    for (const {handler, op} of handlersOf(m)) registerOperation(app, m, op, handler, {options, persist, tenantOf: tenantOfRequest})
+    for (const {handler, op} of handlersOf(m)) registerOperation(app, m, op, handler, {errors, options, persist, tenantOf: tenantOfRequest})
     m.routes?.(app, contextOf)
   }
 
@@ -291,7 +293,14 @@ function startClock(saved: SavedClock, start: string | undefined, notice: (messa
   return clock
 }
 
+/** The sessions table of the module that keeps sign-ins; a sandbox without one has no sessions to keep. */
+function sessionTable(modules: readonly SandboxModule[], ctx: SandboxContext): NonNullable<ReturnType<NonNullable<SandboxModule['sessionTable']>>> {
+  for (const m of modules) if (m.sessionTable) return m.sessionTable(ctx)
+  throw new Error('No sandbox module keeps sessions')
+}
+
 interface RouteDeps {
+  errors: ErrorShapes
   options: SandboxOptions
   persist(): void
   /** the tenant the request's URL names: its context, faults and keys */
@@ -299,47 +308,39 @@ interface RouteDeps {
 }
 
 function registerOperation(app: FastifyInstance, m: SandboxModule, op: Operation, handler: Handler, deps: RouteDeps): void {
-  const service = m.service.name
   const url = m.prefix + op.path.replaceAll(/{(\w+)}/g, ':$1')
   app.route({
     method: op.method,
     url,
     async handler(request: FastifyRequest, reply: FastifyReply) {
-      const {options, persist} = deps
+      const {errors, options, persist} = deps
       const tenant = deps.tenantOf(request)
       const {ctx, faults} = tenant
       if (options.latencyMs) await sleep(options.latencyMs)
       if (options.failRate && Math.random() < options.failRate) {
-        throw new SandboxError(503, codeForStatus(service, 503), 'Injected failure (--fail-rate); retry later', [], {'retry-after': '1'})
+        throw new SandboxError(503, errors.code(m, 503), 'Injected failure (--fail-rate); retry later', [], {'retry-after': '1'})
       }
 
       const fault = faults.take(op.id)
       if (fault?.kind === 'delay') await sleep(fault.ms ?? 1000)
-      if (fault?.kind === '500') throw new SandboxError(500, codeForStatus(service, 500), `Injected server error on ${op.id}`)
+      if (fault?.kind === '500') throw new SandboxError(500, errors.code(m, 500), `Injected server error on ${op.id}`)
       if (fault?.kind === 'drop') return drop(request, reply)
 
       const params = {...(request.params as Record<string, string>)}
       const headers = request.headers as Record<string, string | string[] | undefined>
-      let userId: string | undefined
-      let key: 'public' | 'secret' | undefined
-      if (service === 'health') {
-        userId = authenticateHealth(op, headers, ctx)
-        if (op.auth === 'session') authorizeUserParam(params, userId, m.userAccess && {ctx, op, rule: m.userAccess})
-      } else if (op.auth !== 'none') {
-        key = authenticateCheckout(op, headers, tenant.keyKind)
-      }
+      const {key, userId} = m.authenticate?.(op, {headers, params}, ctx) ?? {}
 
       let body: unknown = request.body
       if (op.body) {
         const parsed = op.body.safeParse(body ?? {})
-        if (!parsed.success) throw validationError(m, parsed.error.issues, 'body')
+        if (!parsed.success) throw validationError(errors.code(m, 400), parsed.error.issues, 'body')
         body = parsed.data
       }
 
       let query = request.query as Record<string, unknown>
       if (op.query) {
         const parsed = op.query.safeParse(query ?? {})
-        if (!parsed.success) throw validationError(m, parsed.error.issues, 'query')
+        if (!parsed.success) throw validationError(errors.code(m, 400), parsed.error.issues, 'query')
         query = parsed.data as Record<string, unknown>
       }
 
@@ -358,10 +359,10 @@ function registerOperation(app: FastifyInstance, m: SandboxModule, op: Operation
   })
 }
 
-function validationError(m: SandboxModule, issues: readonly {path: readonly PropertyKey[]; message: string}[], root: string): SandboxError {
+function validationError(code: string, issues: readonly {path: readonly PropertyKey[]; message: string}[], root: string): SandboxError {
   const fields = fieldsOf(issues, root)
   const message = `Invalid ${root}: ${fields.map((f) => `${f.field}: ${f.description}`).join('; ')}`
-  return new SandboxError(400, codeForStatus(m.service.name, 400), message, fields)
+  return new SandboxError(400, code, message, fields)
 }
 
 /** Ends the exchange without an answer, as a crashed server or a cut network would. */
@@ -418,21 +419,15 @@ function registerParsers(app: FastifyInstance): void {
  * leaves: operations, the hosted payment page, control routes and refusals alike. When the save
  * fails, the answer becomes a 500 that says the outcome is unknown, never the success it was.
  */
-function registerSaveBeforeAnswer(app: FastifyInstance, persist: () => void): void {
+function registerSaveBeforeAnswer(app: FastifyInstance, persist: () => void, errors: ErrorShapes): void {
   // callback-style hooks (here and below): an async one costs every answer a promise
   app.addHook('onSend', (request, reply, payload, done) => {
     try {
       persist()
     } catch (error) {
       process.stderr.write(`sandbox: could not save the state: ${(error as Error).message}\n`)
-      const service = serviceOfUrl(request.url)
       reply.code(500).type('application/json; charset=utf-8').removeHeader('location')
-      return done(
-        null,
-        JSON.stringify(
-          errorBody(service, codeForStatus(service, 500), 'The sandbox could not save this change; its outcome is unknown', [], request.id),
-        ),
-      )
+      return done(null, JSON.stringify(errors.refusal(request.url, 500, 'The sandbox could not save this change; its outcome is unknown', request.id)))
     }
 
     done(null, payload)
@@ -440,32 +435,21 @@ function registerSaveBeforeAnswer(app: FastifyInstance, persist: () => void): vo
 }
 
 /** Every answer is dated by the sandbox's (movable) clock, as a real server's answers are by its own: the CLI judges the void window by it. */
-function registerResponseHeaders(app: FastifyInstance, tenantOf: (request: FastifyRequest) => Tenant): void {
+function registerResponseHeaders(app: FastifyInstance, tenantOf: (request: FastifyRequest) => Tenant, errors: ErrorShapes): void {
   app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('date', tenantOf(request).clock.httpDate())
-    const service = serviceOfUrl(request.url)
-    if (service === 'health') {
-      reply.header('x-ph-api-request-id', request.id)
-      const language = request.headers['accept-language']
-      reply.header('content-language', typeof language === 'string' && language ? language.split(',')[0].trim() : 'en-US')
-    } else if (service === 'checkout') {
-      reply.header('x-request-id', request.id)
-    }
+    const headers = errors.moduleOf(request.url)?.answerHeaders?.(request)
+    if (headers) reply.headers(headers)
 
     done(null, payload)
   })
 }
 
-function registerErrorHandling(app: FastifyInstance, store: SandboxStore): void {
+function registerErrorHandling(app: FastifyInstance, store: SandboxStore, errors: ErrorShapes): void {
   app.setErrorHandler((error: Error & {statusCode?: number; code?: string}, request, reply) => {
-    const service = serviceOfUrl(request.url)
-    if (error instanceof CheckoutAuthError) {
-      return reply.code(error.status).send({error: error.message, code: error.code, reference: request.id})
-    }
-
     if (error instanceof SandboxError) {
       reply.code(error.status).headers(error.headers)
-      return reply.send(errorBody(service, error.code, error.message, error.fields, request.id))
+      return reply.send(errors.body(errors.moduleOf(request.url), error, request.id))
     }
 
     const status = error.statusCode && error.statusCode >= 400 ? error.statusCode : 500
@@ -475,14 +459,9 @@ function registerErrorHandling(app: FastifyInstance, store: SandboxStore): void 
     // a route may allow more than BODY_LIMIT (PUT /__sandbox/state): the answer names the limit of the route asked
     const limit = request.routeOptions.bodyLimit ?? BODY_LIMIT
     const message = status === 413 ? `The body is larger than ${limit} bytes` : status === 500 ? 'Internal sandbox error' : error.message
-    return reply.code(status).send(errorBody(service, codeForStatus(service, status), message, [], request.id))
+    return reply.code(status).send(errors.refusal(request.url, status, message, request.id))
   })
   app.setNotFoundHandler((request, reply) => {
-    const service = serviceOfUrl(request.url)
-    reply
-      .code(404)
-      .send(
-        errorBody(service, codeForStatus(service, 404), `No such endpoint: ${request.method} ${request.url.split('?')[0]}`, [], request.id),
-      )
+    reply.code(404).send(errors.refusal(request.url, 404, `No such endpoint: ${request.method} ${request.url.split('?')[0]}`, request.id))
   })
 }

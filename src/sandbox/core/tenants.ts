@@ -16,12 +16,12 @@ import {createHash, randomBytes} from 'node:crypto'
 
 import type {ModuleState, SandboxContext, SandboxEvent} from '../types.js'
 import type {SandboxClock} from './clock.js'
+import type {ErrorShapes} from './error-shapes.js'
 import type {FaultQueue} from './faults.js'
 import type {PendingDeliveries, SavedClock} from './state.js'
 import type {WebhookDeliveries} from './webhooks.js'
 
-import {SANDBOX_MAX_TENANTS} from '../../services/sandbox-defaults.js'
-import {codeForStatus, errorBody, serviceOfUrl} from './error-shapes.js'
+import {SANDBOX_KEYS,SANDBOX_MAX_TENANTS} from '../../services/sandbox-defaults.js'
 import {DocTable, type SandboxStore} from './store.js'
 import {DEFAULT_TENANT, newTenantId, splitTenantUrl} from './tenant-ids.js'
 
@@ -68,6 +68,14 @@ export class TenantLimitError extends Error {}
 const digestOf = (key: string) => createHash('sha256').update(key, 'utf8').digest('base64url')
 
 /** The key kinds of a record's digests. */
+/** The default tenant's API keys: the published test keys (a Map: the key looked up is whatever a client sends). */
+const PUBLISHED_KEYS = new Map<string, KeyKind>([
+  [SANDBOX_KEYS.publicKey, 'public'],
+  [SANDBOX_KEYS.secretKey, 'secret'],
+])
+
+export const publishedKeyKind = (key: string): KeyKind | undefined => PUBLISHED_KEYS.get(key)
+
 export function keyKindOf(record: TenantRecord): (key: string) => KeyKind | undefined {
   const kinds = new Map<string, KeyKind>([
     [record.keyDigests.publicKey, 'public'],
@@ -195,13 +203,12 @@ export function rewriteTenantUrl(raw: IncomingMessage): string {
  * route of any tenant asks for the token first). A tenant that does not exist is a 404 in the
  * service's error shape.
  */
-export function registerTenantResolution(app: FastifyInstance, tenants: Tenants): void {
+export function registerTenantResolution(app: FastifyInstance, tenants: Tenants, errors: ErrorShapes): void {
   app.addHook('onRequest', (request, reply, done) => {
     const id = named.get(request.raw) ?? DEFAULT_TENANT
     const tenant = tenants.get(id)
     if (!tenant) {
-      const service = serviceOfUrl(request.url)
-      reply.code(404).send(errorBody(service, codeForStatus(service, 404), `No tenant ${id} on this sandbox`, [], request.id))
+      reply.code(404).send(errors.refusal(request.url, 404, `No tenant ${id} on this sandbox`, request.id))
       return
     }
 

@@ -6,6 +6,7 @@ import type {StoredUser} from './state.js'
 import {healthService} from '../../services/health/operations.js'
 import {sandboxModule} from '../types.js'
 import {accessFor, accessibleUser} from './access.js'
+import {healthAnswerHeaders, healthAuthentication, healthErrors} from './auth.js'
 import {health, healthHandlers} from './handlers.js'
 import {generateEvents, MAX_GENERATED_EVENTS, seedHealth} from './seed.js'
 import {HealthStore} from './state.js'
@@ -29,9 +30,11 @@ export const healthModule = sandboxModule({
   prefix: '',
   handlers: healthHandlers,
   openState: (store) => new HealthStore(store),
-  userAccess(op, targetId, callerId, ctx) {
-    accessibleUser(ctx, callerId, targetId, accessFor(op.method))
-  },
+  // A userId in the path: `me` is the signed-in user; another user's data as access.ts allows (linked caregivers read).
+  authenticate: healthAuthentication((op, targetId, callerId, ctx) => accessibleUser(ctx, callerId, targetId, accessFor(op.method))),
+  errors: healthErrors,
+  answerHeaders: healthAnswerHeaders,
+  sessionTable: (ctx) => health(ctx).sessions,
 
   control(app: FastifyInstance, ctxOf: ContextOf) {
     /** ACT results feed the actAdult / actChild series: {userId | email, score 5-25, kind adult|child, date?} */

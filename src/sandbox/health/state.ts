@@ -44,6 +44,13 @@ export interface Session {
   lastSeen: number
 }
 
+declare module '../types.js' {
+  /** `ctx.state.health`: the health module's repositories. */
+  interface SandboxState {
+    health: HealthStore
+  }
+}
+
 /** The health module's state in the sandbox database: one repository per table. */
 export class HealthStore implements ModuleState {
   /** by the SHA-256 of the session id (the connect.sid cookie), see core/sessions.ts */

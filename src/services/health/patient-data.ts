@@ -8,12 +8,7 @@
  * (metric names in a query, group and medication names, the description of a refused field in an
  * error body), which is what a trace is read for; a patient's names are `givenName`/`familyName`.
  */
-/** Set to `1` to show patient data in traces, error lines and reports. */
-export const TRACE_PATIENT_DATA_ENV = 'OPSCTL_TRACE_PATIENT_DATA'
-
-export function patientDataShown(env: NodeJS.ProcessEnv = process.env): boolean {
-  return env[TRACE_PATIENT_DATA_ENV] === '1'
-}
+export {patientDataShown, TRACE_PATIENT_DATA_ENV} from '../patient-data-env.js'
 
 export const PATIENT_DATA_FIELDS: readonly string[] = [
   // who

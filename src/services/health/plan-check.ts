@@ -1,6 +1,6 @@
 /**
  * The rule behind `events add/update`: an event names a medication of the user's plan, with that
- * medication's type. Pure: it returns facts, the CLI words them (src/cli/health-plan-check.ts).
+ * medication's type. Pure: it returns facts, the CLI words them (src/cli/health/plan-check.ts).
  */
 import type {PlanMedication} from './operations.js'
 

@@ -277,6 +277,8 @@ describe('error bodies', () => {
     code?: string
     fields?: {field: string; description: string}[]
     requestId?: string
+    /** asked of the health service (each service's client reads its own error shape) */
+    health?: true
   }[] = [
     {
       name: 'checkout {code, message, parameters}',
@@ -303,6 +305,7 @@ describe('error bodies', () => {
       status: 400,
       body: {message: 'Validation failed', elements: [{id: 'invalid.email', field: 'email'}]},
       headers: {'x-ph-api-request-id': 'hreq-1'},
+      health: true,
       exit: ExitCode.Refused,
       message: 'Validation failed',
       fields: [{field: 'email', description: 'invalid.email'}],
@@ -346,11 +349,10 @@ describe('error bodies', () => {
   for (const c of cases) {
     it(`${c.name} -> HTTP ${c.status}, exit ${c.exit}`, async () => {
       const body = typeof c.body === 'string' ? c.body : JSON.stringify(c.body)
-      mocked.agent
-        .get('https://pay.example.com')
-        .intercept({path: '/checkout/v1/checkouts', method: 'POST'})
-        .reply(c.status, body, {headers: {...(typeof c.body === 'string' ? {} : JSON_HEADERS), ...c.headers}})
-      const error = await failure(client().call(createCheckout, {body: checkoutBody}))
+      const reply = [c.status, body, {headers: {...(typeof c.body === 'string' ? {} : JSON_HEADERS), ...c.headers}}] as const
+      if (c.health) mocked.agent.get('https://health.example.com').intercept({path: '/api/users/me', method: 'GET'}).reply(...reply)
+      else mocked.agent.get('https://pay.example.com').intercept({path: '/checkout/v1/checkouts', method: 'POST'}).reply(...reply)
+      const error = await failure(c.health ? client(HEALTH).call(getUser) : client().call(createCheckout, {body: checkoutBody}))
       expect(error).toBeInstanceOf(ApiError)
       expect(error.status).toBe(c.status)
       expect(error.exitCode).toBe(c.exit)

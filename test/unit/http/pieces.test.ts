@@ -7,6 +7,7 @@ import {maskSecret, redactBody, redactHeaders, redactUrl, scrubSecrets} from '..
 import {retryWait} from '../../../src/http/retry.js'
 import {authFor} from '../../../src/http/services.js'
 import {buildUrl, expandPath, isLoopback} from '../../../src/http/url.js'
+import {healthClientModule} from '../../../src/services/health/client-module.js'
 
 describe('buildUrl / expandPath', () => {
   it('joins base path and path, with or without slashes', () => {
@@ -128,7 +129,7 @@ describe('parseErrorBody', () => {
   })
 
   it('health errors may carry a code too; elements without a field are kept', () => {
-    const parsed = parseErrorBody({code: 'E42', message: 'Bad', elements: [{id: 'required', field: 'email'}, {id: 'x'}]}, '')
+    const parsed = parseErrorBody({code: 'E42', message: 'Bad', elements: [{id: 'required', field: 'email'}, {id: 'x'}]}, '', healthClientModule.errorFields)
     expect(parsed).toEqual({
       code: 'E42',
       message: 'Bad',

@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 
-import {HealthCommand, healthFlags, userIdArg} from '../../../cli/health-command.js'
-import {planMedicationBody, planMedicationFlags} from '../../../cli/health-plan.js'
+import {HealthCommand, healthFlags, userIdArg} from '../../../cli/health/command.js'
+import {planMedicationBody, planMedicationFlags} from '../../../cli/health/plan.js'
 import {checkRequestBody} from '../../../cli/request-body.js'
 import {UsageError} from '../../../errors.js'
 import {addPlanMedication} from '../../../services/health/operations.js'

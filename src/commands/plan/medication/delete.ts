@@ -1,5 +1,5 @@
 import {changeFlags} from '../../../cli/flags.js'
-import {HealthCommand, healthFlags, userIdArg} from '../../../cli/health-command.js'
+import {HealthCommand, healthFlags, userIdArg} from '../../../cli/health/command.js'
 import {idArg} from '../../../cli/input-text.js'
 import {deletePlanMedication} from '../../../services/health/operations.js'
 

@@ -1,5 +1,5 @@
-import {HealthCommand, healthFlags, userIdArg} from '../../../cli/health-command.js'
-import {planMedicationBody, planMedicationFlags} from '../../../cli/health-plan.js'
+import {HealthCommand, healthFlags, userIdArg} from '../../../cli/health/command.js'
+import {planMedicationBody, planMedicationFlags} from '../../../cli/health/plan.js'
 import {idArg} from '../../../cli/input-text.js'
 import {checkRequestBody} from '../../../cli/request-body.js'
 import {UsageError} from '../../../errors.js'

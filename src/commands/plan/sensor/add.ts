@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 
-import {HealthCommand, healthFlags, userIdArg} from '../../../cli/health-command.js'
+import {HealthCommand, healthFlags, userIdArg} from '../../../cli/health/command.js'
 import {idArg} from '../../../cli/input-text.js'
 import {checkRequestBody} from '../../../cli/request-body.js'
 import {addPlanSensor} from '../../../services/health/operations.js'

@@ -4,17 +4,18 @@
  */
 import {type Command, Flags} from '@oclif/core'
 
-import type {ServiceClient} from '../http/client.js'
+import type {ServiceClient} from '../../http/client.js'
 
-import {UsageError} from '../errors.js'
-import {registerSecret} from '../http/secrets/registry.js'
-import {sessionFromHeaders} from '../http/session-cookie.js'
-import {ENV} from '../profiles/resolve.js'
-import {Bcp47, getUser, User} from '../services/health/operations.js'
-import {BaseCommand} from './base-command.js'
-import {idArg} from './input-text.js'
-import {fieldsOf, type View} from './output/view.js'
-import {askSecret, isInteractive, readStdin} from './prompt.js'
+import {UsageError} from '../../errors.js'
+import {registerSecret} from '../../http/secrets/registry.js'
+import {sessionFromHeaders} from '../../http/session-cookie.js'
+import {ENV} from '../../profiles/resolve.js'
+import {Bcp47, getUser, User} from '../../services/health/operations.js'
+import {BaseCommand} from '../base-command.js'
+import {idArg} from '../input-text.js'
+import {fieldsOf, type View} from '../output/view.js'
+import {askSecret, isInteractive, readStdin} from '../prompt.js'
+import {USER_COLUMNS} from './columns.js'
 
 export const healthFlags = {
   language: Flags.string({
@@ -33,7 +34,6 @@ export const healthFlags = {
 /** `<userId>`, or `me` for the signed-in user. */
 export const userIdArg = idArg('user id, or "me" for the signed-in user', 'user id')
 
-export const USER_COLUMNS = ['id', 'email', 'role', 'givenName', 'familyName', 'language', 'timeZone', 'createdDate']
 export const USER_VIEW: View = {columns: USER_COLUMNS, fields: fieldsOf(User)}
 
 /** Flags of the commands that send a password. The value never appears in output, traces or errors. */
@@ -58,7 +58,7 @@ export abstract class HealthCommand<T extends typeof Command> extends BaseComman
 
   /** The health client for this call, with --language as accept-language. */
   protected async health(): Promise<ServiceClient> {
-    return this.healthClient((this.flags as {language?: string}).language)
+    return this.client('health', (this.flags as {language?: string}).language)
   }
 
   /**

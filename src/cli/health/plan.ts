@@ -1,9 +1,9 @@
 /** Flags of the plan commands and the request bodies they make. */
 import {Flags} from '@oclif/core'
 
-import {UsageError} from '../errors.js'
-import {parseSensor, parseUsage} from '../services/health/validate.js'
-import {readJsonData} from './data-input.js'
+import {UsageError} from '../../errors.js'
+import {parseSensor, parseUsage} from '../../services/health/validate.js'
+import {readJsonData} from '../data-input.js'
 
 export const planMedicationFlags = {
   data: Flags.string({char: 'd', description: 'plan medication as JSON: inline, @file.json, or - for stdin (flags override its fields)'}),

@@ -2,10 +2,10 @@
  * How the money commands' confirmations say what a change uses up. The facts come from the rules
  * (src/services/checkout/rules.ts: one refund per checkout); the words are the CLI's.
  */
-import type {CallOptions} from '../http/client.js'
-import type {RefundToConfirm} from '../services/checkout/workflows.js'
+import type {CallOptions} from '../../http/client.js'
+import type {RefundToConfirm} from '../../services/checkout/workflows.js'
 
-import {formatCents} from '../services/checkout/money.js'
+import {formatCents} from '../../services/checkout/money.js'
 
 /**
  * "Refund 10.00 PHP of checkout X? This is its only refund: the other 60.00 PHP can never be

@@ -2,7 +2,7 @@
 import type {MetricsResult} from '../../services/health/operations.js'
 
 import {escapeControlChars} from '../../control-chars.js'
-import {barPlot, bucket, dateAxis, isSmallCount, layOut} from './chart-axes.js'
+import {barPlot, bucket, dateAxis, isSmallCount, layOut} from '../views/chart-axes.js'
 
 export function metricRows(result: MetricsResult, names: readonly string[]): {columns: string[]; rows: Record<string, unknown>[]} {
   const rows: Record<string, unknown>[] = []

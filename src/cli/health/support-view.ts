@@ -5,9 +5,6 @@
 import type {Event, PlanMedication, User} from '../../services/health/operations.js'
 import type {MonthSummary} from '../../services/health/support.js'
 
-export const PLAN_COLUMNS = ['medication', 'type', 'usage', 'sensors']
-export const INSPECT_EVENT_COLUMNS = ['when', 'medication', 'doses', 'night', 'symptoms']
-
 /** `08:00 x2, 20:00 x2` */
 function usageText(usage: PlanMedication['usageList']): string {
   const pad = (n: number) => String(n).padStart(2, '0')

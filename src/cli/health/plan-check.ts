@@ -5,11 +5,11 @@
  */
 import {Flags} from '@oclif/core'
 
-import type {ServiceClient} from '../http/client.js'
+import type {ServiceClient} from '../../http/client.js'
 
-import {UsageError} from '../errors.js'
-import {type Event, getEventById, getUserById} from '../services/health/operations.js'
-import {checkEventAgainstPlan, needsPlanCheck, type PlanCheck, type PlanEntry} from '../services/health/plan-check.js'
+import {UsageError} from '../../errors.js'
+import {type Event, getEventById, getUserById} from '../../services/health/operations.js'
+import {checkEventAgainstPlan, needsPlanCheck, type PlanCheck, type PlanEntry} from '../../services/health/plan-check.js'
 
 export const planCheckFlags = {
   'plan-check': Flags.boolean({

@@ -1,18 +1,16 @@
 import {Flags} from '@oclif/core'
 
-import type {QueryOf} from '../http/operation.js'
+import type {QueryOf} from '../../http/operation.js'
 
-import {UsageError} from '../errors.js'
-import {type getEvents, MEDICATION_TYPES, SOURCES, SYMPTOMS, TRIGGERS} from '../services/health/operations.js'
-import {parseDateRange, parseIsoDate} from '../services/health/validate.js'
+import {UsageError} from '../../errors.js'
+import {type getEvents, MEDICATION_TYPES, SOURCES, SYMPTOMS, TRIGGERS} from '../../services/health/operations.js'
+import {parseDateRange, parseIsoDate} from '../../services/health/validate.js'
 /**
  * Events: the flags of `events add/update` and the filters of `events list` (its pages are
  * followed by `paginate`, from the getEvents row's paging).
  */
-import {parseTimeInput} from '../services/time-input.js'
-import {readJsonData} from './data-input.js'
-
-export const EVENT_COLUMNS = ['id', 'date', 'medicationType', 'medicationId', 'source', 'doses', 'nightEvent', 'symptoms', 'triggers']
+import {parseTimeInput} from '../../services/time-input.js'
+import {readJsonData} from '../data-input.js'
 
 /** Fields of an event as flags (`events add`, `events update`); `--data` gives a whole body, flags override its fields. */
 export const eventFlags = {
