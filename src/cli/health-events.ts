@@ -3,7 +3,7 @@ import {Flags} from '@oclif/core'
 import type {QueryOf} from '../http/operation.js'
 
 import {UsageError} from '../errors.js'
-import {type getEvents, MEDICATION_TYPES, SOURCES, SYMPTOMS, TRIGGERS} from '../services/health/operations.js'
+import {type healthOps, MEDICATION_TYPES, SOURCES, SYMPTOMS, TRIGGERS} from '../services/health/operations.js'
 import {parseDateRange, parseIsoDate} from '../services/health/validate.js'
 /**
  * Events: the flags of `events add/update` and the filters of `events list` (its pages are
@@ -102,7 +102,7 @@ export interface EventFilterValues {
 }
 
 /** Flags -> getEvents query (arrays become repeated keys). */
-export function eventsQueryFromFlags(flags: EventFilterValues): QueryOf<typeof getEvents> {
+export function eventsQueryFromFlags(flags: EventFilterValues): QueryOf<typeof healthOps.getEvents> {
   const {endDate, startDate} = parseDateRange(flags.start, flags.end)
   return {
     startDate,

@@ -1,7 +1,7 @@
 import {BaseCommand} from '../../cli/base-command.js'
 import {idArg} from '../../cli/input-text.js'
 import {CHECKOUT_ZONE, fieldsOf, type View} from '../../cli/output/view.js'
-import {CheckoutRecord, getCheckout} from '../../services/checkout/operations.js'
+import {checkoutOps, CheckoutRecord} from '../../services/checkout/operations.js'
 
 export const CHECKOUT_COLUMNS = [
   'id',
@@ -33,7 +33,7 @@ The table shows the main fields; -o json (or --json) shows the whole record, ite
 
   async run(): Promise<Record<string, unknown>> {
     const client = await this.checkoutClient()
-    const {data} = await client.call(getCheckout, {params: {checkoutId: this.args.checkoutId}})
+    const {data} = await client.call(checkoutOps.getCheckout, {params: {checkoutId: this.args.checkoutId}})
     return data
   }
 }

@@ -4,12 +4,12 @@ import {BaseCommand} from '../../cli/base-command.js'
 import {changeFlags} from '../../cli/flags.js'
 import {idArg, visibleText} from '../../cli/input-text.js'
 import {CHECKOUT_ZONE, type View} from '../../cli/output/view.js'
-import {voidCheckout} from '../../services/checkout/operations.js'
+import {checkoutOps} from '../../services/checkout/operations.js'
 import {voidCheckoutChecked} from '../../services/checkout/workflows.js'
 
 export default class CheckoutVoid extends BaseCommand<typeof CheckoutVoid> {
   static override baseFlags = changeFlags
-  static override changes = voidCheckout
+  static override changes = checkoutOps.voidCheckout
   static override args = {checkoutId: idArg('checkout id')}
   static override description = `Void a successful payment, on the day of the transaction only.
 

@@ -1,6 +1,6 @@
 import {BaseCommand} from '../../cli/base-command.js'
 import {type View} from '../../cli/output/view.js'
-import {getCustomization} from '../../services/checkout/operations.js'
+import {checkoutOps} from '../../services/checkout/operations.js'
 import {CUSTOMIZATION_COLUMNS} from './set.js'
 
 export default class CustomizeGet extends BaseCommand<typeof CustomizeGet> {
@@ -11,7 +11,7 @@ export default class CustomizeGet extends BaseCommand<typeof CustomizeGet> {
 
   async run(): Promise<Record<string, unknown>> {
     const client = await this.checkoutClient()
-    const {data} = await client.call(getCustomization)
+    const {data} = await client.call(checkoutOps.getCustomization)
     return data
   }
 }

@@ -3,7 +3,7 @@ import {EVENT_COLUMNS, eventFilterFlags, eventsQueryFromFlags} from '../../cli/h
 import {type ColumnLayout, fieldsOf, type View} from '../../cli/output/view.js'
 import {type PagedDocument, pagingFlags} from '../../cli/paging.js'
 import {RECENT_EVENT_IDS, rememberEventIds} from '../../profiles/recent-events.js'
-import {Event, getEvents} from '../../services/health/operations.js'
+import {Event, healthOps} from '../../services/health/operations.js'
 
 /** What support reads first in a narrow terminal: which event, when, and its symptoms. */
 const EVENT_LAYOUT: Record<string, ColumnLayout> = {
@@ -30,18 +30,18 @@ One page (50 events) by default. --limit N reads pages until N events; --all fol
     '<%= config.bin %> events list me --all --output ndjson > events.ndjson',
     '<%= config.bin %> events list me --limit 120 --output csv',
   ]
-  static override flags = {...healthFlags, ...eventFilterFlags, ...pagingFlags(getEvents)}
+  static override flags = {...healthFlags, ...eventFilterFlags, ...pagingFlags(healthOps.getEvents)}
   static override view: View = {columns: EVENT_COLUMNS, fields: fieldsOf(Event), layout: EVENT_LAYOUT, list: 'events'}
 
   /** In table, CSV and ndjson form the events were written as they arrived, and `events` is empty. */
-  async run(): Promise<PagedDocument<typeof getEvents>> {
+  async run(): Promise<PagedDocument<typeof healthOps.getEvents>> {
     const {flags} = this
     const query = eventsQueryFromFlags(flags)
     const client = await this.health()
     const userId = await this.resolveUserId(this.args.userId, client)
     const newest: string[] = []
     const remember = (e: Event) => newest.length < RECENT_EVENT_IDS && typeof e.id === 'string' && newest.push(e.id)
-    const document = await this.streamPages(client, getEvents, {params: {userId}, query}, {onItem: remember})
+    const document = await this.streamPages(client, healthOps.getEvents, {params: {userId}, query}, {onItem: remember})
     // The signed-in user's newest ids, for Tab: `events get me <Tab>` (src/cli/completion).
     if (this.args.userId === 'me' && !flags['paging-token']) await rememberEventIds(this.configDir, (await this.profile()).name, newest)
     return document

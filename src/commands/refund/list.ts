@@ -1,7 +1,7 @@
 import {BaseCommand} from '../../cli/base-command.js'
 import {idArg} from '../../cli/input-text.js'
 import {CHECKOUT_ZONE, fieldsOf, type View} from '../../cli/output/view.js'
-import {listRefunds, RefundRecord} from '../../services/checkout/operations.js'
+import {checkoutOps, RefundRecord} from '../../services/checkout/operations.js'
 
 export const REFUND_COLUMNS = ['id', 'status', 'amount.value', 'amount.currency', 'reason', 'createdAt']
 
@@ -14,7 +14,7 @@ export default class RefundList extends BaseCommand<typeof RefundList> {
 
   async run(): Promise<{refunds: unknown[]}> {
     const client = await this.checkoutClient()
-    const {data} = await client.call(listRefunds, {params: {checkoutId: this.args.checkoutId}})
+    const {data} = await client.call(checkoutOps.listRefunds, {params: {checkoutId: this.args.checkoutId}})
     const refunds = Array.isArray(data) ? data : []
     return {refunds}
   }

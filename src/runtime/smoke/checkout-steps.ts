@@ -3,23 +3,7 @@ import {randomBytes} from 'node:crypto'
 import type {EventReceiver} from './receiver.js'
 
 import {ApiError} from '../../errors.js'
-import {
-  type CustomizationRequest,
-  deleteWebhook,
-  getCheckout,
-  getCustomization,
-  getRefund,
-  initiateCheckout,
-  listRefunds,
-  listWebhooks,
-  refundCheckout,
-  registerWebhook,
-  removeCustomization,
-  setCustomization,
-  updateWebhook,
-  voidCheckout,
-  WEBHOOK_EVENTS,
-} from '../../services/checkout/operations.js'
+import {checkoutOps, type CustomizationRequest, WEBHOOK_EVENTS} from '../../services/checkout/operations.js'
 import {CODES} from '../../services/checkout/rules.js'
 import {actAsBuyer} from '../buyer.js'
 import {sandboxControl} from '../sandbox-control.js'
@@ -56,7 +40,7 @@ function checkoutBody(value: string) {
 }
 
 async function paidCheckout(ctx: SmokeContext, value: string): Promise<string> {
-  const created = await ctx.checkout.call(initiateCheckout, {body: checkoutBody(value)})
+  const created = await ctx.checkout.call(checkoutOps.initiateCheckout, {body: checkoutBody(value)})
   const paid = await actAsBuyer(ctx.checkout, {action: 'pay', checkoutId: created.data.checkoutId})
   checkEqual(paid.paymentStatus, 'PAYMENT_SUCCESS', 'payment status')
   return created.data.checkoutId
@@ -72,20 +56,20 @@ const notFound = (error: unknown) => error instanceof ApiError && error.status =
  */
 export function checkoutSteps(receiver: EventReceiver | undefined): SmokeStep[] {
   return [
-    step('set the page customization', setCustomization, async (ctx) => {
-      const previous = await ctx.checkout.call(getCustomization).then(
+    step('set the page customization', checkoutOps.setCustomization, async (ctx) => {
+      const previous = await ctx.checkout.call(checkoutOps.getCustomization).then(
         (r) => r.data,
         (error) => {
           if (notFound(error)) return undefined
           throw error
         },
       )
-      const res = await ctx.checkout.call(setCustomization, {body: CUSTOMIZATION})
+      const res = await ctx.checkout.call(checkoutOps.setCustomization, {body: CUSTOMIZATION})
       ctx.cleanups.push({
         name: previous ? 'restore the page customization' : 'remove the page customization',
         run: async () => {
-          if (previous) await ctx.checkout.call(setCustomization, {body: previous as CustomizationRequest})
-          else await ctx.checkout.call(removeCustomization).catch((error) => (notFound(error) ? undefined : Promise.reject(error)))
+          if (previous) await ctx.checkout.call(checkoutOps.setCustomization, {body: previous as CustomizationRequest})
+          else await ctx.checkout.call(checkoutOps.removeCustomization).catch((error) => (notFound(error) ? undefined : Promise.reject(error)))
         },
       })
       checkEqual(res.data.customTitle, CUSTOMIZATION.customTitle, 'customTitle')
@@ -94,16 +78,16 @@ export function checkoutSteps(receiver: EventReceiver | undefined): SmokeStep[] 
     }),
     step(
       'read the customization back',
-      getCustomization,
+      checkoutOps.getCustomization,
       async (ctx) => {
-        const res = await ctx.checkout.call(getCustomization)
+        const res = await ctx.checkout.call(checkoutOps.getCustomization)
         checkEqual([res.data.logoUrl, res.data.colorScheme], [CUSTOMIZATION.logoUrl, CUSTOMIZATION.colorScheme], 'customization')
         return res.requestId
       },
       {needs: ['customized']},
     ),
-    step('list webhooks', listWebhooks, async (ctx) => {
-      const res = await ctx.checkout.call(listWebhooks)
+    step('list webhooks', checkoutOps.listWebhooks, async (ctx) => {
+      const res = await ctx.checkout.call(checkoutOps.listWebhooks)
       check(Array.isArray(res.data), 'the answer is not a list')
       const taken = new Set(res.data.map((w) => w.name))
       const free = WEBHOOK_EVENTS.find((n) => n === 'CHECKOUT_SUCCESS' && !taken.has(n)) ?? WEBHOOK_EVENTS.find((n) => !taken.has(n))
@@ -112,15 +96,15 @@ export function checkoutSteps(receiver: EventReceiver | undefined): SmokeStep[] 
     }),
     step(
       'register a webhook',
-      registerWebhook,
+      checkoutOps.registerWebhook,
       async (ctx) => {
         const callbackUrl = receiver?.url ?? 'https://example.invalid/opsctl-smoke'
-        const res = await ctx.checkout.call(registerWebhook, {body: {callbackUrl, name: ctx.values.webhookName}})
+        const res = await ctx.checkout.call(checkoutOps.registerWebhook, {body: {callbackUrl, name: ctx.values.webhookName}})
         ctx.cleanups.push({
           name: `delete webhook ${res.data.id}`,
           run: async () => {
             await ctx.checkout
-              .call(deleteWebhook, {params: {webhookId: res.data.id}})
+              .call(checkoutOps.deleteWebhook, {params: {webhookId: res.data.id}})
               .catch((error) => (notFound(error) ? undefined : Promise.reject(error)))
           },
         })
@@ -132,10 +116,10 @@ export function checkoutSteps(receiver: EventReceiver | undefined): SmokeStep[] 
     ),
     step(
       'update the webhook',
-      updateWebhook,
+      checkoutOps.updateWebhook,
       async (ctx) => {
         const callbackUrl = `${receiver?.url ?? 'https://example.invalid/opsctl-smoke'}?v=2`
-        const res = await ctx.checkout.call(updateWebhook, {
+        const res = await ctx.checkout.call(checkoutOps.updateWebhook, {
           body: {callbackUrl, name: ctx.values.webhookName},
           params: {webhookId: ctx.values.webhookId},
         })
@@ -144,9 +128,9 @@ export function checkoutSteps(receiver: EventReceiver | undefined): SmokeStep[] 
       },
       {needs: ['webhookId']},
     ),
-    step('initiate a checkout', initiateCheckout, async (ctx) => {
+    step('initiate a checkout', checkoutOps.initiateCheckout, async (ctx) => {
       const body = checkoutBody('150.00')
-      const res = await ctx.checkout.call(initiateCheckout, {body})
+      const res = await ctx.checkout.call(checkoutOps.initiateCheckout, {body})
       check(res.data.checkoutId, 'no checkoutId')
       check(/^https?:\/\//.test(res.data.redirectUrl), `redirectUrl is not a URL: ${res.data.redirectUrl}`)
       Object.assign(ctx.values, {checkoutId: res.data.checkoutId, reference: body.requestReferenceNumber})
@@ -154,9 +138,9 @@ export function checkoutSteps(receiver: EventReceiver | undefined): SmokeStep[] 
     }),
     step(
       'retrieve the checkout',
-      getCheckout,
+      checkoutOps.getCheckout,
       async (ctx) => {
-        const res = await ctx.checkout.call(getCheckout, {params: {checkoutId: ctx.values.checkoutId}})
+        const res = await ctx.checkout.call(checkoutOps.getCheckout, {params: {checkoutId: ctx.values.checkoutId}})
         checkEqual(
           [res.data.id, res.data.status, res.data.totalAmount?.value, res.data.requestReferenceNumber],
           [ctx.values.checkoutId, 'CREATED', '150.00', ctx.values.reference],
@@ -192,11 +176,11 @@ export function checkoutSteps(receiver: EventReceiver | undefined): SmokeStep[] 
     ),
     step(
       'void it the same day',
-      voidCheckout,
+      checkoutOps.voidCheckout,
       async (ctx) => {
-        const res = await ctx.checkout.call(voidCheckout, {body: {reason: 'opsctl smoke'}, params: {checkoutId: ctx.values.checkoutId}})
+        const res = await ctx.checkout.call(checkoutOps.voidCheckout, {body: {reason: 'opsctl smoke'}, params: {checkoutId: ctx.values.checkoutId}})
         checkEqual(res.data.voidStatus, 'SUCCESS', 'voidStatus')
-        const after = await ctx.checkout.call(getCheckout, {params: {checkoutId: ctx.values.checkoutId}})
+        const after = await ctx.checkout.call(checkoutOps.getCheckout, {params: {checkoutId: ctx.values.checkoutId}})
         checkEqual(after.data.paymentStatus, 'VOIDED', 'paymentStatus after the void')
         return res.requestId
       },
@@ -204,7 +188,7 @@ export function checkoutSteps(receiver: EventReceiver | undefined): SmokeStep[] 
     ),
     step(
       'refund part of a payment the next day',
-      refundCheckout,
+      checkoutOps.refundCheckout,
       async (ctx) => {
         const checkoutId = await paidCheckout(ctx, '200.00')
         await sandboxControl(ctx.checkout.transport, ctx.sandbox!, 'POST', 'clock', {advance: '24h'})
@@ -216,12 +200,12 @@ export function checkoutSteps(receiver: EventReceiver | undefined): SmokeStep[] 
             await sandboxControl(ctx.checkout.transport, ctx.sandbox!, 'POST', 'clock', {set: new Date(Date.parse(now) - 86_400_000).toISOString()})
           },
         })
-        const voidLate = await ctx.checkout.call(voidCheckout, {body: {reason: 'too late'}, params: {checkoutId}}).then(
+        const voidLate = await ctx.checkout.call(checkoutOps.voidCheckout, {body: {reason: 'too late'}, params: {checkoutId}}).then(
           () => undefined,
           (error) => error,
         )
         check(voidLate instanceof ApiError && voidLate.code === CODES.voidAfterCutoff, 'a void the next day was not refused with PY0073')
-        const res = await ctx.checkout.call(refundCheckout, {
+        const res = await ctx.checkout.call(checkoutOps.refundCheckout, {
           body: {amount: {currency: 'PHP', value: '50.00'}, reason: 'opsctl smoke'},
           params: {checkoutId},
         })
@@ -233,9 +217,9 @@ export function checkoutSteps(receiver: EventReceiver | undefined): SmokeStep[] 
     ),
     step(
       'list the refunds',
-      listRefunds,
+      checkoutOps.listRefunds,
       async (ctx) => {
-        const res = await ctx.checkout.call(listRefunds, {params: {checkoutId: ctx.values.refundCheckoutId}})
+        const res = await ctx.checkout.call(checkoutOps.listRefunds, {params: {checkoutId: ctx.values.refundCheckoutId}})
         checkEqual(
           res.data.map((r) => [r.id, r.amount?.value, r.status]),
           [[ctx.values.refundId, '50.00', 'SUCCESS']],
@@ -247,9 +231,9 @@ export function checkoutSteps(receiver: EventReceiver | undefined): SmokeStep[] 
     ),
     step(
       'get the refund',
-      getRefund,
+      checkoutOps.getRefund,
       async (ctx) => {
-        const res = await ctx.checkout.call(getRefund, {params: {checkoutId: ctx.values.refundCheckoutId, refundId: ctx.values.refundId}})
+        const res = await ctx.checkout.call(checkoutOps.getRefund, {params: {checkoutId: ctx.values.refundCheckoutId, refundId: ctx.values.refundId}})
         checkEqual(
           [res.data.id, res.data.checkout, res.data.reason],
           [ctx.values.refundId, ctx.values.refundCheckoutId, 'opsctl smoke'],
@@ -261,11 +245,11 @@ export function checkoutSteps(receiver: EventReceiver | undefined): SmokeStep[] 
     ),
     step(
       'delete the webhook',
-      deleteWebhook,
+      checkoutOps.deleteWebhook,
       async (ctx) => {
-        const res = await ctx.checkout.call(deleteWebhook, {params: {webhookId: ctx.values.webhookId}})
+        const res = await ctx.checkout.call(checkoutOps.deleteWebhook, {params: {webhookId: ctx.values.webhookId}})
         checkEqual(res.data.id, ctx.values.webhookId, 'deleted id')
-        const left = await ctx.checkout.call(listWebhooks)
+        const left = await ctx.checkout.call(checkoutOps.listWebhooks)
         check(!left.data.some((w) => w.id === ctx.values.webhookId), 'the webhook is still listed')
         return res.requestId
       },
@@ -273,10 +257,10 @@ export function checkoutSteps(receiver: EventReceiver | undefined): SmokeStep[] 
     ),
     step(
       'remove the customization',
-      removeCustomization,
+      checkoutOps.removeCustomization,
       async (ctx) => {
-        const res = await ctx.checkout.call(removeCustomization)
-        const after = await ctx.checkout.call(getCustomization).then(
+        const res = await ctx.checkout.call(checkoutOps.removeCustomization)
+        const after = await ctx.checkout.call(checkoutOps.getCustomization).then(
           () => 'still there',
           (error) => (notFound(error) ? 'gone' : Promise.reject(error)),
         )

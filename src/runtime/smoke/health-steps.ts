@@ -4,24 +4,7 @@ import type {BodyOf} from '../../http/operation.js'
 
 import {ApiError} from '../../errors.js'
 import {sessionFromHeaders} from '../../http/session-cookie.js'
-import {
-  addEvent,
-  addPlanMedication,
-  addPlanSensor,
-  createUser,
-  deleteEvent,
-  deletePlanMedication,
-  deletePlanSensor,
-  getEventById,
-  getEvents,
-  getGroupConfig,
-  getMetrics,
-  getUser,
-  getUserById,
-  patchPlanMedication,
-  signIn,
-  updateEvent,
-} from '../../services/health/operations.js'
+import {healthOps} from '../../services/health/operations.js'
 import {check, checkEqual, type SmokeContext, type SmokeStep, type StepSubject, subjectOf} from './runner.js'
 
 const step = (name: string, subject: StepSubject, run: SmokeStep['run'], needs?: string[]): SmokeStep => ({
@@ -41,7 +24,7 @@ const NIGHT_EVENT = {
   source: 'manual',
   symptoms: ['cough'],
   triggers: ['coldAir'],
-} satisfies Partial<BodyOf<typeof addEvent>> // 23:30 Manila
+} satisfies Partial<BodyOf<typeof healthOps.addEvent>> // 23:30 Manila
 const DAY_EVENT = {
   date: `${DAY}T03:00:00.000Z`,
   doses: 1,
@@ -49,10 +32,10 @@ const DAY_EVENT = {
   source: 'manual',
   symptoms: [],
   triggers: ['exercise'],
-} satisfies Partial<BodyOf<typeof addEvent>> // 11:00 Manila
+} satisfies Partial<BodyOf<typeof healthOps.addEvent>> // 11:00 Manila
 
 async function planMedication(ctx: SmokeContext, medicationId: string) {
-  const user = (await ctx.health.call(getUser)).data
+  const user = (await ctx.health.call(healthOps.getUser)).data
   return user.plan?.medications.find((m) => m.medicationId === medicationId)
 }
 
@@ -62,8 +45,8 @@ async function planMedication(ctx: SmokeContext, medicationId: string) {
  */
 export function healthSteps(options: {group: string}): SmokeStep[] {
   return [
-    step('group configuration', getGroupConfig, async (ctx) => {
-      const res = await ctx.health.call(getGroupConfig, {params: {idOrName: options.group}})
+    step('group configuration', healthOps.getGroupConfig, async (ctx) => {
+      const res = await ctx.health.call(healthOps.getGroupConfig, {params: {idOrName: options.group}})
       check(res.data.name === options.group || res.data.id === options.group, `group ${options.group} answered as ${res.data.name}`)
       const rescue = res.data.medications.find((m) => m.type === 'rescue')
       const controller = res.data.medications.find((m) => m.type === 'controller')
@@ -72,7 +55,7 @@ export function healthSteps(options: {group: string}): SmokeStep[] {
       ctx.values.controllerId = controller.id
       return res.requestId
     }),
-    step('create a user', createUser, async (ctx) => {
+    step('create a user', healthOps.createUser, async (ctx) => {
       const email = `opsctl-smoke-${randomBytes(6).toString('hex')}@example.com`
       const password = randomBytes(18).toString('base64url')
       const body = {
@@ -84,7 +67,7 @@ export function healthSteps(options: {group: string}): SmokeStep[] {
         role: 'patient' as const,
         timeZone: 'Asia/Manila',
       }
-      const res = await ctx.health.call(createUser, {body})
+      const res = await ctx.health.call(healthOps.createUser, {body})
       checkEqual(res.status, 201, 'status')
       checkEqual([res.data.email, res.data.role, res.data.timeZone], [email, 'patient', 'Asia/Manila'], 'user')
       const session = sessionFromHeaders(res.headers)
@@ -95,9 +78,9 @@ export function healthSteps(options: {group: string}): SmokeStep[] {
     }),
     step(
       'sign in',
-      signIn,
+      healthOps.signIn,
       async (ctx) => {
-        const res = await ctx.health.call(signIn, {body: {email: ctx.values.email, password: ctx.values.password}})
+        const res = await ctx.health.call(healthOps.signIn, {body: {email: ctx.values.email, password: ctx.values.password}})
         checkEqual(res.data.id, ctx.values.userId, 'signed-in user id')
         const session = sessionFromHeaders(res.headers)
         check(session, 'no connect.sid cookie in the answer')
@@ -108,9 +91,9 @@ export function healthSteps(options: {group: string}): SmokeStep[] {
     ),
     step(
       'the signed-in user',
-      getUser,
+      healthOps.getUser,
       async (ctx) => {
-        const res = await ctx.health.call(getUser)
+        const res = await ctx.health.call(healthOps.getUser)
         checkEqual([res.data.id, res.data.email], [ctx.values.userId, ctx.values.email], 'me')
         return res.requestId
       },
@@ -118,9 +101,9 @@ export function healthSteps(options: {group: string}): SmokeStep[] {
     ),
     step(
       'a user by id',
-      getUserById,
+      healthOps.getUserById,
       async (ctx) => {
-        const res = await ctx.health.call(getUserById, {params: {userId: ctx.values.userId}})
+        const res = await ctx.health.call(healthOps.getUserById, {params: {userId: ctx.values.userId}})
         checkEqual(res.data.id, ctx.values.userId, 'user id')
         return res.requestId
       },
@@ -128,14 +111,14 @@ export function healthSteps(options: {group: string}): SmokeStep[] {
     ),
     step(
       'add two events',
-      addEvent,
+      healthOps.addEvent,
       async (ctx) => {
         let requestId: string | undefined
         for (const [key, event] of [
           ['nightEventId', NIGHT_EVENT],
           ['dayEventId', DAY_EVENT],
         ] as const) {
-          const res = await ctx.health.call(addEvent, {
+          const res = await ctx.health.call(healthOps.addEvent, {
             body: {...event, medicationId: ctx.values.rescueId},
             params: {userId: ctx.values.userId},
           })
@@ -152,15 +135,15 @@ export function healthSteps(options: {group: string}): SmokeStep[] {
     ),
     step(
       'list events with filters',
-      getEvents,
+      healthOps.getEvents,
       async (ctx) => {
-        const all = await ctx.health.call(getEvents, {params: {userId: ctx.values.userId}})
+        const all = await ctx.health.call(healthOps.getEvents, {params: {userId: ctx.values.userId}})
         checkEqual(
           all.data.events.map((e) => e.id),
           [ctx.values.nightEventId, ctx.values.dayEventId],
           'events newest first',
         )
-        const night = await ctx.health.call(getEvents, {
+        const night = await ctx.health.call(healthOps.getEvents, {
           params: {userId: ctx.values.userId},
           query: {nightEvent: true, symptoms: ['cough']},
         })
@@ -175,9 +158,9 @@ export function healthSteps(options: {group: string}): SmokeStep[] {
     ),
     step(
       'one event',
-      getEventById,
+      healthOps.getEventById,
       async (ctx) => {
-        const res = await ctx.health.call(getEventById, {params: {eventId: ctx.values.nightEventId, userId: ctx.values.userId}})
+        const res = await ctx.health.call(healthOps.getEventById, {params: {eventId: ctx.values.nightEventId, userId: ctx.values.userId}})
         checkEqual([res.data.id, res.data.nightEvent, res.data.triggers], [ctx.values.nightEventId, true, ['coldAir']], 'event')
         return res.requestId
       },
@@ -185,12 +168,12 @@ export function healthSteps(options: {group: string}): SmokeStep[] {
     ),
     step(
       'update an event',
-      updateEvent,
+      healthOps.updateEvent,
       async (ctx) => {
         const params = {eventId: ctx.values.dayEventId, userId: ctx.values.userId}
-        const res = await ctx.health.call(updateEvent, {body: {doses: 3, preemptive: true}, params})
+        const res = await ctx.health.call(healthOps.updateEvent, {body: {doses: 3, preemptive: true}, params})
         checkEqual(res.status, 204, 'status')
-        const after = await ctx.health.call(getEventById, {params})
+        const after = await ctx.health.call(healthOps.getEventById, {params})
         checkEqual([after.data.doses, after.data.preemptive], [3, true], 'updated event')
         return res.requestId
       },
@@ -198,9 +181,9 @@ export function healthSteps(options: {group: string}): SmokeStep[] {
     ),
     step(
       'daily metrics from those events',
-      getMetrics,
+      healthOps.getMetrics,
       async (ctx) => {
-        const res = await ctx.health.call(getMetrics, {
+        const res = await ctx.health.call(healthOps.getMetrics, {
           params: {userId: ctx.values.userId},
           query: {
             endDate: `${DAY}T15:59:59.000Z`,
@@ -218,10 +201,10 @@ export function healthSteps(options: {group: string}): SmokeStep[] {
     ),
     step(
       'add a plan medication',
-      addPlanMedication,
+      healthOps.addPlanMedication,
       async (ctx) => {
         const medicationId = ctx.values.controllerId
-        const res = await ctx.health.call(addPlanMedication, {
+        const res = await ctx.health.call(healthOps.addPlanMedication, {
           body: {medicationId, usageList: [{doses: 2, hour: 8, minute: 0}]},
           params: {userId: ctx.values.userId},
         })
@@ -235,14 +218,14 @@ export function healthSteps(options: {group: string}): SmokeStep[] {
     ),
     step(
       'change its usage',
-      patchPlanMedication,
+      healthOps.patchPlanMedication,
       async (ctx) => {
         const usageList = [
           {doses: 1, hour: 8, minute: 0},
           {doses: 1, hour: 20, minute: 30},
         ]
         const params = {medicationId: ctx.values.planMedicationId, userId: ctx.values.userId}
-        const res = await ctx.health.call(patchPlanMedication, {body: {usageList}, params})
+        const res = await ctx.health.call(healthOps.patchPlanMedication, {body: {usageList}, params})
         checkEqual(res.status, 204, 'status')
         checkEqual((await planMedication(ctx, ctx.values.planMedicationId))?.usageList, usageList, 'plan usage list')
         return res.requestId
@@ -251,11 +234,11 @@ export function healthSteps(options: {group: string}): SmokeStep[] {
     ),
     step(
       'attach a sensor',
-      addPlanSensor,
+      healthOps.addPlanSensor,
       async (ctx) => {
         const mac = randomBytes(6).toString('hex').toUpperCase().match(/../g)!.join(':')
         const params = {medicationId: ctx.values.planMedicationId, userId: ctx.values.userId}
-        const res = await ctx.health.call(addPlanSensor, {body: {mac, model: 'opsctl-smoke'}, params})
+        const res = await ctx.health.call(healthOps.addPlanSensor, {body: {mac, model: 'opsctl-smoke'}, params})
         checkEqual(res.status, 201, 'status')
         const sensors = (await planMedication(ctx, ctx.values.planMedicationId))?.sensors ?? []
         check(
@@ -269,10 +252,10 @@ export function healthSteps(options: {group: string}): SmokeStep[] {
     ),
     step(
       'detach the sensor',
-      deletePlanSensor,
+      healthOps.deletePlanSensor,
       async (ctx) => {
         const params = {mac: ctx.values.mac, medicationId: ctx.values.planMedicationId, userId: ctx.values.userId}
-        const res = await ctx.health.call(deletePlanSensor, {params})
+        const res = await ctx.health.call(healthOps.deletePlanSensor, {params})
         checkEqual(res.status, 204, 'status')
         const sensors = (await planMedication(ctx, ctx.values.planMedicationId))?.sensors ?? []
         check(!sensors.some((s) => s.mac === ctx.values.mac), `sensor ${ctx.values.mac} is still on the plan`)
@@ -282,9 +265,9 @@ export function healthSteps(options: {group: string}): SmokeStep[] {
     ),
     step(
       'remove the plan medication',
-      deletePlanMedication,
+      healthOps.deletePlanMedication,
       async (ctx) => {
-        const res = await ctx.health.call(deletePlanMedication, {
+        const res = await ctx.health.call(healthOps.deletePlanMedication, {
           params: {medicationId: ctx.values.planMedicationId, userId: ctx.values.userId},
         })
         checkEqual(res.status, 204, 'status')
@@ -295,16 +278,16 @@ export function healthSteps(options: {group: string}): SmokeStep[] {
     ),
     step(
       'delete the events',
-      deleteEvent,
+      healthOps.deleteEvent,
       async (ctx) => {
         let requestId: string | undefined
         for (const eventId of [ctx.values.nightEventId, ctx.values.dayEventId]) {
-          const res = await ctx.health.call(deleteEvent, {params: {eventId, userId: ctx.values.userId}})
+          const res = await ctx.health.call(healthOps.deleteEvent, {params: {eventId, userId: ctx.values.userId}})
           checkEqual(res.status, 204, 'status')
           requestId = res.requestId
         }
 
-        const left = await ctx.health.call(getEvents, {params: {userId: ctx.values.userId}})
+        const left = await ctx.health.call(healthOps.getEvents, {params: {userId: ctx.values.userId}})
         checkEqual(left.data.events.length, 0, 'events left')
         return requestId
       },
@@ -315,7 +298,7 @@ export function healthSteps(options: {group: string}): SmokeStep[] {
 
 async function deleteQuietly(ctx: SmokeContext, eventId: string): Promise<void> {
   try {
-    await ctx.health.call(deleteEvent, {params: {eventId, userId: ctx.values.userId}})
+    await ctx.health.call(healthOps.deleteEvent, {params: {eventId, userId: ctx.values.userId}})
   } catch (error) {
     if (!(error instanceof ApiError && error.status === 404)) throw error
   }
@@ -323,7 +306,7 @@ async function deleteQuietly(ctx: SmokeContext, eventId: string): Promise<void> 
 
 async function removeMedicationQuietly(ctx: SmokeContext, medicationId: string): Promise<void> {
   try {
-    await ctx.health.call(deletePlanMedication, {params: {medicationId, userId: ctx.values.userId}})
+    await ctx.health.call(healthOps.deletePlanMedication, {params: {medicationId, userId: ctx.values.userId}})
   } catch (error) {
     if (!(error instanceof ApiError && error.status === 404)) throw error
   }
