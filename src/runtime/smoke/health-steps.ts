@@ -4,16 +4,8 @@ import type {BodyOf} from '../../http/operation.js'
 
 import {ApiError} from '../../errors.js'
 import {sessionFromHeaders} from '../../http/session-cookie.js'
-import {healthOps} from '../../services/health/operations.js'
-import {check, checkEqual, type SmokeContext, type SmokeStep, type StepSubject, subjectOf} from './runner.js'
-
-const step = (name: string, subject: StepSubject, run: SmokeStep['run'], needs?: string[]): SmokeStep => ({
-  name,
-  needs,
-  ...subjectOf(subject),
-  run,
-  suite: 'health',
-})
+import {healthOps, healthService} from '../../services/health/operations.js'
+import {check, checkEqual, type SmokeContext, type SmokeStep, stepsOf} from './runner.js'
 
 /** Two events on a fixed day of the user's (Asia/Manila, UTC+8) calendar: one at night with a cough, one by day. */
 const DAY = '2026-01-15'
@@ -44,42 +36,47 @@ async function planMedication(ctx: SmokeContext, medicationId: string) {
  * It creates its own throwaway user (the API has no user delete) and removes everything else it adds.
  */
 export function healthSteps(options: {group: string}): SmokeStep[] {
-  return [
-    step('group configuration', healthOps.getGroupConfig, async (ctx) => {
-      const res = await ctx.health.call(healthOps.getGroupConfig, {params: {idOrName: options.group}})
-      check(res.data.name === options.group || res.data.id === options.group, `group ${options.group} answered as ${res.data.name}`)
-      const rescue = res.data.medications.find((m) => m.type === 'rescue')
-      const controller = res.data.medications.find((m) => m.type === 'controller')
-      check(rescue && controller, `group ${options.group} lists no rescue and controller medication`)
-      ctx.values.rescueId = rescue.id
-      ctx.values.controllerId = controller.id
-      return res.requestId
-    }),
-    step('create a user', healthOps.createUser, async (ctx) => {
-      const email = `opsctl-smoke-${randomBytes(6).toString('hex')}@example.com`
-      const password = randomBytes(18).toString('base64url')
-      const body = {
-        email,
-        familyName: 'Smoke',
-        givenName: 'Opsctl',
-        language: 'en-US',
-        password,
-        role: 'patient' as const,
-        timeZone: 'Asia/Manila',
-      }
-      const res = await ctx.health.call(healthOps.createUser, {body})
-      checkEqual(res.status, 201, 'status')
-      checkEqual([res.data.email, res.data.role, res.data.timeZone], [email, 'patient', 'Asia/Manila'], 'user')
-      const session = sessionFromHeaders(res.headers)
-      check(session, 'no connect.sid cookie in the answer')
-      ctx.withSession(session)
-      Object.assign(ctx.values, {email, password, userId: res.data.id})
-      return res.requestId
-    }),
-    step(
-      'sign in',
-      healthOps.signIn,
-      async (ctx) => {
+  return stepsOf(healthService, {
+    getGroupConfig: {
+      name: 'group configuration',
+      run: async (ctx) => {
+        const res = await ctx.health.call(healthOps.getGroupConfig, {params: {idOrName: options.group}})
+        check(res.data.name === options.group || res.data.id === options.group, `group ${options.group} answered as ${res.data.name}`)
+        const rescue = res.data.medications.find((m) => m.type === 'rescue')
+        const controller = res.data.medications.find((m) => m.type === 'controller')
+        check(rescue && controller, `group ${options.group} lists no rescue and controller medication`)
+        ctx.values.rescueId = rescue.id
+        ctx.values.controllerId = controller.id
+        return res.requestId
+      },
+    },
+    createUser: {
+      name: 'create a user',
+      run: async (ctx) => {
+        const email = `opsctl-smoke-${randomBytes(6).toString('hex')}@example.com`
+        const password = randomBytes(18).toString('base64url')
+        const body = {
+          email,
+          familyName: 'Smoke',
+          givenName: 'Opsctl',
+          language: 'en-US',
+          password,
+          role: 'patient' as const,
+          timeZone: 'Asia/Manila',
+        }
+        const res = await ctx.health.call(healthOps.createUser, {body})
+        checkEqual(res.status, 201, 'status')
+        checkEqual([res.data.email, res.data.role, res.data.timeZone], [email, 'patient', 'Asia/Manila'], 'user')
+        const session = sessionFromHeaders(res.headers)
+        check(session, 'no connect.sid cookie in the answer')
+        ctx.withSession(session)
+        Object.assign(ctx.values, {email, password, userId: res.data.id})
+        return res.requestId
+      },
+    },
+    signIn: {
+      name: 'sign in',
+      run: async (ctx) => {
         const res = await ctx.health.call(healthOps.signIn, {body: {email: ctx.values.email, password: ctx.values.password}})
         checkEqual(res.data.id, ctx.values.userId, 'signed-in user id')
         const session = sessionFromHeaders(res.headers)
@@ -87,32 +84,29 @@ export function healthSteps(options: {group: string}): SmokeStep[] {
         ctx.withSession(session)
         return res.requestId
       },
-      ['userId'],
-    ),
-    step(
-      'the signed-in user',
-      healthOps.getUser,
-      async (ctx) => {
+      needs: ['userId'],
+    },
+    getUser: {
+      name: 'the signed-in user',
+      run: async (ctx) => {
         const res = await ctx.health.call(healthOps.getUser)
         checkEqual([res.data.id, res.data.email], [ctx.values.userId, ctx.values.email], 'me')
         return res.requestId
       },
-      ['userId'],
-    ),
-    step(
-      'a user by id',
-      healthOps.getUserById,
-      async (ctx) => {
+      needs: ['userId'],
+    },
+    getUserById: {
+      name: 'a user by id',
+      run: async (ctx) => {
         const res = await ctx.health.call(healthOps.getUserById, {params: {userId: ctx.values.userId}})
         checkEqual(res.data.id, ctx.values.userId, 'user id')
         return res.requestId
       },
-      ['userId'],
-    ),
-    step(
-      'add two events',
-      healthOps.addEvent,
-      async (ctx) => {
+      needs: ['userId'],
+    },
+    addEvent: {
+      name: 'add two events',
+      run: async (ctx) => {
         let requestId: string | undefined
         for (const [key, event] of [
           ['nightEventId', NIGHT_EVENT],
@@ -131,12 +125,11 @@ export function healthSteps(options: {group: string}): SmokeStep[] {
 
         return requestId
       },
-      ['userId', 'rescueId'],
-    ),
-    step(
-      'list events with filters',
-      healthOps.getEvents,
-      async (ctx) => {
+      needs: ['userId', 'rescueId'],
+    },
+    getEvents: {
+      name: 'list events with filters',
+      run: async (ctx) => {
         const all = await ctx.health.call(healthOps.getEvents, {params: {userId: ctx.values.userId}})
         checkEqual(
           all.data.events.map((e) => e.id),
@@ -154,22 +147,20 @@ export function healthSteps(options: {group: string}): SmokeStep[] {
         )
         return night.requestId
       },
-      ['nightEventId', 'dayEventId'],
-    ),
-    step(
-      'one event',
-      healthOps.getEventById,
-      async (ctx) => {
+      needs: ['nightEventId', 'dayEventId'],
+    },
+    getEventById: {
+      name: 'one event',
+      run: async (ctx) => {
         const res = await ctx.health.call(healthOps.getEventById, {params: {eventId: ctx.values.nightEventId, userId: ctx.values.userId}})
         checkEqual([res.data.id, res.data.nightEvent, res.data.triggers], [ctx.values.nightEventId, true, ['coldAir']], 'event')
         return res.requestId
       },
-      ['nightEventId'],
-    ),
-    step(
-      'update an event',
-      healthOps.updateEvent,
-      async (ctx) => {
+      needs: ['nightEventId'],
+    },
+    updateEvent: {
+      name: 'update an event',
+      run: async (ctx) => {
         const params = {eventId: ctx.values.dayEventId, userId: ctx.values.userId}
         const res = await ctx.health.call(healthOps.updateEvent, {body: {doses: 3, preemptive: true}, params})
         checkEqual(res.status, 204, 'status')
@@ -177,12 +168,11 @@ export function healthSteps(options: {group: string}): SmokeStep[] {
         checkEqual([after.data.doses, after.data.preemptive], [3, true], 'updated event')
         return res.requestId
       },
-      ['dayEventId'],
-    ),
-    step(
-      'daily metrics from those events',
-      healthOps.getMetrics,
-      async (ctx) => {
+      needs: ['dayEventId'],
+    },
+    getMetrics: {
+      name: 'daily metrics from those events',
+      run: async (ctx) => {
         const res = await ctx.health.call(healthOps.getMetrics, {
           params: {userId: ctx.values.userId},
           query: {
@@ -197,12 +187,11 @@ export function healthSteps(options: {group: string}): SmokeStep[] {
         checkEqual([day.values.eventsRescue, day.values.eventsRescueNight], [2, 1], `rescue events on ${DAY} (all, night)`)
         return res.requestId
       },
-      ['nightEventId', 'dayEventId'],
-    ),
-    step(
-      'add a plan medication',
-      healthOps.addPlanMedication,
-      async (ctx) => {
+      needs: ['nightEventId', 'dayEventId'],
+    },
+    addPlanMedication: {
+      name: 'add a plan medication',
+      run: async (ctx) => {
         const medicationId = ctx.values.controllerId
         const res = await ctx.health.call(healthOps.addPlanMedication, {
           body: {medicationId, usageList: [{doses: 2, hour: 8, minute: 0}]},
@@ -214,12 +203,11 @@ export function healthSteps(options: {group: string}): SmokeStep[] {
         ctx.values.planMedicationId = medicationId
         return res.requestId
       },
-      ['userId', 'controllerId'],
-    ),
-    step(
-      'change its usage',
-      healthOps.patchPlanMedication,
-      async (ctx) => {
+      needs: ['userId', 'controllerId'],
+    },
+    patchPlanMedication: {
+      name: 'change its usage',
+      run: async (ctx) => {
         const usageList = [
           {doses: 1, hour: 8, minute: 0},
           {doses: 1, hour: 20, minute: 30},
@@ -230,12 +218,11 @@ export function healthSteps(options: {group: string}): SmokeStep[] {
         checkEqual((await planMedication(ctx, ctx.values.planMedicationId))?.usageList, usageList, 'plan usage list')
         return res.requestId
       },
-      ['planMedicationId'],
-    ),
-    step(
-      'attach a sensor',
-      healthOps.addPlanSensor,
-      async (ctx) => {
+      needs: ['planMedicationId'],
+    },
+    addPlanSensor: {
+      name: 'attach a sensor',
+      run: async (ctx) => {
         const mac = randomBytes(6).toString('hex').toUpperCase().match(/../g)!.join(':')
         const params = {medicationId: ctx.values.planMedicationId, userId: ctx.values.userId}
         const res = await ctx.health.call(healthOps.addPlanSensor, {body: {mac, model: 'opsctl-smoke'}, params})
@@ -248,12 +235,11 @@ export function healthSteps(options: {group: string}): SmokeStep[] {
         ctx.values.mac = mac
         return res.requestId
       },
-      ['planMedicationId'],
-    ),
-    step(
-      'detach the sensor',
-      healthOps.deletePlanSensor,
-      async (ctx) => {
+      needs: ['planMedicationId'],
+    },
+    deletePlanSensor: {
+      name: 'detach the sensor',
+      run: async (ctx) => {
         const params = {mac: ctx.values.mac, medicationId: ctx.values.planMedicationId, userId: ctx.values.userId}
         const res = await ctx.health.call(healthOps.deletePlanSensor, {params})
         checkEqual(res.status, 204, 'status')
@@ -261,12 +247,11 @@ export function healthSteps(options: {group: string}): SmokeStep[] {
         check(!sensors.some((s) => s.mac === ctx.values.mac), `sensor ${ctx.values.mac} is still on the plan`)
         return res.requestId
       },
-      ['mac'],
-    ),
-    step(
-      'remove the plan medication',
-      healthOps.deletePlanMedication,
-      async (ctx) => {
+      needs: ['mac'],
+    },
+    deletePlanMedication: {
+      name: 'remove the plan medication',
+      run: async (ctx) => {
         const res = await ctx.health.call(healthOps.deletePlanMedication, {
           params: {medicationId: ctx.values.planMedicationId, userId: ctx.values.userId},
         })
@@ -274,12 +259,11 @@ export function healthSteps(options: {group: string}): SmokeStep[] {
         check(!(await planMedication(ctx, ctx.values.planMedicationId)), 'the medication is still on the plan')
         return res.requestId
       },
-      ['planMedicationId'],
-    ),
-    step(
-      'delete the events',
-      healthOps.deleteEvent,
-      async (ctx) => {
+      needs: ['planMedicationId'],
+    },
+    deleteEvent: {
+      name: 'delete the events',
+      run: async (ctx) => {
         let requestId: string | undefined
         for (const eventId of [ctx.values.nightEventId, ctx.values.dayEventId]) {
           const res = await ctx.health.call(healthOps.deleteEvent, {params: {eventId, userId: ctx.values.userId}})
@@ -291,9 +275,9 @@ export function healthSteps(options: {group: string}): SmokeStep[] {
         checkEqual(left.data.events.length, 0, 'events left')
         return requestId
       },
-      ['nightEventId', 'dayEventId'],
-    ),
-  ]
+      needs: ['nightEventId', 'dayEventId'],
+    },
+  })
 }
 
 async function deleteQuietly(ctx: SmokeContext, eventId: string): Promise<void> {
