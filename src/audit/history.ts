@@ -3,6 +3,7 @@
  * and time, and the checkouts created from this machine (the service has no list endpoint) with
  * what is known of each: its state and the last void or refund attempted. Pure functions over the lines of ./log.ts.
  */
+import type {OperationId} from '../services/operation-ids.js'
 import type {AuditEntry} from './log.js'
 
 import {centsOf, formatCents} from '../services/checkout/money.js'
@@ -33,8 +34,8 @@ export function selectEntries(entries: readonly AuditEntry[], filter: AuditFilte
 }
 
 /** The operations that change a checkout's money after it was created. */
-const MONEY_CHANGES = new Set(['voidCheckout', 'refundCheckout'])
-const CREATION = 'initiateCheckout'
+const MONEY_CHANGES: ReadonlySet<OperationId> = new Set<OperationId>(['voidCheckout', 'refundCheckout'])
+const CREATION: OperationId = 'initiateCheckout'
 
 /** What the service would say of a checkout, as far as this machine's own changes tell. */
 export type KnownState = 'created' | 'refunded' | 'voided'
@@ -94,7 +95,7 @@ export function createdCheckouts(entries: readonly AuditEntry[], profile?: strin
     }
 
     const checkout = created.get(e.checkoutId)
-    if (!checkout || !MONEY_CHANGES.has(e.operation)) continue
+    if (!checkout || !MONEY_CHANGES.has(e.operation as OperationId)) continue
     checkout.lastAttempt = attemptText(e)
     checkout.lastAttemptAt = e.time
     if (e.outcome !== 'applied') continue

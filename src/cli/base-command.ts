@@ -2,13 +2,15 @@ import type {FlagInput} from '@oclif/core/interfaces'
 
 import {Command, type Interfaces} from '@oclif/core'
 
+import type {PagedDocument, PagedOperation, StreamOptions} from './paging.js'
+
 import {appendAudit, entryFromAttempt} from '../audit/log.js'
 import {escapeControlChars} from '../control-chars.js'
 import {ExitCode, OpsError, UsageError} from '../errors.js'
 import {type ClientOptions, ServiceClient} from '../http/client.js'
 import {closeConnections} from '../http/connections.js'
 import {DryRunRequest} from '../http/dry-run.js'
-import {type Operation} from '../http/operation.js'
+import {type ItemOf, type Operation} from '../http/operation.js'
 import {scrubSecrets} from '../http/redact.js'
 import {registerSecret} from '../http/secrets/registry.js'
 import {registerArgv, registerEnv} from '../http/secrets/sources.js'
@@ -280,6 +282,27 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     this.streamed = true
     const writer = new ListWriter(await this.outputMode(), this.view)
     return {end: () => writer.end(), endPage: () => writer.endPage(), items, push: (item) => writer.push(item as Row)}
+  }
+
+  /**
+   * A paged listing (the command offers `pagingFlags(row)`): the pages from `--paging-token` on,
+   * one page, `--limit` items or `--all`, streamed into the view; returns `{count, <items>, paging}`.
+   */
+  protected async streamPages<O extends PagedOperation>(
+    client: Pick<ServiceClient, 'call'>,
+    row: O,
+    input: Parameters<typeof import('./paging.js').streamPages<O>>[3],
+    options?: StreamOptions<ItemOf<O>>,
+  ): Promise<PagedDocument<O>> {
+    const {streamPages} = await import('./paging.js')
+    const host = {
+      commandName: (this.id ?? '').replaceAll(':', ' '),
+      flags: this.flags as Record<string, unknown>,
+      listWriter: () => this.listWriter<ItemOf<O> & object>(),
+      note: (message: string) => this.note(message),
+      viewList: this.view.list,
+    }
+    return streamPages(host, client, row, input, options)
   }
 
   /** For a command with a view of its own made of several parts (users inspect): one part, in the output mode asked for. */

@@ -1,3 +1,5 @@
+import type {OperationId} from '../services/operation-ids.js'
+
 /**
  * The only place with "opsctl ..." next-step text. Rules, workflows, the runtime and the HTTP layer
  * report facts (rule codes, `NextStep`s with their values); the CLI words them here as the
@@ -109,7 +111,7 @@ const USE_INSTEAD: Record<string, string> = {
 }
 
 /** Where to find the ids that exist, when an operation on one answered 404. */
-const LIST_FOR_MISSING: Record<string, string> = {
+const LIST_FOR_MISSING: Partial<Record<OperationId, string>> = {
   deleteEvent: 'See the events: opsctl events list <userId>',
   deleteWebhook: 'See the webhooks: opsctl webhook list',
   getCheckout: 'See the checkouts created from this machine: opsctl checkout list',
@@ -124,7 +126,7 @@ const LIST_FOR_MISSING: Record<string, string> = {
 /** The error as the CLI shows it: its next steps worded first among the suggestions. */
 export function withHints(error: OpsError, context: HintContext = {}): OpsError {
   error.suggestions.unshift(...error.next.map((n) => nextStepText(n, context)))
-  const list = error instanceof ApiError && error.status === 404 ? LIST_FOR_MISSING[error.operationId] : undefined
+  const list = error instanceof ApiError && error.status === 404 ? LIST_FOR_MISSING[error.operationId as OperationId] : undefined
   if (list && !error.suggestions.includes(list)) error.suggestions.push(list)
   error.next.length = 0
   const use = error instanceof RuleError && error.code ? USE_INSTEAD[error.code] : undefined

@@ -14,7 +14,7 @@ import type {Transport} from '../http/transport.js'
 import {ApiError, RuleError, UsageError} from '../errors.js'
 import {hasSecretField} from '../http/redact.js'
 import {assertSafeTransport, buildUrl} from '../http/url.js'
-import {getCheckout} from '../services/checkout/operations.js'
+import {checkoutOps} from '../services/checkout/operations.js'
 import {cardScheme, CVC_PATTERN, lastFour, normalizeCardNumber, parseExpiry, TEST_CARDS} from '../services/checkout/test-cards.js'
 
 export interface BuyerInput {
@@ -139,7 +139,7 @@ export async function actAsBuyer(client: ServiceClient, input: BuyerInput): Prom
     ).withNext({step: 'checkout-get', checkoutId})
   }
 
-  const record = (await client.call(getCheckout, {params: {checkoutId}})).data
+  const record = (await client.call(checkoutOps.getCheckout, {params: {checkoutId}})).data
   return {
     checkoutId,
     action: input.action,

@@ -6,8 +6,8 @@
 import type {ServiceClient} from '../http/client.js'
 
 import {ApiError, ExitCode, NetworkError} from '../errors.js'
-import {listWebhooks} from '../services/checkout/operations.js'
-import {getUser} from '../services/health/operations.js'
+import {checkoutOps} from '../services/checkout/operations.js'
+import {healthOps} from '../services/health/operations.js'
 
 export type CheckStatus = 'bad credentials' | 'error' | 'not checked' | 'not configured' | 'ok' | 'unreachable'
 
@@ -30,13 +30,13 @@ export async function checkCredentials(
 ): Promise<CredentialCheck[]> {
   const session: Promise<CredentialCheck> = credentials.session
     ? attempt('health', 'session', async () => {
-        const {data} = await (await clients.health()).call(getUser)
+        const {data} = await (await clients.health()).call(healthOps.getUser)
         return `signed in as user ${data.id ?? '(no id)'}`
       })
     : Promise.resolve({credential: 'session', detail: 'not signed in', service: 'health', status: 'not configured'})
   const secret: Promise<CredentialCheck> = credentials.secretKey
     ? attempt('checkout', 'secret key', async () => {
-        await (await clients.checkout()).call(listWebhooks)
+        await (await clients.checkout()).call(checkoutOps.listWebhooks)
         return 'listed the webhooks'
       })
     : Promise.resolve({credential: 'secret key', detail: 'no secret key', service: 'checkout', status: 'not configured'})

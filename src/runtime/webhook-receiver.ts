@@ -14,15 +14,7 @@ import {ApiError, ExitCode, NetworkError, type NextStep, OpsError} from '../erro
 import {createTransport} from '../http/create-transport.js'
 import {failureCode} from '../http/network-error.js'
 import {type Transport} from '../http/transport.js'
-import {
-  deleteWebhook,
-  listWebhooks,
-  registerWebhook,
-  updateWebhook,
-  WEBHOOK_EVENTS,
-  type WebhookEvent,
-  type WebhookRecord,
-} from '../services/checkout/operations.js'
+import {checkoutOps, WEBHOOK_EVENTS, type WebhookEvent, type WebhookRecord} from '../services/checkout/operations.js'
 
 /** One delivery as the listener saw it. Fields the payload does not carry are null. */
 export interface ReceivedEvent {
@@ -267,17 +259,17 @@ export async function pointWebhooksAt(
   url: string,
   report: (change: ChangedWebhook) => void = () => {},
 ): Promise<ChangedWebhook[]> {
-  const existing: WebhookRecord[] = (await client.call(listWebhooks)).data ?? []
+  const existing: WebhookRecord[] = (await client.call(checkoutOps.listWebhooks)).data ?? []
   const changes: ChangedWebhook[] = []
   try {
     for (const name of WEBHOOK_EVENTS) {
       const current = existing.find((w) => w.name === name)
       let change: ChangedWebhook
       if (current) {
-        await client.call(updateWebhook, {params: {webhookId: current.id}, body: {name, callbackUrl: url}})
+        await client.call(checkoutOps.updateWebhook, {params: {webhookId: current.id}, body: {name, callbackUrl: url}})
         change = {action: 'updated', id: current.id, name, previousUrl: current.callbackUrl}
       } else {
-        const {data} = await client.call(registerWebhook, {body: {name, callbackUrl: url}})
+        const {data} = await client.call(checkoutOps.registerWebhook, {body: {name, callbackUrl: url}})
         change = {action: 'created', id: data.id, name}
       }
 
@@ -308,9 +300,9 @@ export async function restoreWebhooks(client: ServiceClient, changes: readonly C
   for (const change of [...changes].reverse()) {
     try {
       if (change.action === 'updated') {
-        await client.call(updateWebhook, {params: {webhookId: change.id}, body: {name: change.name, callbackUrl: change.previousUrl}})
+        await client.call(checkoutOps.updateWebhook, {params: {webhookId: change.id}, body: {name: change.name, callbackUrl: change.previousUrl}})
       } else {
-        await client.call(deleteWebhook, {params: {webhookId: change.id}})
+        await client.call(checkoutOps.deleteWebhook, {params: {webhookId: change.id}})
       }
     } catch (error) {
       if (change.action === 'created' && error instanceof ApiError && error.status === 404) continue

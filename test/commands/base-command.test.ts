@@ -9,19 +9,19 @@ import {describe, expect, it} from 'vitest'
 
 import {BaseCommand} from '../../src/cli/base-command.js'
 import {changeFlags} from '../../src/cli/flags.js'
-import {deleteWebhook} from '../../src/services/checkout/operations.js'
+import {checkoutOps} from '../../src/services/checkout/operations.js'
 import {isolatedWithMockedServices, runCommand, useProduction} from '../helpers/command.js'
 
 /** Consent comes from the row: the command only names it. */
 class DeleteWebhook extends BaseCommand<typeof DeleteWebhook> {
   static override args = {webhookId: Args.string({required: true})}
   static override baseFlags = changeFlags
-  static override changes = deleteWebhook
+  static override changes = checkoutOps.deleteWebhook
   static override description = 'test: a destructive change'
 
   async run(): Promise<unknown> {
     const client = await this.client('checkout')
-    await client.call(deleteWebhook, {params: {webhookId: this.args.webhookId}})
+    await client.call(checkoutOps.deleteWebhook, {params: {webhookId: this.args.webhookId}})
     return {deleted: this.args.webhookId}
   }
 }

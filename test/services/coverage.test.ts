@@ -1,7 +1,7 @@
 /**
  * Coverage computed from the tables: whatever a table holds, every operation has a sandbox
  * handler, a command that reaches it, and a smoke step. Adding a row without the rest fails here
- * (and a missing handler already fails tsc).
+ * (and a missing handler or smoke step already fails tsc: both are keyed by the table).
  */
 import {readdirSync} from 'node:fs'
 import {join, resolve} from 'node:path'

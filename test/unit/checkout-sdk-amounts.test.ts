@@ -9,7 +9,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {basicAuth} from '../../src/http/services.js'
 import {createSandbox, type RunningSandbox} from '../../src/sandbox/core/server.js'
-import {initiateCheckout} from '../../src/services/checkout/operations.js'
+import {checkoutOps} from '../../src/services/checkout/operations.js'
 import {SANDBOX_KEYS} from '../../src/services/sandbox-defaults.js'
 
 let sb: RunningSandbox
@@ -101,7 +101,7 @@ describe('checkout amounts sent as JSON numbers', () => {
   })
 
   it('what the CLI sends after validating with the table is strings, whatever it was given', () => {
-    const sent = initiateCheckout.body.parse(sdkExample('SDK-8'))
+    const sent = checkoutOps.initiateCheckout.body.parse(sdkExample('SDK-8'))
     expect(sent.totalAmount.value).toBe('100.00')
     expect(sent.items[0].quantity).toBe('1')
     expect(typeof sent.totalAmount.details?.tax).toBe('string')

@@ -6,16 +6,16 @@ import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 
-import {initiateCheckout} from '../../src/services/checkout/operations.js'
-import {addEvent, addPlanMedication, updateEvent} from '../../src/services/health/operations.js'
+import {checkoutOps} from '../../src/services/checkout/operations.js'
+import {healthOps} from '../../src/services/health/operations.js'
 import {loadConfig, ROOT} from '../helpers/command.js'
 
 const BODIES = {
-  'changes.json': updateEvent.body,
-  'checkout.json': initiateCheckout.body,
-  'event.json': addEvent.body,
-  'medication.json': addPlanMedication.body,
-  'trial-event.json': addEvent.body,
+  'changes.json': healthOps.updateEvent.body,
+  'checkout.json': checkoutOps.initiateCheckout.body,
+  'event.json': healthOps.addEvent.body,
+  'medication.json': healthOps.addPlanMedication.body,
+  'trial-event.json': healthOps.addEvent.body,
 }
 
 describe('example files', () => {

@@ -6,7 +6,7 @@ import {createdCheckouts, selectEntries} from '../../src/audit/history.js'
 import {entryFromAttempt} from '../../src/audit/log.js'
 import {refundConfirmation} from '../../src/cli/checkout/money-prompts.js'
 import {parseAmount} from '../../src/services/checkout/money.js'
-import {initiateCheckout, refundCheckout} from '../../src/services/checkout/operations.js'
+import {checkoutOps} from '../../src/services/checkout/operations.js'
 import {checkRefund} from '../../src/services/checkout/rules.js'
 import {parseTimeInput} from '../../src/services/time-input.js'
 
@@ -133,7 +133,7 @@ describe('an audit line from an attempt', () => {
   it('keeps the reason, reference and code, never the buyer; a refund answered FAILED reads refused', () => {
     const created = entryFromAttempt(
       {
-        operation: initiateCheckout,
+        operation: checkoutOps.initiateCheckout,
         params: {},
         body: {
           totalAmount: {value: '70.00', currency: 'PHP'},
@@ -151,7 +151,7 @@ describe('an audit line from an attempt', () => {
 
     const refused = entryFromAttempt(
       {
-        operation: refundCheckout,
+        operation: checkoutOps.refundCheckout,
         params: {checkoutId: 'chk_a'},
         body: {reason: 'over', amount: {value: '80.00', currency: 'PHP'}},
         outcome: 'refused by rule',
@@ -164,7 +164,7 @@ describe('an audit line from an attempt', () => {
 
     const failed = entryFromAttempt(
       {
-        operation: refundCheckout,
+        operation: checkoutOps.refundCheckout,
         params: {checkoutId: 'chk_a'},
         body: {reason: 'card closed', amount: {value: '20.00', currency: 'PHP'}},
         data: {refundId: 'rfd_9', status: 'FAILED'},

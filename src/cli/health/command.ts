@@ -10,7 +10,7 @@ import {UsageError} from '../../errors.js'
 import {registerSecret} from '../../http/secrets/registry.js'
 import {sessionFromHeaders} from '../../http/session-cookie.js'
 import {ENV} from '../../profiles/resolve.js'
-import {Bcp47, getUser, User} from '../../services/health/operations.js'
+import {Bcp47, healthOps, User} from '../../services/health/operations.js'
 import {BaseCommand} from '../base-command.js'
 import {idArg} from '../input-text.js'
 import {fieldsOf, type View} from '../output/view.js'
@@ -70,7 +70,7 @@ export abstract class HealthCommand<T extends typeof Command> extends BaseComman
     const r = await this.profile()
     if (r.profile.health.userId && !r.fromEnv.includes(ENV.healthSession)) return r.profile.health.userId
     if (this.dryRun) return 'me'
-    const {data} = await client.call(getUser)
+    const {data} = await client.call(healthOps.getUser)
     return data.id
   }
 

@@ -1,14 +1,14 @@
+/**
+ * Events: the flags of `events add/update` and the filters of `events list` (its pages are
+ * streamed by the base command, from the getEvents row's paging).
+ */
 import {Flags} from '@oclif/core'
 
 import type {QueryOf} from '../../http/operation.js'
 
 import {UsageError} from '../../errors.js'
-import {type getEvents, MEDICATION_TYPES, SOURCES, SYMPTOMS, TRIGGERS} from '../../services/health/operations.js'
+import {type healthOps, MEDICATION_TYPES, SOURCES, SYMPTOMS, TRIGGERS} from '../../services/health/operations.js'
 import {parseDateRange, parseIsoDate} from '../../services/health/validate.js'
-/**
- * Events: the flags of `events add/update` and the filters of `events list` (its pages are
- * followed by `paginate`, from the getEvents row's paging).
- */
 import {parseTimeInput} from '../../services/time-input.js'
 import {readJsonData} from '../data-input.js'
 
@@ -100,7 +100,7 @@ export interface EventFilterValues {
 }
 
 /** Flags -> getEvents query (arrays become repeated keys). */
-export function eventsQueryFromFlags(flags: EventFilterValues): QueryOf<typeof getEvents> {
+export function eventsQueryFromFlags(flags: EventFilterValues): QueryOf<typeof healthOps.getEvents> {
   const {endDate, startDate} = parseDateRange(flags.start, flags.end)
   return {
     startDate,

@@ -8,7 +8,7 @@ import {Flags} from '@oclif/core'
 import type {ServiceClient} from '../../http/client.js'
 
 import {UsageError} from '../../errors.js'
-import {type Event, getEventById, getUserById} from '../../services/health/operations.js'
+import {type Event, healthOps} from '../../services/health/operations.js'
 import {checkEventAgainstPlan, needsPlanCheck, type PlanCheck, type PlanEntry} from '../../services/health/plan-check.js'
 
 export const planCheckFlags = {
@@ -61,8 +61,8 @@ export async function checkPlan(request: PlanCheckRequest): Promise<void> {
   }
 
   const [user, event] = await Promise.all([
-    client.call(getUserById, {params: {userId}}).then((r) => r.data),
-    eventId === undefined ? undefined : client.call(getEventById, {params: {userId, eventId}}).then((r): Event => r.data),
+    client.call(healthOps.getUserById, {params: {userId}}).then((r) => r.data),
+    eventId === undefined ? undefined : client.call(healthOps.getEventById, {params: {userId, eventId}}).then((r): Event => r.data),
   ])
   const medicationId = (body.medicationId as string | undefined) ?? event?.medicationId
   if (medicationId === undefined) return

@@ -7,7 +7,7 @@ import {openInBrowser} from '../../cli/open-browser.js'
 import {type View} from '../../cli/output/view.js'
 import {checkRequestBody} from '../../cli/request-body.js'
 import {escapeControlChars} from '../../control-chars.js'
-import {initiateCheckout} from '../../services/checkout/operations.js'
+import {checkoutOps} from '../../services/checkout/operations.js'
 import {buildCheckoutRequest, checkRequestTotals, completeRequest} from '../../services/checkout/request.js'
 
 const BUILDING_FLAGS = [
@@ -26,7 +26,7 @@ const BUILDING_FLAGS = [
 ]
 
 export default class CheckoutCreate extends BaseCommand<typeof CheckoutCreate> {
-  static override audits = initiateCheckout
+  static override audits = checkoutOps.initiateCheckout
   static override description = `Create a checkout and print its id and the address of its hosted payment page.
 
 The request is built from flags, or read whole from --data. Amounts are decimal with at most two decimals (3 decimals are refused). When both --amount and --item are given, the items must add up to the amount; with items only, the amount is their total; with --amount only, one item "Order <ref>" is sent. A reference number is generated when --ref is not given. Uses the profile's public key. The creation is recorded in the local audit log, so "opsctl checkout list" finds the id again later.`
@@ -81,9 +81,9 @@ The request is built from flags, or read whole from --data. Amounts are decimal 
           metadata: parsePairs(flags.metadata, '--metadata'),
         })
     checkRequestTotals(body)
-    checkRequestBody(initiateCheckout, body)
+    checkRequestBody(checkoutOps.initiateCheckout, body)
     const client = await this.client('checkout')
-    const {data, requestId} = await client.call(initiateCheckout, {body})
+    const {data, requestId} = await client.call(checkoutOps.initiateCheckout, {body})
     const total = body.totalAmount as {currency?: string; value?: string} | undefined
     const result = {
       checkoutId: data.checkoutId,

@@ -2,7 +2,7 @@ import {BaseCommand} from '../../cli/base-command.js'
 import {CHECKOUT_COLUMNS, CHECKOUT_ZONE} from '../../cli/checkout/columns.js'
 import {idArg} from '../../cli/input-text.js'
 import {fieldsOf, type View} from '../../cli/output/view.js'
-import {CheckoutRecord, getCheckout} from '../../services/checkout/operations.js'
+import {checkoutOps, CheckoutRecord} from '../../services/checkout/operations.js'
 
 export default class CheckoutGet extends BaseCommand<typeof CheckoutGet> {
   static override args = {checkoutId: idArg('checkout id')}
@@ -18,7 +18,7 @@ The table shows the main fields; -o json (or --json) shows the whole record, ite
 
   async run(): Promise<Record<string, unknown>> {
     const client = await this.client('checkout')
-    const {data} = await client.call(getCheckout, {params: {checkoutId: this.args.checkoutId}})
+    const {data} = await client.call(checkoutOps.getCheckout, {params: {checkoutId: this.args.checkoutId}})
     return data
   }
 }

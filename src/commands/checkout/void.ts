@@ -11,12 +11,12 @@ import {hints} from '../../cli/hints.js'
 import {idArg, visibleText} from '../../cli/input-text.js'
 import {type View} from '../../cli/output/view.js'
 import {UsageError} from '../../errors.js'
-import {voidCheckout} from '../../services/checkout/operations.js'
+import {checkoutOps} from '../../services/checkout/operations.js'
 import {voidCheckoutChecked} from '../../services/checkout/workflows.js'
 
 export default class CheckoutVoid extends BaseCommand<typeof CheckoutVoid> {
   static override baseFlags = changeFlags
-  static override changes = voidCheckout
+  static override changes = checkoutOps.voidCheckout
   static override args = {checkoutId: {...idArg('checkout id'), required: false}}
   static override description = `Void a successful payment, on the day of the transaction only.
 

@@ -1,7 +1,7 @@
 import {BaseCommand} from '../../cli/base-command.js'
 import {CUSTOMIZATION_COLUMNS} from '../../cli/checkout/columns.js'
 import {type View} from '../../cli/output/view.js'
-import {getCustomization} from '../../services/checkout/operations.js'
+import {checkoutOps} from '../../services/checkout/operations.js'
 
 export default class CustomizeGet extends BaseCommand<typeof CustomizeGet> {
   static override description = `Show the customization of the hosted payment page (exit 4 when there is none).`
@@ -11,7 +11,7 @@ export default class CustomizeGet extends BaseCommand<typeof CustomizeGet> {
 
   async run(): Promise<Record<string, unknown>> {
     const client = await this.client('checkout')
-    const {data} = await client.call(getCustomization)
+    const {data} = await client.call(checkoutOps.getCustomization)
     return data
   }
 }

@@ -1,10 +1,10 @@
 import {BaseCommand} from '../../cli/base-command.js'
 import {changeFlags} from '../../cli/flags.js'
-import {removeCustomization} from '../../services/checkout/operations.js'
+import {checkoutOps} from '../../services/checkout/operations.js'
 
 export default class CustomizeRemove extends BaseCommand<typeof CustomizeRemove> {
   static override baseFlags = changeFlags
-  static override changes = removeCustomization
+  static override changes = checkoutOps.removeCustomization
   static override description = `Remove the customization: the payment page goes back to the default look.
 
 Asks for confirmation (--yes without a terminal).`
@@ -12,7 +12,7 @@ Asks for confirmation (--yes without a terminal).`
 
   async run(): Promise<Record<string, unknown>> {
     const client = await this.client('checkout')
-    const {data} = await client.call(removeCustomization, {confirm: {action: 'Remove the payment page customization'}})
+    const {data} = await client.call(checkoutOps.removeCustomization, {confirm: {action: 'Remove the payment page customization'}})
     const result = {removed: true, message: data?.message ?? null}
     return result
   }

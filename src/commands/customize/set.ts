@@ -4,11 +4,11 @@ import {BaseCommand} from '../../cli/base-command.js'
 import {CUSTOMIZATION_COLUMNS} from '../../cli/checkout/columns.js'
 import {type View} from '../../cli/output/view.js'
 import {customizationFromFlags} from '../../services/checkout/customization.js'
-import {setCustomization} from '../../services/checkout/operations.js'
+import {checkoutOps} from '../../services/checkout/operations.js'
 
 
 export default class CustomizeSet extends BaseCommand<typeof CustomizeSet> {
-  static override audits = setCustomization
+  static override audits = checkoutOps.setCustomization
   static override description = `Set the customization of the hosted payment page: logo, icons, title and button colour.
 
 All five are required; the URLs must be http(s) and the colour a hex colour (#1a2b3c or #abc), checked before sending. Recommended image formats: .jpg, .gif, .png, .svg, .ico; the Apple touch icon is best 120 x 120 px.`
@@ -36,7 +36,7 @@ All five are required; the URLs must be http(s) and the colour a hex colour (#1a
     })
     for (const w of warnings) this.note(w)
     const client = await this.client('checkout')
-    const {data} = await client.call(setCustomization, {body})
+    const {data} = await client.call(checkoutOps.setCustomization, {body})
     return data
   }
 }

@@ -4,7 +4,7 @@ import {eventBodyFromFlags, eventFlags} from '../../cli/health/events.js'
 import {checkPlan, planCheckFlags} from '../../cli/health/plan-check.js'
 import {fieldsOf, type View} from '../../cli/output/view.js'
 import {checkRequestBody} from '../../cli/request-body.js'
-import {addEvent, Event} from '../../services/health/operations.js'
+import {Event, healthOps} from '../../services/health/operations.js'
 
 export default class EventsAdd extends HealthCommand<typeof EventsAdd> {
   static override args = {userId: userIdArg}
@@ -26,11 +26,11 @@ The medication is checked against the user's plan first (one read): a medication
 
   async run(): Promise<Event> {
     const body = await eventBodyFromFlags(this.flags, {defaultDate: new Date().toISOString()})
-    checkRequestBody(addEvent, body)
+    checkRequestBody(healthOps.addEvent, body)
     const client = await this.health()
     const userId = await this.resolveUserId(this.args.userId, client)
     await checkPlan({body, client, dryRun: this.dryRun, enabled: this.flags['plan-check'], note: (t) => this.note(t), userId})
-    const {data} = await client.call(addEvent, {params: {userId}, body})
+    const {data} = await client.call(healthOps.addEvent, {params: {userId}, body})
     return data
   }
 }

@@ -1,11 +1,11 @@
 import {changeFlags} from '../../cli/flags.js'
 import {HealthCommand, healthFlags, userIdArg} from '../../cli/health/command.js'
 import {idArg} from '../../cli/input-text.js'
-import {deleteEvent} from '../../services/health/operations.js'
+import {healthOps} from '../../services/health/operations.js'
 
 export default class EventsDelete extends HealthCommand<typeof EventsDelete> {
   static override baseFlags = changeFlags
-  static override changes = deleteEvent
+  static override changes = healthOps.deleteEvent
   static override args = {userId: userIdArg, eventId: idArg('event id')}
   static override description = `Delete an event. Asks for confirmation in a terminal; pass --yes elsewhere.
 
@@ -19,7 +19,7 @@ It is not retried: one confirmation, one request.`
   async run(): Promise<{deleted: string}> {
     const client = await this.health()
     const userId = await this.resolveUserId(this.args.userId, client)
-    await client.call(deleteEvent, {params: {userId, eventId: this.args.eventId}})
+    await client.call(healthOps.deleteEvent, {params: {userId, eventId: this.args.eventId}})
     const result = {deleted: this.args.eventId}
     return result
   }

@@ -1,7 +1,7 @@
 import {HealthCommand, healthFlags, userIdArg} from '../../cli/health/command.js'
 import {idArg} from '../../cli/input-text.js'
 import {fieldsOf, type View} from '../../cli/output/view.js'
-import {Event, getEventById} from '../../services/health/operations.js'
+import {Event, healthOps} from '../../services/health/operations.js'
 
 export default class EventsGet extends HealthCommand<typeof EventsGet> {
   static override args = {userId: userIdArg, eventId: idArg('event id')}
@@ -17,7 +17,7 @@ export default class EventsGet extends HealthCommand<typeof EventsGet> {
   async run(): Promise<Event> {
     const client = await this.health()
     const userId = await this.resolveUserId(this.args.userId, client)
-    const {data} = await client.call(getEventById, {params: {userId, eventId: this.args.eventId}})
+    const {data} = await client.call(healthOps.getEventById, {params: {userId, eventId: this.args.eventId}})
     return data
   }
 }

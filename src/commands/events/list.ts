@@ -1,13 +1,10 @@
-import {Flags} from '@oclif/core'
-
 import {EVENT_COLUMNS} from '../../cli/health/columns.js'
 import {HealthCommand, healthFlags, userIdArg} from '../../cli/health/command.js'
 import {eventFilterFlags, eventsQueryFromFlags} from '../../cli/health/events.js'
 import {type ColumnLayout, fieldsOf, type View} from '../../cli/output/view.js'
-import {progress} from '../../cli/progress.js'
-import {paginate, walk} from '../../http/paginate.js'
+import {type PagedDocument, pagingFlags} from '../../cli/paging.js'
 import {RECENT_EVENT_IDS, rememberEventIds} from '../../profiles/recent-events.js'
-import {Event, getEvents} from '../../services/health/operations.js'
+import {Event, healthOps} from '../../services/health/operations.js'
 
 /** What support reads first in a narrow terminal: which event, when, and its symptoms. */
 const EVENT_LAYOUT: Record<string, ColumnLayout> = {
@@ -34,44 +31,20 @@ One page (50 events) by default. --limit N reads pages until N events; --all fol
     '<%= config.bin %> events list me --all --output ndjson > events.ndjson',
     '<%= config.bin %> events list me --limit 120 --output csv',
   ]
-  static override flags = {
-    ...healthFlags,
-    ...eventFilterFlags,
-    all: Flags.boolean({description: 'follow every page (streams)'}),
-    limit: Flags.integer({description: 'at most this many events (follows pages as needed)', min: 1}),
-    'paging-token': Flags.string({description: 'start from this page (the token a previous listing printed)'}),
-  }
-
+  static override flags = {...healthFlags, ...eventFilterFlags, ...pagingFlags(healthOps.getEvents)}
   static override view: View = {columns: EVENT_COLUMNS, fields: fieldsOf(Event), layout: EVENT_LAYOUT, list: 'events'}
 
   /** In table, CSV and ndjson form the events were written as they arrived, and `events` is empty. */
-  async run(): Promise<{count: number; events: Event[]; paging: {next?: string}}> {
+  async run(): Promise<PagedDocument<typeof healthOps.getEvents>> {
     const {flags} = this
     const query = eventsQueryFromFlags(flags)
     const client = await this.health()
     const userId = await this.resolveUserId(this.args.userId, client)
-    const pages = paginate(client, getEvents, {params: {userId}, query: {...query, pagingToken: flags['paging-token']}})
-    const writer = await this.listWriter<Event>()
-    const shown = progress()
-    let pagesRead = 0
     const newest: string[] = []
-    const keep = (e: Event) => {
-      if (newest.length < RECENT_EVENT_IDS && typeof e.id === 'string') newest.push(e.id)
-      return writer.push(e)
-    }
-
-    const read = await walk(pages, {all: flags.all, limit: flags.limit}, keep, async (count) => {
-      pagesRead++
-      // stdout and stderr share a terminal: rows written after the progress text would continue its line.
-      shown.done()
-      await writer.endPage()
-      if (flags.all || flags.limit) shown.update(`events list: ${pagesRead} page(s), ${count} event(s) so far`)
-    })
-    shown.done()
-    await writer.end()
-    if (read.next) this.note(`More events: add --paging-token ${read.next}, or --all for every page`)
+    const remember = (e: Event) => newest.length < RECENT_EVENT_IDS && typeof e.id === 'string' && newest.push(e.id)
+    const document = await this.streamPages(client, healthOps.getEvents, {params: {userId}, query}, {onItem: remember})
     // The signed-in user's newest ids, for Tab: `events get me <Tab>` (src/cli/completion).
     if (this.args.userId === 'me' && !flags['paging-token']) await rememberEventIds(this.configDir, (await this.profile()).name, newest)
-    return {count: read.count, events: writer.items, paging: read.next ? {next: read.next} : {}}
+    return document
   }
 }

@@ -4,7 +4,7 @@ import {checkPlan, planCheckFlags} from '../../cli/health/plan-check.js'
 import {idArg} from '../../cli/input-text.js'
 import {checkRequestBody} from '../../cli/request-body.js'
 import {UsageError} from '../../errors.js'
-import {updateEvent} from '../../services/health/operations.js'
+import {healthOps} from '../../services/health/operations.js'
 
 export default class EventsUpdate extends HealthCommand<typeof EventsUpdate> {
   static override args = {userId: userIdArg, eventId: idArg('event id')}
@@ -23,12 +23,12 @@ A change of medication or type is checked against the user's plan first (reading
   async run(): Promise<{eventId: string; updated: Record<string, unknown>}> {
     const body = await eventBodyFromFlags(this.flags)
     if (Object.keys(body).length === 0) throw new UsageError('Nothing to update: give at least one field flag or --data')
-    checkRequestBody(updateEvent, body)
+    checkRequestBody(healthOps.updateEvent, body)
     const client = await this.health()
     const userId = await this.resolveUserId(this.args.userId, client)
     const {eventId} = this.args
     await checkPlan({body, client, dryRun: this.dryRun, enabled: this.flags['plan-check'], eventId, note: (t) => this.note(t), userId})
-    await client.call(updateEvent, {params: {userId, eventId: this.args.eventId}, body})
+    await client.call(healthOps.updateEvent, {params: {userId, eventId: this.args.eventId}, body})
     const result = {eventId: this.args.eventId, updated: body}
     return result
   }

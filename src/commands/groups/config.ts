@@ -1,7 +1,7 @@
 import {HealthCommand, healthFlags} from '../../cli/health/command.js'
 import {idArg} from '../../cli/input-text.js'
 import {type View} from '../../cli/output/view.js'
-import {getGroupConfig, type GroupConfig} from '../../services/health/operations.js'
+import {type GroupConfig, healthOps} from '../../services/health/operations.js'
 
 export default class GroupsConfig extends HealthCommand<typeof GroupsConfig> {
   static override args = {idOrName: idArg('group id or name')}
@@ -19,7 +19,7 @@ The table lists the group's fields, then its medication catalogue.`
 
   async run(): Promise<GroupConfig> {
     const client = await this.health()
-    const {data} = await client.call(getGroupConfig, {params: {idOrName: this.args.idOrName}})
+    const {data} = await client.call(healthOps.getGroupConfig, {params: {idOrName: this.args.idOrName}})
     return data
   }
 }

@@ -4,7 +4,7 @@ import {HealthCommand, healthFlags, userIdArg} from '../../cli/health/command.js
 import {chartMetrics, metricRows} from '../../cli/health/metrics-view.js'
 import {type View} from '../../cli/output/view.js'
 import {METRIC_TABLE} from '../../services/health/metrics.js'
-import {getMetrics, type MetricsResult} from '../../services/health/operations.js'
+import {healthOps, type MetricsResult} from '../../services/health/operations.js'
 import {checkMetricRequest, parseDateRange} from '../../services/health/validate.js'
 
 export default class MetricsGet extends HealthCommand<typeof MetricsGet> {
@@ -45,7 +45,7 @@ Names must be supported for the periods asked (see "metrics names"); an unsuppor
     }
     const client = await this.health()
     const userId = await this.resolveUserId(this.args.userId, client)
-    const {data} = await client.call(getMetrics, {params: {userId}, query})
+    const {data} = await client.call(healthOps.getMetrics, {params: {userId}, query})
     if (flags.chart && !this.documentWanted) {
       process.stdout.write((await chartMetrics(data, {width: process.stdout.columns || 80})) + '\n')
       this.markShown()

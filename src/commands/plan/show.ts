@@ -2,7 +2,7 @@ import {PLAN_COLUMNS} from '../../cli/health/columns.js'
 import {HealthCommand, healthFlags, userIdArg} from '../../cli/health/command.js'
 import {planRows} from '../../cli/health/support-view.js'
 import {type View} from '../../cli/output/view.js'
-import {getUserById, type PlanMedication} from '../../services/health/operations.js'
+import {healthOps, type PlanMedication} from '../../services/health/operations.js'
 
 export default class PlanShow extends HealthCommand<typeof PlanShow> {
   static override args = {userId: userIdArg}
@@ -21,7 +21,7 @@ A caregiver linked to the patient may read it. --json gives {userId, medications
   async run(): Promise<{medications: PlanMedication[]; userId: string}> {
     const client = await this.health()
     const userId = await this.resolveUserId(this.args.userId, client)
-    const {data} = await client.call(getUserById, {params: {userId}})
+    const {data} = await client.call(healthOps.getUserById, {params: {userId}})
     const result = {userId: data.id, medications: data.plan?.medications ?? []}
     return result
   }

@@ -12,13 +12,13 @@ import {hints} from '../../cli/hints.js'
 import {idArg, visibleText} from '../../cli/input-text.js'
 import {type View} from '../../cli/output/view.js'
 import {UsageError} from '../../errors.js'
-import {refundCheckout} from '../../services/checkout/operations.js'
+import {checkoutOps} from '../../services/checkout/operations.js'
 import {amountFlag} from '../../services/checkout/request.js'
 import {refundCheckoutChecked} from '../../services/checkout/workflows.js'
 
 export default class RefundCreate extends BaseCommand<typeof RefundCreate> {
   static override baseFlags = changeFlags
-  static override changes = refundCheckout
+  static override changes = checkoutOps.refundCheckout
   static override args = {checkoutId: {...idArg('checkout id'), required: false}}
   static override description = `Refund a payment, completely or partly, from the day after the transaction.
 

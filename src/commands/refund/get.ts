@@ -2,7 +2,7 @@ import {BaseCommand} from '../../cli/base-command.js'
 import {CHECKOUT_ZONE} from '../../cli/checkout/columns.js'
 import {idArg} from '../../cli/input-text.js'
 import {fieldsOf, type View} from '../../cli/output/view.js'
-import {getRefund, RefundRecord} from '../../services/checkout/operations.js'
+import {checkoutOps, RefundRecord} from '../../services/checkout/operations.js'
 
 export default class RefundGet extends BaseCommand<typeof RefundGet> {
   static override args = {
@@ -16,7 +16,7 @@ export default class RefundGet extends BaseCommand<typeof RefundGet> {
 
   async run(): Promise<Record<string, unknown>> {
     const client = await this.client('checkout')
-    const {data} = await client.call(getRefund, {params: {checkoutId: this.args.checkoutId, refundId: this.args.refundId}})
+    const {data} = await client.call(checkoutOps.getRefund, {params: {checkoutId: this.args.checkoutId, refundId: this.args.refundId}})
     return data
   }
 }

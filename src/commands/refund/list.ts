@@ -2,7 +2,7 @@ import {BaseCommand} from '../../cli/base-command.js'
 import {CHECKOUT_ZONE, REFUND_COLUMNS} from '../../cli/checkout/columns.js'
 import {idArg} from '../../cli/input-text.js'
 import {fieldsOf, type View} from '../../cli/output/view.js'
-import {listRefunds, RefundRecord} from '../../services/checkout/operations.js'
+import {checkoutOps, RefundRecord} from '../../services/checkout/operations.js'
 
 export default class RefundList extends BaseCommand<typeof RefundList> {
   static override args = {checkoutId: idArg('checkout id')}
@@ -13,7 +13,7 @@ export default class RefundList extends BaseCommand<typeof RefundList> {
 
   async run(): Promise<{refunds: unknown[]}> {
     const client = await this.client('checkout')
-    const {data} = await client.call(listRefunds, {params: {checkoutId: this.args.checkoutId}})
+    const {data} = await client.call(checkoutOps.listRefunds, {params: {checkoutId: this.args.checkoutId}})
     const refunds = Array.isArray(data) ? data : []
     return {refunds}
   }

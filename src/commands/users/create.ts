@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import {HealthCommand, healthFlags, passwordFlags, USER_VIEW} from '../../cli/health/command.js'
-import {createUser, ROLES, type User} from '../../services/health/operations.js'
+import {healthOps, ROLES, type User} from '../../services/health/operations.js'
 
 export default class UsersCreate extends HealthCommand<typeof UsersCreate> {
   static override description = `Create a patient or caregiver account and sign in as it.
@@ -36,7 +36,7 @@ The session the service answers with is stored in the profile in use (with the u
       ...(flags.language ? {language: flags.language} : {}),
       ...(flags['time-zone'] ? {timeZone: flags['time-zone']} : {}),
     }
-    const {data, headers} = await client.call(createUser, {body})
+    const {data, headers} = await client.call(healthOps.createUser, {body})
     await this.storeSession(data, headers)
     return data
   }

@@ -1,5 +1,5 @@
 import {HealthCommand, healthFlags, USER_VIEW, userIdArg} from '../../cli/health/command.js'
-import {getUserById, type User} from '../../services/health/operations.js'
+import {healthOps, type User} from '../../services/health/operations.js'
 
 export default class UsersGet extends HealthCommand<typeof UsersGet> {
   static override args = {userId: userIdArg}
@@ -12,7 +12,7 @@ export default class UsersGet extends HealthCommand<typeof UsersGet> {
   async run(): Promise<User> {
     const client = await this.health()
     const userId = await this.resolveUserId(this.args.userId, client)
-    const {data} = await client.call(getUserById, {params: {userId}})
+    const {data} = await client.call(healthOps.getUserById, {params: {userId}})
     return data
   }
 }

@@ -4,7 +4,7 @@ import {INSPECT_EVENT_COLUMNS, PLAN_COLUMNS} from '../../cli/health/columns.js'
 import {HealthCommand, healthFlags, userIdArg} from '../../cli/health/command.js'
 import {eventRows, monthDetail, planRows, userDetail} from '../../cli/health/support-view.js'
 import {type View} from '../../cli/output/view.js'
-import {getEvents, getMetrics, getUserById} from '../../services/health/operations.js'
+import {healthOps} from '../../services/health/operations.js'
 import {INSPECT_EVENTS, type Inspection, MONTH_METRICS, monthStart, summarizeMonth, userAndPlan} from '../../services/health/support.js'
 
 export default class UsersInspect extends HealthCommand<typeof UsersInspect> {
@@ -27,16 +27,16 @@ It only reads (getUserById, then getEvents and getMetrics together). A caregiver
   async run(): Promise<Inspection> {
     const client = await this.health()
     const userId = await this.resolveUserId(this.args.userId, client)
-    const {data: document} = await client.call(getUserById, {params: {userId}})
+    const {data: document} = await client.call(healthOps.getUserById, {params: {userId}})
     const {plan, user} = userAndPlan(document)
     const timeZone = user.timeZone ?? 'UTC'
     const now = new Date()
     // The end is left to the service (its own "now", which a sandbox clock may have moved).
     const startDate = monthStart(now, timeZone).toISOString()
     const [events, metrics] = await Promise.all([
-      this.flags.events === 0 ? [] : client.call(getEvents, {params: {userId: user.id}}).then(({data}) => data.events.slice(0, this.flags.events)),
+      this.flags.events === 0 ? [] : client.call(healthOps.getEvents, {params: {userId: user.id}}).then(({data}) => data.events.slice(0, this.flags.events)),
       client
-        .call(getMetrics, {params: {userId: user.id}, query: {name: [...MONTH_METRICS], period: ['daily'], startDate}})
+        .call(healthOps.getMetrics, {params: {userId: user.id}, query: {name: [...MONTH_METRICS], period: ['daily'], startDate}})
         .then(({data}) => summarizeMonth(data, {endDate: data.endDate ?? now.toISOString(), startDate, timeZone})),
     ])
     const inspection: Inspection = {user, plan, events, metrics}

@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 
 import {HealthCommand, healthFlags, passwordFlags, USER_VIEW} from '../../cli/health/command.js'
 import {askText} from '../../cli/prompt.js'
-import {signIn, type User} from '../../services/health/operations.js'
+import {healthOps, type User} from '../../services/health/operations.js'
 
 export default class UsersLogin extends HealthCommand<typeof UsersLogin> {
   static override description = `Sign in to the health service and store the session in the profile.
@@ -25,7 +25,7 @@ The password is read from stdin (--password-stdin) or asked hidden in a terminal
     const email = this.flags.email ?? (await askText('Email', '--email'))
     const password = await this.readPassword()
     const client = await this.health()
-    const {data, headers} = await client.call(signIn, {body: {email, password}})
+    const {data, headers} = await client.call(healthOps.signIn, {body: {email, password}})
     await this.storeSession(data, headers)
     return data
   }

@@ -1,5 +1,5 @@
 import {HealthCommand, healthFlags, USER_VIEW} from '../../cli/health/command.js'
-import {getUser, type User} from '../../services/health/operations.js'
+import {healthOps, type User} from '../../services/health/operations.js'
 
 export default class UsersMe extends HealthCommand<typeof UsersMe> {
   static override description = 'Show the signed-in user, plan included under --json'
@@ -14,7 +14,7 @@ export default class UsersMe extends HealthCommand<typeof UsersMe> {
 
   async run(): Promise<User> {
     const client = await this.health()
-    const {data} = await client.call(getUser)
+    const {data} = await client.call(healthOps.getUser)
     return data
   }
 }

@@ -3,11 +3,11 @@ import {CHECKOUT_ZONE} from '../../cli/checkout/columns.js'
 import {changeFlags} from '../../cli/flags.js'
 import {idArg} from '../../cli/input-text.js'
 import {type View} from '../../cli/output/view.js'
-import {deleteWebhook} from '../../services/checkout/operations.js'
+import {checkoutOps} from '../../services/checkout/operations.js'
 
 export default class WebhookDelete extends BaseCommand<typeof WebhookDelete> {
   static override baseFlags = changeFlags
-  static override changes = deleteWebhook
+  static override changes = checkoutOps.deleteWebhook
   static override args = {webhookId: idArg('webhook id')}
   static override description = `Delete a webhook. This cannot be undone: its event is no longer delivered.
 
@@ -19,7 +19,7 @@ Asks for confirmation (--yes without a terminal).`
   async run(): Promise<Record<string, unknown>> {
     const {webhookId} = this.args
     const client = await this.client('checkout')
-    const {data} = await client.call(deleteWebhook, {params: {webhookId}, confirm: {action: `Delete webhook ${webhookId} (cannot be undone)`}})
+    const {data} = await client.call(checkoutOps.deleteWebhook, {params: {webhookId}, confirm: {action: `Delete webhook ${webhookId} (cannot be undone)`}})
     const result = {deleted: data?.id ?? webhookId}
     return result
   }

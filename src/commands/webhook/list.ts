@@ -1,7 +1,7 @@
 import {BaseCommand} from '../../cli/base-command.js'
 import {CHECKOUT_ZONE, WEBHOOK_COLUMNS} from '../../cli/checkout/columns.js'
 import {type View} from '../../cli/output/view.js'
-import {listWebhooks} from '../../services/checkout/operations.js'
+import {checkoutOps} from '../../services/checkout/operations.js'
 
 export default class WebhookList extends BaseCommand<typeof WebhookList> {
   static override description = `List the registered webhooks.`
@@ -11,7 +11,7 @@ export default class WebhookList extends BaseCommand<typeof WebhookList> {
 
   async run(): Promise<{webhooks: unknown[]}> {
     const client = await this.client('checkout')
-    const {data} = await client.call(listWebhooks)
+    const {data} = await client.call(checkoutOps.listWebhooks)
     const webhooks = Array.isArray(data) ? data : []
     return {webhooks}
   }

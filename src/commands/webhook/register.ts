@@ -4,10 +4,10 @@ import {BaseCommand} from '../../cli/base-command.js'
 import {CHECKOUT_ZONE, WEBHOOK_COLUMNS} from '../../cli/checkout/columns.js'
 import {visibleText} from '../../cli/input-text.js'
 import {type View} from '../../cli/output/view.js'
-import {registerWebhook, WEBHOOK_EVENTS} from '../../services/checkout/operations.js'
+import {checkoutOps, WEBHOOK_EVENTS} from '../../services/checkout/operations.js'
 
 export default class WebhookRegister extends BaseCommand<typeof WebhookRegister> {
-  static override audits = registerWebhook
+  static override audits = checkoutOps.registerWebhook
   static override description = `Register the callback URL of a checkout event (one webhook per event name).`
   static override examples = [
     '<%= config.bin %> webhook register --name CHECKOUT_SUCCESS \\\n  --url https://shop.example/hooks/paid',
@@ -22,7 +22,7 @@ export default class WebhookRegister extends BaseCommand<typeof WebhookRegister>
 
   async run(): Promise<Record<string, unknown>> {
     const client = await this.client('checkout')
-    const {data} = await client.call(registerWebhook, {body: {name: this.flags.name, callbackUrl: this.flags.url}})
+    const {data} = await client.call(checkoutOps.registerWebhook, {body: {name: this.flags.name, callbackUrl: this.flags.url}})
     return data
   }
 }

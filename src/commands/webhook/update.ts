@@ -4,11 +4,11 @@ import {BaseCommand} from '../../cli/base-command.js'
 import {CHECKOUT_ZONE, WEBHOOK_COLUMNS} from '../../cli/checkout/columns.js'
 import {idArg, visibleText} from '../../cli/input-text.js'
 import {type View} from '../../cli/output/view.js'
-import {updateWebhook, WEBHOOK_EVENTS} from '../../services/checkout/operations.js'
+import {checkoutOps, WEBHOOK_EVENTS} from '../../services/checkout/operations.js'
 import {updateWebhookMerged} from '../../services/checkout/workflows.js'
 
 export default class WebhookUpdate extends BaseCommand<typeof WebhookUpdate> {
-  static override audits = updateWebhook
+  static override audits = checkoutOps.updateWebhook
   static override args = {webhookId: idArg('webhook id')}
   static override description = `Change a webhook's event name or callback URL.
 

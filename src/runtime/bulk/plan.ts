@@ -12,7 +12,7 @@ import type {Line} from './lines.js'
 
 import {ApiError, ExitCode} from '../../errors.js'
 import {type Cents, centsOf, formatCents} from '../../services/checkout/money.js'
-import {listRefunds} from '../../services/checkout/operations.js'
+import {checkoutOps} from '../../services/checkout/operations.js'
 import {checkRefund, checkVoid, RuleViolation} from '../../services/checkout/rules.js'
 import {readCheckout} from '../../services/checkout/workflows.js'
 import {type BulkInput} from './input.js'
@@ -112,7 +112,7 @@ async function planRow(client: ServiceClient, kind: BulkKind, row: InputRow): Pr
       return {amount: centsOf(paid?.value) ?? 0n, currency: paid?.currency ?? ''}
     }
 
-    const refunds = (await client.call(listRefunds, {params: {checkoutId: row.checkoutId}})).data
+    const refunds = (await client.call(checkoutOps.listRefunds, {params: {checkoutId: row.checkoutId}})).data
     const plan = checkRefund(checkout, Array.isArray(refunds) ? refunds : [], {amount: row.amount, currency: row.currency}, now)
     return {amount: plan.amount, currency: plan.currency}
   } catch (error) {

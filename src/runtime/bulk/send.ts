@@ -16,7 +16,7 @@ import type {AttemptOutcome, ServiceClient} from '../../http/client.js'
 import {ApiError, ExitCode, NetworkError, RuleError, UsageError} from '../../errors.js'
 import {retryAfterMs} from '../../http/retry.js'
 import {type Cents, centsOf, formatCents} from '../../services/checkout/money.js'
-import {listRefunds, refundCheckout, voidCheckout} from '../../services/checkout/operations.js'
+import {checkoutOps} from '../../services/checkout/operations.js'
 import {LostAnswerError, readCheckout, refundCheckoutChecked, voidCheckoutChecked} from '../../services/checkout/workflows.js'
 import {type BulkInput} from './input.js'
 import {type JournalIntent, type JournalState, type JournalWriter} from './journal.js'
@@ -55,7 +55,7 @@ export interface SendReport {
   applied: Map<string, Cents>
 }
 
-const operationOf = (kind: BulkKind) => (kind === 'refund' ? refundCheckout : voidCheckout)
+const operationOf = (kind: BulkKind) => (kind === 'refund' ? checkoutOps.refundCheckout : checkoutOps.voidCheckout)
 
 /** What an error makes of a row, and what the journal says of its intent (when one was written). */
 function rowAfterError(
@@ -134,7 +134,7 @@ export async function sendBulk(client: ServiceClient, options: SendOptions): Pro
       }
     }
 
-    const listed = (await client.call(listRefunds, {params: {checkoutId: row.checkoutId}})).data
+    const listed = (await client.call(checkoutOps.listRefunds, {params: {checkoutId: row.checkoutId}})).data
     const known = new Set(intent.known ?? [])
     const cents = centsOf(intent.amount)
     const found = (Array.isArray(listed) ? listed : []).find(

@@ -3,35 +3,11 @@ import {randomBytes} from 'node:crypto'
 import type {EventReceiver} from './receiver.js'
 
 import {ApiError} from '../../errors.js'
-import {
-  type CustomizationRequest,
-  deleteWebhook,
-  getCheckout,
-  getCustomization,
-  getRefund,
-  initiateCheckout,
-  listRefunds,
-  listWebhooks,
-  refundCheckout,
-  registerWebhook,
-  removeCustomization,
-  setCustomization,
-  updateWebhook,
-  voidCheckout,
-  WEBHOOK_EVENTS,
-} from '../../services/checkout/operations.js'
+import {checkoutOps, checkoutService, type CustomizationRequest, WEBHOOK_EVENTS} from '../../services/checkout/operations.js'
 import {CODES} from '../../services/checkout/rules.js'
 import {actAsBuyer} from '../buyer.js'
 import {sandboxControl} from '../sandbox-control.js'
-import {check, checkEqual, type SmokeContext, type SmokeStep, type StepSubject, subjectOf} from './runner.js'
-
-const step = (name: string, subject: StepSubject, run: SmokeStep['run'], extra: Partial<SmokeStep> = {}): SmokeStep => ({
-  name,
-  ...subjectOf(subject),
-  run,
-  suite: 'checkout',
-  ...extra,
-})
+import {check, checkEqual, type SmokeContext, type SmokeStep, stepsOf} from './runner.js'
 
 const CUSTOMIZATION: CustomizationRequest = {
   appleTouchIconUrl: 'https://cdn.example.com/opsctl-smoke/touch.png',
@@ -56,7 +32,7 @@ function checkoutBody(value: string) {
 }
 
 async function paidCheckout(ctx: SmokeContext, value: string): Promise<string> {
-  const created = await ctx.checkout.call(initiateCheckout, {body: checkoutBody(value)})
+  const created = await ctx.checkout.call(checkoutOps.initiateCheckout, {body: checkoutBody(value)})
   const paid = await actAsBuyer(ctx.checkout, {action: 'pay', checkoutId: created.data.checkoutId})
   checkEqual(paid.paymentStatus, 'PAYMENT_SUCCESS', 'payment status')
   return created.data.checkoutId
@@ -71,56 +47,63 @@ const notFound = (error: unknown) => error instanceof ApiError && error.status =
  * a sandbox, where a loopback receiver can get the webhook.
  */
 export function checkoutSteps(receiver: EventReceiver | undefined): SmokeStep[] {
-  return [
-    step('set the page customization', setCustomization, async (ctx) => {
-      const previous = await ctx.checkout.call(getCustomization).then(
-        (r) => r.data,
-        (error) => {
-          if (notFound(error)) return undefined
-          throw error
-        },
-      )
-      const res = await ctx.checkout.call(setCustomization, {body: CUSTOMIZATION})
-      ctx.cleanups.push({
-        name: previous ? 'restore the page customization' : 'remove the page customization',
-        run: async () => {
-          if (previous) await ctx.checkout.call(setCustomization, {body: previous as CustomizationRequest})
-          else await ctx.checkout.call(removeCustomization).catch((error) => (notFound(error) ? undefined : Promise.reject(error)))
-        },
-      })
-      checkEqual(res.data.customTitle, CUSTOMIZATION.customTitle, 'customTitle')
-      ctx.values.customized = true
-      return res.requestId
-    }),
-    step(
-      'read the customization back',
-      getCustomization,
-      async (ctx) => {
-        const res = await ctx.checkout.call(getCustomization)
+  return stepsOf(checkoutService, {
+    setCustomization: {
+      name: 'set the page customization',
+      run: async (ctx) => {
+        const previous = await ctx.checkout.call(checkoutOps.getCustomization).then(
+          (r) => r.data,
+          (error) => {
+            if (notFound(error)) return undefined
+            throw error
+          },
+        )
+        const res = await ctx.checkout.call(checkoutOps.setCustomization, {body: CUSTOMIZATION})
+        ctx.cleanups.push({
+          name: previous ? 'restore the page customization' : 'remove the page customization',
+          run: async () => {
+            if (previous) await ctx.checkout.call(checkoutOps.setCustomization, {body: previous as CustomizationRequest})
+            else
+              await ctx.checkout
+                .call(checkoutOps.removeCustomization)
+                .catch((error) => (notFound(error) ? undefined : Promise.reject(error)))
+          },
+        })
+        checkEqual(res.data.customTitle, CUSTOMIZATION.customTitle, 'customTitle')
+        ctx.values.customized = true
+        return res.requestId
+      },
+    },
+    getCustomization: {
+      name: 'read the customization back',
+      run: async (ctx) => {
+        const res = await ctx.checkout.call(checkoutOps.getCustomization)
         checkEqual([res.data.logoUrl, res.data.colorScheme], [CUSTOMIZATION.logoUrl, CUSTOMIZATION.colorScheme], 'customization')
         return res.requestId
       },
-      {needs: ['customized']},
-    ),
-    step('list webhooks', listWebhooks, async (ctx) => {
-      const res = await ctx.checkout.call(listWebhooks)
-      check(Array.isArray(res.data), 'the answer is not a list')
-      const taken = new Set(res.data.map((w) => w.name))
-      const free = WEBHOOK_EVENTS.find((n) => n === 'CHECKOUT_SUCCESS' && !taken.has(n)) ?? WEBHOOK_EVENTS.find((n) => !taken.has(n))
-      if (free) ctx.values.webhookName = free
-      return res.requestId
-    }),
-    step(
-      'register a webhook',
-      registerWebhook,
-      async (ctx) => {
+      needs: ['customized'],
+    },
+    listWebhooks: {
+      name: 'list webhooks',
+      run: async (ctx) => {
+        const res = await ctx.checkout.call(checkoutOps.listWebhooks)
+        check(Array.isArray(res.data), 'the answer is not a list')
+        const taken = new Set(res.data.map((w) => w.name))
+        const free = WEBHOOK_EVENTS.find((n) => n === 'CHECKOUT_SUCCESS' && !taken.has(n)) ?? WEBHOOK_EVENTS.find((n) => !taken.has(n))
+        if (free) ctx.values.webhookName = free
+        return res.requestId
+      },
+    },
+    registerWebhook: {
+      name: 'register a webhook',
+      run: async (ctx) => {
         const callbackUrl = receiver?.url ?? 'https://example.invalid/opsctl-smoke'
-        const res = await ctx.checkout.call(registerWebhook, {body: {callbackUrl, name: ctx.values.webhookName}})
+        const res = await ctx.checkout.call(checkoutOps.registerWebhook, {body: {callbackUrl, name: ctx.values.webhookName}})
         ctx.cleanups.push({
           name: `delete webhook ${res.data.id}`,
           run: async () => {
             await ctx.checkout
-              .call(deleteWebhook, {params: {webhookId: res.data.id}})
+              .call(checkoutOps.deleteWebhook, {params: {webhookId: res.data.id}})
               .catch((error) => (notFound(error) ? undefined : Promise.reject(error)))
           },
         })
@@ -128,35 +111,36 @@ export function checkoutSteps(receiver: EventReceiver | undefined): SmokeStep[] 
         ctx.values.webhookId = res.data.id
         return res.requestId
       },
-      {needs: ['webhookName']},
-    ),
-    step(
-      'update the webhook',
-      updateWebhook,
-      async (ctx) => {
+      needs: ['webhookName'],
+    },
+    updateWebhook: {
+      name: 'update the webhook',
+      run: async (ctx) => {
         const callbackUrl = `${receiver?.url ?? 'https://example.invalid/opsctl-smoke'}?v=2`
-        const res = await ctx.checkout.call(updateWebhook, {
+        const res = await ctx.checkout.call(checkoutOps.updateWebhook, {
           body: {callbackUrl, name: ctx.values.webhookName},
           params: {webhookId: ctx.values.webhookId},
         })
         checkEqual([res.data.id, res.data.callbackUrl], [ctx.values.webhookId, callbackUrl], 'webhook')
         return res.requestId
       },
-      {needs: ['webhookId']},
-    ),
-    step('initiate a checkout', initiateCheckout, async (ctx) => {
-      const body = checkoutBody('150.00')
-      const res = await ctx.checkout.call(initiateCheckout, {body})
-      check(res.data.checkoutId, 'no checkoutId')
-      check(/^https?:\/\//.test(res.data.redirectUrl), `redirectUrl is not a URL: ${res.data.redirectUrl}`)
-      Object.assign(ctx.values, {checkoutId: res.data.checkoutId, reference: body.requestReferenceNumber})
-      return res.requestId
-    }),
-    step(
-      'retrieve the checkout',
-      getCheckout,
-      async (ctx) => {
-        const res = await ctx.checkout.call(getCheckout, {params: {checkoutId: ctx.values.checkoutId}})
+      needs: ['webhookId'],
+    },
+    initiateCheckout: {
+      name: 'initiate a checkout',
+      run: async (ctx) => {
+        const body = checkoutBody('150.00')
+        const res = await ctx.checkout.call(checkoutOps.initiateCheckout, {body})
+        check(res.data.checkoutId, 'no checkoutId')
+        check(/^https?:\/\//.test(res.data.redirectUrl), `redirectUrl is not a URL: ${res.data.redirectUrl}`)
+        Object.assign(ctx.values, {checkoutId: res.data.checkoutId, reference: body.requestReferenceNumber})
+        return res.requestId
+      },
+    },
+    getCheckout: {
+      name: 'retrieve the checkout',
+      run: async (ctx) => {
+        const res = await ctx.checkout.call(checkoutOps.getCheckout, {params: {checkoutId: ctx.values.checkoutId}})
         checkEqual(
           [res.data.id, res.data.status, res.data.totalAmount?.value, res.data.requestReferenceNumber],
           [ctx.values.checkoutId, 'CREATED', '150.00', ctx.values.reference],
@@ -164,48 +148,51 @@ export function checkoutSteps(receiver: EventReceiver | undefined): SmokeStep[] 
         )
         return res.requestId
       },
-      {needs: ['checkoutId']},
-    ),
-    step(
-      'pay on the hosted page',
-      {id: 'hosted payment page', request: {auth: 'none', method: 'POST', path: '/pay/{checkoutId}', service: 'checkout'}},
-      async (ctx) => {
+      needs: ['checkoutId'],
+    },
+    'hosted payment page': {
+      name: 'pay on the hosted page',
+      request: {auth: 'none', method: 'POST', path: '/pay/{checkoutId}', service: 'checkout'},
+      run: async (ctx) => {
         const paid = await actAsBuyer(ctx.checkout, {action: 'pay', checkoutId: ctx.values.checkoutId})
         checkEqual([paid.status, paid.paymentStatus], ['COMPLETED', 'PAYMENT_SUCCESS'], 'checkout after payment')
         ctx.values.paid = true
         return undefined
       },
-      {needs: ['checkoutId'], sandboxOnly: true},
-    ),
-    step(
-      'the webhook is delivered',
-      // Sends nothing itself: waits for the sandbox's delivery at the local receiver.
-      {id: 'CHECKOUT_SUCCESS webhook'},
-      async (ctx) => {
+      needs: ['checkoutId'],
+      sandboxOnly: true,
+    },
+    // Sends nothing itself: waits for the sandbox's delivery at the local receiver.
+    'CHECKOUT_SUCCESS webhook': {
+      name: 'the webhook is delivered',
+      run: async (ctx) => {
         check(ctx.values.webhookName === 'CHECKOUT_SUCCESS', 'no CHECKOUT_SUCCESS webhook of ours to deliver to')
         const event = await receiver?.waitFor(ctx.values.checkoutId, 5000)
         check(event, `no webhook for checkout ${ctx.values.checkoutId} arrived within 5 s`)
         checkEqual(event.event, 'CHECKOUT_SUCCESS', 'event')
         return undefined
       },
-      {needs: ['paid', 'webhookId'], sandboxOnly: true},
-    ),
-    step(
-      'void it the same day',
-      voidCheckout,
-      async (ctx) => {
-        const res = await ctx.checkout.call(voidCheckout, {body: {reason: 'opsctl smoke'}, params: {checkoutId: ctx.values.checkoutId}})
+      needs: ['paid', 'webhookId'],
+      sandboxOnly: true,
+    },
+    voidCheckout: {
+      name: 'void it the same day',
+      run: async (ctx) => {
+        const res = await ctx.checkout.call(checkoutOps.voidCheckout, {
+          body: {reason: 'opsctl smoke'},
+          params: {checkoutId: ctx.values.checkoutId},
+        })
         checkEqual(res.data.voidStatus, 'SUCCESS', 'voidStatus')
-        const after = await ctx.checkout.call(getCheckout, {params: {checkoutId: ctx.values.checkoutId}})
+        const after = await ctx.checkout.call(checkoutOps.getCheckout, {params: {checkoutId: ctx.values.checkoutId}})
         checkEqual(after.data.paymentStatus, 'VOIDED', 'paymentStatus after the void')
         return res.requestId
       },
-      {needs: ['paid'], sandboxOnly: true},
-    ),
-    step(
-      'refund part of a payment the next day',
-      refundCheckout,
-      async (ctx) => {
+      needs: ['paid'],
+      sandboxOnly: true,
+    },
+    refundCheckout: {
+      name: 'refund part of a payment the next day',
+      run: async (ctx) => {
         const checkoutId = await paidCheckout(ctx, '200.00')
         await sandboxControl(ctx.checkout.transport, ctx.sandbox!, 'POST', 'clock', {advance: '24h'})
         ctx.cleanups.push({
@@ -213,15 +200,17 @@ export function checkoutSteps(receiver: EventReceiver | undefined): SmokeStep[] 
           // the clock only advances: set it back to 24 h before what it shows now
           async run() {
             const {now} = await sandboxControl(ctx.checkout.transport, ctx.sandbox!, 'GET', 'clock')
-            await sandboxControl(ctx.checkout.transport, ctx.sandbox!, 'POST', 'clock', {set: new Date(Date.parse(now) - 86_400_000).toISOString()})
+            await sandboxControl(ctx.checkout.transport, ctx.sandbox!, 'POST', 'clock', {
+              set: new Date(Date.parse(now) - 86_400_000).toISOString(),
+            })
           },
         })
-        const voidLate = await ctx.checkout.call(voidCheckout, {body: {reason: 'too late'}, params: {checkoutId}}).then(
+        const voidLate = await ctx.checkout.call(checkoutOps.voidCheckout, {body: {reason: 'too late'}, params: {checkoutId}}).then(
           () => undefined,
           (error) => error,
         )
         check(voidLate instanceof ApiError && voidLate.code === CODES.voidAfterCutoff, 'a void the next day was not refused with PY0073')
-        const res = await ctx.checkout.call(refundCheckout, {
+        const res = await ctx.checkout.call(checkoutOps.refundCheckout, {
           body: {amount: {currency: 'PHP', value: '50.00'}, reason: 'opsctl smoke'},
           params: {checkoutId},
         })
@@ -229,13 +218,12 @@ export function checkoutSteps(receiver: EventReceiver | undefined): SmokeStep[] 
         Object.assign(ctx.values, {refundCheckoutId: checkoutId, refundId: res.data.refundId})
         return res.requestId
       },
-      {sandboxOnly: true},
-    ),
-    step(
-      'list the refunds',
-      listRefunds,
-      async (ctx) => {
-        const res = await ctx.checkout.call(listRefunds, {params: {checkoutId: ctx.values.refundCheckoutId}})
+      sandboxOnly: true,
+    },
+    listRefunds: {
+      name: 'list the refunds',
+      run: async (ctx) => {
+        const res = await ctx.checkout.call(checkoutOps.listRefunds, {params: {checkoutId: ctx.values.refundCheckoutId}})
         checkEqual(
           res.data.map((r) => [r.id, r.amount?.value, r.status]),
           [[ctx.values.refundId, '50.00', 'SUCCESS']],
@@ -243,13 +231,14 @@ export function checkoutSteps(receiver: EventReceiver | undefined): SmokeStep[] 
         )
         return res.requestId
       },
-      {needs: ['refundId']},
-    ),
-    step(
-      'get the refund',
-      getRefund,
-      async (ctx) => {
-        const res = await ctx.checkout.call(getRefund, {params: {checkoutId: ctx.values.refundCheckoutId, refundId: ctx.values.refundId}})
+      needs: ['refundId'],
+    },
+    getRefund: {
+      name: 'get the refund',
+      run: async (ctx) => {
+        const res = await ctx.checkout.call(checkoutOps.getRefund, {
+          params: {checkoutId: ctx.values.refundCheckoutId, refundId: ctx.values.refundId},
+        })
         checkEqual(
           [res.data.id, res.data.checkout, res.data.reason],
           [ctx.values.refundId, ctx.values.refundCheckoutId, 'opsctl smoke'],
@@ -257,33 +246,31 @@ export function checkoutSteps(receiver: EventReceiver | undefined): SmokeStep[] 
         )
         return res.requestId
       },
-      {needs: ['refundId']},
-    ),
-    step(
-      'delete the webhook',
-      deleteWebhook,
-      async (ctx) => {
-        const res = await ctx.checkout.call(deleteWebhook, {params: {webhookId: ctx.values.webhookId}})
+      needs: ['refundId'],
+    },
+    deleteWebhook: {
+      name: 'delete the webhook',
+      run: async (ctx) => {
+        const res = await ctx.checkout.call(checkoutOps.deleteWebhook, {params: {webhookId: ctx.values.webhookId}})
         checkEqual(res.data.id, ctx.values.webhookId, 'deleted id')
-        const left = await ctx.checkout.call(listWebhooks)
+        const left = await ctx.checkout.call(checkoutOps.listWebhooks)
         check(!left.data.some((w) => w.id === ctx.values.webhookId), 'the webhook is still listed')
         return res.requestId
       },
-      {needs: ['webhookId']},
-    ),
-    step(
-      'remove the customization',
-      removeCustomization,
-      async (ctx) => {
-        const res = await ctx.checkout.call(removeCustomization)
-        const after = await ctx.checkout.call(getCustomization).then(
+      needs: ['webhookId'],
+    },
+    removeCustomization: {
+      name: 'remove the customization',
+      run: async (ctx) => {
+        const res = await ctx.checkout.call(checkoutOps.removeCustomization)
+        const after = await ctx.checkout.call(checkoutOps.getCustomization).then(
           () => 'still there',
           (error) => (notFound(error) ? 'gone' : Promise.reject(error)),
         )
         checkEqual(after, 'gone', 'customization after removal')
         return res.requestId
       },
-      {needs: ['customized']},
-    ),
-  ]
+      needs: ['customized'],
+    },
+  })
 }

@@ -4,33 +4,8 @@ import type {BodyOf} from '../../http/operation.js'
 
 import {ApiError} from '../../errors.js'
 import {sessionFromHeaders} from '../../http/session-cookie.js'
-import {
-  addEvent,
-  addPlanMedication,
-  addPlanSensor,
-  createUser,
-  deleteEvent,
-  deletePlanMedication,
-  deletePlanSensor,
-  getEventById,
-  getEvents,
-  getGroupConfig,
-  getMetrics,
-  getUser,
-  getUserById,
-  patchPlanMedication,
-  signIn,
-  updateEvent,
-} from '../../services/health/operations.js'
-import {check, checkEqual, type SmokeContext, type SmokeStep, type StepSubject, subjectOf} from './runner.js'
-
-const step = (name: string, subject: StepSubject, run: SmokeStep['run'], needs?: string[]): SmokeStep => ({
-  name,
-  needs,
-  ...subjectOf(subject),
-  run,
-  suite: 'health',
-})
+import {healthOps, healthService} from '../../services/health/operations.js'
+import {check, checkEqual, type SmokeContext, type SmokeStep, stepsOf} from './runner.js'
 
 /** Two events on a fixed day of the user's (Asia/Manila, UTC+8) calendar: one at night with a cough, one by day. */
 const DAY = '2026-01-15'
@@ -41,7 +16,7 @@ const NIGHT_EVENT = {
   source: 'manual',
   symptoms: ['cough'],
   triggers: ['coldAir'],
-} satisfies Partial<BodyOf<typeof addEvent>> // 23:30 Manila
+} satisfies Partial<BodyOf<typeof healthOps.addEvent>> // 23:30 Manila
 const DAY_EVENT = {
   date: `${DAY}T03:00:00.000Z`,
   doses: 1,
@@ -49,10 +24,10 @@ const DAY_EVENT = {
   source: 'manual',
   symptoms: [],
   triggers: ['exercise'],
-} satisfies Partial<BodyOf<typeof addEvent>> // 11:00 Manila
+} satisfies Partial<BodyOf<typeof healthOps.addEvent>> // 11:00 Manila
 
 async function planMedication(ctx: SmokeContext, medicationId: string) {
-  const user = (await ctx.health.call(getUser)).data
+  const user = (await ctx.health.call(healthOps.getUser)).data
   return user.plan?.medications.find((m) => m.medicationId === medicationId)
 }
 
@@ -61,81 +36,83 @@ async function planMedication(ctx: SmokeContext, medicationId: string) {
  * It creates its own throwaway user (the API has no user delete) and removes everything else it adds.
  */
 export function healthSteps(options: {group: string}): SmokeStep[] {
-  return [
-    step('group configuration', getGroupConfig, async (ctx) => {
-      const res = await ctx.health.call(getGroupConfig, {params: {idOrName: options.group}})
-      check(res.data.name === options.group || res.data.id === options.group, `group ${options.group} answered as ${res.data.name}`)
-      const rescue = res.data.medications.find((m) => m.type === 'rescue')
-      const controller = res.data.medications.find((m) => m.type === 'controller')
-      check(rescue && controller, `group ${options.group} lists no rescue and controller medication`)
-      ctx.values.rescueId = rescue.id
-      ctx.values.controllerId = controller.id
-      return res.requestId
-    }),
-    step('create a user', createUser, async (ctx) => {
-      const email = `opsctl-smoke-${randomBytes(6).toString('hex')}@example.com`
-      const password = randomBytes(18).toString('base64url')
-      const body = {
-        email,
-        familyName: 'Smoke',
-        givenName: 'Opsctl',
-        language: 'en-US',
-        password,
-        role: 'patient' as const,
-        timeZone: 'Asia/Manila',
-      }
-      const res = await ctx.health.call(createUser, {body})
-      checkEqual(res.status, 201, 'status')
-      checkEqual([res.data.email, res.data.role, res.data.timeZone], [email, 'patient', 'Asia/Manila'], 'user')
-      const session = sessionFromHeaders(res.headers)
-      check(session, 'no connect.sid cookie in the answer')
-      ctx.withSession(session)
-      Object.assign(ctx.values, {email, password, userId: res.data.id})
-      return res.requestId
-    }),
-    step(
-      'sign in',
-      signIn,
-      async (ctx) => {
-        const res = await ctx.health.call(signIn, {body: {email: ctx.values.email, password: ctx.values.password}})
+  return stepsOf(healthService, {
+    getGroupConfig: {
+      name: 'group configuration',
+      run: async (ctx) => {
+        const res = await ctx.health.call(healthOps.getGroupConfig, {params: {idOrName: options.group}})
+        check(res.data.name === options.group || res.data.id === options.group, `group ${options.group} answered as ${res.data.name}`)
+        const rescue = res.data.medications.find((m) => m.type === 'rescue')
+        const controller = res.data.medications.find((m) => m.type === 'controller')
+        check(rescue && controller, `group ${options.group} lists no rescue and controller medication`)
+        ctx.values.rescueId = rescue.id
+        ctx.values.controllerId = controller.id
+        return res.requestId
+      },
+    },
+    createUser: {
+      name: 'create a user',
+      run: async (ctx) => {
+        const email = `opsctl-smoke-${randomBytes(6).toString('hex')}@example.com`
+        const password = randomBytes(18).toString('base64url')
+        const body = {
+          email,
+          familyName: 'Smoke',
+          givenName: 'Opsctl',
+          language: 'en-US',
+          password,
+          role: 'patient' as const,
+          timeZone: 'Asia/Manila',
+        }
+        const res = await ctx.health.call(healthOps.createUser, {body})
+        checkEqual(res.status, 201, 'status')
+        checkEqual([res.data.email, res.data.role, res.data.timeZone], [email, 'patient', 'Asia/Manila'], 'user')
+        const session = sessionFromHeaders(res.headers)
+        check(session, 'no connect.sid cookie in the answer')
+        ctx.withSession(session)
+        Object.assign(ctx.values, {email, password, userId: res.data.id})
+        return res.requestId
+      },
+    },
+    signIn: {
+      name: 'sign in',
+      run: async (ctx) => {
+        const res = await ctx.health.call(healthOps.signIn, {body: {email: ctx.values.email, password: ctx.values.password}})
         checkEqual(res.data.id, ctx.values.userId, 'signed-in user id')
         const session = sessionFromHeaders(res.headers)
         check(session, 'no connect.sid cookie in the answer')
         ctx.withSession(session)
         return res.requestId
       },
-      ['userId'],
-    ),
-    step(
-      'the signed-in user',
-      getUser,
-      async (ctx) => {
-        const res = await ctx.health.call(getUser)
+      needs: ['userId'],
+    },
+    getUser: {
+      name: 'the signed-in user',
+      run: async (ctx) => {
+        const res = await ctx.health.call(healthOps.getUser)
         checkEqual([res.data.id, res.data.email], [ctx.values.userId, ctx.values.email], 'me')
         return res.requestId
       },
-      ['userId'],
-    ),
-    step(
-      'a user by id',
-      getUserById,
-      async (ctx) => {
-        const res = await ctx.health.call(getUserById, {params: {userId: ctx.values.userId}})
+      needs: ['userId'],
+    },
+    getUserById: {
+      name: 'a user by id',
+      run: async (ctx) => {
+        const res = await ctx.health.call(healthOps.getUserById, {params: {userId: ctx.values.userId}})
         checkEqual(res.data.id, ctx.values.userId, 'user id')
         return res.requestId
       },
-      ['userId'],
-    ),
-    step(
-      'add two events',
-      addEvent,
-      async (ctx) => {
+      needs: ['userId'],
+    },
+    addEvent: {
+      name: 'add two events',
+      run: async (ctx) => {
         let requestId: string | undefined
         for (const [key, event] of [
           ['nightEventId', NIGHT_EVENT],
           ['dayEventId', DAY_EVENT],
         ] as const) {
-          const res = await ctx.health.call(addEvent, {
+          const res = await ctx.health.call(healthOps.addEvent, {
             body: {...event, medicationId: ctx.values.rescueId},
             params: {userId: ctx.values.userId},
           })
@@ -148,19 +125,18 @@ export function healthSteps(options: {group: string}): SmokeStep[] {
 
         return requestId
       },
-      ['userId', 'rescueId'],
-    ),
-    step(
-      'list events with filters',
-      getEvents,
-      async (ctx) => {
-        const all = await ctx.health.call(getEvents, {params: {userId: ctx.values.userId}})
+      needs: ['userId', 'rescueId'],
+    },
+    getEvents: {
+      name: 'list events with filters',
+      run: async (ctx) => {
+        const all = await ctx.health.call(healthOps.getEvents, {params: {userId: ctx.values.userId}})
         checkEqual(
           all.data.events.map((e) => e.id),
           [ctx.values.nightEventId, ctx.values.dayEventId],
           'events newest first',
         )
-        const night = await ctx.health.call(getEvents, {
+        const night = await ctx.health.call(healthOps.getEvents, {
           params: {userId: ctx.values.userId},
           query: {nightEvent: true, symptoms: ['cough']},
         })
@@ -171,36 +147,33 @@ export function healthSteps(options: {group: string}): SmokeStep[] {
         )
         return night.requestId
       },
-      ['nightEventId', 'dayEventId'],
-    ),
-    step(
-      'one event',
-      getEventById,
-      async (ctx) => {
-        const res = await ctx.health.call(getEventById, {params: {eventId: ctx.values.nightEventId, userId: ctx.values.userId}})
+      needs: ['nightEventId', 'dayEventId'],
+    },
+    getEventById: {
+      name: 'one event',
+      run: async (ctx) => {
+        const res = await ctx.health.call(healthOps.getEventById, {params: {eventId: ctx.values.nightEventId, userId: ctx.values.userId}})
         checkEqual([res.data.id, res.data.nightEvent, res.data.triggers], [ctx.values.nightEventId, true, ['coldAir']], 'event')
         return res.requestId
       },
-      ['nightEventId'],
-    ),
-    step(
-      'update an event',
-      updateEvent,
-      async (ctx) => {
+      needs: ['nightEventId'],
+    },
+    updateEvent: {
+      name: 'update an event',
+      run: async (ctx) => {
         const params = {eventId: ctx.values.dayEventId, userId: ctx.values.userId}
-        const res = await ctx.health.call(updateEvent, {body: {doses: 3, preemptive: true}, params})
+        const res = await ctx.health.call(healthOps.updateEvent, {body: {doses: 3, preemptive: true}, params})
         checkEqual(res.status, 204, 'status')
-        const after = await ctx.health.call(getEventById, {params})
+        const after = await ctx.health.call(healthOps.getEventById, {params})
         checkEqual([after.data.doses, after.data.preemptive], [3, true], 'updated event')
         return res.requestId
       },
-      ['dayEventId'],
-    ),
-    step(
-      'daily metrics from those events',
-      getMetrics,
-      async (ctx) => {
-        const res = await ctx.health.call(getMetrics, {
+      needs: ['dayEventId'],
+    },
+    getMetrics: {
+      name: 'daily metrics from those events',
+      run: async (ctx) => {
+        const res = await ctx.health.call(healthOps.getMetrics, {
           params: {userId: ctx.values.userId},
           query: {
             endDate: `${DAY}T15:59:59.000Z`,
@@ -214,14 +187,13 @@ export function healthSteps(options: {group: string}): SmokeStep[] {
         checkEqual([day.values.eventsRescue, day.values.eventsRescueNight], [2, 1], `rescue events on ${DAY} (all, night)`)
         return res.requestId
       },
-      ['nightEventId', 'dayEventId'],
-    ),
-    step(
-      'add a plan medication',
-      addPlanMedication,
-      async (ctx) => {
+      needs: ['nightEventId', 'dayEventId'],
+    },
+    addPlanMedication: {
+      name: 'add a plan medication',
+      run: async (ctx) => {
         const medicationId = ctx.values.controllerId
-        const res = await ctx.health.call(addPlanMedication, {
+        const res = await ctx.health.call(healthOps.addPlanMedication, {
           body: {medicationId, usageList: [{doses: 2, hour: 8, minute: 0}]},
           params: {userId: ctx.values.userId},
         })
@@ -231,31 +203,29 @@ export function healthSteps(options: {group: string}): SmokeStep[] {
         ctx.values.planMedicationId = medicationId
         return res.requestId
       },
-      ['userId', 'controllerId'],
-    ),
-    step(
-      'change its usage',
-      patchPlanMedication,
-      async (ctx) => {
+      needs: ['userId', 'controllerId'],
+    },
+    patchPlanMedication: {
+      name: 'change its usage',
+      run: async (ctx) => {
         const usageList = [
           {doses: 1, hour: 8, minute: 0},
           {doses: 1, hour: 20, minute: 30},
         ]
         const params = {medicationId: ctx.values.planMedicationId, userId: ctx.values.userId}
-        const res = await ctx.health.call(patchPlanMedication, {body: {usageList}, params})
+        const res = await ctx.health.call(healthOps.patchPlanMedication, {body: {usageList}, params})
         checkEqual(res.status, 204, 'status')
         checkEqual((await planMedication(ctx, ctx.values.planMedicationId))?.usageList, usageList, 'plan usage list')
         return res.requestId
       },
-      ['planMedicationId'],
-    ),
-    step(
-      'attach a sensor',
-      addPlanSensor,
-      async (ctx) => {
+      needs: ['planMedicationId'],
+    },
+    addPlanSensor: {
+      name: 'attach a sensor',
+      run: async (ctx) => {
         const mac = randomBytes(6).toString('hex').toUpperCase().match(/../g)!.join(':')
         const params = {medicationId: ctx.values.planMedicationId, userId: ctx.values.userId}
-        const res = await ctx.health.call(addPlanSensor, {body: {mac, model: 'opsctl-smoke'}, params})
+        const res = await ctx.health.call(healthOps.addPlanSensor, {body: {mac, model: 'opsctl-smoke'}, params})
         checkEqual(res.status, 201, 'status')
         const sensors = (await planMedication(ctx, ctx.values.planMedicationId))?.sensors ?? []
         check(
@@ -265,57 +235,54 @@ export function healthSteps(options: {group: string}): SmokeStep[] {
         ctx.values.mac = mac
         return res.requestId
       },
-      ['planMedicationId'],
-    ),
-    step(
-      'detach the sensor',
-      deletePlanSensor,
-      async (ctx) => {
+      needs: ['planMedicationId'],
+    },
+    deletePlanSensor: {
+      name: 'detach the sensor',
+      run: async (ctx) => {
         const params = {mac: ctx.values.mac, medicationId: ctx.values.planMedicationId, userId: ctx.values.userId}
-        const res = await ctx.health.call(deletePlanSensor, {params})
+        const res = await ctx.health.call(healthOps.deletePlanSensor, {params})
         checkEqual(res.status, 204, 'status')
         const sensors = (await planMedication(ctx, ctx.values.planMedicationId))?.sensors ?? []
         check(!sensors.some((s) => s.mac === ctx.values.mac), `sensor ${ctx.values.mac} is still on the plan`)
         return res.requestId
       },
-      ['mac'],
-    ),
-    step(
-      'remove the plan medication',
-      deletePlanMedication,
-      async (ctx) => {
-        const res = await ctx.health.call(deletePlanMedication, {
+      needs: ['mac'],
+    },
+    deletePlanMedication: {
+      name: 'remove the plan medication',
+      run: async (ctx) => {
+        const res = await ctx.health.call(healthOps.deletePlanMedication, {
           params: {medicationId: ctx.values.planMedicationId, userId: ctx.values.userId},
         })
         checkEqual(res.status, 204, 'status')
         check(!(await planMedication(ctx, ctx.values.planMedicationId)), 'the medication is still on the plan')
         return res.requestId
       },
-      ['planMedicationId'],
-    ),
-    step(
-      'delete the events',
-      deleteEvent,
-      async (ctx) => {
+      needs: ['planMedicationId'],
+    },
+    deleteEvent: {
+      name: 'delete the events',
+      run: async (ctx) => {
         let requestId: string | undefined
         for (const eventId of [ctx.values.nightEventId, ctx.values.dayEventId]) {
-          const res = await ctx.health.call(deleteEvent, {params: {eventId, userId: ctx.values.userId}})
+          const res = await ctx.health.call(healthOps.deleteEvent, {params: {eventId, userId: ctx.values.userId}})
           checkEqual(res.status, 204, 'status')
           requestId = res.requestId
         }
 
-        const left = await ctx.health.call(getEvents, {params: {userId: ctx.values.userId}})
+        const left = await ctx.health.call(healthOps.getEvents, {params: {userId: ctx.values.userId}})
         checkEqual(left.data.events.length, 0, 'events left')
         return requestId
       },
-      ['nightEventId', 'dayEventId'],
-    ),
-  ]
+      needs: ['nightEventId', 'dayEventId'],
+    },
+  })
 }
 
 async function deleteQuietly(ctx: SmokeContext, eventId: string): Promise<void> {
   try {
-    await ctx.health.call(deleteEvent, {params: {eventId, userId: ctx.values.userId}})
+    await ctx.health.call(healthOps.deleteEvent, {params: {eventId, userId: ctx.values.userId}})
   } catch (error) {
     if (!(error instanceof ApiError && error.status === 404)) throw error
   }
@@ -323,7 +290,7 @@ async function deleteQuietly(ctx: SmokeContext, eventId: string): Promise<void> 
 
 async function removeMedicationQuietly(ctx: SmokeContext, medicationId: string): Promise<void> {
   try {
-    await ctx.health.call(deletePlanMedication, {params: {medicationId, userId: ctx.values.userId}})
+    await ctx.health.call(healthOps.deletePlanMedication, {params: {medicationId, userId: ctx.values.userId}})
   } catch (error) {
     if (!(error instanceof ApiError && error.status === 404)) throw error
   }

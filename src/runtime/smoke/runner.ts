@@ -1,7 +1,7 @@
 import {isDeepStrictEqual} from 'node:util'
 
 import type {ServiceClient} from '../../http/client.js'
-import type {AuthKind, HttpMethod, Operation, Service} from '../../http/operation.js'
+import type {AuthKind, HttpMethod, Operation, Service, ServiceDefinition} from '../../http/operation.js'
 import type {Outcome, StepResult} from '../report.js'
 import type {SandboxControlTarget} from '../sandbox-control.js'
 
@@ -22,7 +22,8 @@ export interface SmokeContext {
 }
 
 export interface SmokeStep {
-  suite: 'checkout' | 'health'
+  /** the service's name (its table's) */
+  suite: string
   name: string
   /** the operation of the spec the step exercises (or a sandbox action) */
   operation: string
@@ -50,6 +51,24 @@ export function subjectOf(subject: StepSubject): Pick<SmokeStep, 'operation' | '
   if (!('method' in subject)) return {operation: subject.id, ...(subject.request ? {request: subject.request} : {})}
   const {auth, id, method, path, service} = subject
   return {operation: id, request: {auth, method, path, service}}
+}
+
+/** A step as a service's steps write it: the row it exercises is its key. */
+export type StepBody = Pick<SmokeStep, 'name' | 'needs' | 'run' | 'sandboxOnly'>
+/** A step that is not a row (the hosted page, a webhook delivery): its key names it; `request` is what it sends, if anything. */
+export type ActionBody = StepBody & {request?: StepRequest}
+
+/**
+ * A service's steps, keyed by its table and written in the order they run: every row's id is a
+ * key (a row without a step fails tsc), and any other key is an action outside the table.
+ */
+export type StepsFor<S extends ServiceDefinition> = {[K in keyof S['operations']]: StepBody} & Record<string, ActionBody>
+
+export function stepsOf<S extends ServiceDefinition>(service: S, steps: StepsFor<S>): SmokeStep[] {
+  return Object.entries(steps as Record<string, ActionBody>).map(([key, {request, ...body}]) => {
+    const row: Operation | undefined = Object.hasOwn(service.operations, key) ? service.operations[key] : undefined
+    return {...body, ...subjectOf(row ?? {id: key, request}), suite: service.name}
+  })
 }
 
 /** A check that did not hold. */

@@ -4,9 +4,10 @@
  * are listed newest first (date desc, then id desc); a token is used with the same filters as the
  * request that produced it.
  */
-import type {EventsQuery} from '../../services/health/operations.js'
+import * as z from 'zod'
 
-import {SandboxError} from '../core/sandbox-error.js'
+import {type EventsQuery, healthService} from '../../services/health/operations.js'
+import {pageCursor} from '../core/page-cursor.js'
 
 export interface Cursor {
   date: string
@@ -15,19 +16,15 @@ export interface Cursor {
   dir: 'n' | 'p'
 }
 
+const tokens = pageCursor(healthService.operations.getEvents, z.tuple([z.enum(['n', 'p']), z.string(), z.string()]))
+
 export function encodeToken(c: Cursor): string {
-  return Buffer.from(JSON.stringify([c.dir, c.date, c.id])).toString('base64url')
+  return tokens.encode([c.dir, c.date, c.id])
 }
 
 export function decodeToken(token: string): Cursor {
-  try {
-    const [dir, date, id] = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as unknown[]
-    if ((dir === 'n' || dir === 'p') && typeof date === 'string' && typeof id === 'string') return {dir, date, id}
-  } catch {}
-
-  throw new SandboxError(400, 'INVALID_PAGING_TOKEN', 'The paging token is not one this service issued', [
-    {field: 'pagingToken', description: 'invalid'},
-  ])
+  const [dir, date, id] = tokens.decode(token)
+  return {dir, date, id}
 }
 
 export interface SqlFilter {

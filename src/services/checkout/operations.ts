@@ -366,18 +366,5 @@ export const checkoutService = defineService({
   },
 })
 
-export const {
-  initiateCheckout,
-  getCheckout,
-  voidCheckout,
-  refundCheckout,
-  listRefunds,
-  getRefund,
-  registerWebhook,
-  listWebhooks,
-  updateWebhook,
-  deleteWebhook,
-  setCustomization,
-  getCustomization,
-  removeCustomization,
-} = checkoutService.operations
+/** The rows by operation id: `checkoutOps.<id>` everywhere a row is named (the table is the only list of names). */
+export const checkoutOps = checkoutService.operations

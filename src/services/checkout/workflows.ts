@@ -21,18 +21,7 @@ import type {Operation} from '../../http/operation.js'
 import {ApiError, NetworkError, type NextStep, RuleError, UsageError} from '../../errors.js'
 import {describeIssues} from '../../http/client.js'
 import {type Cents, centsOf, formatCents} from './money.js'
-import {
-  type CheckoutRecord,
-  getCheckout,
-  listRefunds,
-  listWebhooks,
-  refundCheckout,
-  type RefundRecord,
-  updateWebhook,
-  voidCheckout,
-  type WebhookRecord,
-  WebhookRequest,
-} from './operations.js'
+import {checkoutOps, type CheckoutRecord, type RefundRecord, type WebhookRecord, WebhookRequest} from './operations.js'
 import {checkRefund, checkVoid, CODES, formatPhTime, type RefundPlan, RuleViolation, type VoidWindow} from './rules.js'
 
 /** What to do instead of a refused void or refund, by the refusal's code (the service's or ours). */
@@ -167,7 +156,7 @@ function whatHappened(lost: NetworkError): string {
 }
 
 export async function readCheckout(client: ServiceClient, checkoutId: string): Promise<{checkout: CheckoutRecord; now: Date}> {
-  const res = await client.call(getCheckout, {params: {checkoutId}})
+  const res = await client.call(checkoutOps.getCheckout, {params: {checkoutId}})
   return {checkout: res.data, now: serviceNow(res.headers)}
 }
 
@@ -205,7 +194,7 @@ async function reconcileVoid(
   let after: CheckoutRecord
   let readRequestId: string | undefined
   try {
-    const read = await client.call(getCheckout, {params: {checkoutId}})
+    const read = await client.call(checkoutOps.getCheckout, {params: {checkoutId}})
     after = read.data
     readRequestId = read.requestId
   } catch (error) {
@@ -222,7 +211,7 @@ async function reconcileVoid(
   const outcome = applied ? 'applied' : serverClosedConnection(lost) ? 'not applied' : 'unknown'
   const status = after.paymentStatus ?? 'not shown'
   await client.recordAudit({
-    operation: voidCheckout,
+    operation: checkoutOps.voidCheckout,
     params: {checkoutId},
     body: {reason},
     note: amount ? {amount} : undefined,
@@ -294,7 +283,7 @@ export async function voidCheckoutChecked(
       if (!(error instanceof RuleViolation)) throw error
       const paid = before.totalAmount
       await refuseByRule(client, error, {
-        operation: voidCheckout,
+        operation: checkoutOps.voidCheckout,
         checkoutId,
         body: {reason},
         amount: paid ? {value: String(paid.value), currency: paid.currency} : undefined,
@@ -306,7 +295,7 @@ export async function voidCheckoutChecked(
   await input.beforeSend?.()
   let res
   try {
-    res = await client.call(voidCheckout, {
+    res = await client.call(checkoutOps.voidCheckout, {
       params: {checkoutId},
       body: {reason},
       confirm: {action: `Void checkout ${checkoutId}${amount ? ` (${amount})` : ''}`, resourceId: checkoutId},
@@ -383,7 +372,7 @@ async function reconcileRefund(
   let after: RefundRecord[]
   let readRequestId: string | undefined
   try {
-    const read = await client.call(listRefunds, {params: {checkoutId}})
+    const read = await client.call(checkoutOps.listRefunds, {params: {checkoutId}})
     after = Array.isArray(read.data) ? read.data : []
     readRequestId = read.requestId
   } catch (error) {
@@ -404,7 +393,7 @@ async function reconcileRefund(
   const found = fresh.find((r) => r.status !== 'FAILED') ?? fresh[0]
   const outcome = found ? (found.status === 'FAILED' ? 'not applied' : 'applied') : serverClosedConnection(lost) ? 'not applied' : 'unknown'
   await client.recordAudit({
-    operation: refundCheckout,
+    operation: checkoutOps.refundCheckout,
     params: {checkoutId},
     body: {reason, amount: {value, currency}},
     data: found ? {refundId: found.id, status: found.status} : undefined,
@@ -490,7 +479,7 @@ export async function refundCheckoutChecked(
     if (input.amount === undefined) throw new UsageError('--full needs to read the checkout; with --dry-run pass --amount instead')
   } else {
     const read = await readCheckout(client, checkoutId)
-    const refunds = (await client.call(listRefunds, {params: {checkoutId}})).data
+    const refunds = (await client.call(checkoutOps.listRefunds, {params: {checkoutId}})).data
     before = {checkout: read.checkout, refunds: Array.isArray(refunds) ? refunds : []}
     try {
       plan = checkRefund(before.checkout, before.refunds, {amount: input.amount, currency: input.currency}, read.now)
@@ -498,7 +487,7 @@ export async function refundCheckoutChecked(
       if (!(error instanceof RuleViolation)) throw error
       const currency = input.currency ?? before.checkout.totalAmount?.currency
       const asked = input.amount === undefined ? undefined : {value: formatCents(input.amount), currency}
-      await refuseByRule(client, error, {operation: refundCheckout, checkoutId, body: {reason}, amount: asked})
+      await refuseByRule(client, error, {operation: checkoutOps.refundCheckout, checkoutId, body: {reason}, amount: asked})
     }
   }
 
@@ -508,7 +497,7 @@ export async function refundCheckoutChecked(
   await input.beforeSend?.({checkoutId, value, currency, plan, known: before?.refunds.map((r) => r.id) ?? []})
   let res
   try {
-    res = await client.call(refundCheckout, {
+    res = await client.call(checkoutOps.refundCheckout, {
       params: {checkoutId},
       body: {reason, amount: {value, currency}},
       ...(confirm ? {confirm} : {}),
@@ -554,14 +543,14 @@ export async function updateWebhookMerged(
   if (!partial.success) throw new UsageError(`Invalid request: ${describeIssues(partial.error.issues)}`)
   let {name, callbackUrl} = change
   if (name === undefined || callbackUrl === undefined) {
-    const current = (await client.call(listWebhooks)).data.find((w) => w.id === webhookId)
+    const current = (await client.call(checkoutOps.listWebhooks)).data.find((w) => w.id === webhookId)
     if (!current) {
       throw new ApiError({
         status: 404,
         code: CODES.webhookNotFound,
         message: `webhook ${webhookId} not found`,
         service: 'checkout',
-        operationId: updateWebhook.id,
+        operationId: checkoutOps.updateWebhook.id,
         suggestions: [],
       }).withNext({step: 'webhook-list'})
     }
@@ -570,5 +559,5 @@ export async function updateWebhookMerged(
     callbackUrl ??= current.callbackUrl
   }
 
-  return (await client.call(updateWebhook, {params: {webhookId}, body: {name, callbackUrl}})).data
+  return (await client.call(checkoutOps.updateWebhook, {params: {webhookId}, body: {name, callbackUrl}})).data
 }

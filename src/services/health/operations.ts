@@ -442,21 +442,5 @@ export const healthService = defineService({
   },
 })
 
-export const {
-  addEvent,
-  getEvents,
-  getEventById,
-  updateEvent,
-  deleteEvent,
-  getGroupConfig,
-  getMetrics,
-  addPlanMedication,
-  patchPlanMedication,
-  deletePlanMedication,
-  addPlanSensor,
-  deletePlanSensor,
-  createUser,
-  getUser,
-  getUserById,
-  signIn,
-} = healthService.operations
+/** The rows by operation id: `healthOps.<id>` everywhere a row is named (the table is the only list of names). */
+export const healthOps = healthService.operations

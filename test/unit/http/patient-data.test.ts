@@ -6,7 +6,7 @@ import {describe, expect, it} from 'vitest'
 
 import {entryFromAttempt} from '../../../src/audit/log.js'
 import {maskedFields, maskFields, maskPatientText, maskText, redactUrl, sentPatientData} from '../../../src/http/redact.js'
-import {addEvent, createUser, healthService} from '../../../src/services/health/operations.js'
+import {healthOps, healthService} from '../../../src/services/health/operations.js'
 import {PATIENT_DATA_FIELDS} from '../../../src/services/health/patient-data.js'
 
 const MASK = maskedFields(PATIENT_DATA_FIELDS)
@@ -75,7 +75,7 @@ describe('the audit log and patient data', () => {
       {
         body: {date: '2026-03-01T08:00:00Z', medicationId: 'med-salbutamol', symptoms: ['cough'], address: 'Makati'},
         data: {id: 'e1', givenName: 'Maria', email: 'patient@demo-clinic.test'},
-        operation: addEvent,
+        operation: healthOps.addEvent,
         outcome: 'applied',
         params: {userId: 'u-1'},
         status: 201,
@@ -85,6 +85,6 @@ describe('the audit log and patient data', () => {
     )
     const line = JSON.stringify(entry)
     for (const value of ['cough', 'Makati', 'Maria', 'patient@demo-clinic.test']) expect(line).not.toContain(value)
-    expect(JSON.stringify(entryFromAttempt({body: {email: 'a@b.c', givenName: 'Ana'}, operation: createUser, outcome: 'failed', params: {}}, 'p', 'sandbox'))).not.toMatch(/a@b\.c|Ana/)
+    expect(JSON.stringify(entryFromAttempt({body: {email: 'a@b.c', givenName: 'Ana'}, operation: healthOps.createUser, outcome: 'failed', params: {}}, 'p', 'sandbox'))).not.toMatch(/a@b\.c|Ana/)
   })
 })

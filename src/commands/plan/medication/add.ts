@@ -4,7 +4,7 @@ import {HealthCommand, healthFlags, userIdArg} from '../../../cli/health/command
 import {planMedicationBody, planMedicationFlags} from '../../../cli/health/plan.js'
 import {checkRequestBody} from '../../../cli/request-body.js'
 import {UsageError} from '../../../errors.js'
-import {addPlanMedication} from '../../../services/health/operations.js'
+import {healthOps} from '../../../services/health/operations.js'
 
 export default class PlanMedicationAdd extends HealthCommand<typeof PlanMedicationAdd> {
   static override args = {userId: userIdArg}
@@ -25,10 +25,10 @@ Give the fields as flags, or the whole medication with --data (flags override it
   async run(): Promise<Record<string, unknown>> {
     const body = await planMedicationBody(this.flags, this.flags['medication-id'])
     if (body.medicationId === undefined) throw new UsageError('Missing --medication-id (or medicationId in --data)')
-    checkRequestBody(addPlanMedication, body)
+    checkRequestBody(healthOps.addPlanMedication, body)
     const client = await this.health()
     const userId = await this.resolveUserId(this.args.userId, client)
-    await client.call(addPlanMedication, {params: {userId}, body})
+    await client.call(healthOps.addPlanMedication, {params: {userId}, body})
     const result = {added: body.medicationId, userId, ...body}
     return result
   }

@@ -3,7 +3,7 @@ import {planMedicationBody, planMedicationFlags} from '../../../cli/health/plan.
 import {idArg} from '../../../cli/input-text.js'
 import {checkRequestBody} from '../../../cli/request-body.js'
 import {UsageError} from '../../../errors.js'
-import {patchPlanMedication} from '../../../services/health/operations.js'
+import {healthOps} from '../../../services/health/operations.js'
 
 export default class PlanMedicationUpdate extends HealthCommand<typeof PlanMedicationUpdate> {
   static override args = {userId: userIdArg, medicationId: idArg('medication id on the plan', 'medication id')}
@@ -19,10 +19,10 @@ Give the usage list and sensors as flags or as --data (flags override its fields
   async run(): Promise<Record<string, unknown>> {
     const body = await planMedicationBody(this.flags)
     if (Object.keys(body).length === 0) throw new UsageError('Nothing to change: give --usage, --sensor or --data')
-    checkRequestBody(patchPlanMedication, body)
+    checkRequestBody(healthOps.patchPlanMedication, body)
     const client = await this.health()
     const userId = await this.resolveUserId(this.args.userId, client)
-    await client.call(patchPlanMedication, {params: {userId, medicationId: this.args.medicationId}, body})
+    await client.call(healthOps.patchPlanMedication, {params: {userId, medicationId: this.args.medicationId}, body})
     const result = {updated: this.args.medicationId, userId, ...body}
     return result
   }

@@ -3,7 +3,7 @@ import {Flags} from '@oclif/core'
 import {HealthCommand, healthFlags, userIdArg} from '../../../cli/health/command.js'
 import {idArg} from '../../../cli/input-text.js'
 import {checkRequestBody} from '../../../cli/request-body.js'
-import {addPlanSensor} from '../../../services/health/operations.js'
+import {healthOps} from '../../../services/health/operations.js'
 import {normalizeMac} from '../../../services/health/validate.js'
 import {parseTimeInput} from '../../../services/time-input.js'
 
@@ -34,10 +34,10 @@ The MAC is checked before sending (six hex pairs; lower case and "-" are normali
       ...(flags['first-sync-date'] ? {firstSyncDate: parseTimeInput(flags['first-sync-date'], '--first-sync-date').toISOString()} : {}),
       ...(flags['last-sync-date'] ? {lastSyncDate: parseTimeInput(flags['last-sync-date'], '--last-sync-date').toISOString()} : {}),
     }
-    checkRequestBody(addPlanSensor, body)
+    checkRequestBody(healthOps.addPlanSensor, body)
     const client = await this.health()
     const userId = await this.resolveUserId(this.args.userId, client)
-    await client.call(addPlanSensor, {params: {userId, medicationId: this.args.medicationId}, body})
+    await client.call(healthOps.addPlanSensor, {params: {userId, medicationId: this.args.medicationId}, body})
     const result = {added: body.mac, medicationId: this.args.medicationId, ...body}
     return result
   }

@@ -1,12 +1,12 @@
 import {changeFlags} from '../../../cli/flags.js'
 import {HealthCommand, healthFlags, userIdArg} from '../../../cli/health/command.js'
 import {idArg} from '../../../cli/input-text.js'
-import {deletePlanSensor} from '../../../services/health/operations.js'
+import {healthOps} from '../../../services/health/operations.js'
 import {normalizeMac} from '../../../services/health/validate.js'
 
 export default class PlanSensorDelete extends HealthCommand<typeof PlanSensorDelete> {
   static override baseFlags = changeFlags
-  static override changes = deletePlanSensor
+  static override changes = healthOps.deletePlanSensor
   static override args = {
     userId: userIdArg,
     medicationId: idArg('medication id on the plan', 'medication id'),
@@ -25,7 +25,7 @@ Asks for confirmation in a terminal; pass --yes elsewhere. It is not retried.`
     const mac = normalizeMac(this.args.mac)
     const client = await this.health()
     const userId = await this.resolveUserId(this.args.userId, client)
-    await client.call(deletePlanSensor, {
+    await client.call(healthOps.deletePlanSensor, {
       params: {userId, medicationId: this.args.medicationId, mac},
       confirm: {action: `Detach sensor ${mac} from ${this.args.medicationId}`},
     })
