@@ -82,7 +82,10 @@ describe('help of every command', () => {
   it('has a usage line that fits 80 columns: arguments, required flags, then [FLAGS]', () => {
     const long = commands.flatMap((c) => section(narrow.of(c), 'USAGE').filter((line) => line.length > 80).map((line) => `${c.id}: ${line}`))
     expect(long).toEqual([])
-    expect(section(narrow.of(commands.find((c) => c.id.replaceAll(':', ' ') === 'refund create')!), 'USAGE')).toEqual(['  $ opsctl refund create CHECKOUTID --reason <value> [FLAGS]'])
+    expect(section(narrow.of(commands.find((c) => c.id.replaceAll(':', ' ') === 'refund create')!), 'USAGE')).toEqual([
+      '  $ opsctl refund create CHECKOUTID --reason <value> [FLAGS]',
+      '  $ opsctl refund create --from-file FILE [FLAGS]',
+    ])
   })
 
   it("speaks in opsctl's words: no stock oclif flag text, no operation ids in a summary", () => {

@@ -26,13 +26,14 @@ With --from-file, voids every row of a file (one checkout id per line, or CSV wi
   static override examples = [
     '<%= config.bin %> checkout void chk_5f1a2b3c4d5e6f708192a3b4 \\\n  --reason "customer cancelled the order"',
     '<%= config.bin %> checkout void chk_5f1a2b3c4d5e6f708192a3b4 \\\n  --reason "duplicate order" --yes --json',
-    '<%= config.bin %> checkout void --from-file test-orders.txt --reason "test orders" --dry-run',
+    '<%= config.bin %> checkout void --from-file test-orders.txt \\\n  --reason "test orders" --dry-run',
   ]
   static override flags = {
     reason: Flags.string({description: 'why the payment is voided (with --from-file: for rows that give none)', parse: visibleText()}),
     ...bulkFlags('void'),
   }
 
+  static override usage = ['checkout void CHECKOUTID --reason <value> [FLAGS]', 'checkout void --from-file FILE [FLAGS]']
   static override view: View = {zone: CHECKOUT_ZONE}
 
   protected override get view(): View {

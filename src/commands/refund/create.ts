@@ -28,8 +28,8 @@ With --from-file, refunds every row of a file (CSV with the header checkoutId,am
   static override examples = [
     '<%= config.bin %> refund create chk_5f1a2b3c4d5e6f708192a3b4 \\\n  --reason "damaged item" --amount 50.00',
     '<%= config.bin %> refund create chk_5f1a2b3c4d5e6f708192a3b4 \\\n  --reason "order cancelled" --full --yes',
-    '<%= config.bin %> refund create --from-file refunds.csv --reason "event cancelled" --dry-run',
-    '<%= config.bin %> refund create --from-file refunds.csv --reason "event cancelled" --yes --json',
+    '<%= config.bin %> refund create --from-file refunds.csv \\\n  --reason "event cancelled" --dry-run',
+    '<%= config.bin %> refund create --from-file refunds.csv \\\n  --reason "event cancelled" --yes --json',
   ]
   static override flags = {
     reason: Flags.string({description: 'why the payment is refunded (with --from-file: for rows that give none)', parse: visibleText()}),
@@ -40,6 +40,7 @@ With --from-file, refunds every row of a file (CSV with the header checkoutId,am
     ...bulkFlags('refund'),
   }
 
+  static override usage = ['refund create CHECKOUTID --reason <value> [FLAGS]', 'refund create --from-file FILE [FLAGS]']
   static override view: View = {zone: CHECKOUT_ZONE}
 
   protected override get view(): View {
