@@ -1,6 +1,6 @@
 import {UsageError} from '../errors.js'
-import {hints} from './hints.js'
 import {nearestFlag} from '../suggest.js'
+import {hints} from './hints.js'
 
 interface FlagOwner {
   id?: string

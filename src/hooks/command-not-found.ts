@@ -2,8 +2,8 @@ import type {Hook} from '@oclif/core'
 
 import {writeError} from '../cli/error-output.js'
 import {hints} from '../cli/hints.js'
-import {type Candidate, nearestName} from '../suggest.js'
 import {UsageError} from '../errors.js'
+import {type Candidate, nearestName} from '../suggest.js'
 
 /**
  * Answers a mistyped command or topic the same way in every mode (terminal or not): one line

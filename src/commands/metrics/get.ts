@@ -1,8 +1,8 @@
 import {Flags} from '@oclif/core'
 
 import {HealthCommand, healthFlags, userIdArg} from '../../cli/health/command.js'
-import {type View} from '../../cli/output/view.js'
 import {chartMetrics, metricRows} from '../../cli/health/metrics-view.js'
+import {type View} from '../../cli/output/view.js'
 import {METRIC_TABLE} from '../../services/health/metrics.js'
 import {getMetrics, type MetricsResult} from '../../services/health/operations.js'
 import {checkMetricRequest, parseDateRange} from '../../services/health/validate.js'
