@@ -9,6 +9,49 @@ const OUTBOUND_HTTP = ['node:http', 'node:https', 'http', 'https'].map((name) =>
   message: ONLY_HTTP,
 }))
 
+/**
+ * The layer table of docs/architecture.md, as lint rules: the folders each layer may NOT import
+ * (relative imports are matched by their path segments). Every folder but src/http is also kept
+ * from speaking HTTP itself. test/unit/layers.test.ts has a case for each border.
+ */
+const FOLDERS = ['audit', 'cli', 'commands', 'hooks', 'http', 'profiles', 'runtime', 'sandbox', 'services', 'startup']
+const LAYERS = [
+  {files: ['src/commands/**/*.ts'], may: ['audit', 'cli', 'commands', 'http', 'profiles', 'runtime', 'sandbox', 'services']},
+  {files: ['src/hooks/**/*.ts'], may: ['cli', 'hooks']},
+  {files: ['src/cli/**/*.ts'], may: ['audit', 'cli', 'http', 'profiles', 'runtime', 'services']},
+  {files: ['src/runtime/**/*.ts'], may: ['audit', 'http', 'profiles', 'runtime', 'services']},
+  {files: ['src/audit/**/*.ts'], may: ['audit', 'http', 'profiles', 'services']},
+  {files: ['src/profiles/**/*.ts'], may: ['http', 'profiles', 'services']},
+  {files: ['src/services/**/*.ts'], may: ['http', 'services'], cli: true},
+  {files: ['src/sandbox/**/*.ts'], ignores: ['src/sandbox/core/**'], may: ['http', 'sandbox', 'services'], cli: true},
+  // The core reaches the service modules only through src/sandbox/modules.ts and the SandboxModule hooks.
+  {files: ['src/sandbox/core/**/*.ts'], may: ['http', 'sandbox', 'services'], cli: true, sharedBy: 'src/sandbox/modules.ts'},
+  {files: ['src/http/**/*.ts'], may: ['http'], speaksHttp: true},
+  {files: ['src/startup/**/*.ts'], may: ['startup']},
+  {files: ['src/errors.ts', 'src/control-chars.ts', 'src/suggest.ts', 'src/version.ts', 'src/oclif.ts'], may: []},
+]
+
+function layerRules() {
+  return LAYERS.map(({cli, files, ignores, may, sharedBy, speaksHttp}) => {
+    const layer = files[0].replace(/\/\*\*.*$/, '')
+    const patterns = FOLDERS.filter((folder) => !may.includes(folder)).map((folder) => ({
+      group: [`**/${folder}/**`, `../${folder}/**`],
+      message: `${layer} does not import src/${folder} (docs/architecture.md, "Layers")`,
+    }))
+    if (sharedBy) patterns.push({group: ['../*/**', '!../../**', '../../services/*/**'], message: `shared code names no service: it reaches them through ${sharedBy} and their modules' hooks`})
+    if (cli) patterns.push({group: ['@oclif/*'], message: 'src/services and src/sandbox know nothing of the CLI; oclif belongs in src/cli and src/commands'})
+    if (!speaksHttp) patterns.push({group: ['undici', 'undici/*'], message: ONLY_HTTP})
+    return {
+      files,
+      ...(ignores ? {ignores} : {}),
+      rules: {
+        'no-restricted-imports': ['error', {paths: speaksHttp ? [] : OUTBOUND_HTTP, patterns}],
+        ...(speaksHttp ? {} : {'no-restricted-globals': ['error', {name: 'fetch', message: ONLY_HTTP}]}),
+      },
+    }
+  })
+}
+
 export default [
   {ignores: ['dist/', 'node_modules/', 'coverage/', 'oclif.manifest.json', 'bin/', 'tmp/']},
   ...oclif,
@@ -119,33 +162,28 @@ export default [
       'n/no-restricted-import': ['error', [{name: ['undici/**'], message: UNDICI_PUBLIC}]],
     },
   },
-  // One transport: only src/http speaks HTTP. The webhook receiver may still serve with node:http's createServer.
-  {
-    files: ['src/**/*.ts'],
-    ignores: ['src/http/**'],
-    rules: {
-      'no-restricted-imports': ['error', {paths: OUTBOUND_HTTP, patterns: [{group: ['undici', 'undici/*'], message: ONLY_HTTP}]}],
-      'no-restricted-globals': ['error', {name: 'fetch', message: ONLY_HTTP}],
-    },
-  },
-  // The domain and the emulator know nothing of the CLI: no oclif, no stdout.
+  // The layers of docs/architecture.md: each folder imports only the layers its row names (layerRules below).
+  ...layerRules(),
+  // The domain and the emulator know nothing of the CLI: no stdout.
   {
     files: ['src/services/**/*.ts', 'src/sandbox/**/*.ts'],
     rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          paths: OUTBOUND_HTTP,
-          patterns: [
-            {group: ['undici', 'undici/*'], message: ONLY_HTTP},
-            {group: ['@oclif/*'], message: 'src/services and src/sandbox know nothing of the CLI; oclif belongs in src/cli and src/commands'},
-            {group: ['**/cli/*', '**/commands/*', '**/commands/**'], message: 'src/services and src/sandbox never import the CLI layers'},
-          ],
-        },
-      ],
       'no-restricted-properties': [
         'error',
         {object: 'process', property: 'stdout', message: 'Return data; printing is the CLI\'s job (src/cli)'},
+      ],
+    },
+  },
+  // oclif's public API only: its underscored members (_run, _parse, ...) are internals that change between releases.
+  {
+    files: ['src/cli/**/*.ts', 'src/commands/**/*.ts', 'src/hooks/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'MethodDefinition[key.name=/^_[a-zA-Z]/], PropertyDefinition[key.name=/^_[a-zA-Z]/]',
+          message: "oclif's underscored members are internal: use init, run, catch and finally (or a hook)",
+        },
       ],
     },
   },

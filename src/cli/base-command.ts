@@ -125,7 +125,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
         strict: this.ctor.strict,
       })
     } catch (error) {
-      // argv was read, and refused: oclif must not also warn that it was never parsed.
+      // argv was read, and refused: oclif would otherwise warn (outside production) that this command never parsed it.
       this.parsed = true
       // Whatever fails while reading argv (oclif's own checks or a flag's parse function) is bad input.
       if (error instanceof OpsError) throw error

@@ -19,7 +19,7 @@ export function parseErrorBody(body: unknown, rawText: string, errorFields?: (bo
     const b = body as Record<string, unknown>
     const own = errorFields?.(b) ?? {}
     return {
-      code: b.code === undefined ? undefined : String(b.code),
+      code: own.code ?? (b.code === undefined ? undefined : String(b.code)),
       message: firstString(b.message, own.message, b.error, b.detail, b.title),
       fieldErrors: own.fieldErrors ?? [],
       reference: firstString(own.reference, b.reference, b.requestId),

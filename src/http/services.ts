@@ -41,6 +41,7 @@ export interface AuthParts {
 
 /** What a service's module reads from its JSON error answers, beyond the `code` and `message` every service sends. */
 export interface ErrorFields {
+  code?: string
   message?: string
   fieldErrors?: FieldError[]
   /** The request id, when the body carries it. */
