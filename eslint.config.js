@@ -9,6 +9,35 @@ const OUTBOUND_HTTP = ['node:http', 'node:https', 'http', 'https'].map((name) =>
   message: ONLY_HTTP,
 }))
 
+/** How an import of each layer reads from another layer's file (relative paths: gitignore-style patterns). */
+const LAYER_IMPORTS = {
+  commands: ['**/commands/**', '**/hooks/**'],
+  cli: ['**/cli/**'],
+  runtime: ['**/runtime/**'],
+  audit: ['**/audit/**'],
+  profiles: ['**/profiles/**'],
+  services: ['**/services/**'],
+  http: ['**/http/**'],
+  sandbox: ['**/sandbox/**'],
+  errors: ['**/errors.js', '**/control-chars.js', '**/suggest.js'],
+}
+
+/**
+ * The layer table of docs/architecture.md: what each layer may import besides itself
+ * (test/unit/layers.test.ts holds the two equal). '@oclif' says it may know oclif.
+ */
+const LAYERS = [
+  {layer: 'commands', files: ['src/commands/**/*.ts', 'src/hooks/**/*.ts'], may: ['@oclif', 'cli', 'runtime', 'audit', 'profiles', 'services', 'http', 'sandbox', 'errors']},
+  {layer: 'cli', files: ['src/cli/**/*.ts'], may: ['@oclif', 'runtime', 'audit', 'profiles', 'services', 'http', 'errors']},
+  {layer: 'runtime', files: ['src/runtime/**/*.ts'], may: ['@oclif', 'audit', 'profiles', 'services', 'http', 'errors']},
+  {layer: 'audit', files: ['src/audit/**/*.ts'], may: ['profiles', 'services', 'http', 'errors']},
+  {layer: 'profiles', files: ['src/profiles/**/*.ts'], may: ['services', 'http', 'errors']},
+  {layer: 'services', files: ['src/services/**/*.ts'], may: ['http', 'errors']},
+  {layer: 'http', files: ['src/http/**/*.ts'], may: ['errors']},
+  {layer: 'errors', files: ['src/errors.ts', 'src/control-chars.ts', 'src/suggest.ts'], may: []},
+  {layer: 'sandbox', files: ['src/sandbox/**/*.ts'], may: ['services', 'http', 'errors']},
+]
+
 export default [
   {ignores: ['dist/', 'node_modules/', 'coverage/', 'oclif.manifest.json', 'bin/', 'tmp/']},
   ...oclif,
@@ -119,30 +148,35 @@ export default [
       'n/no-restricted-import': ['error', [{name: ['undici/**'], message: UNDICI_PUBLIC}]],
     },
   },
-  // One transport: only src/http speaks HTTP. The webhook receiver may still serve with node:http's createServer.
-  {
-    files: ['src/**/*.ts'],
-    ignores: ['src/http/**'],
-    rules: {
-      'no-restricted-imports': ['error', {paths: OUTBOUND_HTTP, patterns: [{group: ['undici', 'undici/*'], message: ONLY_HTTP}]}],
-      'no-restricted-globals': ['error', {name: 'fetch', message: ONLY_HTTP}],
-    },
-  },
-  // The domain and the emulator know nothing of the CLI: no oclif, no stdout.
-  {
-    files: ['src/services/**/*.ts', 'src/sandbox/**/*.ts'],
+  // One transport: only src/http speaks HTTP (the webhook receiver may still serve with node:http's
+  // createServer); and each layer imports only the layers docs/architecture.md's table allows.
+  ...LAYERS.map(({layer, files, may}) => ({
+    files,
     rules: {
       'no-restricted-imports': [
         'error',
         {
-          paths: OUTBOUND_HTTP,
+          paths: layer === 'http' ? [] : OUTBOUND_HTTP,
           patterns: [
-            {group: ['undici', 'undici/*'], message: ONLY_HTTP},
-            {group: ['@oclif/*'], message: 'src/services and src/sandbox know nothing of the CLI; oclif belongs in src/cli and src/commands'},
-            {group: ['**/cli/*', '**/commands/*', '**/commands/**'], message: 'src/services and src/sandbox never import the CLI layers'},
+            ...(layer === 'http' ? [] : [{group: ['undici', 'undici/*'], message: ONLY_HTTP}]),
+            ...(may.includes('@oclif') ? [] : [{group: ['@oclif/*'], message: `${layer} knows nothing of oclif: only commands, cli and runtime (which runs commands in-process) do`}]),
+            ...Object.entries(LAYER_IMPORTS)
+              .filter(([other]) => other !== layer && !may.includes(other))
+              .map(([other, group]) => ({group, message: `${layer} may not import ${other} (docs/architecture.md, Layers)`})),
           ],
         },
       ],
+    },
+  })),
+  {
+    files: ['src/**/*.ts'],
+    ignores: ['src/http/**'],
+    rules: {'no-restricted-globals': ['error', {name: 'fetch', message: ONLY_HTTP}]},
+  },
+  // The domain and the emulator write nothing to stdout.
+  {
+    files: ['src/services/**/*.ts', 'src/sandbox/**/*.ts'],
+    rules: {
       'no-restricted-properties': [
         'error',
         {object: 'process', property: 'stdout', message: 'Return data; printing is the CLI\'s job (src/cli)'},

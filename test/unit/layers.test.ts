@@ -1,8 +1,10 @@
 /**
- * The layer rules of eslint.config.js, on code that breaks them: only src/http speaks HTTP, and
- * src/services and src/sandbox know nothing of the CLI. `npm test` lints the tree with the same rules.
+ * The layer rules of eslint.config.js, on code that breaks them: only src/http speaks HTTP,
+ * src/services and src/sandbox know nothing of the CLI, and each layer imports only what the layer
+ * table of docs/architecture.md allows. `npm test` lints the tree with the same rules.
  */
 import {ESLint} from 'eslint'
+import {readFileSync} from 'node:fs'
 import {resolve} from 'node:path'
 import {describe, expect, it} from 'vitest'
 
@@ -64,5 +66,51 @@ export const all = [BaseCommand, Flags]
     }
 
     expect(await restricted('src/cli/example.ts', code)).toEqual([])
+  })
+})
+
+/** docs/architecture.md's layer table: each row's folders or files, and the layers it may import. */
+function layerTable(): {may: string[]; name: string; paths: string[]}[] {
+  const doc = readFileSync(resolve(ROOT, 'docs/architecture.md'), 'utf8')
+  const section = doc.slice(doc.indexOf('## Layers'), doc.indexOf('\n## ', doc.indexOf('## Layers') + 1))
+  return section
+    .split('\n')
+    .filter((line) => line.startsWith('| `src/'))
+    .map((line) => {
+      const cells = line.split('|').map((c) => c.trim())
+      const paths = [...cells[1].matchAll(/`([^`]+)`/g)].map((m) => m[1])
+      const name = paths[0].replace(/^src\//, '').replace(/\.ts$/, '')
+      return {may: cells[3] === 'nothing' ? [] : cells[3].split(',').map((l) => l.trim()), name, paths}
+    })
+}
+
+/** How a file at `from` names a module of each layer (the first of its paths). */
+function importsOfEveryLayer(from: string, table: ReturnType<typeof layerTable>): string {
+  const depth = from.split('/').length - 2
+  const up = depth === 0 ? './' : '../'.repeat(depth)
+  return (
+    table
+      .map((row, i) => {
+        const target = row.paths[0].replace(/^src\//, '')
+        return `import * as layer${i} from '${up}${target.endsWith('.ts') ? target.replace(/\.ts$/, '.js') : `${target}/example.js`}'`
+      })
+      .join('\n') + `\n\nexport const all = [${table.map((_, i) => `layer${i}`).join(', ')}]\n`
+  )
+}
+
+describe('every border of the layer table', () => {
+  const table = layerTable()
+
+  it('the table names every folder of src', () => {
+    expect(table.map((row) => row.name)).toEqual(['commands', 'cli', 'runtime', 'audit', 'profiles', 'services', 'http', 'errors', 'sandbox'])
+  })
+
+  // One case per layer: its file imports one module of every layer; the rule refuses exactly the layers its row does not name.
+  it.each(table.flatMap((row) => row.paths.map((path) => ({path, row}))))('$path imports only what its row allows', async ({path, row}) => {
+    const file = path.endsWith('.ts') ? path : `${path}/example.ts`
+    // line i + 1 imports the layer of row i
+    const refused = (await restricted(file, importsOfEveryLayer(file, table))).map((m) => table[Number.parseInt(m, 10) - 1].name)
+    const expected = table.map((other) => other.name).filter((other) => other !== row.name && !row.may.includes(other))
+    expect(refused.sort()).toEqual(expected.sort())
   })
 })
