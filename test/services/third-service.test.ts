@@ -154,6 +154,19 @@ describe('an invented third service, registered by one line on each side', () =>
     expect(lost).toMatchObject({status: 404, code: 'PARCEL_UNKNOWN', exitCode: ExitCode.NotFound})
   })
 
+  it("a tenant is given its base URL beside the others' and serves it", async () => {
+    const created = await fetch(`${sandbox.origin}/__sandbox/tenants`, {
+      method: 'POST',
+      headers: {authorization: `Bearer ${sandbox.token}`, 'content-type': 'application/json'},
+      body: '{}',
+    })
+    const tenant = (await created.json()) as {checkoutBaseUrl: string; healthBaseUrl: string; id: string; parcelsBaseUrl: string}
+    expect(tenant.parcelsBaseUrl).toBe(`${sandbox.origin}/t/${tenant.id}/parcels`)
+    expect(tenant.checkoutBaseUrl).toBe(`${sandbox.origin}/t/${tenant.id}/checkout`)
+    const {data} = await client({baseUrl: tenant.parcelsBaseUrl}).call(parcelsOps.getParcel, {params: {parcelId: 'p_2'}})
+    expect(data).toMatchObject({parcelId: 'p_2', unit: 'kg'})
+  })
+
   it('the real services are served beside it, each in its own shape', async () => {
     const health = await fetchJson(`${sandbox.origin}/api/users/me`)
     const checkout = await fetchJson(`${sandbox.origin}/checkout/v1/webhooks`)
