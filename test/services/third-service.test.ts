@@ -12,6 +12,8 @@ import {ApiError, CredentialsError, ExitCode, UsageError} from '../../src/errors
 import {ServiceClient} from '../../src/http/client.js'
 import {defineService} from '../../src/http/operation.js'
 import {registerServiceModule, type ServiceModule, type ServiceTarget} from '../../src/http/services.js'
+import {targetOf} from '../../src/profiles/resolve.js'
+import {sandboxProfile} from '../../src/profiles/schema.js'
 import {createSandbox, type RunningSandbox} from '../../src/sandbox/core/server.js'
 import {sandboxModules} from '../../src/sandbox/modules.js'
 import {type SandboxError as CoreSandboxError, SandboxError, sandboxModule} from '../../src/sandbox/types.js'
@@ -165,6 +167,14 @@ describe('an invented third service, registered by one line on each side', () =>
     expect(tenant.checkoutBaseUrl).toBe(`${sandbox.origin}/t/${tenant.id}/checkout`)
     const {data} = await client({baseUrl: tenant.parcelsBaseUrl}).call(parcelsOps.getParcel, {params: {parcelId: 'p_2'}})
     expect(data).toMatchObject({parcelId: 'p_2', unit: 'kg'})
+  })
+
+  it("a profile's section of the service is its target, as health's and checkout's are", async () => {
+    const profile = {...sandboxProfile(), parcels: {baseUrl: `${sandbox.origin}/parcels`, secretKey: TOKEN}}
+    const target = targetOf({name: 'shipping', profile}, 'parcels')
+    expect(target).toEqual({service: 'parcels', profileName: 'shipping', baseUrl: `${sandbox.origin}/parcels`, secretKey: TOKEN})
+    const {data} = await new ServiceClient({target}).call(parcelsOps.getParcel, {params: {parcelId: 'p_3'}})
+    expect(data.parcelId).toBe('p_3')
   })
 
   it('the real services are served beside it, each in its own shape', async () => {
