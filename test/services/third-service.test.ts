@@ -16,7 +16,7 @@ import {targetOf} from '../../src/profiles/resolve.js'
 import {sandboxProfile} from '../../src/profiles/schema.js'
 import {createSandbox, type RunningSandbox} from '../../src/sandbox/core/server.js'
 import {sandboxModules} from '../../src/sandbox/modules.js'
-import {type SandboxError as CoreSandboxError, SandboxError, sandboxModule} from '../../src/sandbox/types.js'
+import {SandboxError, sandboxModule} from '../../src/sandbox/types.js'
 
 // --- src/services/parcels/operations.ts: the table ---------------------------------------------
 const Parcel = z.looseObject({parcelId: z.string(), weight: z.number(), unit: z.enum(['kg', 'lb']), status: z.string()})
@@ -72,7 +72,7 @@ const parcelsSandbox = sandboxModule({
     return {}
   },
   errors: {
-    body: (error: CoreSandboxError) => ({
+    body: (error: SandboxError) => ({
       fault: {code: error.code, text: error.message, params: error.fields.map((f) => ({name: f.field, why: f.description}))},
     }),
     codeForStatus: (status) => `PARCELS_${status}`,
@@ -132,6 +132,13 @@ describe('an invented third service, registered by one line on each side', () =>
     expect(error.exitCode).toBe(ExitCode.Auth)
     expect(error.requestId).toMatch(/^trc-/)
     expect(error.message).not.toContain('prc_wrong')
+
+    // the header its client module adds to every call is one its sandbox module requires
+    const bare = await fetch(`${sandbox.origin}/parcels/v2/parcels/p_1`, {headers: {authorization: `Bearer ${TOKEN}`}})
+    expect({status: bare.status, body: await bare.json()}).toEqual({
+      status: 400,
+      body: {fault: {code: 'CLIENT_UNNAMED', text: 'Say who you are in x-parcels-client', params: []}},
+    })
   })
 
   it('a credential missing from the target is refused before anything is sent', async () => {
