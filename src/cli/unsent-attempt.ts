@@ -3,9 +3,9 @@
  * attempt at an audited change (docs/merchant-history.md), not only those that reached the service.
  */
 import type {AttemptRecord} from '../http/client.js'
-import type {Operation} from '../http/operation.js'
 
 import {ApiError, DeclinedError, ExitCode, type OpsError} from '../errors.js'
+import {type Operation, pathParams} from '../http/operation.js'
 import {ConsentRequiredError} from './consent.js'
 
 /** What is copied from the command line: ids, and the reason and amount as typed (shortened: they may be what was refused). */
@@ -27,7 +27,8 @@ export function unsentAttempt(operation: Operation, error: OpsError, args: Recor
     body: {amount: typed(flags.amount) ? {value: typed(flags.amount)} : undefined, reason: typed(flags.reason)},
     message: error.message.slice(0, TYPED_LIMIT * 2),
     operation,
-    params: {checkoutId: typed(args.checkoutId), webhookId: typed(args.webhookId)},
+    // the row's path parameters, as the command's arguments of the same names typed them
+    params: Object.fromEntries(pathParams(operation.path).map((name) => [name, typed(args[name])])),
   }
   if (error instanceof DeclinedError) return {...base, outcome: 'declined'}
   if (error instanceof ConsentRequiredError) return {...base, code: 'consent-required', outcome: 'refused locally'}

@@ -18,8 +18,9 @@ export function parseErrorBody(body: unknown, rawText: string, errorFields?: (bo
   if (body && typeof body === 'object' && !Array.isArray(body)) {
     const b = body as Record<string, unknown>
     const own = errorFields?.(b) ?? {}
+    const code = own.code ?? b.code
     return {
-      code: own.code ?? (b.code === undefined ? undefined : String(b.code)),
+      code: code === undefined ? undefined : String(code),
       message: firstString(b.message, own.message, b.error, b.detail, b.title),
       fieldErrors: own.fieldErrors ?? [],
       reference: firstString(own.reference, b.reference, b.requestId),

@@ -41,6 +41,7 @@ export interface AuthParts {
 
 /** What a service's module reads from its JSON error answers, beyond the `code` and `message` every service sends. */
 export interface ErrorFields {
+  /** The error's code, when the body keeps it somewhere other than a top-level `code`. */
   code?: string
   message?: string
   fieldErrors?: FieldError[]

@@ -54,21 +54,15 @@ export async function resolveProfile(
 }
 
 export function healthTarget(r: Pick<ResolvedProfile, 'name' | 'profile'>, language?: string): ServiceTarget {
-  const h = r.profile.health
-  return {
-    service: 'health',
-    profileName: r.name,
-    baseUrl: h.baseUrl,
-    session: h.session,
-    apiVersion: h.apiVersion,
-    language: language ?? h.language,
-  }
+  return targetOf(r, 'health', language)
 }
 
 export function checkoutTarget(r: Pick<ResolvedProfile, 'name' | 'profile'>): ServiceTarget {
-  const c = r.profile.checkout
-  return {service: 'checkout', profileName: r.name, baseUrl: c.baseUrl, publicKey: c.publicKey, secretKey: c.secretKey}
+  return targetOf(r, 'checkout')
 }
+
+/** What a profile's section of a service may hold for its target (each service's module reads the credentials its rows need). */
+const TARGET_FIELDS = ['baseUrl', 'session', 'publicKey', 'secretKey', 'apiVersion', 'language'] as const
 
 /** The credentials a profile holds, to be registered as secrets once it is read. */
 export function profileSecrets(profile: Profile): (string | undefined)[] {
@@ -77,9 +71,12 @@ export function profileSecrets(profile: Profile): (string | undefined)[] {
 
 /** The target of a service by its name: the profile's section of that service (the profiles file has one per service). */
 export function targetOf(r: Pick<ResolvedProfile, 'name' | 'profile'>, service: string, language?: string): ServiceTarget {
-  if (service === 'health') return healthTarget(r, language)
-  if (service === 'checkout') return checkoutTarget(r)
-  throw new Error(`Profiles have no section for the service "${service}"`)
+  const section = service !== 'env' && Object.hasOwn(r.profile, service) ? (r.profile as unknown as Record<string, Record<string, unknown>>)[service] : undefined
+  if (!section || typeof section !== 'object') throw new Error(`Profiles have no section for the service "${service}"`)
+  const target: ServiceTarget = {service, profileName: r.name, baseUrl: ''}
+  for (const field of TARGET_FIELDS) if (typeof section[field] === 'string') target[field] = section[field]
+  if (language) target.language = language
+  return target
 }
 
 /**

@@ -5,7 +5,8 @@
  */
 import {escapeControlChars} from '../control-chars.js'
 import {maskPatientText, maskText} from '../http/redact.js'
-import {PATIENT_DATA_FIELDS, patientDataShown} from '../services/health/patient-data.js'
+import {registeredServiceModules} from '../http/services.js'
+import {patientDataShown} from '../services/patient-data-env.js'
 
 export const REPORTERS = ['table', 'json', 'junit'] as const
 export type Reporter = (typeof REPORTERS)[number]
@@ -52,13 +53,19 @@ export function summaryLine(s: Summary): string {
   return `${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped`
 }
 
-/** Flags whose value is patient data, as a step's command line names them: `--given-name`, `--symptom`... */
-const PATIENT_FLAGS = [...new Set(PATIENT_DATA_FIELDS.map((f) => f.replaceAll(/[A-Z]/g, (c) => `-${c.toLowerCase()}`).replace(/s$/, '')))]
-const PATIENT_FLAG_VALUE = new RegExp(String.raw`(--(?:${PATIENT_FLAGS.join('|')})s?(?:=|\s+))("[^"]*"|'[^']*'|\S+)`, 'g')
+/** Flags whose value is patient data, as a step's command line names them: `--given-name`, `--symptom`... (the registered services' patient data fields). */
+let patientFlagValue: RegExp | undefined
 
 /** A step's command line with the values of its patient data flags masked (`--given-name *****`). */
 function maskPatientFlags(line: string): string {
-  return line.replaceAll(PATIENT_FLAG_VALUE, (_, flag: string, value: string) => flag + maskText(value))
+  if (!patientFlagValue) {
+    const fields = registeredServiceModules().flatMap((m) => m.patientData ?? [])
+    const flags = [...new Set(fields.map((f) => f.replaceAll(/[A-Z]/g, (c) => `-${c.toLowerCase()}`).replace(/s$/, '')))]
+    if (flags.length === 0) return line
+    patientFlagValue = new RegExp(String.raw`(--(?:${flags.join('|')})s?(?:=|\s+))("[^"]*"|'[^']*'|\S+)`, 'g')
+  }
+
+  return line.replaceAll(patientFlagValue, (_, flag: string, value: string) => flag + maskText(value))
 }
 
 /**

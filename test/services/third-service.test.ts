@@ -1,140 +1,200 @@
 /**
- * A third service, invented here: everything it needs is in this file, as it would be in its own
- * folders (src/services/<service>/, src/sandbox/<service>/), plus one registration line on each
- * side (src/services/registry.ts, src/sandbox/modules.ts; here the same calls, made by the test).
- * Its row, its sandbox handler, its auth scheme (a bearer token and a version header), its error
- * shape (`{error: {code, text, problems}}`), its refusal codes and its request-id header reach the
- * real client, the real transport and an in-process sandbox with no edit to shared code.
+ * A third service, invented here, reached the way health and checkout are: its table (one row),
+ * its client module (auth, headers, error shape, refusal codes) registered with the HTTP layer by
+ * one line, its sandbox module (one typed handler, its auth, error shape and answer headers)
+ * registered with the sandbox by one line. Then the real ServiceClient and transport call it on an
+ * in-process sandbox over loopback. Nothing outside this file knows "parcels".
  */
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {afterAll, beforeAll, describe, expect, expectTypeOf, it} from 'vitest'
 import {z} from 'zod'
 
 import {ApiError, CredentialsError, ExitCode, UsageError} from '../../src/errors.js'
 import {ServiceClient} from '../../src/http/client.js'
 import {defineService} from '../../src/http/operation.js'
 import {registerServiceModule, type ServiceModule, type ServiceTarget} from '../../src/http/services.js'
+import {targetOf} from '../../src/profiles/resolve.js'
+import {sandboxProfile} from '../../src/profiles/schema.js'
 import {createSandbox, type RunningSandbox} from '../../src/sandbox/core/server.js'
-import {DocTable} from '../../src/sandbox/core/store.js'
 import {sandboxModules} from '../../src/sandbox/modules.js'
-import {type HandlersFor, SandboxError, sandboxModule} from '../../src/sandbox/types.js'
+import {SandboxError, sandboxModule} from '../../src/sandbox/types.js'
 
-// ---- src/services/memos/operations.ts: the table, one row ----
-const Memo = z.looseObject({id: z.string(), text: z.string()})
-const memos = defineService({
-  name: 'memos',
+// --- src/services/parcels/operations.ts: the table ---------------------------------------------
+const Parcel = z.looseObject({parcelId: z.string(), weight: z.number(), unit: z.enum(['kg', 'lb']), status: z.string()})
+const parcels = defineService({
+  name: 'parcels',
   operations: {
-    addMemo: {method: 'POST', path: '/v2/memos', auth: 'secret', body: z.looseObject({text: z.string().min(1).max(40)}), response: Memo, successStatus: 201},
+    getParcel: {
+      method: 'GET',
+      path: '/v2/parcels/{parcelId}',
+      auth: 'secret',
+      query: z.object({unit: z.enum(['kg', 'lb']).default('kg')}),
+      response: Parcel,
+    },
   },
 })
+const parcelsOps = parcels.operations
 
-// ---- src/services/memos/client-module.ts: how the HTTP layer reaches it ----
-const VERSION = 'memos-2'
-const memosClient: ServiceModule = {
-  name: 'memos',
+const TOKEN = 'prc_test_4f1c0ffee'
+const TRACE_HEADER = 'x-parcels-trace'
+
+// --- src/services/parcels/client-module.ts: how the HTTP layer reaches it --------------------------
+// A bearer token, a client header on every call, errors as `{fault: {code, text, params}}`.
+const parcelsClientModule: ServiceModule = {
+  name: 'parcels',
   auth(target, kind) {
-    const headers: Record<string, string> = {'x-memos-version': VERSION}
-    if (kind !== 'secret') return {headers, secrets: []}
-    if (!target.secretKey) throw new CredentialsError('No memos token in the profile')
+    const headers: Record<string, string> = {'x-parcels-client': 'opsctl'}
+    if (kind === 'none') return {headers, secrets: []}
+    if (!target.secretKey) throw new CredentialsError('No parcels token in the profile')
     headers.authorization = `Bearer ${target.secretKey}`
     return {headers, secrets: [target.secretKey]}
   },
-  curlAuth: (_target, kind) => [`-H 'x-memos-version: ${VERSION}'`, ...(kind === 'secret' ? ['-H "authorization: Bearer $OPSCTL_MEMOS_TOKEN"'] : [])],
-  secretEnv: ['OPSCTL_MEMOS_TOKEN'],
-  requestIdHeader: 'x-memos-trace',
+  curlAuth: (_target, kind) => ["-H 'x-parcels-client: opsctl'", ...(kind === 'none' ? [] : ['-H "authorization: Bearer $OPSCTL_PARCELS_TOKEN"'])],
+  requestIdHeader: TRACE_HEADER,
   errorFields(body) {
-    const error = (body.error ?? {}) as {code?: string; problems?: {issue: string; path: string}[]; text?: string}
-    return {code: error.code, message: error.text, fieldErrors: (error.problems ?? []).map((p) => ({field: p.path, description: p.issue}))}
+    const fault = (body.fault ?? {}) as {code?: unknown; params?: {name: string; why: string}[]; text?: unknown}
+    return {
+      code: typeof fault.code === 'string' ? fault.code : undefined,
+      message: typeof fault.text === 'string' ? fault.text : undefined,
+      fieldErrors: fault.params?.map((p) => ({field: p.name, description: p.why})),
+    }
   },
-  // a full memo book is a business rule saying no, even though it comes as a 403
-  refusalCodes: new Set(['BOOK_FULL']),
+  refusalCodes: new Set(['PARCEL_HELD']),
 }
 
-// ---- src/sandbox/memos/: its handler, its auth check, its error shape ----
-const TOKEN = 'memo-token-7f3a9c'
-const handlers: HandlersFor<typeof memos> = {
-  addMemo(req, ctx) {
-    if (req.body.text === 'one too many') throw new SandboxError(403, 'BOOK_FULL', 'The memo book is full')
-    const memo = {id: ctx.id('memo'), text: req.body.text}
-    ;(ctx.state.memos as unknown as DocTable<typeof memo>).set(memo.id, memo)
-    return memo
-  },
-}
-const memosSandbox = sandboxModule({
-  service: memos,
-  prefix: '/memos',
-  handlers,
-  openState: (store) => Object.assign(new DocTable(store, 'memos.memos'), {dump: () => ({}), load() {}, reset() {}}),
-  authenticate(op, request) {
-    if (request.headers['x-memos-version'] !== VERSION) throw new SandboxError(400, 'VERSION', 'x-memos-version is required')
-    if (op.auth === 'secret' && request.headers.authorization !== `Bearer ${TOKEN}`) throw new SandboxError(401, 'TOKEN', 'Unknown token')
+// --- src/sandbox/parcels/: its emulation -----------------------------------------------------------
+const parcelsSandbox = sandboxModule({
+  service: parcels,
+  prefix: '/parcels',
+  openState: () => ({dump: () => ({}), load() {}, reset() {}}),
+  authenticate(_op, {headers}) {
+    if (headers['x-parcels-client'] !== 'opsctl') throw new SandboxError(400, 'CLIENT_UNNAMED', 'Say who you are in x-parcels-client')
+    if (headers.authorization !== `Bearer ${TOKEN}`) throw new SandboxError(401, 'TOKEN_REJECTED', 'Bearer token missing or unknown')
     return {}
   },
   errors: {
-    body: (error) => ({error: {code: error.code, text: error.message, problems: error.fields.map((f) => ({path: f.field, issue: f.description}))}}),
-    codeForStatus: (status) => `MEMOS_${status}`,
+    body: (error: SandboxError) => ({
+      fault: {code: error.code, text: error.message, params: error.fields.map((f) => ({name: f.field, why: f.description}))},
+    }),
+    codeForStatus: (status) => `PARCELS_${status}`,
   },
-  answerHeaders: (request) => ({'x-memos-trace': request.id}),
+  answerHeaders: (request) => ({[TRACE_HEADER]: `trc-${request.id}`}),
+  handlers: {
+    getParcel(req) {
+      if (req.params.parcelId === 'held') throw new SandboxError(409, 'PARCEL_HELD', 'The parcel is held at customs')
+      if (req.params.parcelId === 'lost') throw new SandboxError(404, 'PARCEL_UNKNOWN', 'No such parcel')
+      // typed from the row: the query's parsed output (its default filled), the answer's fields
+      const weight = req.query.unit === 'lb' ? 3.3 : 1.5
+      return {parcelId: req.params.parcelId, weight, unit: req.query.unit, status: 'IN_TRANSIT'}
+    },
+  },
 })
 
-// ---- the one registration line on each side ----
-registerServiceModule(memosClient)
-const modules = [...sandboxModules, memosSandbox]
+// --- the registration lines ----------------------------------------------------------------------
+registerServiceModule(parcelsClientModule)
+const modules = [...sandboxModules, parcelsSandbox]
 
 let sandbox: RunningSandbox
-let target: ServiceTarget
-const client = (t: Partial<ServiceTarget> = {}) => new ServiceClient({target: {...target, ...t}})
-const failure = (promise: Promise<unknown>) => promise.then(() => expect.unreachable('it should fail'), (error: Error) => error)
-
 beforeAll(async () => {
-  sandbox = await createSandbox({port: 0, modules})
-  target = {service: 'memos', baseUrl: `${sandbox.origin}/memos`, secretKey: TOKEN}
+  sandbox = await createSandbox({modules, port: 0, notice() {}})
 })
-afterAll(() => sandbox.close())
+afterAll(async () => {
+  await sandbox?.close()
+})
 
-describe('a third service, from its own module alone', () => {
-  it('a call goes through the real client and transport to the sandbox, with its auth and headers, and comes back typed', async () => {
-    const answer = await client().call(memos.operations.addMemo, {body: {text: 'buy inhaler refills'}})
-    expect(answer.status).toBe(201)
-    expect(answer.data).toMatchObject({id: expect.stringMatching(/^memo_/), text: 'buy inhaler refills'})
-    expect(answer.requestId).toMatch(/^[\da-f-]{36}$/)
+function client(target: Partial<ServiceTarget> = {}): ServiceClient {
+  return new ServiceClient({target: {service: 'parcels', baseUrl: `${sandbox.origin}/parcels`, secretKey: TOKEN, ...target}})
+}
+
+async function refusal(promise: Promise<unknown>): Promise<ApiError> {
+  const error = await promise.then(
+    () => undefined,
+    (error_: unknown) => error_,
+  )
+  expect(error).toBeInstanceOf(ApiError)
+  return error as ApiError
+}
+
+describe('an invented third service, registered by one line on each side', () => {
+  it('answers through the real client and transport, typed from its row', async () => {
+    const {data, requestId, status} = await client().call(parcelsOps.getParcel, {params: {parcelId: 'p_1'}, query: {unit: 'lb'}})
+    expectTypeOf(data.weight).toEqualTypeOf<number>()
+    expectTypeOf(data.unit).toEqualTypeOf<'kg' | 'lb'>()
+    expect(status).toBe(200)
+    expect(data).toEqual({parcelId: 'p_1', weight: 3.3, unit: 'lb', status: 'IN_TRANSIT'})
+    expect(requestId).toMatch(/^trc-/)
+    // @ts-expect-error a misspelt path parameter fails tsc
+    await expect(client().call(parcelsOps.getParcel, {params: {parcel: 'p_1'}})).rejects.toThrow()
   })
 
-  it('a wrong token is refused by its sandbox module: exit 3, its message read from its own error shape', async () => {
-    const error = (await failure(client({secretKey: 'not-the-token'}).call(memos.operations.addMemo, {body: {text: 'x'}}))) as ApiError
-    expect(error).toBeInstanceOf(ApiError)
-    expect([error.status, error.exitCode, error.code, error.serverMessage]).toEqual([401, ExitCode.Auth, 'TOKEN', 'Unknown token'])
-    expect(error.requestId).toMatch(/^[\da-f-]{36}$/)
-    expect(JSON.stringify(error.toJSON())).not.toContain('not-the-token')
+  it('authenticates as its module says: a wrong token is its 401, read in its own error shape (exit 3)', async () => {
+    const error = await refusal(client({secretKey: 'prc_wrong'}).call(parcelsOps.getParcel, {params: {parcelId: 'p_1'}}))
+    expect(error).toMatchObject({status: 401, code: 'TOKEN_REJECTED', serverMessage: 'Bearer token missing or unknown', service: 'parcels'})
+    expect(error.exitCode).toBe(ExitCode.Auth)
+    expect(error.requestId).toMatch(/^trc-/)
+    expect(error.message).not.toContain('prc_wrong')
+
+    // the header its client module adds to every call is one its sandbox module requires
+    const bare = await fetch(`${sandbox.origin}/parcels/v2/parcels/p_1`, {headers: {authorization: `Bearer ${TOKEN}`}})
+    expect({status: bare.status, body: await bare.json()}).toEqual({
+      status: 400,
+      body: {fault: {code: 'CLIENT_UNNAMED', text: 'Say who you are in x-parcels-client', params: []}},
+    })
   })
 
-  it('no token in the profile: exit 3 before anything is sent', async () => {
-    const error = await failure(client({secretKey: undefined}).call(memos.operations.addMemo, {body: {text: 'x'}}))
-    expect(error).toBeInstanceOf(CredentialsError)
+  it('a credential missing from the target is refused before anything is sent', async () => {
+    await expect(client({secretKey: undefined}).call(parcelsOps.getParcel, {params: {parcelId: 'p_1'}})).rejects.toBeInstanceOf(CredentialsError)
   })
 
-  it('a body its row refuses is exit 2 in the client, nothing sent; the sandbox refuses it too, naming the field in its shape', async () => {
-    expect(await failure(client().call(memos.operations.addMemo, {body: {text: ''}}))).toBeInstanceOf(UsageError)
-    const raw = await failure(client().raw('POST', '/v2/memos', {auth: 'secret', body: {text: 'x'.repeat(41)}}))
-    expect(raw).toBeInstanceOf(ApiError)
-    const error = raw as ApiError
-    expect([error.status, error.code, error.exitCode]).toEqual([400, 'MEMOS_400', ExitCode.Refused])
-    expect(error.fieldErrors).toEqual([{field: 'text', description: expect.stringContaining('40')}])
+  it("validates the request from the row: the client refuses a bad query (exit 2, nothing sent), the sandbox answers its 400 in the service's shape", async () => {
+    const refused = client().call(parcelsOps.getParcel, {params: {parcelId: 'p_1'}, query: {unit: 'stone' as 'kg'}})
+    await expect(refused).rejects.toBeInstanceOf(UsageError)
+    await expect(refused).rejects.toThrow(/unit/)
+
+    const error = await refusal(client().raw('GET', '/v2/parcels/p_1', {auth: 'secret', query: {unit: 'stone'}}))
+    expect(error).toMatchObject({status: 400, code: 'PARCELS_400', service: 'parcels'})
+    expect(error.fieldErrors.map((f) => f.field)).toEqual(['unit'])
+
   })
 
-  it('its refusal codes make a 403 a business-rule refusal (exit 5), not an auth failure', async () => {
-    const error = (await failure(client().call(memos.operations.addMemo, {body: {text: 'one too many'}}))) as ApiError
-    expect([error.status, error.code, error.exitCode, error.serverMessage]).toEqual([403, 'BOOK_FULL', ExitCode.Refused, 'The memo book is full'])
+  it('its refusal codes are business-rule refusals (exit 5); its 404 is not found (exit 4)', async () => {
+    const held = await refusal(client().call(parcelsOps.getParcel, {params: {parcelId: 'held'}}))
+    expect(held).toMatchObject({status: 409, code: 'PARCEL_HELD', exitCode: ExitCode.Refused})
+    const lost = await refusal(client().call(parcelsOps.getParcel, {params: {parcelId: 'lost'}}))
+    expect(lost).toMatchObject({status: 404, code: 'PARCEL_UNKNOWN', exitCode: ExitCode.NotFound})
   })
 
-  it('the core answers in its shape too: a route it does not have', async () => {
-    const answer = await fetch(`${sandbox.origin}/memos/v2/nothing`)
-    expect(answer.status).toBe(404)
-    expect(answer.headers.get('x-memos-trace')).toMatch(/^[\da-f-]{36}$/)
-    expect(await answer.json()).toEqual({error: {code: 'MEMOS_404', text: 'No such endpoint: GET /memos/v2/nothing', problems: []}})
+  it("a tenant is given its base URL beside the others' and serves it", async () => {
+    const created = await fetch(`${sandbox.origin}/__sandbox/tenants`, {
+      method: 'POST',
+      headers: {authorization: `Bearer ${sandbox.token}`, 'content-type': 'application/json'},
+      body: '{}',
+    })
+    const tenant = (await created.json()) as {checkoutBaseUrl: string; healthBaseUrl: string; id: string; parcelsBaseUrl: string}
+    expect(tenant.parcelsBaseUrl).toBe(`${sandbox.origin}/t/${tenant.id}/parcels`)
+    expect(tenant.checkoutBaseUrl).toBe(`${sandbox.origin}/t/${tenant.id}/checkout`)
+    const {data} = await client({baseUrl: tenant.parcelsBaseUrl}).call(parcelsOps.getParcel, {params: {parcelId: 'p_2'}})
+    expect(data).toMatchObject({parcelId: 'p_2', unit: 'kg'})
   })
 
-  it('the other services are served as before beside it', async () => {
-    const answer = await fetch(`${sandbox.origin}/checkout/v1/nothing`)
-    expect(await answer.json()).toMatchObject({code: 'PY0404'})
+  it("a profile's section of the service is its target, as health's and checkout's are", async () => {
+    const profile = {...sandboxProfile(), parcels: {baseUrl: `${sandbox.origin}/parcels`, secretKey: TOKEN}}
+    const target = targetOf({name: 'shipping', profile}, 'parcels')
+    expect(target).toEqual({service: 'parcels', profileName: 'shipping', baseUrl: `${sandbox.origin}/parcels`, secretKey: TOKEN})
+    const {data} = await new ServiceClient({target}).call(parcelsOps.getParcel, {params: {parcelId: 'p_3'}})
+    expect(data.parcelId).toBe('p_3')
+  })
+
+  it('the real services are served beside it, each in its own shape', async () => {
+    const health = await fetchJson(`${sandbox.origin}/api/users/me`)
+    const checkout = await fetchJson(`${sandbox.origin}/checkout/v1/webhooks`)
+    const route = await fetchJson(`${sandbox.origin}/parcels/v2/nothing-here`)
+    expect(health).toMatchObject({status: 400, body: {code: 'API_VERSION_REQUIRED'}})
+    expect(checkout.body).toMatchObject({code: 'K001'})
+    expect(route).toMatchObject({status: 404, body: {fault: {code: 'PARCELS_404'}}})
   })
 })
+
+async function fetchJson(url: string): Promise<{body: any; status: number}> {
+  const response = await fetch(url)
+  return {status: response.status, body: await response.json()}
+}

@@ -1,10 +1,10 @@
 /**
- * The layer rules of eslint.config.js, on code that breaks them: every border of the layer table in
- * docs/architecture.md, only src/http speaks HTTP, src/services and src/sandbox know nothing of the
- * CLI, the sandbox core names no service, and the CLI uses oclif's public API only. `npm test`
- * lints the tree with the same rules.
+ * The layer rules of eslint.config.js, on code that breaks them: only src/http speaks HTTP,
+ * src/services and src/sandbox know nothing of the CLI, and each layer imports only what the layer
+ * table of docs/architecture.md allows. `npm test` lints the tree with the same rules.
  */
 import {ESLint} from 'eslint'
+import {readFileSync} from 'node:fs'
 import {resolve} from 'node:path'
 import {describe, expect, it} from 'vitest'
 
@@ -67,56 +67,50 @@ export const all = [BaseCommand, Flags]
 
     expect(await restricted('src/cli/example.ts', code)).toEqual([])
   })
+})
 
-  /** docs/architecture.md, "Layers": each layer (a file in it) and the folders of src it may import. */
-  const TABLE: [file: string, may: string[]][] = [
-    ['src/commands/x/example.ts', ['audit', 'cli', 'commands', 'http', 'profiles', 'runtime', 'sandbox', 'services']],
-    ['src/hooks/example.ts', ['cli', 'hooks']],
-    ['src/cli/example.ts', ['audit', 'cli', 'http', 'profiles', 'runtime', 'services']],
-    ['src/runtime/example.ts', ['audit', 'http', 'profiles', 'runtime', 'services']],
-    ['src/audit/example.ts', ['audit', 'http', 'profiles', 'services']],
-    ['src/profiles/example.ts', ['http', 'profiles', 'services']],
-    ['src/services/example.ts', ['http', 'services']],
-    ['src/http/example.ts', ['http']],
-    ['src/sandbox/example.ts', ['http', 'sandbox', 'services']],
-    ['src/startup/example.ts', ['startup']],
-    ['src/errors.ts', []],
-  ]
-  const FOLDERS = ['audit', 'cli', 'commands', 'hooks', 'http', 'profiles', 'runtime', 'sandbox', 'services', 'startup']
-
-  for (const [file, may] of TABLE) {
-    it(`${file.split('/').slice(0, 2).join('/')} imports only ${may.join(', ') || 'the leaves (errors, control-chars)'}`, async () => {
-      const up = '../'.repeat(file.split('/').length - 2)
-      const code = FOLDERS.map((folder, i) => `import {x${i}} from '${up}${folder}/example.js'`).join('\n') + `\nexport const all = [${FOLDERS.map((_, i) => `x${i}`).join(', ')}]\n`
-      const refused = (await restricted(file, code)).map((line) => FOLDERS[Number(line.split(':')[0]) - 1])
-      expect(refused).toEqual(FOLDERS.filter((folder) => !may.includes(folder)))
+/** docs/architecture.md's layer table: each row's folders or files, and the layers it may import. */
+function layerTable(): {may: string[]; name: string; paths: string[]}[] {
+  const doc = readFileSync(resolve(ROOT, 'docs/architecture.md'), 'utf8')
+  const section = doc.slice(doc.indexOf('## Layers'), doc.indexOf('\n## ', doc.indexOf('## Layers') + 1))
+  return section
+    .split('\n')
+    .filter((line) => line.startsWith('| `src/'))
+    .map((line) => {
+      const cells = line.split('|').map((c) => c.trim())
+      const paths = [...cells[1].matchAll(/`([^`]+)`/g)].map((m) => m[1])
+      const name = paths[0].replace(/^src\//, '').replace(/\.ts$/, '')
+      return {may: cells[3] === 'nothing' ? [] : cells[3].split(',').map((l) => l.trim()), name, paths}
     })
-  }
+}
 
-  it('the sandbox core reaches the service modules only through src/sandbox/modules.ts', async () => {
-    const code = `import {a} from '../../services/health/operations.js'
-import {b} from '../../services/sandbox-defaults.js'
-import {c} from '../checkout/auth.js'
-import {d} from '../modules.js'
-import {e} from '../types.js'
-import {f} from './store.js'
-export const all = [a, b, c, d, e, f]
-`
-    expect(await restricted('src/sandbox/core/example.ts', code)).toEqual([
-      `1: '../../services/health/operations.js' import is restricted from being used by a pattern`,
-      `3: '../checkout/auth.js' import is restricted from being used by a pattern`,
-    ])
-    expect(await restricted('src/sandbox/checkout/example.ts', code.replace('../checkout/auth.js', '../health/auth.js'))).toEqual([])
+/** How a file at `from` names a module of each layer (the first of its paths). */
+function importsOfEveryLayer(from: string, table: ReturnType<typeof layerTable>): string {
+  const depth = from.split('/').length - 2
+  const up = depth === 0 ? './' : '../'.repeat(depth)
+  return (
+    table
+      .map((row, i) => {
+        const target = row.paths[0].replace(/^src\//, '')
+        return `import * as layer${i} from '${up}${target.endsWith('.ts') ? target.replace(/\.ts$/, '.js') : `${target}/example.js`}'`
+      })
+      .join('\n') + `\n\nexport const all = [${table.map((_, i) => `layer${i}`).join(', ')}]\n`
+  )
+}
+
+describe('every border of the layer table', () => {
+  const table = layerTable()
+
+  it('the table names every folder of src', () => {
+    expect(table.map((row) => row.name)).toEqual(['commands', 'cli', 'runtime', 'audit', 'profiles', 'services', 'http', 'errors', 'sandbox'])
   })
 
-  it("the CLI does not override oclif's internal members (_run): init, run, catch and finally are its API", async () => {
-    const code = `import {Command} from '@oclif/core'
-export class Base extends Command {
-  protected async _run() {}
-  async run() {}
-}
-`
-    expect(await restricted('src/cli/example.ts', code)).toEqual([`3: oclif's underscored members are internal: use init, run, catch and finally (or a hook)`])
-    expect(await restricted('src/cli/example.ts', code.replace('_run', 'init'))).toEqual([])
+  // One case per layer: its file imports one module of every layer; the rule refuses exactly the layers its row does not name.
+  it.each(table.flatMap((row) => row.paths.map((path) => ({path, row}))))('$path imports only what its row allows', async ({path, row}) => {
+    const file = path.endsWith('.ts') ? path : `${path}/example.ts`
+    // line i + 1 imports the layer of row i
+    const refused = (await restricted(file, importsOfEveryLayer(file, table))).map((m) => table[Number.parseInt(m, 10) - 1].name)
+    const expected = table.map((other) => other.name).filter((other) => other !== row.name && !row.may.includes(other))
+    expect(refused.sort()).toEqual(expected.sort())
   })
 })

@@ -18,7 +18,7 @@ import {
   restoreWebhooks,
   type RunningListener,
   startListener,
-} from '../../src/runtime/webhook-receiver.js'
+} from '../../src/runtime/checkout/webhook-receiver.js'
 import {mockCarrier} from '../helpers/command.js'
 
 const cleanup: (() => Promise<unknown>)[] = []

@@ -4,7 +4,7 @@ import {BaseCommand} from '../../cli/base-command.js'
 import {CHECKOUT_ZONE} from '../../cli/checkout/columns.js'
 import {idArg} from '../../cli/input-text.js'
 import {type View} from '../../cli/output/view.js'
-import {actAsBuyer} from '../../runtime/buyer.js'
+import {actAsBuyer} from '../../runtime/checkout/buyer.js'
 import {TEST_CARDS} from '../../services/checkout/test-cards.js'
 
 export default class CheckoutPay extends BaseCommand<typeof CheckoutPay> {

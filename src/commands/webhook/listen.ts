@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 
-import type {ChangedWebhook, ReceivedEvent} from '../../runtime/webhook-receiver.js'
+import type {ChangedWebhook, ReceivedEvent} from '../../runtime/checkout/webhook-receiver.js'
 
 import {BaseCommand} from '../../cli/base-command.js'
 import {WEBHOOK_DELIVERY_COLUMNS} from '../../cli/checkout/columns.js'
@@ -85,7 +85,7 @@ Listens on 127.0.0.1 (a free port unless --port) and prints one line per deliver
     }
 
     const {describeProblems, formatEventLine, pointWebhooksAt, restoreWebhooks, startListener} =
-      await import('../../runtime/webhook-receiver.js')
+      await import('../../runtime/checkout/webhook-receiver.js')
     const ndjson = this.jsonEnabled() || this.format === 'ndjson' || this.format === 'json'
     const rows = (this.format === 'csv' && !this.jsonEnabled()) || this.terminalTable ? await this.listWriter<object>() : undefined
     const onEvent = async (event: ReceivedEvent) => {

@@ -5,7 +5,7 @@ import type {EventReceiver} from './receiver.js'
 import {ApiError} from '../../errors.js'
 import {checkoutOps, checkoutService, type CustomizationRequest, WEBHOOK_EVENTS} from '../../services/checkout/operations.js'
 import {CODES} from '../../services/checkout/rules.js'
-import {actAsBuyer} from '../buyer.js'
+import {actAsBuyer} from '../checkout/buyer.js'
 import {sandboxControl} from '../sandbox-control.js'
 import {check, checkEqual, type SmokeContext, type SmokeStep, stepsOf} from './runner.js'
 

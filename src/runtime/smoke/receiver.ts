@@ -1,4 +1,4 @@
-import {type ReceivedEvent, type RunningListener, startListener} from '../webhook-receiver.js'
+import {type ReceivedEvent, type RunningListener, startListener} from '../checkout/webhook-receiver.js'
 
 /** The webhook listener of `opsctl webhook listen`, collecting what arrives for the webhook step. */
 export class EventReceiver {

@@ -222,6 +222,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
   })
   registerStateRoutes(app, {store, tenantOf: tenantOfRequest})
   registerTenantRoutes(app, {
+    modules,
     seed(tenant) {
       for (const m of modules) m.seed?.(tenant.ctx)
     },

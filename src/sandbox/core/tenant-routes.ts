@@ -5,25 +5,27 @@
  */
 import type {FastifyInstance, FastifyRequest} from 'fastify'
 
+import type {SandboxModule} from '../types.js'
 import type {Tenant, TenantRecord, Tenants} from './tenants.js'
 
 import {isTenantId, tenantPath} from './tenant-ids.js'
 import {TenantLimitError} from './tenants.js'
 
 interface TenantDeps {
+  /** each service's base URL in a tenant is the tenant's path and the module's prefix */
+  modules: readonly SandboxModule[]
   tenants: Tenants
   tenantOf(request: FastifyRequest): Tenant
   /** demo data, as `--seed` gives the default tenant */
   seed(tenant: Tenant): void
 }
 
-/** What a tenant's clients are given: its base URLs on the origin the caller reached (its Host, which the control guard checked). */
-function describe(request: FastifyRequest, record: TenantRecord, tenant: Tenant | undefined) {
+/** What a tenant's clients are given: each service's base URL (`<service>BaseUrl`) on the origin the caller reached (its Host, which the control guard checked). */
+function describe(request: FastifyRequest, modules: readonly SandboxModule[], record: TenantRecord, tenant: Tenant | undefined) {
   const base = `${new URL(`${request.protocol}://${request.headers.host}`).origin}${tenantPath(record.id)}`
   return {
     id: record.id,
-    healthBaseUrl: base,
-    checkoutBaseUrl: `${base}/checkout`,
+    ...Object.fromEntries(modules.map((m) => [`${m.service.name}BaseUrl`, base + m.prefix])),
     clock: tenant?.clock.now().toISOString(),
     createdAt: record.createdAt,
     seeded: record.seeded,
@@ -51,12 +53,12 @@ export function registerTenantRoutes(app: FastifyInstance, deps: TenantDeps): vo
       throw error
     }
 
-    return reply.code(201).send({...describe(request, created.record, created.tenant), ...created.keys})
+    return reply.code(201).send({...describe(request, deps.modules, created.record, created.tenant), ...created.keys})
   })
 
   app.get('/__sandbox/tenants', async (request) => {
     ownPlane(request)
-    return {tenants: tenants.records().map((record) => describe(request, record, tenants.get(record.id)))}
+    return {tenants: tenants.records().map((record) => describe(request, deps.modules, record, tenants.get(record.id)))}
   })
 
   app.delete<{Params: {tenantId: string}}>('/__sandbox/tenants/:tenantId', async (request) => {

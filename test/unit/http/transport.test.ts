@@ -10,7 +10,7 @@ import {ServiceClient} from '../../../src/http/client.js'
 import {createTransport} from '../../../src/http/create-transport.js'
 import {DryRunRequest, DryRunTransport} from '../../../src/http/dry-run.js'
 import {USER_AGENT} from '../../../src/http/user-agent.js'
-import {actAsBuyer} from '../../../src/runtime/buyer.js'
+import {actAsBuyer} from '../../../src/runtime/checkout/buyer.js'
 import {sandboxControl} from '../../../src/runtime/sandbox-control.js'
 import {mockedServicesPerTest} from '../../helpers/command.js'
 

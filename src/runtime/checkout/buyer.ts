@@ -8,14 +8,14 @@
  * scheme and last four digits are. It is posted only to the origin of the profile's checkout base
  * URL (the sandbox): a form that names any other origin is refused before anything is posted.
  */
-import type {ServiceClient} from '../http/client.js'
-import type {Transport} from '../http/transport.js'
+import type {ServiceClient} from '../../http/client.js'
+import type {Transport} from '../../http/transport.js'
 
-import {ApiError, RuleError, UsageError} from '../errors.js'
-import {hasSecretField} from '../http/redact.js'
-import {assertSafeTransport, buildUrl} from '../http/url.js'
-import {checkoutOps} from '../services/checkout/operations.js'
-import {cardScheme, CVC_PATTERN, lastFour, normalizeCardNumber, parseExpiry, TEST_CARDS} from '../services/checkout/test-cards.js'
+import {ApiError, RuleError, UsageError} from '../../errors.js'
+import {hasSecretField} from '../../http/redact.js'
+import {assertSafeTransport, buildUrl} from '../../http/url.js'
+import {checkoutOps} from '../../services/checkout/operations.js'
+import {cardScheme, CVC_PATTERN, lastFour, normalizeCardNumber, parseExpiry, TEST_CARDS} from '../../services/checkout/test-cards.js'
 
 export interface BuyerInput {
   checkoutId: string

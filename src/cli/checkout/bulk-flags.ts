@@ -4,7 +4,7 @@
  */
 import {Flags} from '@oclif/core'
 
-import type {View} from './output/view.js'
+import type {View} from '../output/view.js'
 
 export const CONCURRENCY = {default: 4, max: 16, min: 1}
 

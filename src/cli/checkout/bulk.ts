@@ -3,16 +3,16 @@
  * progress bar and the words around the plan (the flags and the view: ./bulk-flags.ts). The run
  * itself is src/runtime/bulk/.
  */
-import {escapeControlChars} from '../control-chars.js'
-import {DeclinedError, UsageError} from '../errors.js'
-import {type ClientOptions, ServiceClient} from '../http/client.js'
-import {checkoutTarget, type ResolvedProfile} from '../profiles/resolve.js'
-import {type BulkKind} from '../runtime/bulk/rows.js'
-import {type BulkDocument, type PlanDocument, type PlanSummary, type RowResult, runBulk, type Total} from '../runtime/bulk/run.js'
-import {consentHook} from './consent.js'
-import {idProblem} from './input-text.js'
-import {progress} from './progress.js'
-import {askConfirm, askTypeBack} from './prompt.js'
+import {escapeControlChars} from '../../control-chars.js'
+import {DeclinedError, UsageError} from '../../errors.js'
+import {type ClientOptions, ServiceClient} from '../../http/client.js'
+import {checkoutTarget, type ResolvedProfile} from '../../profiles/resolve.js'
+import {type BulkKind} from '../../runtime/bulk/rows.js'
+import {type BulkDocument, type PlanDocument, type PlanSummary, type RowResult, runBulk, type Total} from '../../runtime/bulk/run.js'
+import {consentHook} from '../consent.js'
+import {idProblem} from '../input-text.js'
+import {progress} from '../progress.js'
+import {askConfirm, askTypeBack} from '../prompt.js'
 
 const noun = (kind: BulkKind, n: number) => `${n} ${kind === 'refund' ? (n === 1 ? 'refund' : 'refunds') : n === 1 ? 'void' : 'voids'}`
 const totalsText = (totals: Total[]) => totals.map((t) => `${t.amount} ${t.currency}`).join(' + ') || 'nothing'

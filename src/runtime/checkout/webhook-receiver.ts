@@ -7,14 +7,14 @@
  */
 import {createServer, type IncomingMessage, type ServerResponse} from 'node:http'
 
-import type {ServiceClient} from '../http/client.js'
+import type {ServiceClient} from '../../http/client.js'
 
-import {escapeControlChars} from '../control-chars.js'
-import {ApiError, ExitCode, NetworkError, type NextStep, OpsError} from '../errors.js'
-import {createTransport} from '../http/create-transport.js'
-import {failureCode} from '../http/network-error.js'
-import {type Transport} from '../http/transport.js'
-import {checkoutOps, WEBHOOK_EVENTS, type WebhookEvent, type WebhookRecord} from '../services/checkout/operations.js'
+import {escapeControlChars} from '../../control-chars.js'
+import {ApiError, ExitCode, NetworkError, type NextStep, OpsError} from '../../errors.js'
+import {createTransport} from '../../http/create-transport.js'
+import {failureCode} from '../../http/network-error.js'
+import {type Transport} from '../../http/transport.js'
+import {checkoutOps, WEBHOOK_EVENTS, type WebhookEvent, type WebhookRecord} from '../../services/checkout/operations.js'
 
 /** One delivery as the listener saw it. Fields the payload does not carry are null. */
 export interface ReceivedEvent {
