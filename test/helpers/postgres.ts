@@ -7,7 +7,7 @@
  * `postgresSkipReason()` is the reason PostgreSQL tests skip: only when the binaries are absent and
  * CI is not set (in CI they must run: .ci/run installs them).
  */
-import {execFileSync, spawn, type ChildProcess} from 'node:child_process'
+import {type ChildProcess, execFileSync, spawn} from 'node:child_process'
 import {chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync} from 'node:fs'
 import {createServer} from 'node:net'
 import {tmpdir} from 'node:os'
