@@ -1,8 +1,10 @@
 /**
- * The one schema of the sandbox database, versioned by SQLite's `user_version`. Each entry of
+ * The one schema of the sandbox database, for both engines (SQLite, the embedded default, and
+ * PostgreSQL, shared by replicas), written once with Kysely's schema builder. Each entry of
  * MIGRATIONS takes a database from version i to i + 1; opening a database runs the ones it lacks,
- * in order, in one transaction. A database of a higher version than this code knows is refused
- * before anything is written to it.
+ * in order, in one transaction. SQLite keeps the version in `user_version`, PostgreSQL in the
+ * `sandbox_schema` table. A database of a higher version than this code knows is refused before
+ * anything is written to it.
  *
  * Records are stored whole, as JSON documents (`doc`): stored records are tolerant like the
  * services' schemas, so a field this version does not name survives. Beside the document, the
@@ -10,78 +12,146 @@
  */
 import type Database from 'better-sqlite3'
 
+import {
+  type CompiledQuery,
+  DummyDriver,
+  Kysely,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  sql,
+  SqliteAdapter,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+} from 'kysely'
+
 import {keepAlive} from './native-lifetime.js'
 
-const MIGRATIONS: readonly string[] = [
-  // 1: documents by collection and key (users, sessions, checkouts, ...), events, pending webhook deliveries
-  `
-  CREATE TABLE documents (
-    seq INTEGER PRIMARY KEY,
-    collection TEXT NOT NULL,
-    key TEXT NOT NULL,
-    doc TEXT NOT NULL,
-    UNIQUE (collection, key)
-  );
-  CREATE TABLE events (
-    user_id TEXT NOT NULL,
-    id TEXT NOT NULL,
-    date TEXT NOT NULL,
-    medication_type TEXT,
-    medication_id TEXT,
-    source TEXT,
-    night_event INTEGER,
-    preemptive INTEGER NOT NULL,
-    address_confirmed INTEGER NOT NULL,
-    doc TEXT NOT NULL,
-    PRIMARY KEY (user_id, id)
-  );
-  CREATE INDEX events_by_date ON events (user_id, date, id);
-  CREATE INDEX events_by_type ON events (user_id, medication_type, date, id);
-  CREATE INDEX events_by_medication ON events (user_id, medication_id, date, id);
-  CREATE INDEX events_by_source ON events (user_id, source, date, id);
-  `,
+export type Engine = 'postgres' | 'sqlite'
+
+/** A Kysely that only compiles (no connection): the SQL of a builder in an engine's dialect. */
+export function compilerFor(engine: Engine): Kysely<any> {
+  return new Kysely<any>({
+    dialect: {
+      createAdapter: () => (engine === 'sqlite' ? new SqliteAdapter() : new PostgresAdapter()),
+      createDriver: () => new DummyDriver(),
+      createIntrospector: (db) => (engine === 'sqlite' ? new SqliteIntrospector(db) : new PostgresIntrospector(db)),
+      createQueryCompiler: () => (engine === 'sqlite' ? new SqliteQueryCompiler() : new PostgresQueryCompiler()),
+    },
+  })
+}
+
+/** A builder or a raw `sql` step: both compile with the Kysely that made them. */
+type Step = {compile(db: Kysely<any>): CompiledQuery}
+type Migration = (db: Kysely<any>, engine: Engine) => Step[]
+
+/** The events table and its indexes as of version 1 (`tenant` false) and 2. */
+function eventsTable(db: Kysely<any>, name: string, tenant: boolean): Step {
+  let table = db.schema.createTable(name)
+  if (tenant) table = table.addColumn('tenant', 'text', (c) => c.notNull())
+  return table
+    .addColumn('user_id', 'text', (c) => c.notNull())
+    .addColumn('id', 'text', (c) => c.notNull())
+    .addColumn('date', 'text', (c) => c.notNull())
+    .addColumn('medication_type', 'text')
+    .addColumn('medication_id', 'text')
+    .addColumn('source', 'text')
+    .addColumn('night_event', 'integer')
+    .addColumn('preemptive', 'integer', (c) => c.notNull())
+    .addColumn('address_confirmed', 'integer', (c) => c.notNull())
+    .addColumn('doc', 'text', (c) => c.notNull())
+    .addPrimaryKeyConstraint(`${name}_pkey`, (tenant ? ['tenant', 'user_id', 'id'] : ['user_id', 'id']) as never)
+}
+
+function eventIndexes(db: Kysely<any>, tenant: boolean): Step[] {
+  const lead = tenant ? ['tenant', 'user_id'] : ['user_id']
+  return [
+    db.schema.createIndex('events_by_date').on('events').columns([...lead, 'date', 'id']),
+    db.schema.createIndex('events_by_type').on('events').columns([...lead, 'medication_type', 'date', 'id']),
+    db.schema.createIndex('events_by_medication').on('events').columns([...lead, 'medication_id', 'date', 'id']),
+    db.schema.createIndex('events_by_source').on('events').columns([...lead, 'source', 'date', 'id']),
+  ]
+}
+
+/** `seq` orders a collection by insertion: SQLite's rowid, a PostgreSQL identity. */
+const seqType = (engine: Engine) => (engine === 'sqlite' ? 'integer' : 'bigserial')
+
+const MIGRATIONS: readonly Migration[] = [
+  // 1: documents by collection and key (users, sessions, checkouts, ...), events
+  (db, engine) => [
+    db.schema
+      .createTable('documents')
+      .addColumn('seq', seqType(engine), (c) => c.primaryKey())
+      .addColumn('collection', 'text', (c) => c.notNull())
+      .addColumn('key', 'text', (c) => c.notNull())
+      .addColumn('doc', 'text', (c) => c.notNull())
+      .addUniqueConstraint('documents_collection_key', ['collection', 'key']),
+    eventsTable(db, 'events', false),
+    ...eventIndexes(db, false),
+  ],
   // 2: tenants (core/tenants.ts): every row belongs to one, and its keys lead with it; the rows of
   // earlier versions are the default tenant's
-  `
-  CREATE TABLE documents_v2 (
-    seq INTEGER PRIMARY KEY,
-    tenant TEXT NOT NULL,
-    collection TEXT NOT NULL,
-    key TEXT NOT NULL,
-    doc TEXT NOT NULL,
-    UNIQUE (tenant, collection, key)
-  );
-  INSERT INTO documents_v2 (seq, tenant, collection, key, doc) SELECT seq, 'default', collection, key, doc FROM documents;
-  DROP TABLE documents;
-  ALTER TABLE documents_v2 RENAME TO documents;
-  CREATE TABLE events_v2 (
-    tenant TEXT NOT NULL,
-    user_id TEXT NOT NULL,
-    id TEXT NOT NULL,
-    date TEXT NOT NULL,
-    medication_type TEXT,
-    medication_id TEXT,
-    source TEXT,
-    night_event INTEGER,
-    preemptive INTEGER NOT NULL,
-    address_confirmed INTEGER NOT NULL,
-    doc TEXT NOT NULL,
-    PRIMARY KEY (tenant, user_id, id)
-  );
-  INSERT INTO events_v2 SELECT 'default', user_id, id, date, medication_type, medication_id, source, night_event, preemptive, address_confirmed, doc FROM events;
-  DROP TABLE events;
-  ALTER TABLE events_v2 RENAME TO events;
-  CREATE INDEX events_by_date ON events (tenant, user_id, date, id);
-  CREATE INDEX events_by_type ON events (tenant, user_id, medication_type, date, id);
-  CREATE INDEX events_by_medication ON events (tenant, user_id, medication_id, date, id);
-  CREATE INDEX events_by_source ON events (tenant, user_id, source, date, id);
-  `,
+  (db, engine) => [
+    db.schema
+      .createTable('documents_v2')
+      .addColumn('seq', seqType(engine), (c) => c.primaryKey())
+      .addColumn('tenant', 'text', (c) => c.notNull())
+      .addColumn('collection', 'text', (c) => c.notNull())
+      .addColumn('key', 'text', (c) => c.notNull())
+      .addColumn('doc', 'text', (c) => c.notNull())
+      .addUniqueConstraint('documents_tenant_collection_key', ['tenant', 'collection', 'key']),
+    db
+      .insertInto('documents_v2')
+      .columns(['seq', 'tenant', 'collection', 'key', 'doc'])
+      .expression(db.selectFrom('documents').select(['seq', sql.lit('default').as('tenant'), 'collection', 'key', 'doc'])),
+    db.schema.dropTable('documents'),
+    db.schema.alterTable('documents_v2').renameTo('documents'),
+    eventsTable(db, 'events_v2', true),
+    db
+      .insertInto('events_v2')
+      .columns(['tenant', 'user_id', 'id', 'date', 'medication_type', 'medication_id', 'source', 'night_event', 'preemptive', 'address_confirmed', 'doc'])
+      .expression(
+        db
+          .selectFrom('events')
+          .select([
+            sql.lit('default').as('tenant'),
+            'user_id',
+            'id',
+            'date',
+            'medication_type',
+            'medication_id',
+            'source',
+            'night_event',
+            'preemptive',
+            'address_confirmed',
+            'doc',
+          ]),
+      ),
+    db.schema.dropTable('events'),
+    db.schema.alterTable('events_v2').renameTo('events'),
+    ...eventIndexes(db, true),
+    // a PostgreSQL identity continues after the rows copied with their seq
+    ...(engine === 'postgres' ? [sql`SELECT setval(pg_get_serial_sequence('documents', 'seq'), coalesce(max(seq), 0) + 1, false) FROM documents`] : []),
+  ],
 ]
+
+/** The SQL texts of the migrations from version `from`, in an engine's dialect. */
+export function migrationSql(engine: Engine, from: number): string[] {
+  const db = compilerFor(engine)
+  return MIGRATIONS.slice(from).flatMap((migration) => migration(db, engine).map((step) => step.compile(db).sql))
+}
 
 /** The version this code writes. */
 export const SCHEMA_VERSION = MIGRATIONS.length
 
 export class NewerSchemaError extends Error {}
+
+/** The refusal of a database written by a newer opsctl (`where`: the state file, or "the database"). */
+export function newerSchemaError(found: number, where: string, instead: string): NewerSchemaError {
+  return new NewerSchemaError(
+    `${where} is schema version ${found}, written by a newer opsctl; this one reads up to version ${SCHEMA_VERSION}. Upgrade opsctl, or ${instead}`,
+  )
+}
 
 /**
  * The version the database has: 0 is a new database. Throws NewerSchemaError for one written by
@@ -89,20 +159,16 @@ export class NewerSchemaError extends Error {}
  */
 export function schemaVersionOf(db: Database.Database, file: string): number {
   const found = keepAlive(db.prepare('PRAGMA user_version')).pluck().get() as number
-  if (found > SCHEMA_VERSION) {
-    throw new NewerSchemaError(
-      `the state file ${file} is schema version ${found}, written by a newer opsctl; this one reads up to version ${SCHEMA_VERSION}. Upgrade opsctl, or start with another --state file`,
-    )
-  }
-
+  if (found > SCHEMA_VERSION) throw newerSchemaError(found, `the state file ${file}`, 'start with another --state file')
   return found
 }
 
 /** Brings a database of version `found` to SCHEMA_VERSION, in one transaction. */
 export function migrate(db: Database.Database, found: number): void {
   if (found >= SCHEMA_VERSION) return
+  const steps = migrationSql('sqlite', found)
   db.transaction(() => {
-    for (const sql of MIGRATIONS.slice(found)) db.exec(sql)
+    for (const step of steps) db.exec(step)
     db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`)
   })()
 }

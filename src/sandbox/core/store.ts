@@ -16,7 +16,10 @@ import {closeSync, openSync} from 'node:fs'
 import {DocumentCache} from './document-cache.js'
 import {keepAlive} from './native-lifetime.js'
 import {withNativeModule} from './native-module.js'
+import {queriesFor} from './queries.js'
 import {migrate, schemaVersionOf} from './schema.js'
+
+const Q = queriesFor('sqlite')
 
 export class StateFileInUseError extends Error {}
 
@@ -99,7 +102,7 @@ export class SandboxStore {
 
   /** The tenants that have rows. */
   tenantsWithRows(): string[] {
-    return this.statement('SELECT tenant FROM documents UNION SELECT tenant FROM events')
+    return this.statement(Q.tenantsWithRows)
       .all()
       .map((row) => (row as {tenant: string}).tenant)
   }
@@ -108,8 +111,8 @@ export class SandboxStore {
   dropTenant(tenant: string): void {
     this.write()
     this.cache.clear()
-    this.statement('DELETE FROM documents WHERE tenant = ?').run(tenant)
-    this.statement('DELETE FROM events WHERE tenant = ?').run(tenant)
+    this.statement(Q.dropTenantDocs).run(tenant)
+    this.statement(Q.dropTenantEvents).run(tenant)
   }
 
   close(): void {
@@ -178,7 +181,7 @@ export class DocTable<T> {
 
   get size(): number {
     return (
-      this.store.statement('SELECT count(*) AS n FROM documents WHERE tenant = ? AND collection = ?').get(this.tenant, this.collection) as {
+      this.store.statement(Q.countDocs).get(this.tenant, this.collection) as {
         n: number
       }
     ).n
@@ -187,20 +190,20 @@ export class DocTable<T> {
   clear(): void {
     this.store.write()
     this.store.cache.forgetCollection(this.cached)
-    this.store.statement('DELETE FROM documents WHERE tenant = ? AND collection = ?').run(this.tenant, this.collection)
+    this.store.statement(Q.clearDocs).run(this.tenant, this.collection)
   }
 
   delete(key: string): boolean {
     this.store.write()
     this.store.cache.forget(this.cached, key)
     return (
-      this.store.statement('DELETE FROM documents WHERE tenant = ? AND collection = ? AND key = ?').run(this.tenant, this.collection, key).changes > 0
+      this.store.statement(Q.deleteDoc).run(this.tenant, this.collection, key).changes > 0
     )
   }
 
   entries(): [string, T][] {
     const rows = this.store
-      .statement('SELECT key, doc FROM documents WHERE tenant = ? AND collection = ? ORDER BY seq')
+      .statement(Q.listDocs)
       .all(this.tenant, this.collection) as {
       doc: string
       key: string
@@ -216,8 +219,7 @@ export class DocTable<T> {
   has(key: string): boolean {
     if (this.store.cache.get(this.cached, key) !== undefined) return true
     return (
-      this.store.statement('SELECT 1 FROM documents WHERE tenant = ? AND collection = ? AND key = ?').get(this.tenant, this.collection, key) !==
-      undefined
+      this.store.statement(Q.hasDoc).get(this.tenant, this.collection, key) !== undefined
     )
   }
 
@@ -231,9 +233,7 @@ export class DocTable<T> {
     const text = JSON.stringify(value)
     this.store.cache.forget(this.cached, key)
     this.store
-      .statement(
-        'INSERT INTO documents (tenant, collection, key, doc) VALUES (?, ?, ?, ?) ON CONFLICT (tenant, collection, key) DO UPDATE SET doc = excluded.doc',
-      )
+      .statement(Q.putDoc)
       .run(this.tenant, this.collection, key, text)
     this.store.cache.remember(this.cached, key, text)
   }
@@ -247,7 +247,7 @@ export class DocTable<T> {
     const cached = this.store.cache.get(this.cached, key)
     if (cached !== undefined) return cached
     const row = this.store
-      .statement('SELECT doc FROM documents WHERE tenant = ? AND collection = ? AND key = ?')
+      .statement(Q.getDoc)
       .get(this.tenant, this.collection, key) as undefined | {doc: string}
     if (row) this.store.cache.remember(this.cached, key, row.doc)
     return row?.doc

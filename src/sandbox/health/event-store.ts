@@ -8,7 +8,10 @@ import type {SandboxStore, TenantStore} from '../core/store.js'
 
 import {EVENTS_PAGE_SIZE} from '../../services/health/operations.js'
 import {keepAlive} from '../core/native-lifetime.js'
+import {queriesFor} from '../core/queries.js'
 import {decodeToken, encodeToken, eventFilter} from './events.js'
+
+const Q = queriesFor('sqlite')
 
 const optionalBit = (value: unknown) => (typeof value === 'boolean' ? Number(value) : null)
 const text = (value: unknown) => (typeof value === 'string' ? value : null)
@@ -24,14 +27,14 @@ export class EventStore {
 
   /** Events of the user dated in [start, end] (ISO), any order. */
   between(userId: string, start: string, end: string): Event[] {
-    return this.docs('SELECT doc FROM events WHERE tenant = ? AND user_id = ? AND date >= ? AND date <= ?', this.tenant, userId, start, end)
+    return this.docs(Q.eventsBetween, this.tenant, userId, start, end)
   }
 
   /** Every user's events, newest first, by user id. */
   byUser(): Map<string, Event[]> {
     const all = new Map<string, Event[]>()
     // Row by row, so the rows' text and the parsed events are never both held whole; the iterator is kept (native-lifetime.ts).
-    const rows = keepAlive(this.store.statement('SELECT user_id, doc FROM events WHERE tenant = ? ORDER BY user_id, date DESC, id DESC').iterate(this.tenant)) as Iterable<{
+    const rows = keepAlive(this.store.statement(Q.eventsByUser).iterate(this.tenant)) as Iterable<{
       doc: string
       user_id: string
     }>
@@ -46,20 +49,20 @@ export class EventStore {
 
   clear(): void {
     this.store.write()
-    this.store.statement('DELETE FROM events WHERE tenant = ?').run(this.tenant)
+    this.store.statement(Q.dropTenantEvents).run(this.tenant)
   }
 
   count(userId: string): number {
-    return (this.store.statement('SELECT count(*) AS n FROM events WHERE tenant = ? AND user_id = ?').get(this.tenant, userId) as {n: number}).n
+    return (this.store.statement(Q.countEvents).get(this.tenant, userId) as {n: number}).n
   }
 
   delete(userId: string, id: string): boolean {
     this.store.write()
-    return this.store.statement('DELETE FROM events WHERE tenant = ? AND user_id = ? AND id = ?').run(this.tenant, userId, id).changes > 0
+    return this.store.statement(Q.deleteEvent).run(this.tenant, userId, id).changes > 0
   }
 
   get(userId: string, id: string): Event | undefined {
-    return this.docs('SELECT doc FROM events WHERE tenant = ? AND user_id = ? AND id = ?', this.tenant, userId, id)[0]
+    return this.docs(Q.getEvent, this.tenant, userId, id)[0]
   }
 
   /** One page of the filtered events, newest first, with tokens for the pages around it when they exist. */
@@ -101,10 +104,7 @@ export class EventStore {
   put(userId: string, event: Event): void {
     this.store.write()
     this.store
-      .statement(
-        `INSERT OR REPLACE INTO events (tenant, user_id, id, date, medication_type, medication_id, source, night_event, preemptive, address_confirmed, doc)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
+      .statement(Q.putEvent)
       .run(
         this.tenant,
         userId,

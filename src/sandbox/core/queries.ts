@@ -1,0 +1,115 @@
+/**
+ * The repositories' queries (store.ts, health/event-store.ts), written once with Kysely's query
+ * builder and compiled for an engine: SQLite's texts are prepared once each and run
+ * synchronously by better-sqlite3 (as fast as hand-written SQL), PostgreSQL's run through `pg`.
+ * Each is compiled with placeholder values: its parameters are the arguments listed beside it, in
+ * that order.
+ */
+import {compilerFor, type Engine} from './schema.js'
+
+/** A placeholder value: queries are compiled once, their parameters given when they run. */
+const P = '' as string
+const N = 0 as number
+
+function compile(engine: Engine) {
+  const db = compilerFor(engine)
+  const collection = db
+    .selectFrom('documents')
+    .where('tenant', '=', P)
+    .where('collection', '=', P)
+  return {
+    /** (tenant, collection) -> {n} */
+    countDocs: collection.select((eb) => eb.fn.countAll().as('n')).compile().sql,
+    /** (tenant, collection) */
+    clearDocs: db.deleteFrom('documents').where('tenant', '=', P).where('collection', '=', P).compile().sql,
+    /** (tenant, collection, key) */
+    deleteDoc: db.deleteFrom('documents').where('tenant', '=', P).where('collection', '=', P).where('key', '=', P).compile().sql,
+    /** (tenant, collection) -> {key, doc}, in insertion order */
+    listDocs: collection.select(['key', 'doc']).orderBy('seq').compile().sql,
+    /** (tenant, collection, key) -> {doc} */
+    getDoc: collection.select('doc').where('key', '=', P).compile().sql,
+    /** (tenant, collection, key) -> {one} */
+    hasDoc: collection.select((eb) => eb.lit(1).as('one')).where('key', '=', P).compile().sql,
+    /** (tenant, collection, key, doc): a replaced document keeps its place in the order */
+    putDoc: db
+      .insertInto('documents')
+      .values({tenant: P, collection: P, key: P, doc: P})
+      .onConflict((oc) => oc.columns(['tenant', 'collection', 'key']).doUpdateSet((eb) => ({doc: eb.ref('excluded.doc')})))
+      .compile().sql,
+    /** () -> {tenant} */
+    tenantsWithRows: db.selectFrom('documents').select('tenant').union(db.selectFrom('events').select('tenant')).compile().sql,
+    /** (tenant) */
+    dropTenantDocs: db.deleteFrom('documents').where('tenant', '=', P).compile().sql,
+    /** (tenant) */
+    dropTenantEvents: db.deleteFrom('events').where('tenant', '=', P).compile().sql,
+    /** (tenant, user, start, end) -> {doc} */
+    eventsBetween: db
+      .selectFrom('events')
+      .select('doc')
+      .where('tenant', '=', P)
+      .where('user_id', '=', P)
+      .where('date', '>=', P)
+      .where('date', '<=', P)
+      .compile().sql,
+    /** (tenant) -> {user_id, doc}, newest first per user */
+    eventsByUser: db
+      .selectFrom('events')
+      .select(['user_id', 'doc'])
+      .where('tenant', '=', P)
+      .orderBy('user_id')
+      .orderBy('date', 'desc')
+      .orderBy('id', 'desc')
+      .compile().sql,
+    /** (tenant, user) -> {n} */
+    countEvents: db
+      .selectFrom('events')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('tenant', '=', P)
+      .where('user_id', '=', P)
+      .compile().sql,
+    /** (tenant, user, id) */
+    deleteEvent: db.deleteFrom('events').where('tenant', '=', P).where('user_id', '=', P).where('id', '=', P).compile().sql,
+    /** (tenant, user, id) -> {doc} */
+    getEvent: db.selectFrom('events').select('doc').where('tenant', '=', P).where('user_id', '=', P).where('id', '=', P).compile().sql,
+    /** (tenant, user_id, id, date, medication_type, medication_id, source, night_event, preemptive, address_confirmed, doc): adds or replaces */
+    putEvent: db
+      .insertInto('events')
+      .values({
+        tenant: P,
+        user_id: P,
+        id: P,
+        date: P,
+        medication_type: P,
+        medication_id: P,
+        source: P,
+        night_event: N,
+        preemptive: N,
+        address_confirmed: N,
+        doc: P,
+      })
+      .onConflict((oc) =>
+        oc.columns(['tenant', 'user_id', 'id']).doUpdateSet((eb) => ({
+          address_confirmed: eb.ref('excluded.address_confirmed'),
+          date: eb.ref('excluded.date'),
+          doc: eb.ref('excluded.doc'),
+          medication_id: eb.ref('excluded.medication_id'),
+          medication_type: eb.ref('excluded.medication_type'),
+          night_event: eb.ref('excluded.night_event'),
+          preemptive: eb.ref('excluded.preemptive'),
+          source: eb.ref('excluded.source'),
+        })),
+      )
+      .compile().sql,
+  }
+}
+
+export type Queries = ReturnType<typeof compile>
+
+const compiled = new Map<Engine, Queries>()
+
+/** The queries in an engine's dialect (compiled on first use). */
+export function queriesFor(engine: Engine): Queries {
+  let queries = compiled.get(engine)
+  if (!queries) compiled.set(engine, (queries = compile(engine)))
+  return queries
+}
