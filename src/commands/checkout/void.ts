@@ -1,10 +1,7 @@
 import {Flags} from '@oclif/core'
 
-import type {Operation} from '../../http/operation.js'
-
-import {BaseCommand} from '../../cli/base-command.js'
-import {BULK_VIEW, bulkFlags} from '../../cli/checkout/bulk-flags.js'
-import {runFromFile} from '../../cli/checkout/bulk.js'
+import {BulkMoneyCommand} from '../../cli/checkout/bulk-command.js'
+import {bulkFlags} from '../../cli/checkout/bulk-flags.js'
 import {CHECKOUT_ZONE} from '../../cli/checkout/columns.js'
 import {changeFlags} from '../../cli/flags.js'
 import {hints} from '../../cli/hints.js'
@@ -14,7 +11,8 @@ import {UsageError} from '../../errors.js'
 import {checkoutOps} from '../../services/checkout/operations.js'
 import {voidCheckoutChecked} from '../../services/checkout/workflows.js'
 
-export default class CheckoutVoid extends BaseCommand<typeof CheckoutVoid> {
+export default class CheckoutVoid extends BulkMoneyCommand<typeof CheckoutVoid> {
+  protected readonly bulkKind = 'void'
   static override baseFlags = changeFlags
   static override changes = checkoutOps.voidCheckout
   static override args = {checkoutId: {...idArg('checkout id'), required: false}}
@@ -36,13 +34,10 @@ With --from-file, voids every row of a file (one checkout id per line, or CSV wi
   static override usage = ['checkout void CHECKOUTID --reason <value> [FLAGS]', 'checkout void --from-file FILE [FLAGS]']
   static override view: View = {zone: CHECKOUT_ZONE}
 
-  protected override get view(): View {
-    return this.flags?.['from-file'] === undefined ? CheckoutVoid.view : BULK_VIEW
-  }
 
   async run(): Promise<Record<string, unknown>> {
     const {checkoutId} = this.args
-    if (this.flags['from-file'] !== undefined) return this.fromFile(this.flags['from-file'])
+    if (this.flags['from-file'] !== undefined) return this.fromFile(this.flags['from-file'], checkoutId)
     if (checkoutId === undefined) throw new UsageError('Missing the checkout id: opsctl checkout void CHECKOUTID', [hints.help(this.id)])
     if (this.flags.reason === undefined) throw new UsageError('Missing required flag --reason')
     const client = await this.client('checkout')
@@ -62,29 +57,5 @@ With --from-file, voids every row of a file (one checkout id per line, or CSV wi
     // Said even under --json: it is about money, and stdout stays pure data.
     if (outcome.reconciled) process.stderr.write(`Note: the answer was lost; reconciled: applied (read back from the service)\n`)
     return result
-  }
-
-  protected override changeAction(changes: Operation): string {
-    return this.flags['from-file'] === undefined ? super.changeAction(changes) : `Voiding the rows of ${this.flags['from-file'] === '-' ? 'standard input' : this.flags['from-file']}`
-  }
-
-  private async fromFile(file: string): Promise<Record<string, unknown>> {
-    if (this.args.checkoutId !== undefined) throw new UsageError('Pass either a checkout id or --from-file, not both')
-    const {flags} = this
-    const run = await runFromFile({
-      clientOptions: this.clientOptions(),
-      concurrency: flags.concurrency,
-      dryRun: this.dryRun,
-      file,
-      journal: flags.journal,
-      keepAll: this.documentWanted,
-      kind: 'void',
-      profile: await this.profile(),
-      reason: flags.reason,
-      yes: flags.yes === true,
-    })
-    this.closeWith(run.closing)
-    process.exitCode = run.exitCode
-    return run.document as unknown as Record<string, unknown>
   }
 }

@@ -1,10 +1,7 @@
 import {Flags} from '@oclif/core'
 
-import type {Operation} from '../../http/operation.js'
-
-import {BaseCommand} from '../../cli/base-command.js'
-import {BULK_VIEW, bulkFlags} from '../../cli/checkout/bulk-flags.js'
-import {runFromFile} from '../../cli/checkout/bulk.js'
+import {BulkMoneyCommand} from '../../cli/checkout/bulk-command.js'
+import {bulkFlags} from '../../cli/checkout/bulk-flags.js'
 import {CHECKOUT_ZONE} from '../../cli/checkout/columns.js'
 import {refundConfirmation, refundUsedUp} from '../../cli/checkout/money-prompts.js'
 import {changeFlags} from '../../cli/flags.js'
@@ -16,7 +13,8 @@ import {checkoutOps} from '../../services/checkout/operations.js'
 import {amountFlag} from '../../services/checkout/request.js'
 import {refundCheckoutChecked} from '../../services/checkout/workflows.js'
 
-export default class RefundCreate extends BaseCommand<typeof RefundCreate> {
+export default class RefundCreate extends BulkMoneyCommand<typeof RefundCreate> {
+  protected readonly bulkKind = 'refund'
   static override baseFlags = changeFlags
   static override changes = checkoutOps.refundCheckout
   static override args = {checkoutId: {...idArg('checkout id'), required: false}}
@@ -43,14 +41,11 @@ With --from-file, refunds every row of a file (CSV with the header checkoutId,am
   static override usage = ['refund create CHECKOUTID --reason <value> [FLAGS]', 'refund create --from-file FILE [FLAGS]']
   static override view: View = {zone: CHECKOUT_ZONE}
 
-  protected override get view(): View {
-    return this.flags?.['from-file'] === undefined ? RefundCreate.view : BULK_VIEW
-  }
 
   async run(): Promise<Record<string, unknown>> {
     const {flags} = this
     const {checkoutId} = this.args
-    if (flags['from-file'] !== undefined) return this.fromFile(flags['from-file'])
+    if (flags['from-file'] !== undefined) return this.fromFile(flags['from-file'], checkoutId)
     if (checkoutId === undefined) throw new UsageError('Missing the checkout id: opsctl refund create CHECKOUTID', [hints.help(this.id)])
     if (flags.reason === undefined) throw new UsageError('Missing required flag --reason')
     if (flags.amount === undefined && !flags.full) throw new UsageError('Say how much: pass --amount <value> or --full')
@@ -81,29 +76,5 @@ With --from-file, refunds every row of a file (CSV with the header checkoutId,am
     const usedUp = refundUsedUp(result)
     if (usedUp) this.note(usedUp)
     return result
-  }
-
-  protected override changeAction(changes: Operation): string {
-    return this.flags['from-file'] === undefined ? super.changeAction(changes) : `Refunding the rows of ${this.flags['from-file'] === '-' ? 'standard input' : this.flags['from-file']}`
-  }
-
-  private async fromFile(file: string): Promise<Record<string, unknown>> {
-    if (this.args.checkoutId !== undefined) throw new UsageError('Pass either a checkout id or --from-file, not both')
-    const {flags} = this
-    const run = await runFromFile({
-      clientOptions: this.clientOptions(),
-      concurrency: flags.concurrency,
-      dryRun: this.dryRun,
-      file,
-      journal: flags.journal,
-      keepAll: this.documentWanted,
-      kind: 'refund',
-      profile: await this.profile(),
-      reason: flags.reason,
-      yes: flags.yes === true,
-    })
-    this.closeWith(run.closing)
-    process.exitCode = run.exitCode
-    return run.document as unknown as Record<string, unknown>
   }
 }

@@ -1,0 +1,64 @@
+/**
+ * What `refund create` and `checkout void` share for `--from-file`: the consent wording, the view
+ * of the bulk document, and the run itself (src/cli/checkout/bulk.ts). Each command still reads
+ * one checkout id when no file is given.
+ */
+import type {Command} from '@oclif/core'
+
+import type {Operation} from '../../http/operation.js'
+import type {BulkKind} from '../../runtime/bulk/rows.js'
+
+import {UsageError} from '../../errors.js'
+import {BaseCommand} from '../base-command.js'
+import {type View} from '../output/view.js'
+import {BULK_VIEW} from './bulk-flags.js'
+import {runFromFile} from './bulk.js'
+
+interface BulkFlagValues {
+  concurrency: number
+  'from-file'?: string
+  journal?: string
+  reason?: string
+  yes?: boolean
+}
+
+const ACTION: Record<BulkKind, string> = {refund: 'Refunding', void: 'Voiding'}
+
+export abstract class BulkMoneyCommand<T extends typeof Command> extends BaseCommand<T> {
+  protected abstract readonly bulkKind: BulkKind
+
+  /** The file of a --from-file run, if this is one. */
+  protected get fromFileFlag(): string | undefined {
+    return (this.flags as unknown as BulkFlagValues | undefined)?.['from-file']
+  }
+
+  protected override changeAction(changes: Operation): string {
+    const file = this.fromFileFlag
+    return file === undefined ? super.changeAction(changes) : `${ACTION[this.bulkKind]} the rows of ${file === '-' ? 'standard input' : file}`
+  }
+
+  protected override get view(): View {
+    return this.fromFileFlag === undefined ? super.view : BULK_VIEW
+  }
+
+  /** Plans, confirms and sends every row of the file; the bulk document, its closing line and exit code set. */
+  protected async fromFile(file: string, checkoutId: string | undefined): Promise<Record<string, unknown>> {
+    if (checkoutId !== undefined) throw new UsageError('Pass either a checkout id or --from-file, not both')
+    const flags = this.flags as unknown as BulkFlagValues
+    const run = await runFromFile({
+      clientOptions: this.clientOptions(),
+      concurrency: flags.concurrency,
+      dryRun: this.dryRun,
+      file,
+      journal: flags.journal,
+      keepAll: this.documentWanted,
+      kind: this.bulkKind,
+      profile: await this.profile(),
+      reason: flags.reason,
+      yes: flags.yes === true,
+    })
+    this.closeWith(run.closing)
+    process.exitCode = run.exitCode
+    return run.document as unknown as Record<string, unknown>
+  }
+}
