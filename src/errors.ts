@@ -41,6 +41,7 @@ export type NextStep =
   | {step: 'refund-get'; checkoutId: string; refundId: string}
   | {step: 'refund-list'; checkoutId: string}
   | {port?: number; step: 'sandbox-start'}
+  | {step: 'sandbox-token'}
   | {again?: boolean; step: 'sign-in'}
   /** 403: another user's data, or a write by a linked caregiver (who may only read): that user's own session. */
   | {step: 'sign-in-as-owner'}

@@ -49,6 +49,10 @@ export function nextStepText(next: NextStep, context: HintContext = {}): string 
       return `Check the base URLs: opsctl profile show${context.profile ? ` ${shellQuote(context.profile)}` : ''}`
     }
 
+    case 'sandbox-token': {
+      return 'Run it on the machine that started the sandbox, or set OPSCTL_SANDBOX_TOKEN to the token given to sandbox start --token'
+    }
+
     case 'profile-show': {
       return `Check the profile keys: opsctl profile show${context.profile ? ` ${shellQuote(context.profile)}` : ''}`
     }

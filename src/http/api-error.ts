@@ -1,6 +1,6 @@
 import type {InboundResponse} from './transport.js'
 
-import {ApiError, ExitCode} from '../errors.js'
+import {ApiError, ExitCode, type NextStep} from '../errors.js'
 import {parseErrorBody} from './error-body.js'
 import {parseJson} from './json.js'
 import {maskPatientText, scrubSecrets} from './redact.js'
@@ -13,7 +13,7 @@ import {findServiceModule, requestIdFrom} from './services.js'
  */
 export function apiErrorFrom(
   res: InboundResponse,
-  context: {operationId: string; patientData?: ReadonlySet<string>; secrets?: string[]; service: string},
+  context: {authStep?: NextStep; operationId: string; patientData?: ReadonlySet<string>; secrets?: string[]; service: string},
 ): ApiError {
   const secrets = context.secrets ?? []
   const shown = (text: string) => (context.patientData ? maskPatientText(scrubSecrets(text, secrets), context.patientData) : scrubSecrets(text, secrets))
@@ -33,7 +33,7 @@ export function apiErrorFrom(
     service: context.service,
     operationId: context.operationId,
     exitCode: parsed.code && module?.refusalCodes?.has(parsed.code) ? ExitCode.Refused : undefined,
-    authStep: module?.authStep?.(res.status),
+    authStep: context.authStep ?? module?.authStep?.(res.status),
     ...(retryAfter ? {retryAfter: retryAfter.slice(0, 40)} : {}),
   })
 }

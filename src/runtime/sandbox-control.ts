@@ -70,7 +70,8 @@ export async function sandboxControl(
     })
   }
 
-  if (res.status >= 400) throw apiErrorFrom(res, {operationId: label, service: 'sandbox'})
+  // A 401/403 here is about the control token, not the profile's keys.
+  if (res.status >= 400) throw apiErrorFrom(res, {authStep: {step: 'sandbox-token'}, operationId: label, service: 'sandbox'})
   return parseJson(res.text)
 }
 

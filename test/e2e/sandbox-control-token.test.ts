@@ -64,6 +64,9 @@ describe('the sandbox control token (processes)', () => {
     })
     expect(result.code).toBe(3)
     expect(result.stderr).toContain('OPSCTL_SANDBOX_TOKEN')
+    // the next step is about the token, not the profile's keys
+    expect(result.stderr).toContain('Try this: Run it on the machine that started the sandbox')
+    expect(result.stderr).not.toContain('profile show')
     expect((await sandbox.control('clock')).now.slice(0, 4)).toBe('2026')
   })
 
