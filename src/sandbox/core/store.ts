@@ -33,7 +33,7 @@ export class SandboxStore {
   private readonly statements = new Map<string, Database.Statement>()
   /** what DocTables read and wrote, as the database has it in the current transaction */
   readonly cache = new DocumentCache()
-  private readonly discardListeners: (() => void)[] = []
+  private readonly discardListeners: (() => Promise<void> | void)[] = []
 
   constructor(readonly db: Database.Database) {}
 
@@ -68,29 +68,37 @@ export class SandboxStore {
   discard(): void {
     this.cache.clear()
     if (this.db.inTransaction) this.db.exec('ROLLBACK')
-    for (const listener of this.discardListeners) listener()
+    for (const listener of this.discardListeners) {
+      // an async listener (the clocks read their saved offsets) finishes in microtasks, before any other request runs
+      Promise.resolve(listener()).catch((error: unknown) => process.stderr.write(`sandbox: ${(error as Error).message}\n`))
+    }
   }
 
   /** Called after every rollback of a request's change: what is held in memory beside the database (the clock) goes back too. */
-  onDiscard(listener: () => void): void {
+  onDiscard(listener: () => Promise<void> | void): void {
     this.discardListeners.push(listener)
   }
 
   /** A change made outside a request (a webhook delivery finished): committed at once, or with the request under way. */
-  apply(change: () => void): void {
+  async apply(change: () => Promise<void>): Promise<void> {
     const own = !this.db.inTransaction
-    change()
+    await change()
     if (own) this.commit()
   }
 
   /** All or nothing within the request's transaction (a savepoint): used by imports, which validate as they go. */
-  atomically<T>(change: () => T): T {
+  async atomically<T>(change: () => Promise<T>): Promise<T> {
     this.write()
+    // a savepoint by hand: the change is async (its statements still run synchronously underneath)
+    this.db.exec('SAVEPOINT atomically')
     try {
-      return this.db.transaction(change)()
+      const result = await change()
+      this.db.exec('RELEASE atomically')
+      return result
     } catch (error) {
       // rolled back to the savepoint: what the cache learnt since may be gone
       this.cache.clear()
+      if (this.db.inTransaction) this.db.exec('ROLLBACK TO atomically; RELEASE atomically')
       throw error
     }
   }
@@ -101,14 +109,14 @@ export class SandboxStore {
   }
 
   /** The tenants that have rows. */
-  tenantsWithRows(): string[] {
+  async tenantsWithRows(): Promise<string[]> {
     return this.statement(Q.tenantsWithRows)
       .all()
       .map((row) => (row as {tenant: string}).tenant)
   }
 
   /** Deletes every row of a tenant (within the request's transaction). */
-  dropTenant(tenant: string): void {
+  async dropTenant(tenant: string): Promise<void> {
     this.write()
     this.cache.clear()
     this.statement(Q.dropTenantDocs).run(tenant)
@@ -179,7 +187,7 @@ export class DocTable<T> {
     this.cached = `${handle.tenant}\u0000${collection}`
   }
 
-  get size(): number {
+  async count(): Promise<number> {
     return (
       this.store.statement(Q.countDocs).get(this.tenant, this.collection) as {
         n: number
@@ -187,13 +195,13 @@ export class DocTable<T> {
     ).n
   }
 
-  clear(): void {
+  async clear(): Promise<void> {
     this.store.write()
     this.store.cache.forgetCollection(this.cached)
     this.store.statement(Q.clearDocs).run(this.tenant, this.collection)
   }
 
-  delete(key: string): boolean {
+  async delete(key: string): Promise<boolean> {
     this.store.write()
     this.store.cache.forget(this.cached, key)
     return (
@@ -201,7 +209,7 @@ export class DocTable<T> {
     )
   }
 
-  entries(): [string, T][] {
+  async entries(): Promise<[string, T][]> {
     const rows = this.store
       .statement(Q.listDocs)
       .all(this.tenant, this.collection) as {
@@ -211,24 +219,24 @@ export class DocTable<T> {
     return rows.map((r) => [r.key, JSON.parse(r.doc) as T])
   }
 
-  get(key: string): T | undefined {
+  async get(key: string): Promise<T | undefined> {
     const text = this.text(key)
     return text === undefined ? undefined : (JSON.parse(text) as T)
   }
 
-  has(key: string): boolean {
+  async has(key: string): Promise<boolean> {
     if (this.store.cache.get(this.cached, key) !== undefined) return true
     return (
       this.store.statement(Q.hasDoc).get(this.tenant, this.collection, key) !== undefined
     )
   }
 
-  keys(): string[] {
-    return this.entries().map(([key]) => key)
+  async keys(): Promise<string[]> {
+    return (await this.entries()).map(([key]) => key)
   }
 
   /** Adds or replaces the record under `key` (a replaced record keeps its place in the order). */
-  set(key: string, value: T): void {
+  async set(key: string, value: T): Promise<void> {
     this.store.write()
     const text = JSON.stringify(value)
     this.store.cache.forget(this.cached, key)
@@ -238,8 +246,8 @@ export class DocTable<T> {
     this.store.cache.remember(this.cached, key, text)
   }
 
-  values(): T[] {
-    return this.entries().map(([, value]) => value)
+  async values(): Promise<T[]> {
+    return (await this.entries()).map(([, value]) => value)
   }
 
   /** The stored text of a record: from the cache, else from the database (and then cached). */
@@ -262,11 +270,11 @@ export class DocCell<T> {
     private readonly initial: () => T,
   ) {}
 
-  get(): T {
-    return this.table.get(this.key) ?? this.initial()
+  async get(): Promise<T> {
+    return (await this.table.get(this.key)) ?? this.initial()
   }
 
-  set(value: T): void {
-    this.table.set(this.key, value)
+  async set(value: T): Promise<void> {
+    await this.table.set(this.key, value)
   }
 }

@@ -26,12 +26,12 @@ export class EventStore {
   }
 
   /** Events of the user dated in [start, end] (ISO), any order. */
-  between(userId: string, start: string, end: string): Event[] {
+  async between(userId: string, start: string, end: string): Promise<Event[]> {
     return this.docs(Q.eventsBetween, this.tenant, userId, start, end)
   }
 
   /** Every user's events, newest first, by user id. */
-  byUser(): Map<string, Event[]> {
+  async byUser(): Promise<Map<string, Event[]>> {
     const all = new Map<string, Event[]>()
     // Row by row, so the rows' text and the parsed events are never both held whole; the iterator is kept (native-lifetime.ts).
     const rows = keepAlive(this.store.statement(Q.eventsByUser).iterate(this.tenant)) as Iterable<{
@@ -47,26 +47,26 @@ export class EventStore {
     return all
   }
 
-  clear(): void {
+  async clear(): Promise<void> {
     this.store.write()
     this.store.statement(Q.dropTenantEvents).run(this.tenant)
   }
 
-  count(userId: string): number {
+  async count(userId: string): Promise<number> {
     return (this.store.statement(Q.countEvents).get(this.tenant, userId) as {n: number}).n
   }
 
-  delete(userId: string, id: string): boolean {
+  async delete(userId: string, id: string): Promise<boolean> {
     this.store.write()
     return this.store.statement(Q.deleteEvent).run(this.tenant, userId, id).changes > 0
   }
 
-  get(userId: string, id: string): Event | undefined {
+  async get(userId: string, id: string): Promise<Event | undefined> {
     return this.docs(Q.getEvent, this.tenant, userId, id)[0]
   }
 
   /** One page of the filtered events, newest first, with tokens for the pages around it when they exist. */
-  page(userId: string, q: EventsQuery, pageSize = EVENTS_PAGE_SIZE): {events: Event[]; paging: {next?: string; previous?: string}} {
+  async page(userId: string, q: EventsQuery, pageSize = EVENTS_PAGE_SIZE): Promise<{events: Event[]; paging: {next?: string; previous?: string}}> {
     const filter = eventFilter(userId, q)
     const where = `tenant = ? AND ${filter.where}`
     const params = [this.tenant, ...filter.params]
@@ -101,7 +101,7 @@ export class EventStore {
   }
 
   /** Adds the event, or replaces the user's event with its id. */
-  put(userId: string, event: Event): void {
+  async put(userId: string, event: Event): Promise<void> {
     this.store.write()
     this.store
       .statement(Q.putEvent)
