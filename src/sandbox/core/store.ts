@@ -16,7 +16,7 @@ import {closeSync, openSync} from 'node:fs'
 import {DocumentCache} from './document-cache.js'
 import {keepAlive} from './native-lifetime.js'
 import {withNativeModule} from './native-module.js'
-import {queriesFor} from './queries.js'
+import {type Queries, queriesFor} from './queries.js'
 import {migrate, schemaVersionOf} from './schema.js'
 
 const Q = queriesFor('sqlite')
@@ -46,6 +46,27 @@ export class SandboxStore {
     }
 
     return statement
+  }
+
+  /** The repositories' queries in this store's dialect. */
+  readonly queries: Queries = Q
+
+  /**
+   * The executor the repositories run their queries through: one row, all rows, or a write (it
+   * opens the request's transaction first) and the number of rows it changed. Promises, so a
+   * PostgreSQL store can stand in; here each statement runs synchronously, before the promise.
+   */
+  async first<R = unknown>(sql: string, ...params: unknown[]): Promise<R | undefined> {
+    return this.statement(sql).get(...params) as R | undefined
+  }
+
+  async rows<R = unknown>(sql: string, ...params: unknown[]): Promise<R[]> {
+    return this.statement(sql).all(...params) as R[]
+  }
+
+  async change(sql: string, ...params: unknown[]): Promise<number> {
+    this.write()
+    return this.statement(sql).run(...params).changes
   }
 
   /** Called before every write: opens the transaction the core commits before the answer. */
@@ -110,17 +131,15 @@ export class SandboxStore {
 
   /** The tenants that have rows. */
   async tenantsWithRows(): Promise<string[]> {
-    return this.statement(Q.tenantsWithRows)
-      .all()
-      .map((row) => (row as {tenant: string}).tenant)
+    return (await this.rows<{tenant: string}>(Q.tenantsWithRows)).map((row) => row.tenant)
   }
 
   /** Deletes every row of a tenant (within the request's transaction). */
   async dropTenant(tenant: string): Promise<void> {
     this.write()
     this.cache.clear()
-    this.statement(Q.dropTenantDocs).run(tenant)
-    this.statement(Q.dropTenantEvents).run(tenant)
+    await this.change(Q.dropTenantDocs, tenant)
+    await this.change(Q.dropTenantEvents, tenant)
   }
 
   close(): void {
@@ -175,6 +194,7 @@ export function openStore(file?: string): OpenedStore {
 export class DocTable<T> {
   private readonly store: SandboxStore
   private readonly tenant: string
+  private readonly Q: Queries
   /** the cache's name for this tenant's collection */
   private readonly cached: string
 
@@ -184,51 +204,38 @@ export class DocTable<T> {
   ) {
     this.store = handle.store
     this.tenant = handle.tenant
+    this.Q = handle.store.queries
     this.cached = `${handle.tenant}\u0000${collection}`
   }
 
   async count(): Promise<number> {
-    return (
-      this.store.statement(Q.countDocs).get(this.tenant, this.collection) as {
-        n: number
-      }
-    ).n
+    const row = await this.store.first<{n: number}>(this.Q.countDocs, this.tenant, this.collection)
+    return Number(row?.n ?? 0)
   }
 
   async clear(): Promise<void> {
-    this.store.write()
     this.store.cache.forgetCollection(this.cached)
-    this.store.statement(Q.clearDocs).run(this.tenant, this.collection)
+    await this.store.change(this.Q.clearDocs, this.tenant, this.collection)
   }
 
   async delete(key: string): Promise<boolean> {
-    this.store.write()
     this.store.cache.forget(this.cached, key)
-    return (
-      this.store.statement(Q.deleteDoc).run(this.tenant, this.collection, key).changes > 0
-    )
+    return (await this.store.change(this.Q.deleteDoc, this.tenant, this.collection, key)) > 0
   }
 
   async entries(): Promise<[string, T][]> {
-    const rows = this.store
-      .statement(Q.listDocs)
-      .all(this.tenant, this.collection) as {
-      doc: string
-      key: string
-    }[]
+    const rows = await this.store.rows<{doc: string; key: string}>(this.Q.listDocs, this.tenant, this.collection)
     return rows.map((r) => [r.key, JSON.parse(r.doc) as T])
   }
 
   async get(key: string): Promise<T | undefined> {
-    const text = this.text(key)
+    const text = await this.text(key)
     return text === undefined ? undefined : (JSON.parse(text) as T)
   }
 
   async has(key: string): Promise<boolean> {
     if (this.store.cache.get(this.cached, key) !== undefined) return true
-    return (
-      this.store.statement(Q.hasDoc).get(this.tenant, this.collection, key) !== undefined
-    )
+    return (await this.store.first(this.Q.hasDoc, this.tenant, this.collection, key)) !== undefined
   }
 
   async keys(): Promise<string[]> {
@@ -237,12 +244,9 @@ export class DocTable<T> {
 
   /** Adds or replaces the record under `key` (a replaced record keeps its place in the order). */
   async set(key: string, value: T): Promise<void> {
-    this.store.write()
     const text = JSON.stringify(value)
     this.store.cache.forget(this.cached, key)
-    this.store
-      .statement(Q.putDoc)
-      .run(this.tenant, this.collection, key, text)
+    await this.store.change(this.Q.putDoc, this.tenant, this.collection, key, text)
     this.store.cache.remember(this.cached, key, text)
   }
 
@@ -251,12 +255,10 @@ export class DocTable<T> {
   }
 
   /** The stored text of a record: from the cache, else from the database (and then cached). */
-  private text(key: string): string | undefined {
+  private async text(key: string): Promise<string | undefined> {
     const cached = this.store.cache.get(this.cached, key)
     if (cached !== undefined) return cached
-    const row = this.store
-      .statement(Q.getDoc)
-      .get(this.tenant, this.collection, key) as undefined | {doc: string}
+    const row = await this.store.first<{doc: string}>(this.Q.getDoc, this.tenant, this.collection, key)
     if (row) this.store.cache.remember(this.cached, key, row.doc)
     return row?.doc
   }
