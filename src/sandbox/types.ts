@@ -35,9 +35,9 @@ export type Caller = Pick<SandboxRequest, 'key' | 'userId'>
 
 /** The sessions table of the module that keeps sign-ins (core/sessions.ts reads and writes it). */
 export interface SessionTable {
-  delete(key: string): boolean
-  get(key: string): undefined | {lastSeen: number; userId: string}
-  set(key: string, session: {lastSeen: number; userId: string}): void
+  delete(key: string): Promise<boolean>
+  get(key: string): Promise<undefined | {lastSeen: number; userId: string}>
+  set(key: string, session: {lastSeen: number; userId: string}): Promise<void>
 }
 
 
@@ -83,9 +83,9 @@ export interface Clock {
 
 export interface Sessions {
   /** Issues a new opaque session id for the user; reply with `setCookie(sid)` in the headers. */
-  create(userId: string): string
+  create(userId: string): Promise<string>
   /** The user of a live session, touching its idle timer; undefined when unknown or expired. */
-  lookup(sid: string): string | undefined
+  lookup(sid: string): Promise<string | undefined>
   cookieHeader(sid: string): Record<string, string>
 }
 
@@ -117,13 +117,13 @@ export interface SandboxContext {
   /** The kind of an API key among the tenant's keys (the published test keys for the default tenant); undefined for any other. */
   apiKeyKind: KeyKindOf
   /** Raises an event; listeners (webhook delivery) hear it once the request's changes are committed. */
-  emit(event: SandboxEvent): void
+  emit(event: SandboxEvent): Promise<void>
   /**
    * Runs a change in a transaction of its own and commits it at once (rolled back if it throws):
    * long work done in batches (generated events), so the sandbox answers other requests between
    * them. When another request's change is open, it waits for that one's commit rather than join it.
    */
-  commitNow(change: () => void): Promise<void>
+  commitNow(change: () => Promise<void>): Promise<void>
 }
 
 /** The body a row's success answer carries (the fields its response schema names; more may travel), or nothing. */
@@ -148,13 +148,13 @@ export interface SandboxModule<S extends ServiceDefinition = ServiceDefinition> 
   /** Extra `/__sandbox/...` control routes (seeding ACT results, ...); served for every tenant. */
   control?(app: FastifyInstance, ctxOf: ContextOf): void
   /** Demo data for `--seed`. */
-  seed?(ctx: SandboxContext): void
+  seed?(ctx: SandboxContext): Promise<void>
   /**
    * Checks a request to one of its rows as the service does (credentials, required headers) and
    * says who the caller is; throws SandboxError to refuse. `params` may be rewritten (`me`).
    * Without it, every row is open.
    */
-  authenticate?(op: Operation, request: {headers: Record<string, string | string[] | undefined>; params: Record<string, string>}, ctx: SandboxContext): Caller
+  authenticate?(op: Operation, request: {headers: Record<string, string | string[] | undefined>; params: Record<string, string>}, ctx: SandboxContext): Caller | Promise<Caller>
   /** Its error answers: the body of a refusal in the service's shape, and the codes of refusals the core makes (by status). */
   errors?: {
     body(error: SandboxError, requestId: string): unknown
@@ -165,7 +165,7 @@ export interface SandboxModule<S extends ServiceDefinition = ServiceDefinition> 
   /** Where sign-in sessions live (`ctx.sessions` reads and writes them): the module whose service signs users in. */
   sessionTable?(ctx: SandboxContext): SessionTable
   /** The callback URL registered for an event, if any: the core delivers the event there. */
-  webhookTarget?(event: SandboxEvent, ctx: SandboxContext): string | undefined
+  webhookTarget?(event: SandboxEvent, ctx: SandboxContext): Promise<string | undefined>
 }
 
 /** Checks a module against its own table (every handler present and typed from its row), then lets the core hold any module. */

@@ -59,7 +59,7 @@ beforeAll(async () => {
   use(source)
   await run(UsersLogin, ['--email', DEMO_USERS.patient.email, '--password', DEMO_USERS.patient.password])
   // more than the seed has: a refund, a webhook, a customization
-  const checkouts = source.ctx.state.checkout.checkouts.values()
+  const checkouts = await source.ctx.state.checkout.checkouts.values()
   const earlier = checkouts.find((c) => c.requestReferenceNumber === 'SEED-PAID-EARLIER')!
   const inject = (method: 'POST', url: string, payload: Record<string, unknown>) =>
     source.app.inject({method, url, payload, headers: SECRET}).then((r) => r.json())

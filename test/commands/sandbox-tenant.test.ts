@@ -30,7 +30,7 @@ describe('opsctl sandbox tenant', () => {
   })
   afterEach(() => user.cleanup())
 
-  const tenantIds = () => [...sandbox.running.tenants.records()].map((r) => r.id)
+  const tenantIds = async () => (await sandbox.running.tenants.records()).map((r) => r.id)
 
   it('create --save-profile prints the URLs, keys and clock, and saves a 0600 profile whose commands act on the tenant alone', async () => {
     const created = await json(SandboxTenantCreate, ['--sandbox-url', sandbox.origin, '--save-profile', 'job-1'])
@@ -69,7 +69,7 @@ describe('opsctl sandbox tenant', () => {
 
   it('create refuses a taken or malformed profile name, a production profile without --sandbox-url and a non-local URL, with exit 2, creating nothing', async () => {
     await json(SandboxTenantCreate, ['--sandbox-url', sandbox.origin, '--save-profile', 'taken'])
-    const before = tenantIds()
+    const before = (await tenantIds())
     for (const argv of [
       ['--sandbox-url', sandbox.origin, '--save-profile', 'taken'],
       ['--sandbox-url', sandbox.origin, '--save-profile', 'no/slash'],
@@ -85,7 +85,7 @@ describe('opsctl sandbox tenant', () => {
     const production = await run(SandboxTenantCreate, [])
     expect(production.code).toBe(2)
     expect(production.stderr).toMatch(/is production.*--sandbox-url/)
-    expect(tenantIds()).toEqual(before)
+    expect((await tenantIds())).toEqual(before)
   })
 
   it('list shows the tenants without their keys', async () => {
@@ -103,10 +103,10 @@ describe('opsctl sandbox tenant', () => {
     const unconfirmed = await run(SandboxTenantDelete, [id, '--sandbox-url', sandbox.origin])
     expect(unconfirmed.code).toBe(2)
     expect(unconfirmed.stderr).toContain('--yes')
-    expect(tenantIds()).toContain(id)
+    expect((await tenantIds())).toContain(id)
 
     expect(await json(SandboxTenantDelete, [id, '--sandbox-url', sandbox.origin, '--yes'])).toEqual({deleted: id})
-    expect(tenantIds()).not.toContain(id)
+    expect((await tenantIds())).not.toContain(id)
     expect((await run(SandboxTenantDelete, [id, '--sandbox-url', sandbox.origin, '--yes'])).code).toBe(4)
     for (const bad of ['tn_XYZ', '../tn_0000000000000000', '__proto__']) {
       const result = await run(SandboxTenantDelete, [bad, '--sandbox-url', sandbox.origin, '--yes'])
@@ -115,7 +115,7 @@ describe('opsctl sandbox tenant', () => {
   })
 
   it(`create past ${SANDBOX_MAX_TENANTS} tenants is refused with exit 5`, async () => {
-    const room = SANDBOX_MAX_TENANTS - tenantIds().length
+    const room = SANDBOX_MAX_TENANTS - (await tenantIds()).length
     for (let i = 0; i < room; i++) await sandbox.control('tenants', {})
     const refused = await run(SandboxTenantCreate, ['--sandbox-url', sandbox.origin])
     expect(refused.code).toBe(5)

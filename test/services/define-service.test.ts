@@ -47,28 +47,28 @@ const notes = defineService({
 })
 
 type NotesState = DocTable<{id: string; text: string}[]>
-const notesOf = (state: unknown, userId: string) => (state as NotesState).get(userId) ?? []
+const notesOf = async (state: unknown, userId: string) => (await (state as NotesState).get(userId)) ?? []
 const saveNotes = (state: unknown, userId: string, list: {id: string; text: string}[]) => (state as NotesState).set(userId, list)
 
 const handlers: HandlersFor<typeof notes> = {
-  addNote(req, ctx) {
+  async addNote(req, ctx) {
     const note = {id: ctx.id('note'), text: req.body.text}
-    saveNotes(ctx.state.health, req.params.userId, [...notesOf(ctx.state.health, req.params.userId), note])
+    await saveNotes(ctx.state.health, req.params.userId, [...(await notesOf(ctx.state.health, req.params.userId)), note])
     return note
   },
-  listNotes(req, ctx) {
-    const list = notesOf(ctx.state.health, req.params.userId)
+  async listNotes(req, ctx) {
+    const list = await notesOf(ctx.state.health, req.params.userId)
     const ordered = req.query.order === 'newest' ? list.toReversed() : list
     const start = Number(req.query.pagingToken ?? 0)
     const end = start + PAGE_SIZE
     return {notes: ordered.slice(start, end), paging: end < ordered.length ? {next: String(end)} : {}}
   },
-  deleteNote(req, ctx) {
-    const list = notesOf(ctx.state.health, req.params.userId)
+  async deleteNote(req, ctx) {
+    const list = await notesOf(ctx.state.health, req.params.userId)
     const at = list.findIndex((n) => n.id === req.params.noteId)
     if (at === -1) throw new SandboxError(404, 'NOT_FOUND', `Note ${req.params.noteId} not found`)
     list.splice(at, 1)
-    saveNotes(ctx.state.health, req.params.userId, list)
+    await saveNotes(ctx.state.health, req.params.userId, list)
   },
 }
 
@@ -79,9 +79,9 @@ const notesModule = sandboxModule({
   handlers,
   openState: (store) =>
     Object.assign(new DocTable<{id: string; text: string}[]>(store, 'test.notes'), {
-      dump: () => ({}),
-      load() {},
-      reset() {},
+      dump: async () => ({}),
+      async load() {},
+      async reset() {},
     }),
   routes(app) {
     app.addHook('onRequest', async (request) => {

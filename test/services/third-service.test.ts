@@ -65,7 +65,7 @@ const parcelsClientModule: ServiceModule = {
 const parcelsSandbox = sandboxModule({
   service: parcels,
   prefix: '/parcels',
-  openState: () => ({dump: () => ({}), load() {}, reset() {}}),
+  openState: () => ({dump: async () => ({}), async load() {}, async reset() {}}),
   authenticate(_op, {headers}) {
     if (headers['x-parcels-client'] !== 'opsctl') throw new SandboxError(400, 'CLIENT_UNNAMED', 'Say who you are in x-parcels-client')
     if (headers.authorization !== `Bearer ${TOKEN}`) throw new SandboxError(401, 'TOKEN_REJECTED', 'Bearer token missing or unknown')

@@ -39,13 +39,15 @@ function fakeContext(): Fake {
       set: (iso: string) => (now = Date.parse(iso)),
       advance: (ms: number) => (now += ms),
     },
-    sessions: {create: () => 'sid', lookup: () => undefined, cookieHeader: () => ({})},
+    sessions: {create: async () => 'sid', lookup: async () => undefined, cookieHeader: () => ({})},
     origin: () => 'http://127.0.0.1:4999',
     id: (prefix = 'id') => `${prefix}_${++n}`,
     hex: (length: number) => 'a'.repeat(length),
     apiKeyKind: () => undefined,
-    emit: (event: SandboxEvent) => fake.events.push(event),
-    commitNow: async (change: () => void) => change(),
+    emit: async (event: SandboxEvent) => {
+      fake.events.push(event)
+    },
+    commitNow: async (change: () => Promise<void>) => change(),
   }
   return fake
 }
@@ -92,7 +94,7 @@ async function record(checkoutId: string): Promise<Record<string, any>> {
   return (await call('getCheckout', {params: {checkoutId}})).body as Record<string, any>
 }
 
-function pay(checkoutId: string, cardNumber = '5123456789012346', extra: Record<string, string> = {}) {
+async function pay(checkoutId: string, cardNumber = '5123456789012346', extra: Record<string, string> = {}) {
   return submitPaymentForm(fake.ctx, checkoutId, {action: 'pay', cardNumber, expiry: '12/30', cvc: '123', ...extra})
 }
 
@@ -131,8 +133,8 @@ describe('checkouts', () => {
     expect(await record(id)).toMatchObject({status: 'EXPIRED', paymentStatus: 'PAYMENT_EXPIRED', updatedAt: '2026-11-21T03:00:00.000Z'})
     await record(id)
     expect(fake.events.map((e) => [e.type, e.checkoutId])).toEqual([['CHECKOUT_DROPOUT', id]])
-    expect(showPaymentPage(fake.ctx, id).status).toBe(409)
-    expect(pay(id).status).toBe(409)
+    expect((await showPaymentPage(fake.ctx, id)).status).toBe(409)
+    expect((await pay(id)).status).toBe(409)
   })
 })
 
@@ -148,7 +150,7 @@ describe('hosted payment page', () => {
       },
     })
     const id = await createCheckout()
-    const page = showPaymentPage(fake.ctx, id)
+    const page = await showPaymentPage(fake.ctx, id)
     expect(page.status).toBe(200)
     expect(page.html).toContain('<title>Tea &lt;Shop&gt; &amp; Co</title>')
     expect(page.html).toContain('src="https://cdn.example/logo.png"')
@@ -160,14 +162,14 @@ describe('hosted payment page', () => {
     expect(page.html).not.toContain('<Shop>')
   })
 
-  it('answers 404 for an unknown checkout', () => {
-    expect(showPaymentPage(fake.ctx, 'nope').status).toBe(404)
+  it('answers 404 for an unknown checkout', async () => {
+    expect((await showPaymentPage(fake.ctx, 'nope')).status).toBe(404)
   })
 
   it('a succeeding Mastercard pays, redirects to success and raises CHECKOUT_SUCCESS; only scheme and last 4 are kept', async () => {
     const id = await createCheckout()
     fake.ctx.clock.advance(5 * 60_000)
-    expect(pay(id)).toEqual({status: 303, location: 'https://shop.example/ok'})
+    expect(await pay(id)).toEqual({status: 303, location: 'https://shop.example/ok'})
     const r = await record(id)
     expect(r).toMatchObject({
       status: 'COMPLETED',
@@ -179,81 +181,81 @@ describe('hosted payment page', () => {
     expect(r.receiptNumber).toBeTruthy()
     expect(fake.events).toHaveLength(1)
     expect(fake.events[0]).toMatchObject({type: 'CHECKOUT_SUCCESS', checkoutId: id, payload: {id, paymentStatus: 'PAYMENT_SUCCESS'}})
-    const everything = JSON.stringify([fake.state.dump(), fake.events])
+    const everything = JSON.stringify([await fake.state.dump(), fake.events])
     expect(everything).not.toContain('5123456789012346')
     expect(everything).not.toContain('"123"')
   })
 
   it('the VISA test card succeeds too', async () => {
     const id = await createCheckout()
-    expect(pay(id, '4123450131001381').status).toBe(303)
+    expect((await pay(id, '4123450131001381')).status).toBe(303)
     expect(await record(id)).toMatchObject({paymentStatus: 'PAYMENT_SUCCESS', paymentScheme: 'VISA'})
   })
 
   it('the declined card fails, redirects to failure and raises CHECKOUT_FAILURE', async () => {
     const id = await createCheckout()
-    expect(pay(id, '5204730000002662')).toEqual({status: 303, location: 'https://shop.example/failed'})
+    expect(await pay(id, '5204730000002662')).toEqual({status: 303, location: 'https://shop.example/failed'})
     expect(await record(id)).toMatchObject({status: 'COMPLETED', paymentStatus: 'PAYMENT_FAILED'})
     expect(fake.events.map((e) => e.type)).toEqual(['CHECKOUT_FAILURE'])
-    expect(pay(id).status).toBe(409)
+    expect((await pay(id)).status).toBe(409)
   })
 
   it('declines any other valid card number', async () => {
     const other = await createCheckout()
-    expect(pay(other, '4111111111111111').location).toBe('https://shop.example/failed')
+    expect((await pay(other, '4111111111111111')).location).toBe('https://shop.example/failed')
     expect((await record(other)).paymentStatus).toBe('PAYMENT_FAILED')
   })
 
   it('refuses on the form, saying why, a number that fails the Luhn check and an expired card; nothing is charged', async () => {
     const id = await createCheckout()
-    const typo = pay(id, '5123 4567 8901 2345', {expiry: '12/30', cvc: '123'})
+    const typo = await pay(id, '5123 4567 8901 2345', {expiry: '12/30', cvc: '123'})
     expect(typo.status).toBe(400)
     expect(typo.html).toContain('This card number is not valid: check it for a mistyped digit.')
     expect(typo.html).toMatch(/<input id="cardNumber"[^>]*aria-invalid="true"/)
     // 10/26 ended on 31 Oct 2026; the sandbox clock is 21 Nov 2026.
-    const expired = pay(id, '5123456789012346', {expiry: '10/26'})
+    const expired = await pay(id, '5123456789012346', {expiry: '10/26'})
     expect(expired.status).toBe(400)
     expect(expired.html).toContain('This card expired at the end of 10/26.')
     expect(await record(id)).toMatchObject({status: 'CREATED', paymentStatus: 'PENDING_PAYMENT'})
     expect(fake.events).toEqual([])
-    expect(pay(id, '5123456789012346', {expiry: '11/26'}).location).toBe('https://shop.example/ok')
+    expect((await pay(id, '5123456789012346', {expiry: '11/26'})).location).toBe('https://shop.example/ok')
   })
 
   it('after a refusal the form keeps the card number and expiry as typed, but never the CVC', async () => {
     const id = await createCheckout()
-    const res = pay(id, '5123 4567 8901 2346', {expiry: '1/30', cvc: '987'})
+    const res = await pay(id, '5123 4567 8901 2346', {expiry: '1/30', cvc: '987'})
     expect(res.html).toContain('Enter the expiry date as MM/YY.')
     expect(res.html).toContain('value="5123 4567 8901 2346"')
     expect(res.html).toContain('value="1/30"')
     expect(res.html).not.toContain('987')
-    const injected = pay(id, '"><script>x</script>')
+    const injected = await pay(id, '"><script>x</script>')
     expect(injected.html).toContain('value="&quot;&gt;&lt;script&gt;x&lt;/script&gt;"')
   })
 
   it('every page says it is a sandbox and lists the test cards', async () => {
     const id = await createCheckout()
-    const html = showPaymentPage(fake.ctx, id).html!
+    const html = (await showPaymentPage(fake.ctx, id)).html!
     expect(html).toContain('Sandbox: no real money.')
     expect(html).toMatch(/<details><summary>Test cards<\/summary>[\s\S]*5123 4567 8901 2346[\s\S]*4123 4501 3100 1381[\s\S]*5204 7300 0000 2662/)
-    expect(showPaymentPage(fake.ctx, 'nope').html).toContain('Sandbox: no real money.')
+    expect((await showPaymentPage(fake.ctx, 'nope')).html).toContain('Sandbox: no real money.')
   })
 
   it('a checkout that can no longer be paid is explained in words, with no status codes', async () => {
     const outcomes: Record<string, string> = {}
     const paid = await createCheckout()
-    pay(paid)
-    outcomes.paid = showPaymentPage(fake.ctx, paid).html!
+    await pay(paid)
+    outcomes.paid = (await showPaymentPage(fake.ctx, paid)).html!
     await call('voidCheckout', {params: {checkoutId: paid}, body: {reason: 'duplicate'}})
-    outcomes.voided = showPaymentPage(fake.ctx, paid).html!
+    outcomes.voided = (await showPaymentPage(fake.ctx, paid)).html!
     const declined = await createCheckout()
-    pay(declined, '5204730000002662')
-    outcomes.declined = showPaymentPage(fake.ctx, declined).html!
+    await pay(declined, '5204730000002662')
+    outcomes.declined = (await showPaymentPage(fake.ctx, declined)).html!
     const cancelled = await createCheckout()
-    submitPaymentForm(fake.ctx, cancelled, {action: 'cancel'})
-    outcomes.cancelled = showPaymentPage(fake.ctx, cancelled).html!
+    await submitPaymentForm(fake.ctx, cancelled, {action: 'cancel'})
+    outcomes.cancelled = (await showPaymentPage(fake.ctx, cancelled)).html!
     const expired = await createCheckout()
     fake.ctx.clock.advance(HOUR)
-    outcomes.expired = showPaymentPage(fake.ctx, expired).html!
+    outcomes.expired = (await showPaymentPage(fake.ctx, expired)).html!
 
     expect(outcomes.paid).toContain('This checkout has already been paid')
     expect(outcomes.paid).toContain('PHP 150.00 paid with Mastercard ending in 2346.')
@@ -269,14 +271,14 @@ describe('hosted payment page', () => {
 
   it('cancelling is a dropout: redirect to cancel, CHECKOUT_DROPOUT', async () => {
     const id = await createCheckout()
-    expect(submitPaymentForm(fake.ctx, id, {action: 'cancel'})).toEqual({status: 303, location: 'https://shop.example/cart'})
+    expect(await submitPaymentForm(fake.ctx, id, {action: 'cancel'})).toEqual({status: 303, location: 'https://shop.example/cart'})
     expect(await record(id)).toMatchObject({status: 'COMPLETED', paymentStatus: 'PAYMENT_CANCELLED'})
     expect(fake.events.map((e) => e.type)).toEqual(['CHECKOUT_DROPOUT'])
   })
 
   it('re-shows the form (400) for a malformed card, and the checkout stays payable', async () => {
     const id = await createCheckout()
-    const res = pay(id, '1234')
+    const res = await pay(id, '1234')
     expect(res.status).toBe(400)
     expect(res.html).toContain('card number')
     expect((await record(id)).status).toBe('CREATED')
@@ -286,7 +288,7 @@ describe('hosted payment page', () => {
   it('without redirect URLs, shows the outcome on the page itself', async () => {
     const {redirectUrl: _, ...noRedirects} = REQUEST
     const id = await createCheckout(noRedirects)
-    const res = pay(id)
+    const res = await pay(id)
     expect(res.status).toBe(200)
     expect(res.html).toContain('Payment received')
   })
@@ -295,8 +297,8 @@ describe('hosted payment page', () => {
 describe('void', () => {
   it('voids a successful payment the same day, once', async () => {
     const id = await createCheckout()
-    pay(id)
-    fake.ctx.clock.set('2026-11-21T15:59:59.000Z') // 23:59:59 in Manila
+    await pay(id)
+    await fake.ctx.clock.set('2026-11-21T15:59:59.000Z') // 23:59:59 in Manila
     const res = await call('voidCheckout', {params: {checkoutId: id}, body: {reason: 'duplicate'}})
     expect(res.body).toEqual({checkoutId: id, voidStatus: 'SUCCESS'})
     expect((await record(id)).paymentStatus).toBe('VOIDED')
@@ -306,8 +308,8 @@ describe('void', () => {
 
   it('refuses from 00:00:00 UTC+8 of the next day with PY0073, saying only a refund is possible', async () => {
     const id = await createCheckout()
-    pay(id)
-    fake.ctx.clock.set('2026-11-21T16:00:00.000Z')
+    await pay(id)
+    await fake.ctx.clock.set('2026-11-21T16:00:00.000Z')
     const e = await refusal('voidCheckout', {params: {checkoutId: id}, body: {reason: 'late'}})
     expect(e.code).toBe('PY0073')
     expect(e.message).toBe('void window closed at 2026-11-21 23:59:59 +08:00; only a refund is possible now')
@@ -323,14 +325,14 @@ describe('void', () => {
 describe('refunds', () => {
   async function paidYesterday(): Promise<string> {
     const id = await createCheckout()
-    pay(id)
+    await pay(id)
     fake.ctx.clock.advance(24 * HOUR)
     return id
   }
 
   it('refuses a refund on the transaction day (PY0072)', async () => {
     const id = await createCheckout()
-    pay(id)
+    await pay(id)
     const e = await refusal('refundCheckout', {params: {checkoutId: id}, body: {reason: 'x', amount: {value: '10.00', currency: 'PHP'}}})
     expect(e.code).toBe('PY0072')
   })
@@ -373,7 +375,7 @@ describe('refunds', () => {
 
   it('keeps a FAILED refund in the list without using up the one refund', async () => {
     const id = await paidYesterday()
-    fake.state.refundOutcomes.set(['FAILED'])
+    await fake.state.refundOutcomes.set(['FAILED'])
     const failed = await call('refundCheckout', {
       params: {checkoutId: id},
       body: {reason: 'try', amount: {value: '150.00', currency: 'PHP'}},
@@ -419,8 +421,8 @@ describe('webhook targets (what the core delivers events to)', () => {
   it('names the callback URL registered for the event, and nothing when none is', async () => {
     await call('registerWebhook', {body: {name: 'CHECKOUT_SUCCESS', callbackUrl: 'https://shop.example/paid'}})
     const event = (type: SandboxEvent['type']) => ({type, checkoutId: 'chk_1', payload: {}})
-    expect(checkoutModule.webhookTarget!(event('CHECKOUT_SUCCESS'), fake.ctx)).toBe('https://shop.example/paid')
-    expect(checkoutModule.webhookTarget!(event('CHECKOUT_FAILURE'), fake.ctx)).toBeUndefined()
+    expect(await checkoutModule.webhookTarget!(event('CHECKOUT_SUCCESS'), fake.ctx)).toBe('https://shop.example/paid')
+    expect(await checkoutModule.webhookTarget!(event('CHECKOUT_FAILURE'), fake.ctx)).toBeUndefined()
   })
 })
 
@@ -451,8 +453,8 @@ describe('customization', () => {
 
 describe('seed', () => {
   it('adds a checkout paid today (voidable) and one paid earlier (refundable)', async () => {
-    checkoutModule.seed!(fake.ctx)
-    const checkouts = [...fake.state.checkouts.values()]
+    await checkoutModule.seed!(fake.ctx)
+    const checkouts = [...await fake.state.checkouts.values()]
     expect(checkouts.map((c) => c.paymentStatus)).toEqual(['PAYMENT_SUCCESS', 'PAYMENT_SUCCESS'])
     const [today, earlier] = checkouts
     expect((await call('voidCheckout', {params: {checkoutId: today.id}, body: {reason: 'demo'}})).body).toMatchObject({

@@ -21,8 +21,8 @@ let world: ReturnType<typeof seedWorld> | undefined
 const seeded = () => (world ??= seedWorld())
 
 async function seedWorld() {
-  const ctx = fakeContext()
-  seedHealth(ctx)
+  const ctx = await fakeContext()
+  await seedHealth(ctx)
   const signIn = async (who: {email: string; password: string}) =>
     ((await h.signIn(request({body: {email: who.email, password: who.password}}), ctx)).body as any).id as string
   const patient = await signIn(DEMO_USERS.patient)
@@ -34,7 +34,7 @@ async function seedWorld() {
 describe('health sandbox: access to another user', () => {
   it('the seeded caregiver is linked to the seeded patient and reads their user, plan, events and metrics', async () => {
     const {caregiver, ctx, patient} = await seeded()
-    expect(ctx.state.health.users.get(caregiver)!.caregiverOf).toEqual([patient])
+    expect((await ctx.state.health.users.get(caregiver))!.caregiverOf).toEqual([patient])
     const as = (params: Record<string, string>, query: any = {}) => request({params: {userId: patient, ...params}, query, userId: caregiver})
     const user = (await h.getUserById(as({}), ctx)).body as any
     expect(user.plan.medications.map((m: any) => [m.medicationId, m.medicationType])).toEqual([
@@ -51,14 +51,14 @@ describe('health sandbox: access to another user', () => {
 
   it('a linked caregiver may not change the patient data: 403, and nothing is stored', async () => {
     const {caregiver, ctx, patient} = await seeded()
-    const before = ctx.state.health.events.count(patient)
+    const before = await ctx.state.health.events.count(patient)
     const body = {date: '2026-03-01T08:00:00Z', medicationId: 'med-salbutamol', medicationType: 'rescue'}
     const err = await refusal(() => h.addEvent(request({body, params: {userId: patient}, userId: caregiver}), ctx))
     expect([err.status, err.code, err.message]).toEqual([403, 'FORBIDDEN', "A linked caregiver may read this user's data but not change it"])
     const plan = await refusal(() => h.deletePlanMedication(request({params: {userId: patient, medicationId: 'med-salbutamol'}, userId: caregiver}), ctx))
     expect(plan.status).toBe(403)
-    expect(ctx.state.health.events.count(patient)).toBe(before)
-    expect(ctx.state.health.users.get(patient)!.plan.medications).toHaveLength(2)
+    expect(await ctx.state.health.events.count(patient)).toBe(before)
+    expect((await ctx.state.health.users.get(patient))!.plan.medications).toHaveLength(2)
   })
 
   it("an unrelated user gets 403 on the patient's data, and the patient gets 403 on the caregiver's", async () => {
@@ -77,18 +77,18 @@ describe('health sandbox: access to another user', () => {
       expect([err.status, err.code]).toEqual([404, 'NOT_FOUND'])
     }
 
-    expect(() => accessibleUser(ctx, stranger, '__proto__', 'read')).toThrow(expect.objectContaining({status: 404}))
+    await expect(accessibleUser(ctx, stranger, '__proto__', 'read')).rejects.toThrow(expect.objectContaining({status: 404}))
   })
 
   it('a malformed caregiverOf (not a list of ids) links nobody', async () => {
     const {caregiver, ctx, patient} = await seeded()
     const {users} = ctx.state.health
-    const record = users.get(caregiver)!
-    users.set(caregiver, {...record, caregiverOf: patient})
+    const record = (await users.get(caregiver))!
+    await users.set(caregiver, {...record, caregiverOf: patient})
     try {
-      expect(() => accessibleUser(ctx, caregiver, patient, 'read')).toThrow(expect.objectContaining({status: 403}))
+      await expect(accessibleUser(ctx, caregiver, patient, 'read')).rejects.toThrow(expect.objectContaining({status: 403}))
     } finally {
-      users.set(caregiver, record)
+      await users.set(caregiver, record)
     }
   })
 })

@@ -16,32 +16,32 @@ afterAll(() => {
   for (const store of opened.splice(0)) store.close()
 })
 
-function freshHealth(): HealthStore {
+async function freshHealth(): Promise<HealthStore> {
   const {store} = openStore()
   opened.push(store)
   const health = new HealthStore(store.forTenant('default'))
-  health.reset()
+  await health.reset()
   return health
 }
 
-export function fakeContext(now = '2026-03-05T04:00:00.000Z'): FakeContext {
+export async function fakeContext(now = '2026-03-05T04:00:00.000Z'): Promise<FakeContext> {
   let clock = new Date(now)
   let counter = 0
   const sessions = new Map<string, string>()
   const ctx: FakeContext = {
-    state: {health: freshHealth(), checkout: {} as any},
+    state: {health: await freshHealth(), checkout: {} as any},
     clock: {
       now: () => new Date(clock),
       set: (iso) => (clock = new Date(iso)),
       advance: (ms) => (clock = new Date(clock.getTime() + ms)),
     },
     sessions: {
-      create(userId) {
+      async create(userId) {
         const sid = `sid-${++counter}`
         sessions.set(sid, userId)
         return sid
       },
-      lookup: (sid) => sessions.get(sid),
+      lookup: async (sid) => sessions.get(sid),
       cookieHeader: (sid) => ({'set-cookie': `connect.sid=${sid}; Path=/; HttpOnly`}),
     },
     origin: () => 'http://127.0.0.1:4010',
@@ -50,7 +50,7 @@ export function fakeContext(now = '2026-03-05T04:00:00.000Z'): FakeContext {
     hex(length) {
       return (++counter).toString(16).padStart(length, '0')
     },
-    emit() {},
+    async emit() {},
     commitNow: async (change) => change(),
   }
   return ctx

@@ -4,7 +4,7 @@ import {healthModule} from '../../src/sandbox/health/index.js'
 import {bulkEvents, DEMO_USERS, seedHealth} from '../../src/sandbox/health/seed.js'
 import {EventsQuery, MetricsQuery} from '../../src/services/health/operations.js'
 import {answering} from '../fixtures/answering.js'
-import {fakeContext, refusal, request} from './health-fake-ctx.js'
+import {fakeContext, type FakeContext, refusal, request} from './health-fake-ctx.js'
 
 const h = answering(healthModule)
 
@@ -17,7 +17,8 @@ const credentials = {
   timeZone: 'Asia/Manila',
 }
 
-async function newUser(ctx = fakeContext(), body: Record<string, unknown> = credentials) {
+async function newUser(given?: FakeContext, body: Record<string, unknown> = credentials) {
+  const ctx = given ?? (await fakeContext())
   const reply = await h.createUser(request({body}), ctx)
   return {ctx, reply, user: reply.body as any}
 }
@@ -31,9 +32,9 @@ describe('health sandbox: users and sessions', () => {
     expect(user).toMatchObject({email: 'ana@example.com', role: 'patient', timeZone: 'Asia/Manila', plan: {medications: []}})
     expect(user.id).toMatch(/^[\da-f]{24}$/)
     expect(user.password).toBeUndefined()
-    const stored = JSON.stringify(ctx.state.health.dump())
+    const stored = JSON.stringify(await ctx.state.health.dump())
     expect(stored).not.toContain('s3cret-pass')
-    expect(ctx.state.health.users.get(user.id)!.password.hash).toMatch(/^[\w+/=]{40,}$/)
+    expect((await ctx.state.health.users.get(user.id))!.password.hash).toMatch(/^[\w+/=]{40,}$/)
   })
 
   it('refuses a second account with the same email (any case)', async () => {
@@ -101,7 +102,7 @@ describe('health sandbox: events', () => {
 
   it('pages of 50 with opaque next/previous tokens that walk the whole list once', async () => {
     const {ctx, user} = await newUser()
-    bulkEvents(ctx, ctx.state.health.users.get(user.id)!, {count: 120})
+    await bulkEvents(ctx, (await ctx.state.health.users.get(user.id))!, {count: 120})
     const p1 = await list(ctx, user.id)
     expect(p1.events).toHaveLength(50)
     expect(p1.paging.previous).toBeUndefined()
@@ -123,7 +124,7 @@ describe('health sandbox: events', () => {
 
   it('a filtered walk pages only matching events', async () => {
     const {ctx, user} = await newUser()
-    bulkEvents(ctx, ctx.state.health.users.get(user.id)!, {count: 400}) // every 4th is a controller event: 100
+    await bulkEvents(ctx, (await ctx.state.health.users.get(user.id))!, {count: 400}) // every 4th is a controller event: 100
     let token: string | undefined
     let seen = 0
     do {
@@ -197,7 +198,7 @@ describe('health sandbox: plan, groups, metrics', () => {
   })
 
   it('group config by id or name; unknown -> 404', async () => {
-    const ctx = fakeContext()
+    const ctx = await fakeContext()
     const byName = (await h.getGroupConfig(request({params: {idOrName: 'demo-clinic'}}), ctx)).body as any
     const byId = (await h.getGroupConfig(request({params: {idOrName: byName.id}}), ctx)).body as any
     expect(byId.name).toBe('demo-clinic')
@@ -218,12 +219,12 @@ describe('health sandbox: plan, groups, metrics', () => {
   })
 
   it('seed: demo patient and caregiver with known passwords, a plan and weeks of events', async () => {
-    const ctx = fakeContext()
-    seedHealth(ctx)
+    const ctx = await fakeContext()
+    await seedHealth(ctx)
     const login = await h.signIn(request({body: {email: DEMO_USERS.patient.email, password: DEMO_USERS.patient.password}}), ctx)
     const patient = login.body as any
     expect(patient.plan.medications.map((m: any) => m.medicationId)).toEqual(['med-fluticasone', 'med-salbutamol'])
-    expect(ctx.state.health.events.count(patient.id)).toBeGreaterThan(50)
+    expect(await ctx.state.health.events.count(patient.id)).toBeGreaterThan(50)
     expect(
       (await h.signIn(request({body: {email: DEMO_USERS.caregiver.email, password: DEMO_USERS.caregiver.password}}), ctx)).status,
     ).toBe(200)

@@ -59,17 +59,17 @@ describe('bounded work', () => {
   })
 
   it(`refuses to generate more than ${MAX_GENERATED_EVENTS} events in one request, naming the limit`, async () => {
-    const userId = sandbox.running.ctx.state.health.users.values()[0].id
+    const userId = (await sandbox.running.ctx.state.health.users.values())[0].id
     await expect(sandbox.control('health/events', {userId, count: MAX_GENERATED_EVENTS + 1})).rejects.toThrow(
       `at most ${MAX_GENERATED_EVENTS} events per request`,
     )
-    expect(sandbox.running.ctx.state.health.events.count(userId)).toBeLessThan(MAX_GENERATED_EVENTS)
+    expect(await sandbox.running.ctx.state.health.events.count(userId)).toBeLessThan(MAX_GENERATED_EVENTS)
   })
 
   it('answers another request while it generates the most events one request may ask for, then has them all', async () => {
-    const userId = sandbox.running.ctx.state.health.users.values()[0].id
+    const userId = (await sandbox.running.ctx.state.health.users.values())[0].id
     const {events} = sandbox.running.ctx.state.health
-    const before = events.count(userId)
+    const before = await events.count(userId)
     let generated = false
     const generation = sandbox.control('health/events', {userId, count: MAX_GENERATED_EVENTS}).then((answer) => {
       generated = true
@@ -77,20 +77,20 @@ describe('bounded work', () => {
     })
     // once the first events are written, the generation is under way
     const settled = () => generated
-    while (events.count(userId) === before && !settled()) await sleep(1)
+    while (await events.count(userId) === before && !settled()) await sleep(1)
     const asked = performance.now()
     const clock = await sandbox.control('clock')
     const waited = performance.now() - asked
     expect(clock.now).toEqual(expect.any(String))
     expect(generated, `the clock was answered only after the generation (${Math.round(waited)} ms)`).toBe(false)
     expect(await generation).toMatchObject({created: MAX_GENERATED_EVENTS, total: before + MAX_GENERATED_EVENTS})
-    expect(events.count(userId)).toBe(before + MAX_GENERATED_EVENTS)
+    expect(await events.count(userId)).toBe(before + MAX_GENERATED_EVENTS)
   })
 
   it('a generation that fails part way leaves none of its events, and answers 500', async () => {
-    const userId = sandbox.running.ctx.state.health.users.values()[0].id
+    const userId = (await sandbox.running.ctx.state.health.users.values())[0].id
     const {events} = sandbox.running.ctx.state.health
-    const before = events.count(userId)
+    const before = await events.count(userId)
     const {db} = sandbox.running.store
     // the third batch fails, after two were committed
     db.exec(`CREATE TRIGGER full_disk AFTER INSERT ON events WHEN (SELECT count(*) FROM events) > ${before + 2500}
@@ -104,6 +104,6 @@ describe('bounded work', () => {
       db.exec('DROP TRIGGER full_disk')
     }
 
-    expect(events.count(userId)).toBe(before)
+    expect(await events.count(userId)).toBe(before)
   })
 })

@@ -73,16 +73,16 @@ afterAll(() => {
 const event = (id: string, date: string) => ({id, date, medicationType: 'rescue', preemptive: false, addressConfirmed: true})
 
 /** Opens a state, imports events (a savepoint), reads a page, exports (an iterator) and closes it. */
-function useAndClose(file?: string): void {
-  const state = openState(sandboxModules, {file, notice() {}})
+async function useAndClose(file?: string): Promise<void> {
+  const state = await openState(sandboxModules, {file, notice() {}})
   const health = state.modules.get('health') as HealthStore
-  loadState(state.store, state.modules, {
+  await loadState(state.store, state.modules, {
     version: 2,
     health: {events: [['u1', [event('e1', '2024-01-01T00:00:00.000Z'), event('e2', '2024-01-02T00:00:00.000Z')]]]},
   })
   state.store.commit()
-  expect(health.events.page('u1', {medicationType: 'rescue'}, 1).paging.next).toBeDefined()
-  expect(dumpState(state.modules).health).toMatchObject({events: [['u1', [{id: 'e2'}, {id: 'e1'}]]]})
+  expect((await health.events.page('u1', {medicationType: 'rescue'}, 1)).paging.next).toBeDefined()
+  expect((await dumpState(state.modules)).health).toMatchObject({events: [['u1', [{id: 'e2'}, {id: 'e1'}]]]})
   state.store.close()
 }
 
@@ -90,9 +90,9 @@ describe('the sandbox state on better-sqlite3', () => {
   it('keeps every better-sqlite3 object the sandbox state creates, after its store is closed', async () => {
     const file = join(dir, 'state.db')
     // a new file, the same file again (no migration), in memory
-    useAndClose(file)
-    useAndClose(file)
-    useAndClose()
+    await useAndClose(file)
+    await useAndClose(file)
+    await useAndClose()
     const control = new WeakRef({})
     // a WeakRef's target is held until the current job ends
     await new Promise((resolve) => {

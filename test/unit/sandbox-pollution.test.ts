@@ -288,9 +288,9 @@ describe('sandbox state file: prototype keys never come back', () => {
     const original = readFileSync(stateFile, 'utf8')
     const sb = await createSandbox({port: 0, stateFile, clock: '2026-11-21T02:30:00Z', notice() {}})
     try {
-      expect(sb.ctx.state.checkout.checkouts.keys()).toEqual(['constructor', 'chk_old'])
-      expect(sb.ctx.state.health.sessions.size).toBe(0)
-      expect(sb.ctx.state.health.groups.size).toBe(1)
+      expect(await sb.ctx.state.checkout.checkouts.keys()).toEqual(['constructor', 'chk_old'])
+      expect(await sb.ctx.state.health.sessions.count()).toBe(0)
+      expect(await sb.ctx.state.health.groups.count()).toBe(1)
       const old = await send(sb, 'GET', '/checkout/v1/checkouts/chk_old', {headers: SECRET})
       expect(old.json).toMatchObject({id: 'chk_old', paymentStatus: 'PENDING_PAYMENT'})
       expect((await send(sb, 'GET', '/checkout/v1/checkouts/constructor', {headers: SECRET})).json.id).toBe('constructor')

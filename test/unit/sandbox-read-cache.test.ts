@@ -24,63 +24,63 @@ const changesOf = (db: Database.Database) => (statement(db, 'SELECT total_change
 describe('document reads from memory', () => {
   let store: SandboxStore
   let notes: DocTable<{text: string}>
-  beforeEach(() => {
+  beforeEach(async () => {
     store = openStore().store
     notes = new DocTable(store.forTenant('default'), 'test.notes')
-    notes.set('kept', {text: 'committed'})
+    await notes.set('kept', {text: 'committed'})
     store.commit()
   })
   afterEach(() => store.close())
 
-  it('does not read back a change that was discarded', () => {
-    notes.set('kept', {text: 'changed'})
-    notes.set('new', {text: 'added'})
-    expect(notes.get('kept')).toEqual({text: 'changed'})
+  it('does not read back a change that was discarded', async () => {
+    await notes.set('kept', {text: 'changed'})
+    await notes.set('new', {text: 'added'})
+    expect(await notes.get('kept')).toEqual({text: 'changed'})
     store.discard()
-    expect(notes.get('kept')).toEqual({text: 'committed'})
-    expect(notes.get('new')).toBeUndefined()
-    expect(notes.has('new')).toBe(false)
+    expect(await notes.get('kept')).toEqual({text: 'committed'})
+    expect(await notes.get('new')).toBeUndefined()
+    expect(await notes.has('new')).toBe(false)
   })
 
-  it('does not read back a change whose commit failed', () => {
+  it('does not read back a change whose commit failed', async () => {
     // a deferred foreign key with no parent: the commit, not the write, fails
     store.db.exec(`
       CREATE TABLE parent (id INTEGER PRIMARY KEY);
       CREATE TABLE orphan (parent INTEGER REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED);
       CREATE TRIGGER orphan_on_update AFTER UPDATE ON documents BEGIN INSERT INTO orphan VALUES (1); END;
     `)
-    notes.set('kept', {text: 'lost'})
+    await notes.set('kept', {text: 'lost'})
     expect(() => store.commit()).toThrow(/FOREIGN KEY/)
-    expect(notes.get('kept')).toEqual({text: 'committed'})
+    expect(await notes.get('kept')).toEqual({text: 'committed'})
   })
 
-  it('does not read back what an import wrote before it failed, and keeps what the request wrote before the import', () => {
-    notes.set('before', {text: 'same request'})
-    expect(() =>
-      store.atomically(() => {
-        notes.set('kept', {text: 'imported'})
+  it('does not read back what an import wrote before it failed, and keeps what the request wrote before the import', async () => {
+    await notes.set('before', {text: 'same request'})
+    await expect(
+      store.atomically(async () => {
+        await notes.set('kept', {text: 'imported'})
         throw new Error('invalid document')
       }),
-    ).toThrow('invalid document')
-    expect(notes.get('kept')).toEqual({text: 'committed'})
-    expect(notes.get('before')).toEqual({text: 'same request'})
+    ).rejects.toThrow('invalid document')
+    expect(await notes.get('kept')).toEqual({text: 'committed'})
+    expect(await notes.get('before')).toEqual({text: 'same request'})
   })
 
-  it('reads a copy: changing what was read changes nothing stored', () => {
-    const read = notes.get('kept')!
+  it('reads a copy: changing what was read changes nothing stored', async () => {
+    const read = (await notes.get('kept'))!
     read.text = 'scribbled'
-    expect(notes.get('kept')).toEqual({text: 'committed'})
+    expect(await notes.get('kept')).toEqual({text: 'committed'})
   })
 
-  it('forgets a deleted record and a cleared collection, and sees one table through another over the same collection', () => {
+  it('forgets a deleted record and a cleared collection, and sees one table through another over the same collection', async () => {
     const other = new DocTable<{text: string}>(store.forTenant('default'), 'test.notes')
-    notes.delete('kept')
-    expect(other.get('kept')).toBeUndefined()
-    other.set('again', {text: 'x'})
-    expect(notes.get('again')).toEqual({text: 'x'})
-    other.clear()
-    expect(notes.has('again')).toBe(false)
-    expect(notes.size).toBe(0)
+    await notes.delete('kept')
+    expect(await other.get('kept')).toBeUndefined()
+    await other.set('again', {text: 'x'})
+    expect(await notes.get('again')).toEqual({text: 'x'})
+    await other.clear()
+    expect(await notes.has('again')).toBe(false)
+    expect(await notes.count()).toBe(0)
   })
 })
 

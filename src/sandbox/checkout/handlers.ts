@@ -21,8 +21,8 @@ export function checkoutState(ctx: SandboxContext): CheckoutStore {
 }
 
 /** Saves a checkout changed in place. */
-export function saveCheckout(ctx: SandboxContext, checkout: StoredCheckout): void {
-  checkoutState(ctx).checkouts.set(checkout.id, checkout)
+export async function saveCheckout(ctx: SandboxContext, checkout: StoredCheckout): Promise<void> {
+  await checkoutState(ctx).checkouts.set(checkout.id, checkout)
 }
 
 type Ops = typeof checkoutService.operations
@@ -39,21 +39,21 @@ export function hostedPageUrl(ctx: SandboxContext, checkoutId: string): string {
   return `${ctx.origin()}${CHECKOUT_PREFIX}/pay/${encodeURIComponent(checkoutId)}`
 }
 
-export function findCheckout(ctx: SandboxContext, checkoutId: string): StoredCheckout {
-  const checkout = checkoutState(ctx).checkouts.get(checkoutId)
+export async function findCheckout(ctx: SandboxContext, checkoutId: string): Promise<StoredCheckout> {
+  const checkout = await checkoutState(ctx).checkouts.get(checkoutId)
   if (!checkout) throw new SandboxError(404, CODES.notFound, `Checkout ${checkoutId} not found`)
-  refreshExpiry(ctx, checkout)
+  await refreshExpiry(ctx, checkout)
   return checkout
 }
 
 /** Expiry is evaluated lazily, on read: an unpaid checkout past its hour becomes a dropout. */
-export function refreshExpiry(ctx: SandboxContext, checkout: StoredCheckout): void {
+export async function refreshExpiry(ctx: SandboxContext, checkout: StoredCheckout): Promise<void> {
   if (!isExpired(checkout, ctx.clock.now())) return
   checkout.status = 'EXPIRED'
   checkout.paymentStatus = 'PAYMENT_EXPIRED'
   checkout.updatedAt = checkout.expiredAt
-  saveCheckout(ctx, checkout)
-  ctx.emit({type: 'CHECKOUT_DROPOUT', checkoutId: checkout.id, payload: copy(checkout)})
+  await saveCheckout(ctx, checkout)
+  await ctx.emit({type: 'CHECKOUT_DROPOUT', checkoutId: checkout.id, payload: copy(checkout)})
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -68,7 +68,7 @@ interface CheckoutBody {
 }
 
 /** Creates a checkout record (also used by seed). The body has passed the operation's schema. */
-export function createCheckout(ctx: SandboxContext, body: CheckoutBody): StoredCheckout {
+export async function createCheckout(ctx: SandboxContext, body: CheckoutBody): Promise<StoredCheckout> {
   const total = parseAmount(body.totalAmount.value, 'totalAmount.value')
   if (total <= 0n) {
     throw new SandboxError(400, 'PY0001', 'totalAmount.value must be greater than 0.00', [
@@ -89,19 +89,19 @@ export function createCheckout(ctx: SandboxContext, body: CheckoutBody): StoredC
     updatedAt: now.toISOString(),
     expiredAt: new Date(now.getTime() + CHECKOUT_TTL_MS).toISOString(),
   }
-  checkoutState(ctx).checkouts.set(id, checkout)
+  await checkoutState(ctx).checkouts.set(id, checkout)
   return checkout
 }
 
-const initiateCheckout: Handler<Ops['initiateCheckout']> = (req, ctx) => {
-  const checkout = createCheckout(ctx, req.body as CheckoutBody)
+const initiateCheckout: Handler<Ops['initiateCheckout']> = async (req, ctx) => {
+  const checkout = await createCheckout(ctx, req.body as CheckoutBody)
   return {checkoutId: checkout.id, redirectUrl: hostedPageUrl(ctx, checkout.id)}
 }
 
-const getCheckout: Handler<Ops['getCheckout']> = (req, ctx) => copy(findCheckout(ctx, req.params.checkoutId))
+const getCheckout: Handler<Ops['getCheckout']> = async (req, ctx) => copy(await findCheckout(ctx, req.params.checkoutId))
 
-const voidCheckout: Handler<Ops['voidCheckout']> = (req, ctx) => {
-  const checkout = findCheckout(ctx, req.params.checkoutId)
+const voidCheckout: Handler<Ops['voidCheckout']> = async (req, ctx) => {
+  const checkout = await findCheckout(ctx, req.params.checkoutId)
   try {
     checkVoid(checkout, ctx.clock.now())
   } catch (error) {
@@ -111,7 +111,7 @@ const voidCheckout: Handler<Ops['voidCheckout']> = (req, ctx) => {
 
   checkout.paymentStatus = 'VOIDED'
   checkout.updatedAt = iso(ctx)
-  saveCheckout(ctx, checkout)
+  await saveCheckout(ctx, checkout)
   return {checkoutId: checkout.id, voidStatus: 'SUCCESS'}
 }
 
@@ -119,14 +119,14 @@ const voidCheckout: Handler<Ops['voidCheckout']> = (req, ctx) => {
 // Refunds
 // ---------------------------------------------------------------------------------------------
 
-function refundsOf(ctx: SandboxContext, checkoutId: string): StoredRefund[] {
-  return checkoutState(ctx).refunds.get(checkoutId) ?? []
+async function refundsOf(ctx: SandboxContext, checkoutId: string): Promise<StoredRefund[]> {
+  return await checkoutState(ctx).refunds.get(checkoutId) ?? []
 }
 
-const refundCheckout: Handler<Ops['refundCheckout']> = (req, ctx) => {
-  const checkout = findCheckout(ctx, req.params.checkoutId)
+const refundCheckout: Handler<Ops['refundCheckout']> = async (req, ctx) => {
+  const checkout = await findCheckout(ctx, req.params.checkoutId)
   const body = req.body as {reason: string; amount: {value: string; currency: string}}
-  const refunds = refundsOf(ctx, checkout.id)
+  const refunds = await refundsOf(ctx, checkout.id)
   let amount: Cents
   try {
     amount = checkRefund(
@@ -140,9 +140,9 @@ const refundCheckout: Handler<Ops['refundCheckout']> = (req, ctx) => {
     throw error
   }
 
-  const outcomes = checkoutState(ctx).refundOutcomes.get()
+  const outcomes = await checkoutState(ctx).refundOutcomes.get()
   const status = outcomes.shift() ?? 'SUCCESS'
-  checkoutState(ctx).refundOutcomes.set(outcomes)
+  await checkoutState(ctx).refundOutcomes.set(outcomes)
   const refund: StoredRefund = {
     id: ctx.id('rfd'),
     checkout: checkout.id,
@@ -152,26 +152,26 @@ const refundCheckout: Handler<Ops['refundCheckout']> = (req, ctx) => {
     createdAt: iso(ctx),
   }
   refunds.push(refund)
-  checkoutState(ctx).refunds.set(checkout.id, refunds)
+  await checkoutState(ctx).refunds.set(checkout.id, refunds)
   if (status === 'SUCCESS') {
     const refunded = refundedCents(checkout, refunds)
     checkout.refundedAmount = formatCents(refunded)
     if (refunded >= parseAmount(checkout.totalAmount.value)) checkout.paymentStatus = 'REFUNDED'
     checkout.updatedAt = refund.createdAt
-    saveCheckout(ctx, checkout)
+    await saveCheckout(ctx, checkout)
   }
 
   return {refundId: refund.id, status: refund.status}
 }
 
-const listRefunds: Handler<Ops['listRefunds']> = (req, ctx) => {
-  const checkout = findCheckout(ctx, req.params.checkoutId)
-  return copy(refundsOf(ctx, checkout.id))
+const listRefunds: Handler<Ops['listRefunds']> = async (req, ctx) => {
+  const checkout = await findCheckout(ctx, req.params.checkoutId)
+  return copy(await refundsOf(ctx, checkout.id))
 }
 
-const getRefund: Handler<Ops['getRefund']> = (req, ctx) => {
-  const checkout = findCheckout(ctx, req.params.checkoutId)
-  const refund = refundsOf(ctx, checkout.id).find((r) => r.id === req.params.refundId)
+const getRefund: Handler<Ops['getRefund']> = async (req, ctx) => {
+  const checkout = await findCheckout(ctx, req.params.checkoutId)
+  const refund = (await refundsOf(ctx, checkout.id)).find((r) => r.id === req.params.refundId)
   if (!refund) throw new SandboxError(404, CODES.notFound, `Refund ${req.params.refundId} of checkout ${checkout.id} not found`)
   return copy(refund)
 }
@@ -180,58 +180,58 @@ const getRefund: Handler<Ops['getRefund']> = (req, ctx) => {
 // Webhooks: one per event name
 // ---------------------------------------------------------------------------------------------
 
-function findWebhook(ctx: SandboxContext, webhookId: string): StoredWebhook {
-  const webhook = checkoutState(ctx).webhooks.get(webhookId)
+async function findWebhook(ctx: SandboxContext, webhookId: string): Promise<StoredWebhook> {
+  const webhook = await checkoutState(ctx).webhooks.get(webhookId)
   if (!webhook) throw new SandboxError(404, CODES.webhookNotFound, `Webhook ${webhookId} not found`)
   return webhook
 }
 
-function assertNameFree(ctx: SandboxContext, name: string, exceptId?: string): void {
-  const taken = [...checkoutState(ctx).webhooks.values()].find((w) => w.name === name && w.id !== exceptId)
+async function assertNameFree(ctx: SandboxContext, name: string, exceptId?: string): Promise<void> {
+  const taken = [...await checkoutState(ctx).webhooks.values()].find((w) => w.name === name && w.id !== exceptId)
   if (taken) {
     throw new SandboxError(400, CODES.webhookExists, `A webhook for ${name} already exists (${taken.id}); update or delete it instead`)
   }
 }
 
-const registerWebhook: Handler<Ops['registerWebhook']> = (req, ctx) => {
+const registerWebhook: Handler<Ops['registerWebhook']> = async (req, ctx) => {
   const body = req.body as {name: string; callbackUrl: string}
-  assertNameFree(ctx, body.name)
+  await assertNameFree(ctx, body.name)
   const now = iso(ctx)
   const webhook: StoredWebhook = {id: ctx.id('wh'), name: body.name, callbackUrl: body.callbackUrl, createdAt: now, updatedAt: now}
-  checkoutState(ctx).webhooks.set(webhook.id, webhook)
+  await checkoutState(ctx).webhooks.set(webhook.id, webhook)
   return copy(webhook)
 }
 
-const listWebhooks: Handler<Ops['listWebhooks']> = (_req, ctx) =>
-  [...checkoutState(ctx).webhooks.values()].sort((a, b) => a.createdAt.localeCompare(b.createdAt)).map((w) => copy(w))
+const listWebhooks: Handler<Ops['listWebhooks']> = async (_req, ctx) =>
+  [...await checkoutState(ctx).webhooks.values()].sort((a, b) => a.createdAt.localeCompare(b.createdAt)).map((w) => copy(w))
 
-const updateWebhook: Handler<Ops['updateWebhook']> = (req, ctx) => {
-  const webhook = findWebhook(ctx, req.params.webhookId)
+const updateWebhook: Handler<Ops['updateWebhook']> = async (req, ctx) => {
+  const webhook = await findWebhook(ctx, req.params.webhookId)
   const body = req.body as {name: string; callbackUrl: string}
-  assertNameFree(ctx, body.name, webhook.id)
+  await assertNameFree(ctx, body.name, webhook.id)
   webhook.name = body.name
   webhook.callbackUrl = body.callbackUrl
   webhook.updatedAt = iso(ctx)
-  checkoutState(ctx).webhooks.set(webhook.id, webhook)
+  await checkoutState(ctx).webhooks.set(webhook.id, webhook)
   return copy(webhook)
 }
 
-const deleteWebhook: Handler<Ops['deleteWebhook']> = (req, ctx) => {
-  const webhook = findWebhook(ctx, req.params.webhookId)
-  checkoutState(ctx).webhooks.delete(webhook.id)
+const deleteWebhook: Handler<Ops['deleteWebhook']> = async (req, ctx) => {
+  const webhook = await findWebhook(ctx, req.params.webhookId)
+  await checkoutState(ctx).webhooks.delete(webhook.id)
   return {id: webhook.id}
 }
 
 /** The callback URL registered for an event, if any (for webhook delivery). */
-export function webhookFor(ctx: SandboxContext, name: string): StoredWebhook | undefined {
-  return [...checkoutState(ctx).webhooks.values()].find((w) => w.name === name)
+export async function webhookFor(ctx: SandboxContext, name: string): Promise<StoredWebhook | undefined> {
+  return [...await checkoutState(ctx).webhooks.values()].find((w) => w.name === name)
 }
 
 // ---------------------------------------------------------------------------------------------
 // Customization
 // ---------------------------------------------------------------------------------------------
 
-const setCustomization: Handler<Ops['setCustomization']> = (req, ctx) => {
+const setCustomization: Handler<Ops['setCustomization']> = async (req, ctx) => {
   const b = req.body as Record<string, string>
   const customization = {
     logoUrl: b.logoUrl,
@@ -240,20 +240,20 @@ const setCustomization: Handler<Ops['setCustomization']> = (req, ctx) => {
     customTitle: b.customTitle,
     colorScheme: b.colorScheme,
   }
-  checkoutState(ctx).customization.set(customization)
+  await checkoutState(ctx).customization.set(customization)
   return copy(customization)
 }
 
-const getCustomization: Handler<Ops['getCustomization']> = (_req, ctx) => {
-  const customization = checkoutState(ctx).customization.get()
+const getCustomization: Handler<Ops['getCustomization']> = async (_req, ctx) => {
+  const customization = await checkoutState(ctx).customization.get()
   if (!customization) throw new SandboxError(404, CODES.noCustomization, 'No customization is set')
   return copy(customization)
 }
 
-const removeCustomization: Handler<Ops['removeCustomization']> = (_req, ctx) => {
+const removeCustomization: Handler<Ops['removeCustomization']> = async (_req, ctx) => {
   const {customization} = checkoutState(ctx)
-  if (!customization.get()) throw new SandboxError(404, CODES.noCustomization, 'No customization is set')
-  customization.set(null)
+  if (!await customization.get()) throw new SandboxError(404, CODES.noCustomization, 'No customization is set')
+  await customization.set(null)
   return {message: 'Customization removed'}
 }
 

@@ -23,8 +23,8 @@ function sendPage(reply: FastifyReply, ctx: SandboxContext, page: PageReply): Fa
 }
 
 /** A paid checkout (as if paid by the Mastercard test card), for `--seed`. */
-function seedPaidCheckout(ctx: SandboxContext, ref: string, paidAt: Date): StoredCheckout {
-  const checkout = createCheckout(ctx, {
+async function seedPaidCheckout(ctx: SandboxContext, ref: string, paidAt: Date): Promise<StoredCheckout> {
+  const checkout = await createCheckout(ctx, {
     totalAmount: {value: '1500.00', currency: 'PHP'},
     items: [
       {name: 'Tea', quantity: '2', amount: {value: '500.00'}, totalAmount: {value: '1000.00'}},
@@ -44,7 +44,7 @@ function seedPaidCheckout(ctx: SandboxContext, ref: string, paidAt: Date): Store
     expiredAt: new Date(paidAt.getTime() + 60 * 60 * 1000).toISOString(),
     paymentDetails: {paymentAt: paidAt.toISOString(), scheme: 'MASTERCARD', last4: lastFour('5123456789012346')},
   })
-  saveCheckout(ctx, checkout)
+  await saveCheckout(ctx, checkout)
   return checkout
 }
 
@@ -67,17 +67,17 @@ export const checkoutModule = sandboxModule({
     registerCors(app, CHECKOUT_PREFIX, checkoutService)
     // The page's form posts application/x-www-form-urlencoded: the core parses it (null-prototype records).
     app.get<{Params: {checkoutId: string}}>(`${CHECKOUT_PREFIX}/pay/:checkoutId`, async (req, reply) =>
-      sendPage(reply, ctxOf(req), showPaymentPage(ctxOf(req), req.params.checkoutId)),
+      sendPage(reply, ctxOf(req), await showPaymentPage(ctxOf(req), req.params.checkoutId)),
     )
     app.post<{Params: {checkoutId: string}}>(`${CHECKOUT_PREFIX}/pay/:checkoutId`, async (req, reply) => {
       const form = req.body && typeof req.body === 'object' ? (req.body as Record<string, unknown>) : {}
-      return sendPage(reply, ctxOf(req), submitPaymentForm(ctxOf(req), req.params.checkoutId, form))
+      return sendPage(reply, ctxOf(req), await submitPaymentForm(ctxOf(req), req.params.checkoutId, form))
     })
   },
 
   control(app: FastifyInstance, ctxOf: ContextOf) {
     /** The seeded paid checkouts (none unless started with --seed), with what the rules allow on each now. */
-    app.get('/__sandbox/checkout/seeded', async (req) => ({checkouts: seededCheckouts(ctxOf(req))}))
+    app.get('/__sandbox/checkout/seeded', async (req) => ({checkouts: await seededCheckouts(ctxOf(req))}))
 
     /** `{"status": "FAILED", "count": 1}`: the next refund(s) get that status (kept in the list, not counted). */
     app.post<{Body: {status?: string; count?: number}}>('/__sandbox/checkout/next-refund', async (req, reply) => {
@@ -88,22 +88,22 @@ export const checkoutModule = sandboxModule({
       }
 
       const {refundOutcomes} = checkoutState(ctxOf(req))
-      const outcomes = [...refundOutcomes.get(), ...Array.from({length: count}, () => status)]
-      refundOutcomes.set(outcomes)
+      const outcomes = [...await refundOutcomes.get(), ...Array.from({length: count}, () => status)]
+      await refundOutcomes.set(outcomes)
       return {refundOutcomes: outcomes}
     })
   },
 
   /** The core delivers each checkout event to the one webhook registered for its name. */
-  webhookTarget(event: SandboxEvent, ctx: SandboxContext) {
-    return webhookFor(ctx, event.type)?.callbackUrl
+  async webhookTarget(event: SandboxEvent, ctx: SandboxContext) {
+    return (await webhookFor(ctx, event.type))?.callbackUrl
   },
 
-  seed(ctx: SandboxContext) {
+  async seed(ctx: SandboxContext) {
     const now = ctx.clock.now()
     // One paid today (it can be voided) and one paid two days ago (only a refund).
     const [today, earlier] = SEEDED_REFERENCES
-    seedPaidCheckout(ctx, today, now)
-    seedPaidCheckout(ctx, earlier, new Date(now.getTime() - 2 * 24 * 60 * 60 * 1000))
+    await seedPaidCheckout(ctx, today, now)
+    await seedPaidCheckout(ctx, earlier, new Date(now.getTime() - 2 * 24 * 60 * 60 * 1000))
   },
 })

@@ -51,23 +51,23 @@ export const PAGE_HEADERS: Readonly<Record<string, string>> = {
 }
 
 /** A page; its heading (an error, an outcome) leads the title, so the tab and a screen reader say it first. */
-function page(ctx: SandboxContext, status: number, body: string, heading?: string): PageReply {
-  return {status, html: layout(checkoutState(ctx).customization.get(), body, heading)}
+async function page(ctx: SandboxContext, status: number, body: string, heading?: string): Promise<PageReply> {
+  return {status, html: layout(await checkoutState(ctx).customization.get(), body, heading)}
 }
 
-function formPage(ctx: SandboxContext, checkout: StoredCheckout, status = 200, problem?: FormProblem, echo?: FormEcho): PageReply {
+async function formPage(ctx: SandboxContext, checkout: StoredCheckout, status = 200, problem?: FormProblem, echo?: FormEcho): Promise<PageReply> {
   // the path of the tenant's own page (its origin() ends in /t/<id>): the form posts back to the tenant it came from
   const action = `${ctx.origin().replace(/^[a-z]+:\/\/[^/]*/i, '')}${CHECKOUT_PREFIX}/pay/${encodeURIComponent(checkout.id)}`
   return page(ctx, status, formBody(checkout, action, problem, echo), problem ? `Error: ${problem.message}` : undefined)
 }
 
-function outcomePage(ctx: SandboxContext, checkout: StoredCheckout): PageReply {
+async function outcomePage(ctx: SandboxContext, checkout: StoredCheckout): Promise<PageReply> {
   return page(ctx, 409, outcomeBody(checkout), outcomeHeading(checkout))
 }
 
-function lookup(ctx: SandboxContext, checkoutId: string): PageReply | StoredCheckout {
+async function lookup(ctx: SandboxContext, checkoutId: string): Promise<PageReply | StoredCheckout> {
   try {
-    return findCheckout(ctx, checkoutId)
+    return await findCheckout(ctx, checkoutId)
   } catch (error) {
     if (error instanceof SandboxError && error.status === 404) {
       return page(ctx, 404, messageBody('Checkout not found', `There is no checkout ${checkoutId}. Check the link the shop gave you.`), 'Checkout not found')
@@ -78,23 +78,23 @@ function lookup(ctx: SandboxContext, checkoutId: string): PageReply | StoredChec
 }
 
 /** GET: the page with its card form, or what became of a checkout that cannot be paid. */
-export function showPaymentPage(ctx: SandboxContext, checkoutId: string): PageReply {
-  const found = lookup(ctx, checkoutId)
+export async function showPaymentPage(ctx: SandboxContext, checkoutId: string): Promise<PageReply> {
+  const found = await lookup(ctx, checkoutId)
   if (!('id' in found)) return found
   if (found.status !== 'CREATED') return outcomePage(ctx, found)
   return formPage(ctx, found)
 }
 
-function finish(
+async function finish(
   ctx: SandboxContext,
   checkout: StoredCheckout,
   event: 'CHECKOUT_DROPOUT' | 'CHECKOUT_FAILURE' | 'CHECKOUT_SUCCESS',
   target: string | undefined,
   heading: string,
   message: string,
-): PageReply {
-  saveCheckout(ctx, checkout)
-  ctx.emit({type: event, checkoutId: checkout.id, payload: structuredClone(checkout)})
+): Promise<PageReply> {
+  await saveCheckout(ctx, checkout)
+  await ctx.emit({type: event, checkoutId: checkout.id, payload: structuredClone(checkout)})
   if (target) return {status: 303, location: target}
   const body = event === 'CHECKOUT_FAILURE' ? declinedBody(checkout, message) : messageBody(heading, message, [`Reference ${checkout.requestReferenceNumber}.`])
   return page(ctx, 200, body, heading)
@@ -117,8 +117,8 @@ function cardProblem(cardNumber: string, expiryText: string, cvc: string, now: D
 }
 
 /** POST: the buyer pays or cancels. The form is `{action: pay|cancel, cardNumber, expiry, cvc}`. */
-export function submitPaymentForm(ctx: SandboxContext, checkoutId: string, form: Record<string, unknown>): PageReply {
-  const found = lookup(ctx, checkoutId)
+export async function submitPaymentForm(ctx: SandboxContext, checkoutId: string, form: Record<string, unknown>): Promise<PageReply> {
+  const found = await lookup(ctx, checkoutId)
   if (!('id' in found)) return found
   const checkout = found
   if (checkout.status !== 'CREATED') return outcomePage(ctx, checkout)

@@ -32,13 +32,13 @@ function allows(check: () => unknown): boolean {
   }
 }
 
-export function seededCheckouts(ctx: SandboxContext): SeededCheckout[] {
+export async function seededCheckouts(ctx: SandboxContext): Promise<SeededCheckout[]> {
   const state = checkoutState(ctx)
   const now = ctx.clock.now()
   const found: SeededCheckout[] = []
-  for (const checkout of state.checkouts.values()) {
+  for (const checkout of await state.checkouts.values()) {
     if (!(SEEDED_REFERENCES as readonly string[]).includes(checkout.requestReferenceNumber)) continue
-    const refunds = state.refunds.get(checkout.id) ?? []
+    const refunds = await state.refunds.get(checkout.id) ?? []
     const possible = allows(() => checkVoid(checkout, now)) ? 'void' : allows(() => checkRefund(checkout, refunds, {}, now)) ? 'refund' : 'nothing'
     found.push({
       checkoutId: checkout.id,

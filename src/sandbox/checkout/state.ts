@@ -97,18 +97,18 @@ export class CheckoutStore implements ModuleState {
     this.refundOutcomes = new DocCell(this.settings as DocTable<RefundStatus[]>, 'refundOutcomes', () => [])
   }
 
-  dump(): Record<string, unknown> {
+  async dump(): Promise<Record<string, unknown>> {
     return {
-      checkouts: this.checkouts.entries(),
-      refunds: this.refunds.entries(),
-      webhooks: this.webhooks.entries(),
-      customization: this.customization.get(),
-      refundOutcomes: this.refundOutcomes.get(),
+      checkouts: await this.checkouts.entries(),
+      refunds: await this.refunds.entries(),
+      webhooks: await this.webhooks.entries(),
+      customization: await this.customization.get(),
+      refundOutcomes: await this.refundOutcomes.get(),
     }
   }
 
-  load(section: Record<string, unknown>, version: number): void {
-    this.reset()
+  async load(section: Record<string, unknown>, version: number): Promise<void> {
+    await this.reset()
     const tables = [
       {name: 'checkouts', table: this.checkouts, schema: StoredCheckoutSchema, byId: true},
       {name: 'refunds', table: this.refunds, schema: StoredRefundsSchema, byId: false},
@@ -119,22 +119,22 @@ export class CheckoutStore implements ModuleState {
       for (const entry of tableOf(section[name], version, `checkout.${name}`)) {
         const record = checkRecord(schema, entry.value, entry.where)
         if (byId) checkKeyIsId(entry)
-        ;(table as DocTable<unknown>).set(entry.key, record)
+        await (table as DocTable<unknown>).set(entry.key, record)
       }
     }
 
     const {customization, refundOutcomes} = section
     if (customization !== undefined) {
       const record = checkRecord(StoredCustomizationSchema, customization, 'checkout.customization')
-      if (record !== null) this.customization.set(record as StoredCustomization)
+      if (record !== null) await this.customization.set(record as StoredCustomization)
     }
 
     if (refundOutcomes !== undefined) {
-      this.refundOutcomes.set(checkRecord(RefundOutcomesSchema, refundOutcomes, 'checkout.refundOutcomes') as RefundStatus[])
+      await this.refundOutcomes.set(checkRecord(RefundOutcomesSchema, refundOutcomes, 'checkout.refundOutcomes') as RefundStatus[])
     }
   }
 
-  reset(): void {
-    for (const table of [this.checkouts, this.refunds, this.webhooks, this.settings]) table.clear()
+  async reset(): Promise<void> {
+    for (const table of [this.checkouts, this.refunds, this.webhooks, this.settings]) await table.clear()
   }
 }

@@ -9,7 +9,7 @@ import {FaultScript} from './faults.js'
 interface ControlDeps {
   /** the tenant the request's URL names */
   tenantOf(request: FastifyRequest): Tenant
-  onReset(tenant: Tenant): void
+  onReset(tenant: Tenant): Promise<void>
 }
 
 /**
@@ -68,7 +68,7 @@ export function registerControlRoutes(app: FastifyInstance, deps: ControlDeps): 
   app.get('/__sandbox/events', async (request) => ({events: deps.tenantOf(request).events}))
 
   app.post('/__sandbox/reset', async (request) => {
-    deps.onReset(deps.tenantOf(request))
+    await deps.onReset(deps.tenantOf(request))
     return {reset: true}
   })
 }

@@ -39,11 +39,11 @@ function sameContent(a: string, b: string): boolean {
   return readFileSync(a).equals(readFileSync(b))
 }
 
-export function importJsonStateFile(
+export async function importJsonStateFile(
   file: string,
   notice: (message: string) => void,
-  load: (store: SandboxStore, document: unknown) => void,
-): void {
+  load: (store: SandboxStore, document: unknown) => Promise<void>,
+): Promise<void> {
   if (isDatabase(file) !== false) return
   // As large as an import may be (PUT /__sandbox/state), and no larger: a string past ~512 MiB would abort the process.
   const {size} = statSync(file)
@@ -72,7 +72,7 @@ export function importJsonStateFile(
   for (const leftover of [building, `${building}-wal`, `${building}-shm`]) rmSync(leftover, {force: true})
   const {store} = openStore(building)
   try {
-    load(store, document)
+    await load(store, document)
     store.close()
   } catch (error) {
     store.close()

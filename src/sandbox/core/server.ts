@@ -80,10 +80,10 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
   const outbox: {tenant: Tenant; event: SandboxEvent; deliveries: string[]}[] = []
 
   const notice = options.notice ?? ((message: string) => process.stderr.write(`sandbox: ${message}\n`))
-  const {clock: savedClock, created, modules: states, pending, store} = openState(modules, {file: options.stateFile, notice})
+  const {clock: savedClock, created, modules: states, pending, store} = await openState(modules, {file: options.stateFile, notice})
   let clock: SandboxClock
   try {
-    clock = startClock(savedClock, options.clock, notice)
+    clock = await startClock(savedClock, options.clock, notice)
     store.commit()
   } catch (error) {
     store.close()
@@ -114,14 +114,14 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
       id: newId,
       hex,
       apiKeyKind: keyKind,
-      emit(event) {
+      async emit(event) {
         events.push({...event, at: tenantClock.now().toISOString()})
         if (events.length > 1000) events.shift()
         // The deliveries it is due are stored with the change that raised it, so they survive a restart.
         const due: string[] = []
         for (const m of modules) {
-          const url = m.webhookTarget?.(event, ctx)
-          if (url) due.push(parts.pending.add(event, url))
+          const url = await m.webhookTarget?.(event, ctx)
+          if (url) due.push(await parts.pending.add(event, url))
         }
 
         outbox.push({tenant, event, deliveries: due})
@@ -130,7 +130,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
         // a request that awaits mid-change holds its transaction open: its commit (or rollback) comes first
         while (store.db.inTransaction) await setImmediate()
         try {
-          change()
+          await change()
           store.commit()
         } catch (error) {
           store.discard()
@@ -150,26 +150,25 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
     return tenant
   }
 
-  const tenants = new Tenants(store, openTenant(DEFAULT_TENANT, {clock, pending, savedClock, states}, publishedKeyKind), (record) => {
+  const tenants = new Tenants(store, openTenant(DEFAULT_TENANT, {clock, pending, savedClock, states}, publishedKeyKind), async (record) => {
     const handle = store.forTenant(record.id)
     const saved = new SavedClock(handle)
     const parts = {pending: new PendingDeliveries(handle), savedClock: saved, states: moduleStates(modules, handle)}
-    return openTenant(record.id, {...parts, clock: startClock(saved, undefined, notice)}, keyKindOf(record))
+    return openTenant(record.id, {...parts, clock: await startClock(saved, undefined, notice)}, keyKindOf(record))
   })
+  await tenants.dropOrphans()
   const own = tenants.defaultTenant
   const tenantOfRequest = (request: FastifyRequest) => tenantOf(request, tenants)
   const contextOf: ContextOf = (request) => tenantOfRequest(request).ctx
 
-  const deliver = (tenant: Tenant, id: string) => {
-    const due = tenant.pending.get(id)
+  const deliver = async (tenant: Tenant, id: string) => {
+    const due = await tenant.pending.get(id)
     if (!due) return
     tenant.deliveries.deliver(due.event, due.url, () => {
-      try {
-        store.apply(() => tenant.pending.done(id))
-      } catch (error) {
+      store.apply(() => tenant.pending.done(id)).catch((error: unknown) => {
         // it stays due, and goes out again after a restart (delivery is at least once)
         process.stderr.write(`sandbox: could not record a finished webhook delivery: ${(error as Error).message}\n`)
-      }
+      })
     })
   }
 
@@ -184,7 +183,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
 
     for (const {deliveries: due, event, tenant} of outbox.splice(0)) {
       for (const l of listeners) l(event)
-      for (const id of due) deliver(tenant, id)
+      for (const id of due) deliver(tenant, id).catch((error: unknown) => process.stderr.write(`sandbox: could not start a webhook delivery: ${(error as Error).message}\n`))
     }
   }
 
@@ -215,16 +214,16 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
 
   registerControlRoutes(app, {
     tenantOf: tenantOfRequest,
-    onReset(tenant) {
-      for (const m of tenant.states.values()) m.reset()
-      tenant.pending.clear()
+    async onReset(tenant) {
+      for (const m of tenant.states.values()) await m.reset()
+      await tenant.pending.clear()
     },
   })
   registerStateRoutes(app, {store, tenantOf: tenantOfRequest})
   registerTenantRoutes(app, {
     modules,
-    seed(tenant) {
-      for (const m of modules) m.seed?.(tenant.ctx)
+    async seed(tenant) {
+      for (const m of modules) await m.seed?.(tenant.ctx)
     },
     tenantOf: tenantOfRequest,
     tenants,
@@ -234,7 +233,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
   app.get('/__sandbox/webhook-deliveries', async (request) => ({deliveries: tenantOfRequest(request).deliveries.attempts}))
 
   if (options.seed && created) {
-    for (const m of modules) m.seed?.(own.ctx)
+    for (const m of modules) await m.seed?.(own.ctx)
     persist()
   }
 
@@ -250,7 +249,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
   const host = options.host ?? '127.0.0.1'
   origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`
   // Deliveries that were due when the sandbox stopped (or was killed) go out now, for every tenant.
-  for (const tenant of tenants.all()) for (const id of tenant.pending.ids()) deliver(tenant, id)
+  for (const tenant of await tenants.all()) for (const id of await tenant.pending.ids()) await deliver(tenant, id)
 
   return {
     app,
@@ -280,17 +279,21 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
  * `--clock` moves it forward from there, and is ignored, with a notice, when it is earlier.
  * Every move from then on is saved with the request that made it.
  */
-function startClock(saved: SavedClock, start: string | undefined, notice: (message: string) => void): SandboxClock {
+async function startClock(saved: SavedClock, start: string | undefined, notice: (message: string) => void): Promise<SandboxClock> {
   const clock = new SandboxClock()
-  const offset = saved.get()
+  const offset = await saved.get()
   if (offset !== undefined) clock.restore(offset)
   if (start !== undefined) {
     if (offset === undefined || Date.parse(start) > clock.now().getTime()) clock.set(start)
     else notice(`the clock stays at ${clock.now().toISOString()}, where the state left it: --clock ${start} would move it back`)
   }
 
-  if (clock.offset !== offset) saved.set(clock.offset)
-  clock.onMove = (offsetMs) => saved.set(offsetMs)
+  if (clock.offset !== offset) await saved.set(clock.offset)
+  // on SQLite the write runs synchronously, in the transaction of the request that moved the clock
+  clock.onMove = (offsetMs) => {
+    saved.set(offsetMs).catch((error: unknown) => process.stderr.write(`sandbox: could not save the clock: ${(error as Error).message}\n`))
+  }
+
   return clock
 }
 
@@ -329,7 +332,7 @@ function registerOperation(app: FastifyInstance, m: SandboxModule, op: Operation
 
       const params = {...(request.params as Record<string, string>)}
       const headers = request.headers as Record<string, string | string[] | undefined>
-      const {key, userId} = m.authenticate?.(op, {headers, params}, ctx) ?? {}
+      const {key, userId} = (await m.authenticate?.(op, {headers, params}, ctx)) ?? {}
 
       let body: unknown = request.body
       if (op.body) {

@@ -7,9 +7,9 @@ export const SESSION_IDLE_MS = 30 * 60 * 1000
 
 /** The sessions table: by the SHA-256 of the session id (a keyed table, since the id is whatever cookie a client sends). */
 interface SessionTable {
-  delete(key: string): boolean
-  get(key: string): undefined | {lastSeen: number; userId: string}
-  set(key: string, session: {lastSeen: number; userId: string}): void
+  delete(key: string): Promise<boolean>
+  get(key: string): Promise<undefined | {lastSeen: number; userId: string}>
+  set(key: string, session: {lastSeen: number; userId: string}): Promise<void>
 }
 
 /** The state (and so the --state file) keeps a digest of each session id, never a cookie that would sign in. */
@@ -45,16 +45,16 @@ export function createSessions(table: () => SessionTable, clock: Clock): Session
     cookieHeader(sid) {
       return {'set-cookie': `${SESSION_COOKIE}=${sid}; Path=/; HttpOnly; SameSite=Lax`}
     },
-    create(userId) {
+    async create(userId) {
       const sid = randomBytes(24).toString('base64url')
       const now = clock.now().getTime()
-      table().set(keyOf(sid), {userId, lastSeen: now})
+      await table().set(keyOf(sid), {userId, lastSeen: now})
       lastSeen.set(keyOf(sid), now)
       return sid
     },
-    lookup(sid) {
+    async lookup(sid) {
       const key = keyOf(sid)
-      const session = table().get(key)
+      const session = await table().get(key)
       if (!session) {
         lastSeen.delete(key)
         return undefined
@@ -62,13 +62,13 @@ export function createSessions(table: () => SessionTable, clock: Clock): Session
 
       const now = clock.now().getTime()
       if (now - Math.max(session.lastSeen, lastSeen.get(key) ?? 0) > SESSION_IDLE_MS) {
-        table().delete(key)
+        await table().delete(key)
         lastSeen.delete(key)
         return undefined
       }
 
       lastSeen.set(key, now)
-      if (Math.abs(now - session.lastSeen) >= TOUCH_SAVE_MS) table().set(key, {...session, lastSeen: now})
+      if (Math.abs(now - session.lastSeen) >= TOUCH_SAVE_MS) await table().set(key, {...session, lastSeen: now})
       return session.userId
     },
   }

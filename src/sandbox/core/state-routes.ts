@@ -29,7 +29,7 @@ export function registerStateRoutes(app: FastifyInstance, deps: StateDeps): void
   app.put('/__sandbox/state', {bodyLimit: STATE_BODY_LIMIT}, async (request) => {
     const tenant = deps.tenantOf(request)
     try {
-      loadState(deps.store, tenant.states, request.body)
+      await loadState(deps.store, tenant.states, request.body)
     } catch (error) {
       if (error instanceof StateDocumentError) {
         throw Object.assign(new Error(`Not a valid sandbox state: ${error.message}`), {statusCode: 400})
@@ -38,7 +38,7 @@ export function registerStateRoutes(app: FastifyInstance, deps: StateDeps): void
       throw error
     }
 
-    tenant.pending.clear()
+    await tenant.pending.clear()
     return {imported: true}
   })
 }

@@ -19,25 +19,25 @@ export class PendingDeliveries {
     this.table = new DocTable(store, 'core.deliveries')
   }
 
-  add(event: SandboxEvent, url: string): string {
+  async add(event: SandboxEvent, url: string): Promise<string> {
     const id = randomUUID()
-    this.table.set(id, {event, url})
+    await this.table.set(id, {event, url})
     return id
   }
 
-  clear(): void {
-    this.table.clear()
+  async clear(): Promise<void> {
+    await this.table.clear()
   }
 
-  done(id: string): void {
-    this.table.delete(id)
+  async done(id: string): Promise<void> {
+    await this.table.delete(id)
   }
 
-  get(id: string): undefined | {event: SandboxEvent; url: string} {
+  async get(id: string): Promise<undefined | {event: SandboxEvent; url: string}> {
     return this.table.get(id)
   }
 
-  ids(): string[] {
+  async ids(): Promise<string[]> {
     return this.table.keys()
   }
 }
@@ -53,13 +53,13 @@ export class SavedClock {
     this.table = new DocTable(store, 'core.clock')
   }
 
-  get(): number | undefined {
-    const offset = this.table.get('offset')?.offsetMs
+  async get(): Promise<number | undefined> {
+    const offset = (await this.table.get('offset'))?.offsetMs
     return typeof offset === 'number' && Number.isFinite(offset) ? offset : undefined
   }
 
-  set(offsetMs: number): void {
-    this.table.set('offset', {offsetMs})
+  async set(offsetMs: number): Promise<void> {
+    await this.table.set('offset', {offsetMs})
   }
 }
 
@@ -79,9 +79,9 @@ export function moduleStates(modules: readonly SandboxModule[], store: TenantSto
 }
 
 /** The whole state as a document (what `sandbox export` writes). */
-export function dumpState(states: ReadonlyMap<string, ModuleState>): Record<string, unknown> {
+export async function dumpState(states: ReadonlyMap<string, ModuleState>): Promise<Record<string, unknown>> {
   const document: Record<string, unknown> = {version: DOCUMENT_VERSION}
-  for (const [service, state] of states) document[service] = state.dump()
+  for (const [service, state] of states) document[service] = await state.dump()
   return document
 }
 
@@ -89,10 +89,10 @@ export function dumpState(states: ReadonlyMap<string, ModuleState>): Record<stri
  * Replaces the whole state with a document's, all or nothing (within the request's transaction):
  * a module the document has no section for starts empty. Throws StateDocumentError.
  */
-export function loadState(store: SandboxStore, states: ReadonlyMap<string, ModuleState>, value: unknown): void {
+export async function loadState(store: SandboxStore, states: ReadonlyMap<string, ModuleState>, value: unknown): Promise<void> {
   const document = readStateDocument(value, [...states.keys()])
-  store.atomically(() => {
-    for (const [service, state] of states) state.load(document.sections.get(service) ?? {}, document.version)
+  await store.atomically(async () => {
+    for (const [service, state] of states) await state.load(document.sections.get(service) ?? {}, document.version)
   })
 }
 
@@ -100,16 +100,16 @@ export function loadState(store: SandboxStore, states: ReadonlyMap<string, Modul
  * Opens the database of `file` (in memory without one), importing it first if it is a JSON state
  * file of the earlier format. A new database gets each module's fresh state.
  */
-export function openState(modules: readonly SandboxModule[], options: {file?: string; notice(message: string): void}): OpenState {
+export async function openState(modules: readonly SandboxModule[], options: {file?: string; notice(message: string): void}): Promise<OpenState> {
   if (options.file) {
-    importJsonStateFile(options.file, options.notice, (store, document) => loadState(store, moduleStates(modules, store.forTenant(DEFAULT_TENANT)), document))
+    await importJsonStateFile(options.file, options.notice, (store, document) => loadState(store, moduleStates(modules, store.forTenant(DEFAULT_TENANT)), document))
   }
 
   const {created, store} = openStore(options.file)
   try {
     const own = store.forTenant(DEFAULT_TENANT)
     const states = moduleStates(modules, own)
-    if (created) for (const state of states.values()) state.reset()
+    if (created) for (const state of states.values()) await state.reset()
     store.commit()
     return {clock: new SavedClock(own), created, modules: states, pending: new PendingDeliveries(own), store}
   } catch (error) {

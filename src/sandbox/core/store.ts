@@ -16,7 +16,7 @@ import {closeSync, openSync} from 'node:fs'
 import {DocumentCache} from './document-cache.js'
 import {keepAlive} from './native-lifetime.js'
 import {withNativeModule} from './native-module.js'
-import {queriesFor} from './queries.js'
+import {type Queries, queriesFor} from './queries.js'
 import {migrate, schemaVersionOf} from './schema.js'
 
 const Q = queriesFor('sqlite')
@@ -33,7 +33,7 @@ export class SandboxStore {
   private readonly statements = new Map<string, Database.Statement>()
   /** what DocTables read and wrote, as the database has it in the current transaction */
   readonly cache = new DocumentCache()
-  private readonly discardListeners: (() => void)[] = []
+  private readonly discardListeners: (() => Promise<void> | void)[] = []
 
   constructor(readonly db: Database.Database) {}
 
@@ -46,6 +46,27 @@ export class SandboxStore {
     }
 
     return statement
+  }
+
+  /** The repositories' queries in this store's dialect. */
+  readonly queries: Queries = Q
+
+  /**
+   * The executor the repositories run their queries through: one row, all rows, or a write (it
+   * opens the request's transaction first) and the number of rows it changed. Promises, so a
+   * PostgreSQL store can stand in; here each statement runs synchronously, before the promise.
+   */
+  async first<R = unknown>(sql: string, ...params: unknown[]): Promise<R | undefined> {
+    return this.statement(sql).get(...params) as R | undefined
+  }
+
+  async rows<R = unknown>(sql: string, ...params: unknown[]): Promise<R[]> {
+    return this.statement(sql).all(...params) as R[]
+  }
+
+  async change(sql: string, ...params: unknown[]): Promise<number> {
+    this.write()
+    return this.statement(sql).run(...params).changes
   }
 
   /** Called before every write: opens the transaction the core commits before the answer. */
@@ -68,29 +89,37 @@ export class SandboxStore {
   discard(): void {
     this.cache.clear()
     if (this.db.inTransaction) this.db.exec('ROLLBACK')
-    for (const listener of this.discardListeners) listener()
+    for (const listener of this.discardListeners) {
+      // an async listener (the clocks read their saved offsets) finishes in microtasks, before any other request runs
+      Promise.resolve(listener()).catch((error: unknown) => process.stderr.write(`sandbox: ${(error as Error).message}\n`))
+    }
   }
 
   /** Called after every rollback of a request's change: what is held in memory beside the database (the clock) goes back too. */
-  onDiscard(listener: () => void): void {
+  onDiscard(listener: () => Promise<void> | void): void {
     this.discardListeners.push(listener)
   }
 
   /** A change made outside a request (a webhook delivery finished): committed at once, or with the request under way. */
-  apply(change: () => void): void {
+  async apply(change: () => Promise<void>): Promise<void> {
     const own = !this.db.inTransaction
-    change()
+    await change()
     if (own) this.commit()
   }
 
   /** All or nothing within the request's transaction (a savepoint): used by imports, which validate as they go. */
-  atomically<T>(change: () => T): T {
+  async atomically<T>(change: () => Promise<T>): Promise<T> {
     this.write()
+    // a savepoint by hand: the change is async (its statements still run synchronously underneath)
+    this.db.exec('SAVEPOINT atomically')
     try {
-      return this.db.transaction(change)()
+      const result = await change()
+      this.db.exec('RELEASE atomically')
+      return result
     } catch (error) {
       // rolled back to the savepoint: what the cache learnt since may be gone
       this.cache.clear()
+      if (this.db.inTransaction) this.db.exec('ROLLBACK TO atomically; RELEASE atomically')
       throw error
     }
   }
@@ -101,18 +130,16 @@ export class SandboxStore {
   }
 
   /** The tenants that have rows. */
-  tenantsWithRows(): string[] {
-    return this.statement(Q.tenantsWithRows)
-      .all()
-      .map((row) => (row as {tenant: string}).tenant)
+  async tenantsWithRows(): Promise<string[]> {
+    return (await this.rows<{tenant: string}>(Q.tenantsWithRows)).map((row) => row.tenant)
   }
 
   /** Deletes every row of a tenant (within the request's transaction). */
-  dropTenant(tenant: string): void {
+  async dropTenant(tenant: string): Promise<void> {
     this.write()
     this.cache.clear()
-    this.statement(Q.dropTenantDocs).run(tenant)
-    this.statement(Q.dropTenantEvents).run(tenant)
+    await this.change(Q.dropTenantDocs, tenant)
+    await this.change(Q.dropTenantEvents, tenant)
   }
 
   close(): void {
@@ -167,6 +194,7 @@ export function openStore(file?: string): OpenedStore {
 export class DocTable<T> {
   private readonly store: SandboxStore
   private readonly tenant: string
+  private readonly Q: Queries
   /** the cache's name for this tenant's collection */
   private readonly cached: string
 
@@ -176,79 +204,61 @@ export class DocTable<T> {
   ) {
     this.store = handle.store
     this.tenant = handle.tenant
+    this.Q = handle.store.queries
     this.cached = `${handle.tenant}\u0000${collection}`
   }
 
-  get size(): number {
-    return (
-      this.store.statement(Q.countDocs).get(this.tenant, this.collection) as {
-        n: number
-      }
-    ).n
+  async count(): Promise<number> {
+    const row = await this.store.first<{n: number}>(this.Q.countDocs, this.tenant, this.collection)
+    return Number(row?.n ?? 0)
   }
 
-  clear(): void {
-    this.store.write()
+  async clear(): Promise<void> {
     this.store.cache.forgetCollection(this.cached)
-    this.store.statement(Q.clearDocs).run(this.tenant, this.collection)
+    await this.store.change(this.Q.clearDocs, this.tenant, this.collection)
   }
 
-  delete(key: string): boolean {
-    this.store.write()
+  async delete(key: string): Promise<boolean> {
     this.store.cache.forget(this.cached, key)
-    return (
-      this.store.statement(Q.deleteDoc).run(this.tenant, this.collection, key).changes > 0
-    )
+    return (await this.store.change(this.Q.deleteDoc, this.tenant, this.collection, key)) > 0
   }
 
-  entries(): [string, T][] {
-    const rows = this.store
-      .statement(Q.listDocs)
-      .all(this.tenant, this.collection) as {
-      doc: string
-      key: string
-    }[]
+  async entries(): Promise<[string, T][]> {
+    const rows = await this.store.rows<{doc: string; key: string}>(this.Q.listDocs, this.tenant, this.collection)
     return rows.map((r) => [r.key, JSON.parse(r.doc) as T])
   }
 
-  get(key: string): T | undefined {
-    const text = this.text(key)
+  async get(key: string): Promise<T | undefined> {
+    const text = await this.text(key)
     return text === undefined ? undefined : (JSON.parse(text) as T)
   }
 
-  has(key: string): boolean {
+  async has(key: string): Promise<boolean> {
     if (this.store.cache.get(this.cached, key) !== undefined) return true
-    return (
-      this.store.statement(Q.hasDoc).get(this.tenant, this.collection, key) !== undefined
-    )
+    return (await this.store.first(this.Q.hasDoc, this.tenant, this.collection, key)) !== undefined
   }
 
-  keys(): string[] {
-    return this.entries().map(([key]) => key)
+  async keys(): Promise<string[]> {
+    return (await this.entries()).map(([key]) => key)
   }
 
   /** Adds or replaces the record under `key` (a replaced record keeps its place in the order). */
-  set(key: string, value: T): void {
-    this.store.write()
+  async set(key: string, value: T): Promise<void> {
     const text = JSON.stringify(value)
     this.store.cache.forget(this.cached, key)
-    this.store
-      .statement(Q.putDoc)
-      .run(this.tenant, this.collection, key, text)
+    await this.store.change(this.Q.putDoc, this.tenant, this.collection, key, text)
     this.store.cache.remember(this.cached, key, text)
   }
 
-  values(): T[] {
-    return this.entries().map(([, value]) => value)
+  async values(): Promise<T[]> {
+    return (await this.entries()).map(([, value]) => value)
   }
 
   /** The stored text of a record: from the cache, else from the database (and then cached). */
-  private text(key: string): string | undefined {
+  private async text(key: string): Promise<string | undefined> {
     const cached = this.store.cache.get(this.cached, key)
     if (cached !== undefined) return cached
-    const row = this.store
-      .statement(Q.getDoc)
-      .get(this.tenant, this.collection, key) as undefined | {doc: string}
+    const row = await this.store.first<{doc: string}>(this.Q.getDoc, this.tenant, this.collection, key)
     if (row) this.store.cache.remember(this.cached, key, row.doc)
     return row?.doc
   }
@@ -262,11 +272,11 @@ export class DocCell<T> {
     private readonly initial: () => T,
   ) {}
 
-  get(): T {
-    return this.table.get(this.key) ?? this.initial()
+  async get(): Promise<T> {
+    return (await this.table.get(this.key)) ?? this.initial()
   }
 
-  set(value: T): void {
-    this.table.set(this.key, value)
+  async set(value: T): Promise<void> {
+    await this.table.set(this.key, value)
   }
 }

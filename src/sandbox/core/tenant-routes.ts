@@ -17,7 +17,7 @@ interface TenantDeps {
   tenants: Tenants
   tenantOf(request: FastifyRequest): Tenant
   /** demo data, as `--seed` gives the default tenant */
-  seed(tenant: Tenant): void
+  seed(tenant: Tenant): Promise<void>
 }
 
 /** What a tenant's clients are given: each service's base URL (`<service>BaseUrl`) on the origin the caller reached (its Host, which the control guard checked). */
@@ -47,7 +47,7 @@ export function registerTenantRoutes(app: FastifyInstance, deps: TenantDeps): vo
     if (body.seed !== undefined && typeof body.seed !== 'boolean') throw failure(400, 'Expected {"seed": true|false}')
     let created
     try {
-      created = tenants.create({now: new Date(), seed: deps.seed, seeded: body.seed === true})
+      created = await tenants.create({now: new Date(), seed: deps.seed, seeded: body.seed === true})
     } catch (error) {
       if (error instanceof TenantLimitError) throw failure(409, error.message)
       throw error
@@ -58,14 +58,15 @@ export function registerTenantRoutes(app: FastifyInstance, deps: TenantDeps): vo
 
   app.get('/__sandbox/tenants', async (request) => {
     ownPlane(request)
-    return {tenants: tenants.records().map((record) => describe(request, deps.modules, record, tenants.get(record.id)))}
+    const records = await tenants.records()
+    return {tenants: await Promise.all(records.map(async (record) => describe(request, deps.modules, record, await tenants.get(record.id))))}
   })
 
   app.delete<{Params: {tenantId: string}}>('/__sandbox/tenants/:tenantId', async (request) => {
     ownPlane(request)
     const {tenantId} = request.params
     if (!isTenantId(tenantId)) throw failure(400, `Not a tenant id: ${JSON.stringify(tenantId)} (tn_ and 16 hex digits)`)
-    if (!tenants.delete(tenantId)) throw failure(404, `No tenant ${tenantId} on this sandbox`)
+    if (!(await tenants.delete(tenantId))) throw failure(404, `No tenant ${tenantId} on this sandbox`)
     return {deleted: tenantId}
   })
 }

@@ -85,7 +85,7 @@ export function keyKindOf(record: TenantRecord): (key: string) => KeyKind | unde
 }
 
 /** Opens a tenant's runtime over its rows (server.ts builds the context). */
-export type OpenTenant = (record: TenantRecord) => Tenant
+export type OpenTenant = (record: TenantRecord) => Promise<Tenant>
 
 export class Tenants {
   private readonly registry: DocTable<TenantRecord>
@@ -97,33 +97,36 @@ export class Tenants {
     private readonly open: OpenTenant,
   ) {
     this.registry = new DocTable(store.forTenant(DEFAULT_TENANT), 'core.tenants')
-    // Rows of no tenant: written by a request of a tenant still under way when it was deleted. No one can reach them (ids are
-    // never reused); they go at the next start.
-    for (const id of store.tenantsWithRows()) if (id !== DEFAULT_TENANT && !this.registry.has(id)) store.dropTenant(id)
-    store.commit()
     // a rolled-back request moves every clock it moved back to where its saved offset is
-    store.onDiscard(() => {
-      for (const tenant of [defaultTenant, ...this.live.values()]) tenant.clock.restore(tenant.savedClock.get() ?? 0)
+    store.onDiscard(async () => {
+      for (const tenant of [defaultTenant, ...this.live.values()]) tenant.clock.restore((await tenant.savedClock.get()) ?? 0)
     })
   }
 
+  /** Rows of no tenant: written by a request of a tenant still under way when it was deleted. No one can reach them (ids are never reused); they go at start. */
+  async dropOrphans(): Promise<void> {
+    for (const id of await this.store.tenantsWithRows()) if (id !== DEFAULT_TENANT && !(await this.registry.has(id))) await this.store.dropTenant(id)
+    this.store.commit()
+  }
+
   /** The tenant of that id, if it exists now. */
-  get(id: string): Tenant | undefined {
+  async get(id: string): Promise<Tenant | undefined> {
     if (id === DEFAULT_TENANT) return this.defaultTenant
-    const record = this.registry.get(id)
+    const record = await this.registry.get(id)
     if (!record) {
       this.forget(id)
       return undefined
     }
 
     let tenant = this.live.get(id)
-    if (!tenant) this.live.set(id, (tenant = this.open(record)))
+    if (!tenant) this.live.set(id, (tenant = await this.open(record)))
     return tenant
   }
 
   /** Every tenant, the default one first (opening the others: at start, for the deliveries still due). */
-  all(): Tenant[] {
-    return [this.defaultTenant, ...this.registry.keys().flatMap((id) => this.get(id) ?? [])]
+  async all(): Promise<Tenant[]> {
+    const others = await Promise.all((await this.registry.keys()).map(async (id) => this.get(id)))
+    return [this.defaultTenant, ...others.flatMap((tenant) => tenant ?? [])]
   }
 
   /** The tenants opened so far, the default one first. */
@@ -131,22 +134,22 @@ export class Tenants {
     return [this.defaultTenant, ...this.live.values()]
   }
 
-  records(): TenantRecord[] {
+  async records(): Promise<TenantRecord[]> {
     return this.registry.values()
   }
 
-  record(id: string): TenantRecord | undefined {
+  async record(id: string): Promise<TenantRecord | undefined> {
     return this.registry.get(id)
   }
 
   /** A new tenant with a fresh state (and demo data when `seed`), in the request's transaction. Throws TenantLimitError past MAX_TENANTS. */
-  create(options: {now: Date; seed(tenant: Tenant): void; seeded: boolean}): CreatedTenant {
-    if (this.registry.size >= MAX_TENANTS) {
+  async create(options: {now: Date; seed(tenant: Tenant): Promise<void>; seeded: boolean}): Promise<CreatedTenant> {
+    if ((await this.registry.count()) >= MAX_TENANTS) {
       throw new TenantLimitError(`This sandbox has ${MAX_TENANTS} tenants, its limit; delete one first`)
     }
 
     let id = newTenantId()
-    while (this.registry.has(id)) id = newTenantId()
+    while (await this.registry.has(id)) id = newTenantId()
     const keys = {publicKey: `pk-tenant-${randomBytes(18).toString('base64url')}`, secretKey: `sk-tenant-${randomBytes(18).toString('base64url')}`}
     const record: TenantRecord = {
       id,
@@ -154,18 +157,18 @@ export class Tenants {
       seeded: options.seeded,
       keyDigests: {publicKey: digestOf(keys.publicKey), secretKey: digestOf(keys.secretKey)},
     }
-    this.registry.set(id, record)
-    const tenant = this.get(id)!
-    for (const state of tenant.states.values()) state.reset()
-    if (options.seeded) options.seed(tenant)
+    await this.registry.set(id, record)
+    const tenant = (await this.get(id))!
+    for (const state of tenant.states.values()) await state.reset()
+    if (options.seeded) await options.seed(tenant)
     return {keys, record, tenant}
   }
 
   /** Deletes a tenant and every row of it; false when there is none of that id. */
-  delete(id: string): boolean {
-    if (!this.registry.has(id)) return false
-    this.store.dropTenant(id)
-    this.registry.delete(id)
+  async delete(id: string): Promise<boolean> {
+    if (!(await this.registry.has(id))) return false
+    await this.store.dropTenant(id)
+    await this.registry.delete(id)
     this.forget(id)
     return true
   }
@@ -204,16 +207,14 @@ export function rewriteTenantUrl(raw: IncomingMessage): string {
  * service's error shape.
  */
 export function registerTenantResolution(app: FastifyInstance, tenants: Tenants, errors: ErrorShapes): void {
-  app.addHook('onRequest', (request, reply, done) => {
+  app.addHook('onRequest', async (request, reply) => {
     const id = named.get(request.raw) ?? DEFAULT_TENANT
-    const tenant = tenants.get(id)
+    const tenant = await tenants.get(id)
     if (!tenant) {
-      reply.code(404).send(errors.refusal(request.url, 404, `No tenant ${id} on this sandbox`, request.id))
-      return
+      return reply.code(404).send(errors.refusal(request.url, 404, `No tenant ${id} on this sandbox`, request.id))
     }
 
     resolved.set(request, tenant)
-    done()
   })
 }
 

@@ -26,11 +26,11 @@ export function mayAccess(caller: StoredUser, target: StoredUser, access: Access
 }
 
 /** The user `targetId` names, if `callerId` may reach them that way: 404 when there is no such user, 403 when not allowed. */
-export function accessibleUser(ctx: SandboxContext, callerId: string, targetId: string, access: Access): StoredUser {
+export async function accessibleUser(ctx: SandboxContext, callerId: string, targetId: string, access: Access): Promise<StoredUser> {
   const {users} = ctx.state.health as HealthStore
-  const target = users.get(targetId)
+  const target = await users.get(targetId)
   if (!target) throw new SandboxError(404, 'NOT_FOUND', `User ${targetId} not found`, [{field: 'userId', description: 'not found'}])
-  const caller = callerId === targetId ? target : users.get(callerId)
+  const caller = callerId === targetId ? target : await users.get(callerId)
   if (caller && mayAccess(caller, target, access)) return target
   if (caller && access === 'write' && mayAccess(caller, target, 'read')) {
     throw new SandboxError(403, 'FORBIDDEN', "A linked caregiver may read this user's data but not change it")

@@ -15,7 +15,7 @@ export const SUPPORTED_HEALTH_VERSIONS = new Set(['3.14.0'])
 type Headers = Record<string, string | string[] | undefined>
 
 /** Checks a health request as the spec says; returns the signed-in user for session operations. */
-export function authenticateHealth(op: Operation, headers: Headers, ctx: SandboxContext): string | undefined {
+export async function authenticateHealth(op: Operation, headers: Headers, ctx: SandboxContext): Promise<string | undefined> {
   const version = headers['x-ph-api-version']
   if (!version) throw new SandboxError(400, 'API_VERSION_REQUIRED', 'The x-ph-api-version header is required')
   if (!SUPPORTED_HEALTH_VERSIONS.has(String(version))) {
@@ -25,16 +25,16 @@ export function authenticateHealth(op: Operation, headers: Headers, ctx: Sandbox
   const sid = readCookie(headers.cookie, SESSION_COOKIE)
   if (op.auth !== 'session') return sid ? ctx.sessions.lookup(sid) : undefined
   if (!sid) throw new SandboxError(401, 'UNAUTHORIZED', 'Sign in required: no connect.sid session cookie')
-  const userId = ctx.sessions.lookup(sid)
+  const userId = await ctx.sessions.lookup(sid)
   if (!userId) throw new SandboxError(401, 'SESSION_EXPIRED', 'The session is unknown or has expired; sign in again')
   return userId
 }
 
 /** The `authenticate` hook of a module with the health service's auth (the health module's, and test modules like it). */
 export function healthAuthentication(rule?: UserAccessRule) {
-  return (op: Operation, request: {headers: Headers; params: Record<string, string>}, ctx: SandboxContext): {userId?: string} => {
-    const userId = authenticateHealth(op, request.headers, ctx)
-    if (op.auth === 'session') authorizeUserParam(request.params, userId, rule && {ctx, op, rule})
+  return async (op: Operation, request: {headers: Headers; params: Record<string, string>}, ctx: SandboxContext): Promise<{userId?: string}> => {
+    const userId = await authenticateHealth(op, request.headers, ctx)
+    if (op.auth === 'session') await authorizeUserParam(request.params, userId, rule && {ctx, op, rule})
     return {userId}
   }
 }

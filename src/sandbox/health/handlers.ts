@@ -31,8 +31,8 @@ export function health(ctx: SandboxContext): HealthStore {
 }
 
 /** Saves a user changed in place (plan, sensors, ...): the whole record, unknown fields included. */
-function saveUser(ctx: SandboxContext, user: StoredUser): void {
-  health(ctx).users.set(user.id, user)
+async function saveUser(ctx: SandboxContext, user: StoredUser): Promise<void> {
+  await health(ctx).users.set(user.id, user)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -65,23 +65,23 @@ function notFound(what: string, field: string): SandboxError {
 }
 
 /** The user addressed by the path, if the caller may reach them for `access` (./access.ts): 404 unknown, 403 not allowed. */
-function userFor(req: SandboxRequest, ctx: SandboxContext, access: Access): StoredUser {
+async function userFor(req: SandboxRequest, ctx: SandboxContext, access: Access): Promise<StoredUser> {
   if (!req.userId) throw new SandboxError(401, 'UNAUTHORIZED', 'A valid session is required')
   return accessibleUser(ctx, req.userId, req.params.userId ?? req.userId, access)
 }
 
-const readableUser = (req: SandboxRequest, ctx: SandboxContext) => userFor(req, ctx, 'read')
-const ownUser = (req: SandboxRequest, ctx: SandboxContext) => userFor(req, ctx, 'write')
+const readableUser = async (req: SandboxRequest, ctx: SandboxContext) => userFor(req, ctx, 'read')
+const ownUser = async (req: SandboxRequest, ctx: SandboxContext) => userFor(req, ctx, 'write')
 
-function findEvent(ctx: SandboxContext, userId: string, eventId: string): Event {
-  const event = health(ctx).events.get(userId, eventId)
+async function findEvent(ctx: SandboxContext, userId: string, eventId: string): Promise<Event> {
+  const event = await health(ctx).events.get(userId, eventId)
   if (!event) throw notFound(`Event ${eventId}`, 'eventId')
   return event
 }
 
 /** Every sensor MAC on any plan, with where it is attached. */
-function sensorOwner(ctx: SandboxContext, mac: string): undefined | {medicationId: string; userId: string} {
-  for (const user of health(ctx).users.values()) {
+async function sensorOwner(ctx: SandboxContext, mac: string): Promise<undefined | {medicationId: string; userId: string}> {
+  for (const user of await health(ctx).users.values()) {
     for (const med of user.plan.medications) {
       if ((med.sensors ?? []).some((s) => s.mac === mac)) return {userId: user.id, medicationId: med.medicationId}
     }
@@ -91,10 +91,10 @@ function sensorOwner(ctx: SandboxContext, mac: string): undefined | {medicationI
 }
 
 /** A MAC may be on one medication only (any user's plan): 400 otherwise. */
-function assertMacsFree(ctx: SandboxContext, macs: string[], own: {medicationId: string; userId: string}, field: (i: number) => string) {
+async function assertMacsFree(ctx: SandboxContext, macs: string[], own: {medicationId: string; userId: string}, field: (i: number) => string): Promise<void> {
   const seen = new Set<string>()
   for (const [i, mac] of macs.entries()) {
-    const owner = sensorOwner(ctx, mac)
+    const owner = await sensorOwner(ctx, mac)
     const elsewhere = owner && (owner.userId !== own.userId || owner.medicationId !== own.medicationId)
     if (elsewhere || seen.has(mac)) {
       throw new SandboxError(400, 'SENSOR_IN_USE', `Sensor ${mac} is already attached to another medication`, [
@@ -113,8 +113,8 @@ function findMedication(user: StoredUser, medicationId: string): PlanMedication 
 }
 
 /** A medication's type in the groups' catalogues (rescue, controller), so that a plan says it (the emulator's choice). */
-export function catalogueType(ctx: SandboxContext, medicationId: string): string | undefined {
-  for (const group of health(ctx).groups.values()) {
+export async function catalogueType(ctx: SandboxContext, medicationId: string): Promise<string | undefined> {
+  for (const group of await health(ctx).groups.values()) {
     const type = group.medications.find((m) => m.id === medicationId)?.type
     if (type) return type
   }
@@ -123,8 +123,8 @@ export function catalogueType(ctx: SandboxContext, medicationId: string): string
 }
 
 /** The user, with the cookie of a new session. */
-function signedIn(ctx: SandboxContext, user: StoredUser): Reply<User> {
-  const sid = ctx.sessions.create(user.id)
+async function signedIn(ctx: SandboxContext, user: StoredUser): Promise<Reply<User>> {
+  const sid = await ctx.sessions.create(user.id)
   return new Reply(publicUser(user), {headers: ctx.sessions.cookieHeader(sid)})
 }
 
@@ -155,11 +155,11 @@ export function newEvent(ctx: SandboxContext, user: StoredUser, body: Record<str
 // ---------------------------------------------------------------------------------------------
 
 export const healthHandlers: HandlersFor<typeof healthService> = {
-  createUser(req, ctx) {
+  async createUser(req, ctx) {
     const body = req.body as Record<string, unknown> & {email: string; password: string}
     const state = health(ctx)
     const email = body.email.trim().toLowerCase()
-    if ([...state.users.values()].some((u) => u.email === email)) {
+    if ([...await state.users.values()].some((u) => u.email === email)) {
       throw new SandboxError(400, 'EMAIL_TAKEN', `An account with email ${email} already exists`, [
         {field: 'email', description: 'already registered'},
       ])
@@ -179,14 +179,14 @@ export const healthHandlers: HandlersFor<typeof healthService> = {
       password: hashPassword(password),
       plan: {medications: []},
     }
-    state.users.set(user.id, user)
+    await state.users.set(user.id, user)
     return signedIn(ctx, user)
   },
 
-  signIn(req, ctx) {
+  async signIn(req, ctx) {
     const body = req.body as {email: string; password: string}
     const email = body.email.trim().toLowerCase()
-    const user = [...health(ctx).users.values()].find((u) => u.email === email)
+    const user = [...await health(ctx).users.values()].find((u) => u.email === email)
     // same answer for an unknown email and a wrong password
     if (!user || !verifyPassword(body.password, user.password)) {
       throw new SandboxError(401, 'INVALID_CREDENTIALS', 'Wrong email or password')
@@ -195,23 +195,23 @@ export const healthHandlers: HandlersFor<typeof healthService> = {
     return signedIn(ctx, user)
   },
 
-  getUser(req, ctx) {
-    return publicUser(readableUser({...req, params: {userId: req.userId ?? ''}}, ctx))
+  async getUser(req, ctx) {
+    return publicUser(await readableUser({...req, params: {userId: req.userId ?? ''}}, ctx))
   },
 
-  getUserById(req, ctx) {
-    return publicUser(readableUser(req, ctx))
+  async getUserById(req, ctx) {
+    return publicUser(await readableUser(req, ctx))
   },
 
-  addEvent(req, ctx) {
-    const user = ownUser(req, ctx)
+  async addEvent(req, ctx) {
+    const user = await ownUser(req, ctx)
     const event = newEvent(ctx, user, req.body as Record<string, unknown>)
-    health(ctx).events.put(user.id, event)
+    await health(ctx).events.put(user.id, event)
     return event
   },
 
-  getEvents(req, ctx) {
-    const user = readableUser(req, ctx)
+  async getEvents(req, ctx) {
+    const user = await readableUser(req, ctx)
     const q = req.query
     if (q.startDate && q.endDate && Date.parse(q.startDate) > Date.parse(q.endDate)) {
       throw new SandboxError(400, 'INVALID_RANGE', 'startDate is after endDate', [{field: 'startDate', description: 'after endDate'}])
@@ -220,14 +220,14 @@ export const healthHandlers: HandlersFor<typeof healthService> = {
     return health(ctx).events.page(user.id, q)
   },
 
-  getEventById(req, ctx) {
-    const user = readableUser(req, ctx)
+  async getEventById(req, ctx) {
+    const user = await readableUser(req, ctx)
     return findEvent(ctx, user.id, req.params.eventId)
   },
 
-  updateEvent(req, ctx) {
-    const user = ownUser(req, ctx)
-    const current = findEvent(ctx, user.id, req.params.eventId)
+  async updateEvent(req, ctx) {
+    const user = await ownUser(req, ctx)
+    const current = await findEvent(ctx, user.id, req.params.eventId)
     const body = req.body as Record<string, unknown>
     const {id: _id, nightEvent: _n, createdDate: _c, updatedDate: _u, ...changes} = body
     const date = typeof changes.date === 'string' ? new Date(changes.date).toISOString() : current.date
@@ -238,24 +238,24 @@ export const healthHandlers: HandlersFor<typeof healthService> = {
       nightEvent: isNightEvent(date, user.timeZone),
       updatedDate: ctx.clock.now().toISOString(),
     }
-    health(ctx).events.put(user.id, next)
+    await health(ctx).events.put(user.id, next)
   },
 
-  deleteEvent(req, ctx) {
-    const user = ownUser(req, ctx)
-    if (!health(ctx).events.delete(user.id, req.params.eventId)) throw notFound(`Event ${req.params.eventId}`, 'eventId')
+  async deleteEvent(req, ctx) {
+    const user = await ownUser(req, ctx)
+    if (!await health(ctx).events.delete(user.id, req.params.eventId)) throw notFound(`Event ${req.params.eventId}`, 'eventId')
   },
 
-  getGroupConfig(req, ctx) {
+  async getGroupConfig(req, ctx) {
     const key = req.params.idOrName
-    const groups = [...health(ctx).groups.values()]
+    const groups = [...await health(ctx).groups.values()]
     const group = groups.find((g) => g.id === key) ?? groups.find((g) => g.name.toLowerCase() === key.toLowerCase())
     if (!group) throw notFound(`Group ${key}`, 'idOrName')
     return group
   },
 
-  getMetrics(req, ctx) {
-    const user = readableUser(req, ctx)
+  async getMetrics(req, ctx) {
+    const user = await readableUser(req, ctx)
     const q = req.query as {endDate?: string; name: string[]; period?: string[]; startDate?: string}
     const plan = planMetricRequest(q.name, q.period ?? [])
     if (isMetricProblem(plan)) {
@@ -274,14 +274,14 @@ export const healthHandlers: HandlersFor<typeof healthService> = {
     const periods = computeMetrics({
       timeZone: user.timeZone,
       // the range, the 14 days before it (rescue baseline) and a day each side for the time zone
-      events: state.events.between(
+      events: await state.events.between(
         user.id,
         new Date(start.getTime() - (BASELINE_DAYS + 2) * DAY_MS).toISOString(),
         new Date(end.getTime() + DAY_MS).toISOString(),
       ),
       plan: user.plan.medications,
-      act: state.act.get(user.id) ?? [],
-      groups: [...state.groups.values()],
+      act: await state.act.get(user.id) ?? [],
+      groups: [...await state.groups.values()],
       start,
       end,
       byPeriod: plan.byPeriod,
@@ -289,8 +289,8 @@ export const healthHandlers: HandlersFor<typeof healthService> = {
     return {startDate: start.toISOString(), endDate: end.toISOString(), timeZone: user.timeZone, periods, paging: {}}
   },
 
-  addPlanMedication(req, ctx) {
-    const user = ownUser(req, ctx)
+  async addPlanMedication(req, ctx) {
+    const user = await ownUser(req, ctx)
     const body = req.body as Record<string, unknown> & PlanMedication
     if (user.plan.medications.some((m) => m.medicationId === body.medicationId)) {
       throw new SandboxError(400, 'MEDICATION_ON_PLAN', `Medication ${body.medicationId} is already on the plan`, [
@@ -299,23 +299,23 @@ export const healthHandlers: HandlersFor<typeof healthService> = {
     }
 
     const sensors = body.sensors ?? []
-    assertMacsFree(
+    await assertMacsFree(
       ctx,
       sensors.map((s) => s.mac),
       {userId: user.id, medicationId: body.medicationId},
       (i) => `sensors.${i}.mac`,
     )
-    const medicationType = body.medicationType ?? catalogueType(ctx, body.medicationId)
+    const medicationType = body.medicationType ?? await catalogueType(ctx, body.medicationId)
     user.plan.medications.push({...body, ...(medicationType ? {medicationType} : {}), usageList: body.usageList ?? [], sensors})
-    saveUser(ctx, user)
+    await saveUser(ctx, user)
   },
 
-  patchPlanMedication(req, ctx) {
-    const user = ownUser(req, ctx)
+  async patchPlanMedication(req, ctx) {
+    const user = await ownUser(req, ctx)
     const med = findMedication(user, req.params.medicationId)
     const body = req.body as Partial<PlanMedication> & Record<string, unknown>
     if (body.sensors) {
-      assertMacsFree(
+      await assertMacsFree(
         ctx,
         body.sensors.map((s) => s.mac),
         {userId: user.id, medicationId: med.medicationId},
@@ -325,18 +325,18 @@ export const healthHandlers: HandlersFor<typeof healthService> = {
 
     const {medicationId: _ignored, ...changes} = body
     Object.assign(med, changes)
-    saveUser(ctx, user)
+    await saveUser(ctx, user)
   },
 
-  deletePlanMedication(req, ctx) {
-    const user = ownUser(req, ctx)
+  async deletePlanMedication(req, ctx) {
+    const user = await ownUser(req, ctx)
     const med = findMedication(user, req.params.medicationId)
     user.plan.medications = user.plan.medications.filter((m) => m !== med)
-    saveUser(ctx, user)
+    await saveUser(ctx, user)
   },
 
-  addPlanSensor(req, ctx) {
-    const user = ownUser(req, ctx)
+  async addPlanSensor(req, ctx) {
+    const user = await ownUser(req, ctx)
     const med = findMedication(user, req.params.medicationId)
     const sensor = req.body as PlanMedication['sensors'][number]
     if ((med.sensors ?? []).some((s) => s.mac === sensor.mac)) {
@@ -345,18 +345,18 @@ export const healthHandlers: HandlersFor<typeof healthService> = {
       ])
     }
 
-    assertMacsFree(ctx, [sensor.mac], {userId: user.id, medicationId: med.medicationId}, () => 'mac')
+    await assertMacsFree(ctx, [sensor.mac], {userId: user.id, medicationId: med.medicationId}, () => 'mac')
     med.sensors = [...(med.sensors ?? []), sensor]
-    saveUser(ctx, user)
+    await saveUser(ctx, user)
   },
 
-  deletePlanSensor(req, ctx) {
-    const user = ownUser(req, ctx)
+  async deletePlanSensor(req, ctx) {
+    const user = await ownUser(req, ctx)
     const med = findMedication(user, req.params.medicationId)
     const mac = req.params.mac.toUpperCase().replaceAll('-', ':')
     const sensors = med.sensors ?? []
     if (!sensors.some((s) => s.mac === mac)) throw notFound(`Sensor ${mac} on ${med.medicationId}`, 'mac')
     med.sensors = sensors.filter((s) => s.mac !== mac)
-    saveUser(ctx, user)
+    await saveUser(ctx, user)
   },
 }

@@ -11,10 +11,10 @@ import {health, healthHandlers} from './handlers.js'
 import {generateEvents, MAX_GENERATED_EVENTS, seedHealth} from './seed.js'
 import {HealthStore} from './state.js'
 
-function userFor(ctx: SandboxContext, body: {email?: unknown; userId?: unknown}): StoredUser | undefined {
+async function userFor(ctx: SandboxContext, body: {email?: unknown; userId?: unknown}): Promise<StoredUser | undefined> {
   const {users} = health(ctx)
   if (typeof body.userId === 'string') return users.get(body.userId)
-  if (typeof body.email === 'string') return [...users.values()].find((u) => u.email === (body.email as string).toLowerCase())
+  if (typeof body.email === 'string') return [...await users.values()].find((u) => u.email === (body.email as string).toLowerCase())
   return undefined
 }
 
@@ -31,7 +31,7 @@ export const healthModule = sandboxModule({
   handlers: healthHandlers,
   openState: (store) => new HealthStore(store),
   // A userId in the path: `me` is the signed-in user; another user's data as access.ts allows (linked caregivers read).
-  authenticate: healthAuthentication((op, targetId, callerId, ctx) => accessibleUser(ctx, callerId, targetId, accessFor(op.method))),
+  authenticate: healthAuthentication(async (op, targetId, callerId, ctx) => accessibleUser(ctx, callerId, targetId, accessFor(op.method))),
   errors: healthErrors,
   answerHeaders: healthAnswerHeaders,
   sessionTable: (ctx) => health(ctx).sessions,
@@ -41,7 +41,7 @@ export const healthModule = sandboxModule({
     app.post('/__sandbox/health/act', async (request, reply) => {
       const ctx = ctxOf(request)
       const body = (request.body ?? {}) as Record<string, unknown>
-      const user = userFor(ctx, body)
+      const user = await userFor(ctx, body)
       const score = body.score
       const kind = body.kind ?? 'adult'
       const date = body.date === undefined ? ctx.clock.now() : isoOrUndefined(body.date)
@@ -52,7 +52,7 @@ export const healthModule = sandboxModule({
 
       const result = {date: date.toISOString(), score, kind: kind as 'adult' | 'child'}
       const state = health(ctx)
-      state.act.set(user.id, [...(state.act.get(user.id) ?? []), result])
+      await state.act.set(user.id, [...((await state.act.get(user.id)) ?? []), result])
       return reply.code(201).send({userId: user.id, ...result})
     })
 
@@ -64,7 +64,7 @@ export const healthModule = sandboxModule({
     app.post('/__sandbox/health/events', async (request, reply) => {
       const ctx = ctxOf(request)
       const body = (request.body ?? {}) as Record<string, unknown>
-      const user = userFor(ctx, body)
+      const user = await userFor(ctx, body)
       if (!user) return reply.code(404).send({message: 'No such user (give userId or email)'})
       const count = body.count
       if (typeof count !== 'number' || !Number.isInteger(count) || count < 1 || count > MAX_GENERATED_EVENTS) {
@@ -74,7 +74,7 @@ export const healthModule = sandboxModule({
       }
 
       const created = await generateEvents(ctx, user, {count, start: isoOrUndefined(body.start), end: isoOrUndefined(body.end)})
-      return reply.code(201).send({userId: user.id, created, total: health(ctx).events.count(user.id)})
+      return reply.code(201).send({userId: user.id, created, total: await health(ctx).events.count(user.id)})
     })
   },
 

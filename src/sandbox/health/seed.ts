@@ -61,10 +61,10 @@ function rangeOf(ctx: SandboxContext, options: BulkEventsOptions): {end: number;
 }
 
 /** Creates `count` events (see bulkEvent) in the caller's transaction, at once. */
-export function bulkEvents(ctx: SandboxContext, user: StoredUser, options: BulkEventsOptions): number {
+export async function bulkEvents(ctx: SandboxContext, user: StoredUser, options: BulkEventsOptions): Promise<number> {
   const range = rangeOf(ctx, options)
   const {events} = health(ctx)
-  for (let i = 0; i < options.count; i++) events.put(user.id, bulkEvent(ctx, user, i, options.count, range))
+  for (let i = 0; i < options.count; i++) await events.put(user.id, bulkEvent(ctx, user, i, options.count, range))
   return options.count
 }
 
@@ -81,18 +81,18 @@ export async function generateEvents(ctx: SandboxContext, user: StoredUser, opti
   const created: string[] = []
   try {
     for (let from = 0; from < options.count; from += GENERATION_BATCH) {
-      await ctx.commitNow(() => {
+      await ctx.commitNow(async () => {
         for (let i = from; i < Math.min(from + GENERATION_BATCH, options.count); i++) {
           const event = bulkEvent(ctx, user, i, options.count, range)
-          events.put(user.id, event)
+          await events.put(user.id, event)
           created.push(event.id)
         }
       })
       await setImmediate()
     }
   } catch (error) {
-    await ctx.commitNow(() => {
-      for (const id of created) events.delete(user.id, id)
+    await ctx.commitNow(async () => {
+      for (const id of created) await events.delete(user.id, id)
     })
     throw error
   }
@@ -100,10 +100,10 @@ export async function generateEvents(ctx: SandboxContext, user: StoredUser, opti
   return options.count
 }
 
-function createUser(ctx: SandboxContext, role: 'caregiver' | 'patient', timeZone: string): StoredUser {
+async function createUser(ctx: SandboxContext, role: 'caregiver' | 'patient', timeZone: string): Promise<StoredUser> {
   const demo = DEMO_USERS[role]
   const state = health(ctx)
-  const existing = [...state.users.values()].find((u) => u.email === demo.email)
+  const existing = [...await state.users.values()].find((u) => u.email === demo.email)
   if (existing) return existing
   const user: StoredUser = {
     id: ctx.hex(24),
@@ -119,22 +119,22 @@ function createUser(ctx: SandboxContext, role: 'caregiver' | 'patient', timeZone
     plan: {medications: []},
   }
   if (user.disease === undefined) delete user.disease
-  state.users.set(user.id, user)
+  await state.users.set(user.id, user)
   return user
 }
 
 /** A patient (Asia/Manila) with a plan and six weeks of events and ACT results, and a caregiver. */
-export function seedHealth(ctx: SandboxContext): void {
+export async function seedHealth(ctx: SandboxContext): Promise<void> {
   const state = health(ctx)
-  const patient = createUser(ctx, 'patient', 'Asia/Manila')
-  const caregiver = createUser(ctx, 'caregiver', 'Asia/Manila')
+  const patient = await createUser(ctx, 'patient', 'Asia/Manila')
+  const caregiver = await createUser(ctx, 'caregiver', 'Asia/Manila')
   // The demo caregiver may read the demo patient's data (./access.ts).
   if (!linkedPatients(caregiver).includes(patient.id)) {
     caregiver.caregiverOf = [...linkedPatients(caregiver), patient.id]
-    state.users.set(caregiver.id, caregiver)
+    await state.users.set(caregiver.id, caregiver)
   }
 
-  if (state.events.count(patient.id) > 0) return
+  if (await state.events.count(patient.id) > 0) return
   const list: Event[] = []
 
   patient.plan.medications = [
@@ -197,9 +197,9 @@ export function seedHealth(ctx: SandboxContext): void {
     }
   }
 
-  state.users.set(patient.id, patient)
-  for (const event of list) state.events.put(patient.id, event)
-  state.act.set(
+  await state.users.set(patient.id, patient)
+  for (const event of list) await state.events.put(patient.id, event)
+  await state.act.set(
     patient.id,
     [35, 28, 21, 14, 7].map((daysAgo, i) => ({date: at(daysAgo, 9, 0).toISOString(), score: 15 + i * 2, kind: 'adult' as const})),
   )

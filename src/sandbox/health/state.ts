@@ -71,18 +71,18 @@ export class HealthStore implements ModuleState {
     this.groups = new DocTable(store, 'health.groups')
   }
 
-  dump(): Record<string, unknown> {
+  async dump(): Promise<Record<string, unknown>> {
     return {
-      sessions: this.sessions.entries(),
-      users: this.users.entries(),
-      events: [...this.events.byUser()],
-      act: this.act.entries(),
-      groups: this.groups.entries(),
+      sessions: await this.sessions.entries(),
+      users: await this.users.entries(),
+      events: [...(await this.events.byUser())],
+      act: await this.act.entries(),
+      groups: await this.groups.entries(),
     }
   }
 
-  load(section: Record<string, unknown>, version: number): void {
-    this.reset()
+  async load(section: Record<string, unknown>, version: number): Promise<void> {
+    await this.reset()
     const tables = [
       {name: 'sessions', table: this.sessions, schema: StoredSessionSchema, byId: false},
       {name: 'users', table: this.users, schema: StoredUserSchema, byId: true},
@@ -91,11 +91,11 @@ export class HealthStore implements ModuleState {
     ] as const
     for (const {byId, name, schema, table} of tables) {
       if (section[name] === undefined) continue
-      if (name === 'groups') table.clear()
+      if (name === 'groups') await table.clear()
       for (const entry of tableOf(section[name], version, `health.${name}`)) {
         const record = checkRecord(schema, entry.value, entry.where)
         if (byId) checkKeyIsId(entry)
-        ;(table as DocTable<unknown>).set(entry.key, record)
+        await (table as DocTable<unknown>).set(entry.key, record)
       }
     }
 
@@ -103,16 +103,16 @@ export class HealthStore implements ModuleState {
     for (const {key: userId, value: list, where} of tableOf(section.events, version, 'health.events')) {
       if (!Array.isArray(list)) throw new StateDocumentError(`${where}: expected a list of events`)
       for (const [i, event] of (list as unknown[]).entries()) {
-        this.events.put(userId, checkRecord(StoredEventSchema, event, `${where}[${i}]`) as Event)
+        await this.events.put(userId, checkRecord(StoredEventSchema, event, `${where}[${i}]`) as Event)
       }
     }
   }
 
   /** A fresh sandbox's state: nothing but the demo group. */
-  reset(): void {
-    for (const table of [this.sessions, this.users, this.act, this.groups]) table.clear()
-    this.events.clear()
-    this.groups.set(DEMO_GROUP.id, structuredClone(DEMO_GROUP))
+  async reset(): Promise<void> {
+    for (const table of [this.sessions, this.users, this.act, this.groups]) await table.clear()
+    await this.events.clear()
+    await this.groups.set(DEMO_GROUP.id, structuredClone(DEMO_GROUP))
   }
 }
 
