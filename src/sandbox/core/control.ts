@@ -34,7 +34,7 @@ export function registerControlRoutes(app: FastifyInstance, deps: ControlDeps): 
 
   app.get('/__sandbox/clock', async (request) => ({now: deps.tenantOf(request).clock.now().toISOString()}))
   app.post('/__sandbox/clock', async (request) => {
-    const {ctx} = deps.tenantOf(request)
+    const {clock, ctx, savedClock} = deps.tenantOf(request)
     const body = (request.body ?? {}) as {advance?: unknown; set?: unknown}
     if (typeof body.set === 'string') {
       const at = body.set
@@ -48,6 +48,8 @@ export function registerControlRoutes(app: FastifyInstance, deps: ControlDeps): 
       throw bad('Send {"set": ISO} or {"advance": "26h"}')
     }
 
+    // saved here too (beside the clock's onMove), so a failed save fails this request and rolls the clock back
+    await savedClock.set(clock.offset)
     return {now: ctx.clock.now().toISOString()}
   })
 
