@@ -15,6 +15,7 @@ import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
 
+import {cleanEnv} from './lib/env.mjs'
 import {moveClock, paidCheckouts} from './lib/paid-checkouts.mjs'
 import {startSandboxProcess} from './lib/sandbox.mjs'
 
@@ -24,15 +25,6 @@ const ROWS = Number(process.argv[2] ?? 1000)
 const PLAN_ROWS = Number(process.argv[3] ?? 10_000)
 const CONCURRENCY = [1, 4, 8]
 
-function cleanEnv(extra) {
-  const env = {}
-  for (const [k, v] of Object.entries(process.env)) {
-    if (k.startsWith('OPSCTL_') || /^(https?_proxy|no_proxy|NODE_OPTIONS)$/i.test(k)) continue
-    env[k] = v
-  }
-
-  return {...env, CI: 'true', NO_COLOR: '1', ...extra}
-}
 
 /** The CLI in a child that writes its own peak RSS (process.resourceUsage().maxRSS) to stderr as it exits. */
 function runCli(argv, env, nodeFlags = []) {

@@ -13,6 +13,7 @@ import {mkdtempSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
 
+import {cleanEnv} from './lib/env.mjs'
 import {startSandboxProcess} from './lib/sandbox.mjs'
 
 const ROOT = resolve(import.meta.dirname, '..')
@@ -20,15 +21,6 @@ const BIN = join(ROOT, 'bin/run.js')
 const COUNT = Number(process.argv[2] ?? 20_000)
 const PASSWORD = 'bench-pass-7c1d'
 
-function cleanEnv(extra) {
-  const env = {}
-  for (const [k, v] of Object.entries(process.env)) {
-    if (k.startsWith('OPSCTL_') || /^(https?_proxy|no_proxy|NODE_OPTIONS)$/i.test(k)) continue
-    env[k] = v
-  }
-
-  return {...env, CI: 'true', NO_COLOR: '1', ...extra}
-}
 
 async function startSandbox() {
   return startSandboxProcess({bin: BIN, cwd: ROOT, env: cleanEnv({})})

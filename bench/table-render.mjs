@@ -15,6 +15,7 @@ import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
 
+import {cleanEnv} from './lib/env.mjs'
 import {startSandboxProcess} from './lib/sandbox.mjs'
 
 const ROOT = resolve(import.meta.dirname, '..')
@@ -24,15 +25,6 @@ const LIMIT_MS = 3000
 /** CPU time of the CLI for the whole listing (issue 21: 20,000 rows in a pseudo-terminal within 2 s of CPU). */
 const CPU_LIMIT_MS = 2000
 
-function cleanEnv(extra) {
-  const env = {}
-  for (const [k, v] of Object.entries(process.env)) {
-    if (k.startsWith('OPSCTL_') || /^(https?_proxy|no_proxy|NODE_OPTIONS|NODE_EXTRA_CA_CERTS)$/i.test(k)) continue
-    env[k] = v
-  }
-
-  return {...env, CI: 'true', NO_COLOR: '1', ...extra}
-}
 
 async function startSandbox() {
   return startSandboxProcess({bin: BIN, cwd: ROOT, env: cleanEnv({})})
