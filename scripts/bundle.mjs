@@ -7,7 +7,8 @@
  * files instead of hundreds of modules, and what it imports lazily (undici, the sandbox, prompts)
  * still loads only when used.
  *
- * Packages stay outside the bundle when they cannot move: native code (better-sqlite3), files
+ * Packages stay outside the bundle when they cannot move: native code (better-sqlite3; pg-native,
+ * which pg loads only when asked for it and opsctl never asks), files
  * found next to their own sources (open's xdg-open), plugins oclif loads by path, and fastify's
  * family, which only the sandbox loads.
  *
@@ -34,7 +35,7 @@ const pjson = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
  */
 const BY_PATH = ['src/cli/help.ts', 'src/oclif.ts', 'src/version.ts', 'src/startup/compile-cache.ts', 'src/startup/import-module.ts', 'src/http/secrets/registry.ts', 'src/http/secrets/sources.ts', 'src/http/secrets/streams.ts', 'src/profiles/lock.ts']
 // typescript and ts-node: oclif looks for them only in development (NODE_ENV=development).
-const EXTERNAL = ['better-sqlite3', 'open', '@oclif/plugin-*', 'typescript', 'ts-node', 'tsx']
+const EXTERNAL = ['better-sqlite3', 'pg-native', 'open', '@oclif/plugin-*', 'typescript', 'ts-node', 'tsx']
 
 /**
  * Two lines of oclif that cost every start more than the rest of its plugin loading, rewritten as

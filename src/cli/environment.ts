@@ -21,6 +21,7 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
   {name: 'OPSCTL_AUDIT_RUN', description: 'marks the audit lines of a run (smoke and scenario set it); checkout list leaves marked checkouts out unless --include-runs'},
   {name: 'OPSCTL_TRACE_PATIENT_DATA', description: '1 shows patient data in --verbose traces (masked by default)'},
   {name: 'OPSCTL_SANDBOX_PORT', description: 'the port of `sandbox start` (--port)'},
+  {name: 'OPSCTL_SANDBOX_DATABASE', description: 'a PostgreSQL URL for `sandbox start --database` (its password is never printed)'},
   {name: 'OPSCTL_SANDBOX_TOKEN', description: "the sandbox's control token: `sandbox start --token`, and for sandbox commands run from another config folder or machine"},
   {name: 'HTTPS_PROXY', description: 'a proxy for https requests (HTTP_PROXY for http; lower case works too); never used for loopback'},
   {name: 'NO_PROXY', description: 'hosts that bypass the proxy'},

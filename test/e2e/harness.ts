@@ -111,6 +111,8 @@ export interface Sandbox {
   /** Calls a `/__sandbox/...` control endpoint; returns the parsed JSON answer. */
   control(path: string, body?: unknown, method?: string): Promise<any>
   stop(signal?: NodeJS.Signals): Promise<number | null>
+  /** what it wrote on stderr so far */
+  stderr(): string
 }
 
 /**
@@ -167,6 +169,7 @@ export async function startSandbox(extraArgs: string[] = [], env: Record<string,
       if (child.exitCode === null && child.signalCode === null) child.kill(signal)
       return exited
     },
+    stderr: () => stderr,
   }
 }
 

@@ -10,7 +10,7 @@ import type {SandboxContext, SandboxEvent, SandboxReply} from '../../src/sandbox
 import {checkoutModule} from '../../src/sandbox/checkout/index.js'
 import {showPaymentPage, submitPaymentForm} from '../../src/sandbox/checkout/page.js'
 import {CheckoutStore} from '../../src/sandbox/checkout/state.js'
-import {openStore} from '../../src/sandbox/core/store.js'
+import {openStore} from '../../src/sandbox/core/sqlite-store.js'
 import {SandboxError} from '../../src/sandbox/types.js'
 import {checkoutService} from '../../src/services/checkout/operations.js'
 import {answering} from '../fixtures/answering.js'

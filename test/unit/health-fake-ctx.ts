@@ -3,7 +3,7 @@ import {afterAll} from 'vitest'
 /** A SandboxContext for calling health handlers directly: fixed clock, in-memory sessions, counted ids. */
 import type {SandboxContext, SandboxReply, SandboxRequest} from '../../src/sandbox/types.js'
 
-import {openStore} from '../../src/sandbox/core/store.js'
+import {openStore} from '../../src/sandbox/core/sqlite-store.js'
 import {HealthStore} from '../../src/sandbox/health/state.js'
 import {SandboxError} from '../../src/sandbox/types.js'
 

@@ -13,6 +13,7 @@ import {MAX_GENERATED_EVENTS} from '../../src/sandbox/health/seed.js'
 import {SANDBOX_STATE_LIMIT_BYTES} from '../../src/services/sandbox-defaults.js'
 import {controlHeaders} from '../helpers/control.js'
 import {type InProcessSandbox, inProcessSandbox} from '../helpers/sandbox.js'
+import {sqliteDb} from '../helpers/sqlite.js'
 
 let sandbox: InProcessSandbox
 beforeAll(async () => {
@@ -91,7 +92,7 @@ describe('bounded work', () => {
     const userId = (await sandbox.running.ctx.state.health.users.values())[0].id
     const {events} = sandbox.running.ctx.state.health
     const before = await events.count(userId)
-    const {db} = sandbox.running.store
+    const db = sqliteDb(sandbox.running.store)
     // the third batch fails, after two were committed
     db.exec(`CREATE TRIGGER full_disk AFTER INSERT ON events WHEN (SELECT count(*) FROM events) > ${before + 2500}
              BEGIN SELECT RAISE(ABORT, 'disk full'); END`)

@@ -21,7 +21,7 @@ import {SANDBOX_KEYS} from '../../src/services/sandbox-defaults.js'
 import {testModules} from '../fixtures/sandbox-modules.js'
 import {controlHeaders} from '../helpers/control.js'
 import {LoopbackServers} from '../helpers/loopback-servers.js'
-import {openDatabase, statement} from '../helpers/sqlite.js'
+import {openDatabase,sqliteDb, statement} from '../helpers/sqlite.js'
 
 const V = {'x-ph-api-version': '3.14.0'}
 const SECRET = {authorization: basicAuth(SANDBOX_KEYS.secretKey), 'content-type': 'application/json'}
@@ -44,8 +44,9 @@ function failCommits(db: Database.Database): {heal(): void} {
     CREATE TABLE orphan (parent INTEGER REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED);
     CREATE TRIGGER orphan_on_insert AFTER INSERT ON documents BEGIN INSERT INTO orphan VALUES (1); END;
     CREATE TRIGGER orphan_on_update AFTER UPDATE ON documents BEGIN INSERT INTO orphan VALUES (1); END;
+    CREATE TRIGGER orphan_on_delivery AFTER INSERT ON deliveries BEGIN INSERT INTO orphan VALUES (1); END;
   `)
-  return {heal: () => db.exec('DROP TRIGGER orphan_on_insert; DROP TRIGGER orphan_on_update')}
+  return {heal: () => db.exec('DROP TRIGGER orphan_on_insert; DROP TRIGGER orphan_on_update; DROP TRIGGER orphan_on_delivery')}
 }
 
 describe('sandbox state database', () => {
@@ -81,7 +82,7 @@ describe('sandbox state database', () => {
       expect((await create('1.00')).statusCode).toBe(200)
       const hook = {name: 'CHECKOUT_SUCCESS', url: `${receiver}/hook`}
       expect((await sb.app.inject({method: 'POST', url: '/checkout/v1/hooks', payload: hook, headers: SECRET})).statusCode).toBe(200)
-      const faults = failCommits(sb.store.db)
+      const faults = failCommits(sqliteDb(sb.store))
 
       const lost = await create('2.00')
       expect(lost.statusCode).toBe(500)
@@ -131,17 +132,19 @@ describe('sandbox state database', () => {
     await second.close()
     expect(received).toEqual([])
 
-    // one still due when a sandbox stopped without finishing it (killed) goes out at the next start
+    // one still due when a sandbox stopped without finishing it (killed while its claim ran) goes out at the next start
     const stopped = openDatabase(stateFile)
-    statement(stopped, `INSERT INTO documents (tenant, collection, key, doc) VALUES ('default', 'core.deliveries', 'due-1', ?)`)
-      .run(JSON.stringify({event: {type: 'CHECKOUT_SUCCESS', checkoutId: 'chk_2', payload: {id: 'chk_2'}}, url: `${receiver}/hook`}))
+    statement(stopped, `INSERT INTO deliveries (tenant, id, doc, claimed_until) VALUES ('default', 'due-1', ?, ?)`).run(
+      JSON.stringify({event: {type: 'CHECKOUT_SUCCESS', checkoutId: 'chk_2', payload: {id: 'chk_2'}}, url: `${receiver}/hook`}),
+      Date.now() + 60_000,
+    )
     stopped.close()
 
     const fourth = await createSandbox({port: 0, modules: testModules, stateFile})
     await fourth.close()
     expect(received).toEqual(['200 chk_2'])
     const db = openDatabase(stateFile, {readonly: true})
-    expect(statement(db, `SELECT count(*) AS n FROM documents WHERE collection = 'core.deliveries'`).get()).toEqual({n: 0})
+    expect(statement(db, `SELECT count(*) AS n FROM deliveries`).get()).toEqual({n: 0})
     db.close()
   })
 
@@ -196,7 +199,7 @@ describe('the sandbox clock in the --state database', () => {
   it('a clock move whose commit fails is undone with it: the clock is where it was, now and after a restart', async () => {
     const stateFile = join(dir, 'state.db')
     const sb = await createSandbox({port: 0, modules: testModules, stateFile, clock: START, notice: () => {}})
-    const fault = failCommits(sb.store.db)
+    const fault = failCommits(sqliteDb(sb.store))
     const stderr = process.stderr.write
     process.stderr.write = () => true
     let res

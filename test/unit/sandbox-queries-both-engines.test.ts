@@ -8,7 +8,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {openPostgres} from '../../src/sandbox/core/postgres-database.js'
 import {queriesFor} from '../../src/sandbox/core/queries.js'
-import {openStore} from '../../src/sandbox/core/store.js'
+import {openStore} from '../../src/sandbox/core/sqlite-store.js'
 import {type PostgresCluster, postgresSkipReason, startPostgres} from '../helpers/postgres.js'
 import {statement} from '../helpers/sqlite.js'
 

@@ -11,10 +11,11 @@ import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {createSandbox} from '../../src/sandbox/core/server.js'
-import {DocTable, openStore, type SandboxStore} from '../../src/sandbox/core/store.js'
+import {openStore, type SqliteStore} from '../../src/sandbox/core/sqlite-store.js'
+import {DocTable} from '../../src/sandbox/core/store.js'
 import {testModules} from '../fixtures/sandbox-modules.js'
 import {controlHeaders} from '../helpers/control.js'
-import {statement} from '../helpers/sqlite.js'
+import {sqliteDb,statement} from '../helpers/sqlite.js'
 
 const V = {'x-ph-api-version': '3.14.0'}
 
@@ -22,7 +23,7 @@ const V = {'x-ph-api-version': '3.14.0'}
 const changesOf = (db: Database.Database) => (statement(db, 'SELECT total_changes() AS n').get() as {n: number}).n
 
 describe('document reads from memory', () => {
-  let store: SandboxStore
+  let store: SqliteStore
   let notes: DocTable<{text: string}>
   beforeEach(async () => {
     store = openStore().store
@@ -101,16 +102,16 @@ describe('an authenticated read', () => {
       cookie = String(signIn.headers['set-cookie']).split(';')[0]
       const read = () => first.app.inject({url: '/api/users/me/notes', headers: {...V, cookie}})
 
-      const before = changesOf(first.store.db)
+      const before = changesOf(sqliteDb(first.store))
       for (let i = 0; i < 20; i++) expect((await read()).statusCode).toBe(200)
-      expect(changesOf(first.store.db)).toBe(before)
-      expect(first.store.db.inTransaction).toBe(false)
+      expect(changesOf(sqliteDb(first.store))).toBe(before)
+      expect(sqliteDb(first.store).inTransaction).toBe(false)
 
       // the clock move is a write of its own (the clock is saved with the state)
       await first.app.inject({method: 'POST', url: '/__sandbox/clock', payload: {advance: '29m'}, headers: controlHeaders(first.token)})
-      const moved = changesOf(first.store.db)
+      const moved = changesOf(sqliteDb(first.store))
       expect((await read()).statusCode).toBe(200)
-      expect(changesOf(first.store.db)).toBe(moved + 1)
+      expect(changesOf(sqliteDb(first.store))).toBe(moved + 1)
     } finally {
       await first.close()
     }

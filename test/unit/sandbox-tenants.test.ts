@@ -13,7 +13,7 @@ import {createSandbox, type RunningSandbox} from '../../src/sandbox/core/server.
 import {MAX_TENANTS} from '../../src/sandbox/core/tenants.js'
 import {SANDBOX_KEYS} from '../../src/services/sandbox-defaults.js'
 import {controlHeaders} from '../helpers/control.js'
-import {openDatabase, statement} from '../helpers/sqlite.js'
+import {openDatabase,sqliteDb, statement} from '../helpers/sqlite.js'
 
 const V = {'x-ph-api-version': '3.14.0'}
 const JSON_TYPE = {'content-type': 'application/json'}
@@ -85,7 +85,7 @@ describe('sandbox tenants', () => {
     const listed = (await control('GET', '/__sandbox/tenants')).json.tenants.find((x: {id: string}) => x.id === t.id)
     expect(listed).toEqual({id: t.id, healthBaseUrl: t.healthBaseUrl, checkoutBaseUrl: t.checkoutBaseUrl, clock: expect.any(String), createdAt: t.createdAt, seeded: false})
     // the state holds digests of the keys, never the keys
-    const rows = statement(sb.store.db, 'SELECT doc FROM documents').all() as {doc: string}[]
+    const rows = statement(sqliteDb(sb.store), 'SELECT doc FROM documents').all() as {doc: string}[]
     expect(rows.some((r) => r.doc.includes(t.secretKey) || r.doc.includes(t.publicKey))).toBe(false)
   })
 
@@ -192,7 +192,7 @@ describe('sandbox tenants', () => {
     const seeded = (await control('GET', `/t/${a.id}/__sandbox/checkout/seeded`)).json.checkouts
     expect(seeded).toHaveLength(2)
     expect((await signUp(a, 'patient@demo-clinic.test')).json()).toMatchObject({code: 'EMAIL_TAKEN'})
-    const rows = () => statement(sb.store.db, 'SELECT (SELECT count(*) FROM documents WHERE tenant = ?) + (SELECT count(*) FROM events WHERE tenant = ?) AS n').get(a.id, a.id) as {n: number}
+    const rows = () => statement(sqliteDb(sb.store), 'SELECT (SELECT count(*) FROM documents WHERE tenant = ?) + (SELECT count(*) FROM events WHERE tenant = ?) AS n').get(a.id, a.id) as {n: number}
     expect(rows().n).toBeGreaterThan(0)
 
     expect(await control('DELETE', `/__sandbox/tenants/${a.id}`)).toEqual({status: 200, json: {deleted: a.id}})
@@ -279,7 +279,7 @@ describe('sandbox tenants in a state file', () => {
     db.close()
     sb = await createSandbox({port: 0, stateFile})
     try {
-      expect(statement(sb.store.db, `SELECT count(*) AS n FROM documents WHERE tenant = 'tn_00000000000000aa'`).get()).toEqual({n: 0})
+      expect(statement(sqliteDb(sb.store), `SELECT count(*) AS n FROM documents WHERE tenant = 'tn_00000000000000aa'`).get()).toEqual({n: 0})
     } finally {
       await sb.close()
     }

@@ -4,9 +4,11 @@ import {BaseCommand} from '../../cli/base-command.js'
 import {jsonFlag} from '../../cli/flags.js'
 import {hints} from '../../cli/hints.js'
 import {OpsError, UsageError} from '../../errors.js'
+import {registerUrlPassword} from '../../http/secrets/sources.js'
 import {SECRET_ENV} from '../../http/services.js'
 import {isLoopback} from '../../http/url.js'
 import {removeSandboxToken, writeSandboxToken} from '../../profiles/sandbox-tokens.js'
+import {redactedUrl} from '../../sandbox/core/redacted-url.js'
 import {SANDBOX_KEYS, SANDBOX_PORT, sandboxBaseUrls} from '../../services/sandbox-defaults.js'
 
 export default class SandboxStart extends BaseCommand<typeof SandboxStart> {
@@ -20,6 +22,8 @@ These URLs are the default tenant's. "sandbox tenant create" adds isolated tenan
 
 The /__sandbox/ control routes need a control token (Authorization: Bearer ...), random for each start unless --token (or ${SECRET_ENV.sandboxToken}) gives one. It is written to <config folder>/sandboxes/<port>.json (mode 0600) while the sandbox runs, where opsctl on this machine finds it; elsewhere set ${SECRET_ENV.sandboxToken}. No browser can call the control routes, and every route answers only the host names the sandbox serves (loopback, the --host address, --allowed-host).
 
+--database postgres://... (or OPSCTL_SANDBOX_DATABASE) keeps the state in PostgreSQL instead: several sandboxes started with the same database and --token, on one machine or many, serve the same tenants (replicas behind a load balancer; see docs/architecture.md). Its password is never printed.
+
 A --state file in the JSON format of earlier versions is imported once, in place: the JSON is kept beside it as FILE.v<version>.json. One sandbox at a time uses a state file. Move whole states in and out with "sandbox export" and "sandbox import".`
   static override examples = [
     '<%= config.bin %> sandbox start',
@@ -27,6 +31,7 @@ A --state file in the JSON format of earlier versions is imported once, in place
     '<%= config.bin %> sandbox start --port 0 \\\n  --json    # free port; prints one JSON line with the URLs',
     '<%= config.bin %> sandbox start --clock 2026-11-21T15:00:00Z --latency 200 \\\n  --fail-rate 0.1',
     '<%= config.bin %> sandbox start --public --host 0.0.0.0 \\\n  --allowed-host sandbox.team.internal --token "$OPSCTL_SANDBOX_TOKEN"',
+    'OPSCTL_SANDBOX_DATABASE=postgres://sandbox:secret@db.team.internal/sandbox \\\n  <%= config.bin %> sandbox start --public --host 0.0.0.0 --port 4010 \\\n  --allowed-host sandbox.team.internal    # one replica of a shared sandbox',
   ]
   static override flags = {
     port: Flags.integer({
@@ -38,7 +43,12 @@ A --state file in the JSON format of earlier versions is imported once, in place
     }),
     host: Flags.string({default: '127.0.0.1', description: 'address to listen on (loopback unless --public)'}),
     public: Flags.boolean({description: 'allow a non-loopback --host (anyone who can reach it can use the test keys)'}),
-    state: Flags.string({description: 'database file to keep the state in (created when missing)'}),
+    state: Flags.string({description: 'database file to keep the state in (created when missing)', exclusive: ['database']}),
+    database: Flags.string({
+      description: 'PostgreSQL URL to keep the state in, shared by every sandbox started with it (instead of --state)',
+      env: 'OPSCTL_SANDBOX_DATABASE',
+      exclusive: ['state'],
+    }),
     clock: Flags.string({
       description: 'start the sandbox clock at this ISO 8601 time (it runs on from there); a --state clock that is later is kept',
     }),
@@ -70,11 +80,13 @@ A --state file in the JSON format of earlier versions is imported once, in place
       throw new UsageError('--token must be at least 16 printable characters without spaces')
     }
 
+    const database = flags.database === undefined ? undefined : databaseUrl(flags.database)
     const {createSandbox} = await import('../../sandbox/core/server.js')
     let sandbox
     try {
       sandbox = await createSandbox({
         clock: flags.clock,
+        database,
         failRate,
         host: flags.host,
         latencyMs: flags.latency,
@@ -127,6 +139,7 @@ A --state file in the JSON format of earlier versions is imported once, in place
       checkout: {baseUrl: urls.checkout, ...SANDBOX_KEYS},
       clock: sandbox.ctx.clock.now().toISOString(),
       state: flags.state ?? null,
+      database: database ? redactedUrl(database) : null,
       controlTokenFile: tokenFile,
     }
     if (flags.public) process.stderr.write(publicWarning(sandbox.origin, tokenFile))
@@ -141,7 +154,7 @@ A --state file in the JSON format of earlier versions is imported once, in place
         `  secret key         ${SANDBOX_KEYS.secretKey}`,
         '                     (published test keys: they open only this sandbox)',
         `  clock              ${info.clock}`,
-        `  state              ${flags.state ?? 'in memory'}`,
+        `  state              ${database ? `PostgreSQL ${redactedUrl(database)}` : (flags.state ?? 'in memory')}`,
         `  control token      in ${tokenFile}`,
         `                     (opsctl here reads it; elsewhere set ${SECRET_ENV.sandboxToken})`,
         flags.port === SANDBOX_PORT
@@ -155,6 +168,23 @@ A --state file in the JSON format of earlier versions is imported once, in place
 
     await stopped
   }
+}
+
+/** A PostgreSQL URL, its password registered as a secret before anything can print it. */
+function databaseUrl(text: string): string {
+  let url: URL
+  try {
+    url = new URL(text)
+  } catch {
+    throw new UsageError('--database must be a PostgreSQL URL: postgres://user:password@host:port/database')
+  }
+
+  registerUrlPassword(text)
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
+    throw new UsageError(`--database must be a PostgreSQL URL (postgres://...), got one of ${url.protocol.replace(/:$/, '')}`)
+  }
+
+  return text
 }
 
 /** What --public exposes, said once on stderr: the operator chose it, and should know what anyone on the network now reaches. */

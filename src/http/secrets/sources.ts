@@ -48,6 +48,19 @@ export function registerEnv(env: NodeJS.ProcessEnv = process.env): void {
   const named = [...Object.values(SECRET_ENV), ...registeredServiceModules().flatMap((m) => m.secretEnv ?? [])]
   for (const name of named) registerSecret(env[name])
   for (const [name, value] of Object.entries(env)) if (SECRET_ENV_NAME.test(name)) registerSecret(value)
+  registerUrlPassword(env.OPSCTL_SANDBOX_DATABASE)
+}
+
+/** The password of a URL (a database's), as written and decoded. */
+export function registerUrlPassword(text: string | undefined): void {
+  if (!text) return
+  try {
+    const {password} = new URL(text)
+    registerSecret(password)
+    registerSecret(decodeURIComponent(password))
+  } catch {
+    // not a URL: --database refuses it before using it
+  }
 }
 
 /** Values under secret-looking names (password, cardNumber, cvc, token, ...) at any depth of a JSON value. */

@@ -9,9 +9,11 @@
 import {closeSync, fsyncSync, linkSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync} from 'node:fs'
 import {dirname} from 'node:path'
 
+import type {SandboxStore} from './store.js'
+
 import {SANDBOX_STATE_LIMIT_BYTES} from '../../services/sandbox-defaults.js'
+import {openStore} from './sqlite-store.js'
 import {parseStateText, readStateDocument, StateDocumentError} from './state-document.js'
-import {openStore, type SandboxStore} from './store.js'
 
 const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1')
 

@@ -9,6 +9,7 @@
 import {Kysely, PostgresDialect, sql} from 'kysely'
 import pg from 'pg'
 
+import {redactedUrl} from './redacted-url.js'
 import {migrationSql, newerSchemaError, NewerSchemaError, SCHEMA_VERSION} from './schema.js'
 
 /** The advisory lock key held while migrating ('opsctl-sandbox-schema' as an int8). */
@@ -19,17 +20,6 @@ export interface PostgresDatabase {
   /** true when the schema was created now (no state yet) */
   created: boolean
   close(): Promise<void>
-}
-
-/** The URL as it may be shown: its password replaced. */
-export function redactedUrl(url: string): string {
-  try {
-    const parsed = new URL(url)
-    if (parsed.password) parsed.password = '***'
-    return parsed.toString()
-  } catch {
-    return 'the database URL (unparsable)'
-  }
 }
 
 export class DatabaseError extends Error {}

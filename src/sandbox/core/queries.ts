@@ -11,6 +11,17 @@ import {compilerFor, type Engine} from './schema.js'
 const P = '' as string
 const N = 0 as number
 
+/** (now, limit): the deliveries nobody holds, oldest first; on PostgreSQL, rows another replica is claiming right now are skipped, not waited for. */
+function claimable(db: ReturnType<typeof compilerFor>, engine: Engine) {
+  const due = db
+    .selectFrom('deliveries')
+    .select('seq')
+    .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', N)]))
+    .orderBy('seq')
+    .limit(N)
+  return engine === 'postgres' ? due.forUpdate().skipLocked() : due
+}
+
 function compile(engine: Engine) {
   const db = compilerFor(engine)
   const collection = db
@@ -37,7 +48,38 @@ function compile(engine: Engine) {
       .onConflict((oc) => oc.columns(['tenant', 'collection', 'key']).doUpdateSet((eb) => ({doc: eb.ref('excluded.doc')})))
       .compile().sql,
     /** () -> {tenant} */
-    tenantsWithRows: db.selectFrom('documents').select('tenant').union(db.selectFrom('events').select('tenant')).compile().sql,
+    tenantsWithRows: db
+      .selectFrom('documents')
+      .select('tenant')
+      .union(db.selectFrom('events').select('tenant'))
+      .union(db.selectFrom('deliveries').select('tenant'))
+      .compile().sql,
+    /** (tenant) */
+    dropTenantDeliveries: db.deleteFrom('deliveries').where('tenant', '=', P).compile().sql,
+    /** (tenant, id, doc) */
+    addDelivery: db.insertInto('deliveries').values({tenant: P, id: P, doc: P}).compile().sql,
+    /** (tenant, id) */
+    deleteDelivery: db.deleteFrom('deliveries').where('tenant', '=', P).where('id', '=', P).compile().sql,
+    /** (tenant) -> {id}, oldest first */
+    deliveryIds: db.selectFrom('deliveries').select('id').where('tenant', '=', P).orderBy('seq').compile().sql,
+    /** (until, tenant, id, now) -> {doc}: claims one delivery unless another process holds an unexpired claim on it */
+    claimDelivery: db
+      .updateTable('deliveries')
+      .set({claimed_until: N})
+      .where('tenant', '=', P)
+      .where('id', '=', P)
+      .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', N)]))
+      .returning('doc')
+      .compile().sql,
+    /** (until, tenant, id): the claimer is still delivering it */
+    renewClaim: db.updateTable('deliveries').set({claimed_until: N}).where('tenant', '=', P).where('id', '=', P).compile().sql,
+    /** (until, now, limit) -> {tenant, id, doc}: claims deliveries nobody holds (never claimed, or their claimer's claim lapsed) */
+    claimDue: db
+      .updateTable('deliveries')
+      .set({claimed_until: N})
+      .where('seq', 'in', claimable(db, engine))
+      .returning(['tenant', 'id', 'doc'])
+      .compile().sql,
     /** (tenant) */
     dropTenantDocs: db.deleteFrom('documents').where('tenant', '=', P).compile().sql,
     /** (tenant) */

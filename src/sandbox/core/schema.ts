@@ -133,6 +133,25 @@ const MIGRATIONS: readonly Migration[] = [
     // a PostgreSQL identity continues after the rows copied with their seq
     ...(engine === 'postgres' ? [sql`SELECT setval(pg_get_serial_sequence('documents', 'seq'), coalesce(max(seq), 0) + 1, false) FROM documents`] : []),
   ],
+  // 3: webhook deliveries still due get a table of their own, so that one replica claims each
+  // (`claimed_until`, in ms since the epoch, real time) and another takes it over when that claim
+  // lapses; those of earlier versions were documents of the collection core.deliveries
+  (db, engine) => [
+    db.schema
+      .createTable('deliveries')
+      .addColumn('seq', seqType(engine), (c) => c.primaryKey())
+      .addColumn('tenant', 'text', (c) => c.notNull())
+      .addColumn('id', 'text', (c) => c.notNull())
+      .addColumn('doc', 'text', (c) => c.notNull())
+      .addColumn('claimed_until', 'bigint')
+      .addUniqueConstraint('deliveries_tenant_id', ['tenant', 'id']),
+    db.schema.createIndex('deliveries_by_claim').on('deliveries').columns(['claimed_until']),
+    db
+      .insertInto('deliveries')
+      .columns(['tenant', 'id', 'doc'])
+      .expression(db.selectFrom('documents').select(['tenant', 'key', 'doc']).where('collection', '=', sql.lit('core.deliveries')).orderBy('seq')),
+    db.deleteFrom('documents').where('collection', '=', sql.lit('core.deliveries')),
+  ],
 ]
 
 /** The SQL texts of the migrations from version `from`, in an engine's dialect. */

@@ -1,6 +1,6 @@
 import Fastify, {type FastifyInstance, type FastifyReply, type FastifyRequest} from 'fastify'
 import {randomBytes, randomUUID} from 'node:crypto'
-import {setImmediate, setTimeout as sleep} from 'node:timers/promises'
+import {setTimeout as sleep} from 'node:timers/promises'
 
 import type {Operation} from '../../http/operation.js'
 
@@ -20,6 +20,7 @@ import {answer, handlersOf} from './answer.js'
 import {SandboxClock} from './clock.js'
 import {newControlToken, registerControlGuard} from './control-guard.js'
 import {registerControlRoutes} from './control.js'
+import {DueDeliveries} from './due-deliveries.js'
 import {ErrorShapes, fieldsOf} from './error-shapes.js'
 import {FaultQueue} from './faults.js'
 import {createSessions} from './sessions.js'
@@ -36,6 +37,8 @@ export interface SandboxOptions {
   host?: string
   /** the database file (created when missing; a JSON state file of the old format is imported once); without it, an in-memory database */
   stateFile?: string
+  /** a PostgreSQL URL instead: the database several replicas share (docs/architecture.md) */
+  database?: string
   /** what the sandbox tells its operator (a JSON state file imported); default: stderr */
   notice?(message: string): void
   /** start the clock here (ISO 8601); it runs on from there. The clock of a state file is only moved forward by it. */
@@ -76,17 +79,14 @@ export const BODY_LIMIT = 1024 * 1024
 export async function createSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
   const modules = options.modules ?? sandboxModules
   const listeners: ((event: SandboxEvent) => void)[] = []
-  /** Events raised by changes not yet committed: listeners (webhook delivery) hear them once the change is durable. */
-  const outbox: {tenant: Tenant; event: SandboxEvent; deliveries: string[]}[] = []
-
   const notice = options.notice ?? ((message: string) => process.stderr.write(`sandbox: ${message}\n`))
-  const {clock: savedClock, created, modules: states, pending, store} = await openState(modules, {file: options.stateFile, notice})
+  const {clock: savedClock, created, modules: states, pending, store} = await openState(modules, {database: options.database, file: options.stateFile, notice})
   let clock: SandboxClock
   try {
     clock = await startClock(savedClock, options.clock, notice)
-    store.commit()
+    await store.commit()
   } catch (error) {
-    store.close()
+    await store.close()
     throw error
   }
 
@@ -124,19 +124,13 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
           if (url) due.push(await parts.pending.add(event, url))
         }
 
-        outbox.push({tenant, event, deliveries: due})
+        // listeners (webhook delivery) hear of it once the change that raised it is durable
+        store.afterCommit(() => {
+          for (const l of listeners) l(event)
+          for (const id of due) deliver(tenant, id)
+        })
       },
-      async commitNow(change) {
-        // a request that awaits mid-change holds its transaction open: its commit (or rollback) comes first
-        while (store.db.inTransaction) await setImmediate()
-        try {
-          await change()
-          store.commit()
-        } catch (error) {
-          store.discard()
-          throw error
-        }
-      },
+      commitNow: (change) => store.commitNow(change),
     }
     const tenant: Tenant = {
       ctx,
@@ -161,33 +155,13 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
   const tenantOfRequest = (request: FastifyRequest) => tenantOf(request, tenants)
   const contextOf: ContextOf = (request) => tenantOfRequest(request).ctx
 
-  const deliver = async (tenant: Tenant, id: string) => {
-    const due = await tenant.pending.get(id)
-    if (!due) return
-    tenant.deliveries.deliver(due.event, due.url, () => {
-      store.apply(() => tenant.pending.done(id)).catch((error: unknown) => {
-        // it stays due, and goes out again after a restart (delivery is at least once)
-        process.stderr.write(`sandbox: could not record a finished webhook delivery: ${(error as Error).message}\n`)
-      })
-    })
-  }
+  const webhooks = new DueDeliveries(store, tenants)
+  const deliver = (tenant: Tenant, id: string) => webhooks.claimAndDeliver(tenant, id)
 
-  /** Commits what the request wrote, then lets listeners hear the events of those changes. Throws when the commit fails. */
-  const persist = () => {
-    try {
-      store.commit()
-    } catch (error) {
-      outbox.length = 0
-      throw error
-    }
+  /** Commits what the request wrote, then lets listeners hear the events of those changes. Throws (or rejects) when the commit fails. */
+  const persist = (request: FastifyRequest) => store.within(request.raw, () => store.commit())
 
-    for (const {deliveries: due, event, tenant} of outbox.splice(0)) {
-      for (const l of listeners) l(event)
-      for (const id of due) deliver(tenant, id).catch((error: unknown) => process.stderr.write(`sandbox: could not start a webhook delivery: ${(error as Error).message}\n`))
-    }
-  }
-
-  const app = Fastify({
+  const app: FastifyInstance = Fastify({
     bodyLimit: BODY_LIMIT,
     forceCloseConnections: true,
     genReqId: () => randomUUID(),
@@ -198,17 +172,24 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
     // a tenant's URLs (/t/<id>/...) are routed as the default tenant's; the id is kept for the request
     rewriteUrl: rewriteTenantUrl,
   })
+  // every route runs in its request's scope: its transaction and read cache (store.ts)
+  app.addHook('onRoute', (route) => {
+    const handler = route.handler
+    route.handler = function (this: FastifyInstance, request, reply) {
+      return store.within(request.raw, () => handler.call(this, request, reply))
+    }
+  })
   const token = options.token ?? newControlToken()
   const errors = new ErrorShapes(modules)
   registerControlGuard(app, {allowedHosts: options.allowedHosts, errors, host: options.host ?? '127.0.0.1', token})
-  registerTenantResolution(app, tenants, errors)
+  registerTenantResolution(app, tenants, errors, store)
   registerParsers(app)
   registerResponseHeaders(app, tenantOfRequest, errors)
   registerErrorHandling(app, store, errors)
-  registerSaveBeforeAnswer(app, persist, errors)
+  registerSaveBeforeAnswer(app, store, persist, errors)
 
   for (const m of modules) {
-    for (const {handler, op} of handlersOf(m)) registerOperation(app, m, op, handler, {errors, options, persist, tenantOf: tenantOfRequest})
+    for (const {handler, op} of handlersOf(m)) registerOperation(app, m, op, handler, {errors, options, persist, store, tenantOf: tenantOfRequest})
     m.routes?.(app, contextOf)
   }
 
@@ -234,13 +215,13 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
 
   if (options.seed && created) {
     for (const m of modules) await m.seed?.(own.ctx)
-    persist()
+    await store.commit()
   }
 
   try {
     await app.listen({host: options.host ?? '127.0.0.1', port: options.port ?? 4010})
   } catch (error) {
-    store.close()
+    await store.close()
     throw error
   }
 
@@ -248,8 +229,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
   const port = typeof address === 'object' && address ? address.port : options.port
   const host = options.host ?? '127.0.0.1'
   origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`
-  // Deliveries that were due when the sandbox stopped (or was killed) go out now, for every tenant.
-  for (const tenant of await tenants.all()) for (const id of await tenant.pending.ids()) await deliver(tenant, id)
+  // Deliveries that were due when the sandbox stopped (or was killed), or whose replica died, go out now and whenever they come due.
+  await webhooks.start()
 
   return {
     app,
@@ -261,11 +242,13 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
     token,
     async close() {
       try {
-        persist()
+        webhooks.stop()
         await app.close()
+        await webhooks.settled()
         await Promise.all(tenants.opened().map((tenant) => tenant.deliveries.settle()))
+        await webhooks.settled()
       } finally {
-        store.close()
+        await store.close()
       }
     },
     onEvent(listener) {
@@ -306,7 +289,8 @@ function sessionTable(modules: readonly SandboxModule[], ctx: SandboxContext): N
 interface RouteDeps {
   errors: ErrorShapes
   options: SandboxOptions
-  persist(): void
+  persist(request: FastifyRequest): Promise<void> | void
+  store: SandboxStore
   /** the tenant the request's URL names: its context, faults and keys */
   tenantOf(request: FastifyRequest): Tenant
 }
@@ -317,7 +301,7 @@ function registerOperation(app: FastifyInstance, m: SandboxModule, op: Operation
     method: op.method,
     url,
     async handler(request: FastifyRequest, reply: FastifyReply) {
-      const {errors, options, persist} = deps
+      const {errors, options, persist, store} = deps
       const tenant = deps.tenantOf(request)
       const {ctx, faults} = tenant
       if (options.latencyMs) await sleep(options.latencyMs)
@@ -328,7 +312,10 @@ function registerOperation(app: FastifyInstance, m: SandboxModule, op: Operation
       const fault = faults.take(op.id)
       if (fault?.kind === 'delay') await sleep(fault.ms ?? 1000)
       if (fault?.kind === '500') throw new SandboxError(500, errors.code(m, 500), `Injected server error on ${op.id}`)
-      if (fault?.kind === 'drop') return drop(request, reply)
+      if (fault?.kind === 'drop') {
+        await store.discard()
+        return drop(request, reply)
+      }
 
       const params = {...(request.params as Record<string, string>)}
       const headers = request.headers as Record<string, string | string[] | undefined>
@@ -352,7 +339,7 @@ function registerOperation(app: FastifyInstance, m: SandboxModule, op: Operation
       const result = await answer(op, handler, {body, headers, key, language, params, query, userId}, ctx)
       if (fault?.kind === 'drop-after-commit') {
         // no answer, so no onSend: the change is saved here
-        persist()
+        await persist(request)
         return drop(request, reply)
       }
 
@@ -423,18 +410,30 @@ function registerParsers(app: FastifyInstance): void {
  * leaves: operations, the hosted payment page, control routes and refusals alike. When the save
  * fails, the answer becomes a 500 that says the outcome is unknown, never the success it was.
  */
-function registerSaveBeforeAnswer(app: FastifyInstance, persist: () => void, errors: ErrorShapes): void {
-  // callback-style hooks (here and below): an async one costs every answer a promise
+function registerSaveBeforeAnswer(app: FastifyInstance, store: SandboxStore, persist: (request: FastifyRequest) => Promise<void> | void, errors: ErrorShapes): void {
+  // callback-style hooks (here and below): an async one costs every answer a promise (SQLite commits synchronously)
   app.addHook('onSend', (request, reply, payload, done) => {
-    try {
-      persist()
-    } catch (error) {
+    const failed = (error: unknown) => {
       process.stderr.write(`sandbox: could not save the state: ${(error as Error).message}\n`)
       reply.code(500).type('application/json; charset=utf-8').removeHeader('location')
-      return done(null, JSON.stringify(errors.refusal(request.url, 500, 'The sandbox could not save this change; its outcome is unknown', request.id)))
+      done(null, JSON.stringify(errors.refusal(request.url, 500, 'The sandbox could not save this change; its outcome is unknown', request.id)))
     }
 
-    done(null, payload)
+    let saving
+    try {
+      saving = persist(request)
+    } catch (error) {
+      return failed(error)
+    }
+
+    if (saving) saving.then(() => done(null, payload), failed)
+    else done(null, payload)
+  })
+  // PostgreSQL: a request that ended without an answer of its own (its connection dropped) keeps nothing it did not commit, nor its tenant's lock
+  if (store.shared) app.addHook('onResponse', (request, _reply, done) => {
+    const dropped = store.within(request.raw, () => store.discard())
+    if (dropped) dropped.then(() => done(), done)
+    else done()
   })
 }
 
@@ -450,7 +449,7 @@ function registerResponseHeaders(app: FastifyInstance, tenantOf: (request: Fasti
 }
 
 function registerErrorHandling(app: FastifyInstance, store: SandboxStore, errors: ErrorShapes): void {
-  app.setErrorHandler((error: Error & {statusCode?: number; code?: string}, request, reply) => {
+  app.setErrorHandler(async (error: Error & {statusCode?: number; code?: string}, request, reply) => {
     if (error instanceof SandboxError) {
       reply.code(error.status).headers(error.headers)
       return reply.send(errors.body(errors.moduleOf(request.url), error, request.id))
@@ -458,7 +457,7 @@ function registerErrorHandling(app: FastifyInstance, store: SandboxStore, errors
 
     const status = error.statusCode && error.statusCode >= 400 ? error.statusCode : 500
     // A request that failed unexpectedly keeps nothing of what it wrote (refusals keep theirs: an expired session stays deleted).
-    if (status >= 500) store.discard()
+    if (status >= 500) await store.within(request.raw, () => store.discard())
     if (status === 500) process.stderr.write(`sandbox: ${request.method} ${request.url} failed: ${error.stack ?? error.message}\n`)
     // a route may allow more than BODY_LIMIT (PUT /__sandbox/state): the answer names the limit of the route asked
     const limit = request.routeOptions.bodyLimit ?? BODY_LIMIT

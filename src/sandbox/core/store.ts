@@ -1,151 +1,68 @@
 /**
- * The sandbox's storage: one SQLite database (better-sqlite3), a file for `--state FILE` or an
- * in-memory one without it, so both run the same code. WAL journal with `synchronous=FULL`: a
- * committed change survives a kill -9 or a power cut. The file is held with an exclusive lock
- * while the sandbox runs, so a second sandbox on the same file is refused instead of sharing it.
- *
- * Transactions: the first write of a request opens one (`write`), and the core commits it before
- * the answer leaves (`commit`, from the onSend hook): one transaction per request that changes
- * something, durable before the client hears of it. A read opens none: it reads what is committed,
- * or what its own request wrote, and recently used documents from memory (document-cache.ts),
- * which every rollback empties.
+ * The sandbox's storage as its repositories use it, whatever the engine: the store interface, and
+ * DocTable, the Map-like repository of records stored whole as JSON.
  */
-import Database from 'better-sqlite3'
-import {closeSync, openSync} from 'node:fs'
+import type {DocumentCache} from './document-cache.js'
+import type {Queries} from './queries.js'
+import type {Engine} from './schema.js'
 
-import {DocumentCache} from './document-cache.js'
-import {keepAlive} from './native-lifetime.js'
-import {withNativeModule} from './native-module.js'
-import {type Queries, queriesFor} from './queries.js'
-import {migrate, schemaVersionOf} from './schema.js'
-
-const Q = queriesFor('sqlite')
-
-export class StateFileInUseError extends Error {}
-
-export interface OpenedStore {
-  store: SandboxStore
-  /** true when the database was created now (no state yet) */
-  created: boolean
-}
-
-export class SandboxStore {
-  private readonly statements = new Map<string, Database.Statement>()
+/**
+ * The sandbox database as the repositories and the core see it: SQLite (sqlite-store.ts, one
+ * process) or PostgreSQL (postgres-store.ts, shared by replicas).
+ *
+ * Every request runs `within` its own scope (keyed by the request): on PostgreSQL the scope holds
+ * the request's transaction and read cache, found by the repositories through AsyncLocalStorage.
+ * SQLite has one connection and one transaction at a time, so its scopes are all the same one.
+ */
+export interface SandboxStore {
+  readonly engine: Engine
+  /** several processes share the database: what others change (a tenant's clock) is read at each request */
+  readonly shared: boolean
+  /** the repositories' queries in this store's dialect */
+  readonly queries: Queries
   /** what DocTables read and wrote, as the database has it in the current transaction */
-  readonly cache = new DocumentCache()
-  private readonly discardListeners: (() => Promise<void> | void)[] = []
+  readonly cache: DocumentCache
 
-  constructor(readonly db: Database.Database) {}
+  /** The executor: one row, all rows, rows one by one, or a write (it opens the transaction first) and the number of rows it changed. */
+  first<R = unknown>(sql: string, ...params: unknown[]): Promise<R | undefined>
+  rows<R = unknown>(sql: string, ...params: unknown[]): Promise<R[]>
+  iterate<R = unknown>(sql: string, ...params: unknown[]): AsyncIterable<R> | Iterable<R>
+  change(sql: string, ...params: unknown[]): Promise<number>
 
-  /** A prepared statement, prepared once per SQL text (the texts are constants of the repositories). */
-  statement(sql: string): Database.Statement {
-    let statement = this.statements.get(sql)
-    if (!statement) {
-      statement = keepAlive(this.db.prepare(sql))
-      this.statements.set(sql, statement)
-    }
-
-    return statement
-  }
-
-  /** The repositories' queries in this store's dialect. */
-  readonly queries: Queries = Q
-
+  /** Runs `work` in the scope of `key` (a request): its transaction, its cache, its after-commit work. */
+  within<T>(key: object, work: () => T): T
   /**
-   * The executor the repositories run their queries through: one row, all rows, or a write (it
-   * opens the request's transaction first) and the number of rows it changed. Promises, so a
-   * PostgreSQL store can stand in; here each statement runs synchronously, before the promise.
+   * The request will write: opens its transaction now, before it reads anything, and waits for the
+   * other writes of its tenant (from any replica) to finish first, so the money rules read what they
+   * committed. SQLite's one connection gives the same order without asking.
    */
-  async first<R = unknown>(sql: string, ...params: unknown[]): Promise<R | undefined> {
-    return this.statement(sql).get(...params) as R | undefined
-  }
-
-  async rows<R = unknown>(sql: string, ...params: unknown[]): Promise<R[]> {
-    return this.statement(sql).all(...params) as R[]
-  }
-
-  async change(sql: string, ...params: unknown[]): Promise<number> {
-    this.write()
-    return this.statement(sql).run(...params).changes
-  }
-
-  /** Called before every write: opens the transaction the core commits before the answer. */
-  write(): void {
-    if (!this.db.inTransaction) this.db.exec('BEGIN IMMEDIATE')
-  }
-
-  /** Makes what was written durable. When the commit fails, nothing of it stays, and the error is thrown. */
-  commit(): void {
-    if (!this.db.inTransaction) return
-    try {
-      this.db.exec('COMMIT')
-    } catch (error) {
-      this.discard()
-      throw error
-    }
-  }
-
-  /** Drops what the request wrote so far (it failed unexpectedly; SQLite may have rolled back already). */
-  discard(): void {
-    this.cache.clear()
-    if (this.db.inTransaction) this.db.exec('ROLLBACK')
-    for (const listener of this.discardListeners) {
-      // an async listener (the clocks read their saved offsets) finishes in microtasks, before any other request runs
-      Promise.resolve(listener()).catch((error: unknown) => process.stderr.write(`sandbox: ${(error as Error).message}\n`))
-    }
-  }
-
+  beginWrite(tenant: string): Promise<void> | void
+  /** Makes what the scope wrote durable, then runs its after-commit work. When the commit fails, nothing of it stays, and the error is thrown. */
+  commit(): Promise<void> | void
+  /** Drops what the scope wrote so far (it failed unexpectedly), and its after-commit work. */
+  discard(): Promise<void> | void
+  /** Runs `work` once the scope's change is committed (never, if it is rolled back). */
+  afterCommit(work: () => void): void
   /** Called after every rollback of a request's change: what is held in memory beside the database (the clock) goes back too. */
-  onDiscard(listener: () => Promise<void> | void): void {
-    this.discardListeners.push(listener)
-  }
-
-  /** A change made outside a request (a webhook delivery finished): committed at once, or with the request under way. */
-  async apply(change: () => Promise<void>): Promise<void> {
-    const own = !this.db.inTransaction
-    await change()
-    if (own) this.commit()
-  }
-
+  onDiscard(listener: () => Promise<void> | void): void
+  /**
+   * One statement made outside any request (a webhook delivery claimed, finished), committed on its
+   * own; its rows (RETURNING). On SQLite it joins a request's transaction under way, if any: the
+   * one connection has one transaction.
+   */
+  runAlone<R = unknown>(sql: string, ...params: unknown[]): Promise<R[]>
+  /** A change in a transaction of its own, committed before it returns (event generation commits batch by batch). */
+  commitNow(change: () => Promise<void>): Promise<void>
   /** All or nothing within the request's transaction (a savepoint): used by imports, which validate as they go. */
-  async atomically<T>(change: () => Promise<T>): Promise<T> {
-    this.write()
-    // a savepoint by hand: the change is async (its statements still run synchronously underneath)
-    this.db.exec('SAVEPOINT atomically')
-    try {
-      const result = await change()
-      this.db.exec('RELEASE atomically')
-      return result
-    } catch (error) {
-      // rolled back to the savepoint: what the cache learnt since may be gone
-      this.cache.clear()
-      if (this.db.inTransaction) this.db.exec('ROLLBACK TO atomically; RELEASE atomically')
-      throw error
-    }
-  }
+  atomically<T>(change: () => Promise<T>): Promise<T>
 
-  /** The handle a tenant's repositories are built from (core/tenants.ts): every query they make is filtered by its tenant. */
-  forTenant(tenant: string): TenantStore {
-    return new TenantStore(this, tenant)
-  }
-
+  /** The handle a tenant's repositories are built from: every query they make is filtered by its tenant. */
+  forTenant(tenant: string): TenantStore
   /** The tenants that have rows. */
-  async tenantsWithRows(): Promise<string[]> {
-    return (await this.rows<{tenant: string}>(Q.tenantsWithRows)).map((row) => row.tenant)
-  }
-
+  tenantsWithRows(): Promise<string[]>
   /** Deletes every row of a tenant (within the request's transaction). */
-  async dropTenant(tenant: string): Promise<void> {
-    this.write()
-    this.cache.clear()
-    await this.change(Q.dropTenantDocs, tenant)
-    await this.change(Q.dropTenantEvents, tenant)
-  }
-
-  close(): void {
-    this.commit()
-    this.db.close()
-  }
+  dropTenant(tenant: string): Promise<void>
+  close(): Promise<void> | void
 }
 
 /** The store as one tenant sees it: what DocTable and EventStore are built from. */
@@ -154,36 +71,6 @@ export class TenantStore {
     readonly store: SandboxStore,
     readonly tenant: string,
   ) {}
-}
-
-/**
- * Opens (creating it when missing, mode 0600) and migrates the database; `undefined` is an
- * in-memory one. Throws StateFileInUseError when another process holds the file.
- */
-export function openStore(file?: string): OpenedStore {
-  if (file) closeSync(openSync(file, 'a', 0o600))
-  // No busy wait: a file held by another sandbox is refused at once.
-  const db = keepAlive(withNativeModule(() => new Database(file ?? ':memory:', {timeout: 0})))
-  try {
-    // Settings through exec, not pragma(), which would leave a statement behind (native-lifetime.ts).
-    // Exclusive before the first read: the WAL then needs no shared-memory (-shm) file.
-    if (file) db.exec('PRAGMA locking_mode = EXCLUSIVE')
-    const found = schemaVersionOf(db, file ?? ':memory:')
-    if (file) db.exec('PRAGMA journal_mode = WAL')
-
-    db.exec('PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON')
-    migrate(db, found)
-    // Takes the exclusive lock now (and keeps it), rather than at the first request.
-    db.exec('BEGIN IMMEDIATE; COMMIT')
-    return {store: new SandboxStore(db), created: found === 0}
-  } catch (error) {
-    db.close()
-    if ((error as {code?: string}).code === 'SQLITE_BUSY') {
-      throw new StateFileInUseError(`the state file ${file} is in use by another sandbox; stop it, or start with another --state file`)
-    }
-
-    throw error
-  }
 }
 
 /**

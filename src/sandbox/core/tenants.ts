@@ -206,15 +206,23 @@ export function rewriteTenantUrl(raw: IncomingMessage): string {
  * route of any tenant asks for the token first). A tenant that does not exist is a 404 in the
  * service's error shape.
  */
-export function registerTenantResolution(app: FastifyInstance, tenants: Tenants, errors: ErrorShapes): void {
+export function registerTenantResolution(app: FastifyInstance, tenants: Tenants, errors: ErrorShapes, store: SandboxStore): void {
   app.addHook('onRequest', async (request, reply) => {
     const id = named.get(request.raw) ?? DEFAULT_TENANT
-    const tenant = await tenants.get(id)
-    if (!tenant) {
-      return reply.code(404).send(errors.refusal(request.url, 404, `No tenant ${id} on this sandbox`, request.id))
-    }
+    await store.within(request.raw, async () => {
+      const tenant = await tenants.get(id)
+      if (!tenant) {
+        reply.code(404).send(errors.refusal(request.url, 404, `No tenant ${id} on this sandbox`, request.id))
+        return
+      }
 
-    resolved.set(request, tenant)
+      resolved.set(request, tenant)
+      // a request that writes waits for its tenant's other writes (from any replica) before it reads anything
+      if (request.method !== 'GET' && request.method !== 'HEAD') await store.beginWrite(id)
+      // another replica may have moved the clock: it is read as the database has it now
+      if (store.shared) tenant.clock.restore((await tenant.savedClock.get()) ?? 0)
+    })
+    return reply.sent ? reply : undefined
   })
 }
 

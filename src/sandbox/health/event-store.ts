@@ -8,8 +8,7 @@ import type {Queries} from '../core/queries.js'
 import type {SandboxStore, TenantStore} from '../core/store.js'
 
 import {EVENTS_PAGE_SIZE} from '../../services/health/operations.js'
-import {keepAlive} from '../core/native-lifetime.js'
-import {decodeToken, encodeToken, eventFilter} from './events.js'
+import {decodeToken, encodeToken, filteredEvents} from './events.js'
 
 const optionalBit = (value: unknown) => (typeof value === 'boolean' ? Number(value) : null)
 const text = (value: unknown) => (typeof value === 'string' ? value : null)
@@ -33,12 +32,8 @@ export class EventStore {
   /** Every user's events, newest first, by user id. */
   async byUser(): Promise<Map<string, Event[]>> {
     const all = new Map<string, Event[]>()
-    // Row by row, so the rows' text and the parsed events are never both held whole; the iterator is kept (native-lifetime.ts).
-    const rows = keepAlive(this.store.statement(this.Q.eventsByUser).iterate(this.tenant)) as Iterable<{
-      doc: string
-      user_id: string
-    }>
-    for (const row of rows) {
+    // Row by row, so the rows' text and the parsed events are never both held whole (on SQLite).
+    for await (const row of this.store.iterate<{doc: string; user_id: string}>(this.Q.eventsByUser, this.tenant)) {
       let list = all.get(row.user_id)
       if (!list) all.set(row.user_id, (list = []))
       list.push(JSON.parse(row.doc) as Event)
@@ -65,26 +60,27 @@ export class EventStore {
 
   /** One page of the filtered events, newest first, with tokens for the pages around it when they exist. */
   async page(userId: string, q: EventsQuery, pageSize = EVENTS_PAGE_SIZE): Promise<{events: Event[]; paging: {next?: string; previous?: string}}> {
-    const filter = eventFilter(userId, q)
-    const where = `tenant = ? AND ${filter.where}`
-    const params = [this.tenant, ...filter.params]
+    const matching = filteredEvents(this.store.engine, this.tenant, userId, q)
     const cursor = q.pagingToken ? decodeToken(q.pagingToken) : undefined
+    const beyond = (comparison: '<' | '>', at: {date: string; id: string}) =>
+      matching.where((eb) => eb(eb.refTuple('date', 'id'), comparison, eb.tuple(at.date, at.id)))
     let events: Event[]
     if (cursor?.dir === 'p') {
-      const sql = `SELECT doc FROM events WHERE ${where} AND (date, id) > (?, ?) ORDER BY date ASC, id ASC LIMIT ?`
-      events = (await this.docs(sql, ...params, cursor.date, cursor.id, pageSize)).reverse()
+      events = (await this.docs(beyond('>', cursor).select('doc').orderBy('date', 'asc').orderBy('id', 'asc').limit(pageSize).compile())).reverse()
     } else {
-      const after = cursor ? ' AND (date, id) < (?, ?)' : ''
-      const at = cursor ? [cursor.date, cursor.id] : []
-      events = await this.docs(`SELECT doc FROM events WHERE ${where}${after} ORDER BY date DESC, id DESC LIMIT ?`, ...params, ...at, pageSize)
+      const from = cursor ? beyond('<', cursor) : matching
+      events = await this.docs(from.select('doc').orderBy('date', 'desc').orderBy('id', 'desc').limit(pageSize).compile())
     }
 
     const paging: {next?: string; previous?: string} = {}
     if (events.length > 0) {
       const first = events[0]
       const last = events.at(-1)!
-      const exists = async (comparison: string, e: Event) =>
-        (await this.store.first(`SELECT 1 FROM events WHERE ${where} AND (date, id) ${comparison} (?, ?) LIMIT 1`, ...params, e.date, e.id)) !== undefined
+      const exists = async (comparison: '<' | '>', e: Event) => {
+        const query = beyond(comparison, e).select((eb) => eb.lit(1).as('one')).limit(1).compile()
+        return (await this.store.first(query.sql, ...query.parameters)) !== undefined
+      }
+
       if (await exists('<', last)) paging.next = encodeToken({dir: 'n', date: last.date, id: last.id})
       if (await exists('>', first)) paging.previous = encodeToken({dir: 'p', date: first.date, id: first.id})
     }
@@ -110,7 +106,8 @@ export class EventStore {
     )
   }
 
-  private async docs(sql: string, ...params: unknown[]): Promise<Event[]> {
-    return (await this.store.rows<{doc: string}>(sql, ...params)).map((r) => JSON.parse(r.doc) as Event)
+  private async docs(query: string | {sql: string; parameters: readonly unknown[]}, ...params: unknown[]): Promise<Event[]> {
+    const [text, values] = typeof query === 'string' ? [query, params] : [query.sql, query.parameters]
+    return (await this.store.rows<{doc: string}>(text, ...values)).map((r) => JSON.parse(r.doc) as Event)
   }
 }
