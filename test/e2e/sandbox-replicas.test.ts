@@ -85,6 +85,8 @@ describe.skipIf(skip !== undefined)(`two sandbox replicas on one PostgreSQL${ski
     await pay(a.origin, id)
     // past the day of the payment: a refund, not a void
     await a.control('/clock', {advance: '48h'})
+    // every refund waits a moment before its rule runs, so that all ten are under way together
+    for (const replica of [a, b]) await replica.control('/faults', {next: Array.from({length: 5}, () => ({op: 'refundCheckout', kind: 'delay', ms: 200}))})
     const answers = await Promise.all(
       Array.from({length: 10}, (_, i) =>
         call((i % 2 === 0 ? a : b).origin, `/checkout/v1/checkouts/${id}/refunds`, {
