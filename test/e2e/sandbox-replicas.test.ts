@@ -4,10 +4,13 @@
  * killed with SIGKILL loses nothing it answered; a webhook due when its replica dies is delivered
  * by the other, once. Skipped (with the reason) only where PostgreSQL's binaries are absent outside CI.
  */
+import {createServer, type IncomingMessage, type ServerResponse} from 'node:http'
+import pgDriver from 'pg'
 import {request} from 'undici'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {SANDBOX_KEYS} from '../../src/services/sandbox-defaults.js'
+import {listenOnLoopback} from '../helpers/loopback-servers.js'
 import {type PostgresCluster, postgresSkipReason, startPostgres} from '../helpers/postgres.js'
 import {runCli, type Sandbox, startSandbox} from './harness.js'
 
@@ -29,10 +32,10 @@ async function call(origin: string, path: string, options: {method?: string; key
   return {status: res.statusCode, body: text ? JSON.parse(text) : undefined}
 }
 
-async function createCheckout(origin: string, amount = '100.00'): Promise<string> {
+async function createCheckout(origin: string, amount = '100.00', key = SANDBOX_KEYS.publicKey): Promise<string> {
   const created = await call(origin, '/checkout/v1/checkouts', {
     method: 'POST',
-    key: SANDBOX_KEYS.publicKey,
+    key,
     json: {totalAmount: {value: amount, currency: 'PHP'}, items: [{name: 'Tea'}], requestReferenceNumber: 'REPLICAS', redirectUrl: {success: 'https://shop.example/ok'}},
   })
   expect(created.status).toBe(200)
@@ -44,6 +47,13 @@ async function pay(origin: string, id: string): Promise<void> {
   await res.body.dump()
   expect(res.statusCode).toBe(303)
 }
+
+/** Polls `check` until it returns true; the test's timeout bounds the wait. */
+async function until(check: () => Promise<boolean> | boolean): Promise<void> {
+  while (!(await check())) await new Promise((resolve) => setTimeout(resolve, 50))
+}
+
+const randomInt = (min: number, max: number) => min + Math.floor(Math.random() * (max - min + 1))
 
 describe.skipIf(skip !== undefined)(`two sandbox replicas on one PostgreSQL${skip ? ` (skipped: ${skip})` : ''}`, () => {
   let pg: PostgresCluster
@@ -119,6 +129,104 @@ describe.skipIf(skip !== undefined)(`two sandbox replicas on one PostgreSQL${ski
       expect(created.code, created.stderr).toBe(0)
       const smoke = await runCli(['smoke', '-p', 'team'], {env})
       expect(smoke.code, smoke.stdout + smoke.stderr).toBe(0)
+    }
+  })
+  /**
+   * One more replica, killed with SIGKILL once `killAfter` writes were answered, with other writes in
+   * flight. Every checkout it answered (created; paid) is then on the surviving replica as answered.
+   */
+  async function killDuringBurst(): Promise<number> {
+    const victim = await startSandbox([], {OPSCTL_SANDBOX_DATABASE: pg.url, OPSCTL_SANDBOX_TOKEN: TOKEN})
+    const killAfter = randomInt(3, 12)
+    const acknowledged = new Map<string, 'PAYMENT_SUCCESS' | 'PENDING_PAYMENT'>()
+    const life = {answers: 0, killed: false}
+    const answered = () => {
+      if (++life.answers >= killAfter && !life.killed) {
+        life.killed = true
+        victim.process.kill('SIGKILL')
+      }
+    }
+
+    const lane = async () => {
+      while (!life.killed) {
+        const id = await createCheckout(victim.origin)
+        acknowledged.set(id, 'PENDING_PAYMENT')
+        answered()
+        if (life.killed) return
+        await pay(victim.origin, id)
+        acknowledged.set(id, 'PAYMENT_SUCCESS')
+        answered()
+      }
+    }
+
+    await Promise.all(Array.from({length: 4}, () => lane().catch((error: unknown) => {
+      // a write cut by the kill is expected; a wrong answer is not
+      if (!life.killed || (error instanceof Error && error.name === 'AssertionError')) throw error
+    })))
+    await victim.stop()
+    const [survivor] = replicas
+    for (const [id, status] of acknowledged) {
+      const res = await call(survivor.origin, `/checkout/v1/checkouts/${id}`, {key: SANDBOX_KEYS.secretKey})
+      expect([id, res.status]).toEqual([id, 200])
+      // a payment sent but never answered may have been committed: acknowledged PENDING may show as paid, never the reverse
+      expect(status === 'PAYMENT_SUCCESS' ? [status] : ['PENDING_PAYMENT', 'PAYMENT_SUCCESS']).toContain(res.body.paymentStatus)
+    }
+
+    return acknowledged.size
+  }
+
+  for (let chain = 0; chain < 4; chain++) {
+    it(`loses no acknowledged write when a replica is killed with SIGKILL during a burst of writes (kills ${chain * 5 + 1}-${chain * 5 + 5} of 20)`, async () => {
+      for (let kill = 0; kill < 5; kill++) expect(await killDuringBurst()).toBeGreaterThan(0)
+    })
+  }
+
+  it('delivers once, through the other replica, a webhook that was due when its replica died', async () => {
+    const received: {status: number; id: string}[] = []
+    const held: ServerResponse[] = []
+    let answer: 'hold' | 200 = 'hold'
+    const receiver = await listenOnLoopback(
+      createServer((req: IncomingMessage, res: ServerResponse) => {
+        let body = ''
+        req.on('data', (chunk) => (body += chunk))
+        req.on('end', () => {
+          if (answer === 'hold') {
+            // the replica's attempt hangs here: the delivery is claimed and under way when the replica dies
+            held.push(res)
+            return
+          }
+
+          received.push({id: JSON.parse(body).id, status: 200})
+          res.writeHead(200).end()
+        })
+      }),
+    )
+    const dying = await startSandbox([], {OPSCTL_SANDBOX_DATABASE: pg.url, OPSCTL_SANDBOX_TOKEN: TOKEN})
+    const db = new pgDriver.Client({connectionString: pg.url})
+    await db.connect()
+    try {
+      // a tenant of its own, so the other tests' payments raise no event here
+      const tenant = await dying.control('/tenants', {})
+      const path = new URL(tenant.checkoutBaseUrl).pathname
+      const hook = await call(dying.origin, `${path}/v1/webhooks`, {
+        method: 'POST',
+        key: tenant.secretKey,
+        json: {name: 'CHECKOUT_SUCCESS', callbackUrl: `${receiver.origin}/hooks/paid`},
+      })
+      expect(hook.status).toBe(200)
+      const id = await createCheckout(dying.origin + path.replace(/\/checkout$/, ''), '42.00', tenant.publicKey)
+      await pay(dying.origin + path.replace(/\/checkout$/, ''), id)
+      await until(() => held.length > 0)
+      await dying.stop('SIGKILL')
+      for (const res of held) res.destroy()
+      answer = 200
+      // the other replicas take it over once the dead one's claim lapses
+      await until(() => received.length > 0)
+      await until(async () => Number((await db.query('SELECT count(*) AS n FROM deliveries')).rows[0].n) === 0)
+      expect(received).toEqual([{id, status: 200}])
+    } finally {
+      await db.end()
+      await receiver.close()
     }
   })
 })
