@@ -6,7 +6,7 @@
  */
 import {createServer, type IncomingMessage, type ServerResponse} from 'node:http'
 import pgDriver from 'pg'
-import {request} from 'undici'
+import {Pool, request} from 'undici'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {SANDBOX_KEYS} from '../../src/services/sandbox-defaults.js'
@@ -95,17 +95,28 @@ describe.skipIf(skip !== undefined)(`two sandbox replicas on one PostgreSQL${ski
     await pay(a.origin, id)
     // past the day of the payment: a refund, not a void
     await a.control('/clock', {advance: '48h'})
-    // every refund waits a moment before its rule runs, so that all ten are under way together
-    for (const replica of [a, b]) await replica.control('/faults', {next: Array.from({length: 5}, () => ({op: 'refundCheckout', kind: 'delay', ms: 200}))})
-    const answers = await Promise.all(
-      Array.from({length: 10}, (_, i) =>
-        call((i % 2 === 0 ? a : b).origin, `/checkout/v1/checkouts/${id}/refunds`, {
-          method: 'POST',
-          key: SANDBOX_KEYS.secretKey,
-          json: {reason: `race ${i}`, amount: {value: '250.00', currency: 'PHP'}},
+    let answers: {status: number; body: {status?: string}}[] = []
+    // ten connections open beforehand (five to each replica), so the ten refunds leave at once and are under way together
+    const pools = [a, b].map((replica) => new Pool(replica.origin, {connections: 5}))
+    try {
+      const send = (pool: Pool, method: 'GET' | 'POST', path: string, body?: unknown) =>
+        pool.request({
+          method,
+          path,
+          headers: {authorization: basic(SANDBOX_KEYS.secretKey), ...(body ? {'content-type': 'application/json'} : {})},
+          body: body ? JSON.stringify(body) : undefined,
+        })
+      await Promise.all(pools.flatMap((pool) => Array.from({length: 5}, async () => (await send(pool, 'GET', `/checkout/v1/checkouts/${id}`)).body.dump())))
+      answers = await Promise.all(
+        Array.from({length: 10}, async (_, i) => {
+          const res = await send(pools[i % 2], 'POST', `/checkout/v1/checkouts/${id}/refunds`, {reason: `race ${i}`, amount: {value: '250.00', currency: 'PHP'}})
+          return {status: res.statusCode, body: (await res.body.json()) as {status?: string}}
         }),
-      ),
-    )
+      )
+    } finally {
+      await Promise.all(pools.map((pool) => pool.close()))
+    }
+
     const succeeded = answers.filter((r) => r.status === 200 && r.body.status === 'SUCCESS')
     expect(succeeded).toHaveLength(1)
     for (const refused of answers.filter((r) => !(r.status === 200 && r.body.status === 'SUCCESS'))) expect(refused.status).toBe(400)
