@@ -132,6 +132,16 @@ describe.skipIf(skip !== undefined)(`two sandbox replicas on one PostgreSQL${ski
     expect(Date.parse(seenByA.now)).toBeGreaterThan(Date.now() + 23 * 3_600_000)
   })
 
+  it('applies a fault injected through one replica to the request that reaches the other, once', async () => {
+    const [a, b] = replicas
+    const id = await createCheckout(a.origin)
+    await a.control('/faults', {next: [{op: 'getCheckout', kind: '500'}]})
+    expect((await b.control('/faults')).pending).toEqual([{op: 'getCheckout', kind: '500'}])
+    const reads = await Promise.all([a, b, a, b].map((replica) => call(replica.origin, `/checkout/v1/checkouts/${id}`, {key: SANDBOX_KEYS.secretKey})))
+    expect(reads.map((r) => r.status).sort()).toEqual([200, 200, 200, 500])
+    expect((await a.control('/faults')).pending).toEqual([])
+  })
+
   it('runs smoke against a tenant through each replica (sandbox tenant create --save-profile, then smoke -p)', async () => {
     for (const replica of replicas) {
       const configDir = replica.configDir

@@ -210,6 +210,23 @@ describe('sandbox core: robustness, clock and faults', () => {
     expect(again.status).toBe(200)
   })
 
+  it('keeps at most 1000 faults pending: more is a 400 that names the limit, and the queue is left as it was', async () => {
+    const fault = {op: 'getDemoMetric', kind: '500'}
+    expect((await call(sb, 'POST', '/__sandbox/faults', {body: {next: Array.from({length: 1001}, () => fault)}})).status).toBe(400)
+    expect((await call(sb, 'POST', '/__sandbox/faults', {body: {next: Array.from({length: 999}, () => fault)}})).status).toBe(200)
+    const over = await call(sb, 'POST', '/__sandbox/faults', {body: {next: [fault, fault]}})
+    expect([over.status, over.json.message]).toEqual([400, expect.stringContaining('At most 1000 faults')])
+    expect((await call(sb, 'GET', '/__sandbox/faults')).json.pending).toHaveLength(999)
+    await call(sb, 'DELETE', '/__sandbox/faults')
+    expect((await call(sb, 'GET', '/__sandbox/faults')).json.pending).toEqual([])
+  })
+
+  it('"drop" takes its fault once: the request after it runs', async () => {
+    await call(sb, 'POST', '/__sandbox/faults', {body: {next: [{op: 'createPay', kind: 'drop'}]}})
+    await expect(call(sb, 'POST', '/checkout/v1/checkouts', {body: {amount: '2.00'}, headers: pub})).rejects.toThrow()
+    expect((await call(sb, 'POST', '/checkout/v1/checkouts', {body: {amount: '2.00'}, headers: pub})).status).toBe(200)
+  })
+
   it('"drop" closes the connection without running the operation', async () => {
     const before = (await call(sb, 'GET', '/checkout/v1/checkouts', {headers: secret})).json.length
     await call(sb, 'POST', '/__sandbox/faults', {body: {next: [{op: 'createPay', kind: 'drop'}]}})

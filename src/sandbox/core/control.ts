@@ -4,7 +4,7 @@ import type {Tenant} from './tenants.js'
 
 import {parseDuration} from '../../services/duration.js'
 import {ClockMoveError} from './clock.js'
-import {FaultScript} from './faults.js'
+import {FaultScript, MAX_PENDING_FAULTS} from './faults.js'
 
 interface ControlDeps {
   /** the tenant the request's URL names */
@@ -53,17 +53,17 @@ export function registerControlRoutes(app: FastifyInstance, deps: ControlDeps): 
     return {now: ctx.clock.now().toISOString()}
   })
 
-  app.get('/__sandbox/faults', async (request) => ({pending: deps.tenantOf(request).faults.pending}))
+  app.get('/__sandbox/faults', async (request) => ({pending: await deps.tenantOf(request).faults.pending()}))
   app.post('/__sandbox/faults', async (request) => {
     const {faults} = deps.tenantOf(request)
     const parsed = FaultScript.safeParse(request.body ?? {})
     if (!parsed.success)
       throw bad(`Invalid fault script: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`)
-    faults.add(parsed.data.next)
-    return {pending: faults.pending}
+    if (!(await faults.add(parsed.data.next))) throw bad(`At most ${MAX_PENDING_FAULTS} faults may be pending; clear them first (DELETE /__sandbox/faults)`)
+    return {pending: await faults.pending()}
   })
   app.delete('/__sandbox/faults', async (request) => {
-    deps.tenantOf(request).faults.clear()
+    await deps.tenantOf(request).faults.clear()
     return {pending: []}
   })
 

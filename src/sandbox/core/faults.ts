@@ -1,5 +1,7 @@
 import * as z from 'zod'
 
+import {DocTable, type TenantStore} from './store.js'
+
 export const FaultKind = z.enum(['drop', 'drop-after-commit', '500', 'delay'])
 
 export const Fault = z.object({
@@ -10,29 +12,51 @@ export const Fault = z.object({
 })
 export type Fault = z.infer<typeof Fault>
 
-export const FaultScript = z.object({next: z.array(Fault).min(1)})
+/** Faults pending at once, per tenant: each is a row of the tenant's state, read by every request. */
+export const MAX_PENDING_FAULTS = 1000
+
+export const FaultScript = z.object({next: z.array(Fault).min(1).max(MAX_PENDING_FAULTS)})
 
 /**
  * Faults scripted for the next requests, each used exactly once: the first queued fault whose
- * `op` matches an incoming operation is taken off the queue and applied to that request.
+ * `op` matches an incoming operation is taken off the queue and applied to that request. The
+ * queue is a row of the tenant's state (committed with the request that took a fault), so every
+ * replica of a sandbox on PostgreSQL applies the same queue, and a fault is taken by one request.
  */
 export class FaultQueue {
-  private queue: Fault[] = []
+  private readonly table: DocTable<Fault[]>
 
-  get pending(): readonly Fault[] {
-    return this.queue
+  constructor(private readonly handle: TenantStore) {
+    this.table = new DocTable(handle, 'core.faults')
   }
 
-  add(faults: Fault[]): void {
-    this.queue.push(...faults)
+  async pending(): Promise<Fault[]> {
+    return (await this.table.get('queue')) ?? []
   }
 
-  clear(): void {
-    this.queue = []
+  /** Queues more faults; false (nothing queued) when the queue would pass MAX_PENDING_FAULTS. */
+  async add(faults: Fault[]): Promise<boolean> {
+    const queue = await this.pending()
+    if (queue.length + faults.length > MAX_PENDING_FAULTS) return false
+    await this.table.set('queue', [...queue, ...faults])
+    return true
   }
 
-  take(operationId: string): Fault | undefined {
-    const i = this.queue.findIndex((f) => f.op === operationId || f.op === '*')
-    return i === -1 ? undefined : this.queue.splice(i, 1)[0]
+  async clear(): Promise<void> {
+    await this.table.delete('queue')
+  }
+
+  async take(operationId: string): Promise<Fault | undefined> {
+    const matches = (f: Fault) => f.op === operationId || f.op === '*'
+    // the common case, no fault for it, reads and writes nothing else
+    if (!(await this.pending()).some(matches)) return undefined
+    // one request takes it: a read request waits for the tenant's writes too, then reads the queue as committed
+    await this.handle.store.beginWrite(this.handle.tenant)
+    const queue = (await this.table.reread('queue')) ?? []
+    const i = queue.findIndex(matches)
+    if (i === -1) return undefined
+    const [fault] = queue.splice(i, 1)
+    await (queue.length > 0 ? this.table.set('queue', queue) : this.table.delete('queue'))
+    return fault
   }
 }

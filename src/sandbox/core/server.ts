@@ -26,7 +26,7 @@ import {FaultQueue} from './faults.js'
 import {createSessions} from './sessions.js'
 import {registerStateRoutes} from './state-routes.js'
 import {moduleStates, openState, PendingDeliveries, SavedClock} from './state.js'
-import {type SandboxStore} from './store.js'
+import {type SandboxStore, type TenantStore} from './store.js'
 import {DEFAULT_TENANT, tenantPath} from './tenant-ids.js'
 import {registerTenantRoutes} from './tenant-routes.js'
 import {keyKindOf, publishedKeyKind, registerTenantResolution, rewriteTenantUrl, type Tenant, tenantOf, Tenants} from './tenants.js'
@@ -100,7 +100,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
   /** A tenant's runtime over its rows: the context its handlers get, its clock, faults, events and webhook deliveries. */
   const openTenant = (
     id: string,
-    parts: {clock: SandboxClock; pending: PendingDeliveries; savedClock: SavedClock; states: Map<string, ModuleState>},
+    parts: {clock: SandboxClock; handle: TenantStore; pending: PendingDeliveries; savedClock: SavedClock; states: Map<string, ModuleState>},
     keyKind: KeyKindOf,
   ): Tenant => {
     const state = Object.fromEntries(parts.states) as unknown as SandboxState
@@ -136,7 +136,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
       ctx,
       deliveries: new WebhookDeliveries(tenantClock),
       events,
-      faults: new FaultQueue(),
+      faults: new FaultQueue(parts.handle),
       id,
       keyKind,
       ...parts,
@@ -144,10 +144,10 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
     return tenant
   }
 
-  const tenants = new Tenants(store, openTenant(DEFAULT_TENANT, {clock, pending, savedClock, states}, publishedKeyKind), async (record) => {
+  const tenants = new Tenants(store, openTenant(DEFAULT_TENANT, {clock, handle: store.forTenant(DEFAULT_TENANT), pending, savedClock, states}, publishedKeyKind), async (record) => {
     const handle = store.forTenant(record.id)
     const saved = new SavedClock(handle)
-    const parts = {pending: new PendingDeliveries(handle), savedClock: saved, states: moduleStates(modules, handle)}
+    const parts = {handle, pending: new PendingDeliveries(handle), savedClock: saved, states: moduleStates(modules, handle)}
     return openTenant(record.id, {...parts, clock: await startClock(saved, undefined, notice)}, keyKindOf(record))
   })
   await tenants.dropOrphans()
@@ -189,7 +189,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
   registerSaveBeforeAnswer(app, store, persist, errors)
 
   for (const m of modules) {
-    for (const {handler, op} of handlersOf(m)) registerOperation(app, m, op, handler, {errors, options, persist, store, tenantOf: tenantOfRequest})
+    for (const {handler, op} of handlersOf(m)) registerOperation(app, m, op, handler, {errors, options, persist, tenantOf: tenantOfRequest})
     m.routes?.(app, contextOf)
   }
 
@@ -290,7 +290,6 @@ interface RouteDeps {
   errors: ErrorShapes
   options: SandboxOptions
   persist(request: FastifyRequest): Promise<void> | void
-  store: SandboxStore
   /** the tenant the request's URL names: its context, faults and keys */
   tenantOf(request: FastifyRequest): Tenant
 }
@@ -301,7 +300,7 @@ function registerOperation(app: FastifyInstance, m: SandboxModule, op: Operation
     method: op.method,
     url,
     async handler(request: FastifyRequest, reply: FastifyReply) {
-      const {errors, options, persist, store} = deps
+      const {errors, options, persist} = deps
       const tenant = deps.tenantOf(request)
       const {ctx, faults} = tenant
       if (options.latencyMs) await sleep(options.latencyMs)
@@ -309,11 +308,12 @@ function registerOperation(app: FastifyInstance, m: SandboxModule, op: Operation
         throw new SandboxError(503, errors.code(m, 503), 'Injected failure (--fail-rate); retry later', [], {'retry-after': '1'})
       }
 
-      const fault = faults.take(op.id)
+      const fault = await faults.take(op.id)
       if (fault?.kind === 'delay') await sleep(fault.ms ?? 1000)
       if (fault?.kind === '500') throw new SandboxError(500, errors.code(m, 500), `Injected server error on ${op.id}`)
       if (fault?.kind === 'drop') {
-        await store.discard()
+        // no answer, so no onSend: that the fault was taken is saved here
+        await persist(request)
         return drop(request, reply)
       }
 

@@ -141,6 +141,12 @@ export class DocTable<T> {
     return (await this.entries()).map(([, value]) => value)
   }
 
+  /** The record as the database has it now, whatever this request read of it before. */
+  async reread(key: string): Promise<T | undefined> {
+    this.store.cache.forget(this.cached, key)
+    return this.get(key)
+  }
+
   /** The stored text of a record: from the cache, else from the database (and then cached). */
   private async text(key: string): Promise<string | undefined> {
     const cached = this.store.cache.get(this.cached, key)

@@ -177,7 +177,6 @@ export class Tenants {
     const tenant = this.live.get(id)
     if (!tenant) return
     this.live.delete(id)
-    tenant.faults.clear()
     // deliveries under way end on their own; their connections close after them
     tenant.deliveries.settle().catch(() => undefined)
   }
