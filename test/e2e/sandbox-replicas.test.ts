@@ -76,6 +76,21 @@ describe.skipIf(skip !== undefined)(`two sandbox replicas on one PostgreSQL${ski
     await pg?.stop()
   })
 
+  it('refuses a database it cannot open or a URL that is not PostgreSQL with exit 2, never printing the password', async () => {
+    const wrong = new URL(pg.url)
+    wrong.password = 'not-the-password-4711'
+    const refused = await runCli(['sandbox', 'start', '--port', '0'], {env: {OPSCTL_SANDBOX_DATABASE: wrong.toString()}})
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toMatch(/cannot open the database postgres:\/\/postgres:\*\*\*@127\.0\.0\.1/)
+    expect(refused.stdout + refused.stderr).not.toContain('not-the-password-4711')
+    const notPostgres = await runCli(['sandbox', 'start', '--port', '0', '--database', 'mysql://root:hunter2hunter2@127.0.0.1/x'])
+    expect([notPostgres.code, notPostgres.stderr]).toEqual([2, expect.stringContaining('--database must be a PostgreSQL URL')])
+    expect(notPostgres.stderr).not.toContain('hunter2hunter2')
+    const both = await runCli(['sandbox', 'start', '--port', '0', '--state', 'x.db', '--database', pg.url])
+    expect(both.code).toBe(2)
+    expect(both.stderr).not.toContain('sandbox-test-password')
+  })
+
   it('serves through one replica what the other acknowledged: a checkout created on A is read, paid and voided on B', async () => {
     const [a, b] = replicas
     const id = await createCheckout(a.origin)

@@ -24,6 +24,8 @@ export const SECRET_FLAGS: ReadonlyMap<string, SecretKind> = new Map<string, Sec
 const DATA_FLAGS = new Set(['--data', '-d'])
 const HEADER_FLAGS = new Set(['--header', '-H'])
 const QUERY_FLAGS = new Set(['--query', '-q'])
+/** Flags whose value is a URL with a password in it (`sandbox start --database postgres://user:password@...`). */
+const URL_FLAGS = new Set(['--database'])
 
 export function registerArgv(argv: readonly string[]): void {
   for (let i = 0; i < argv.length; i++) {
@@ -37,6 +39,7 @@ export function registerArgv(argv: readonly string[]): void {
     else if (DATA_FLAGS.has(name)) registerJsonText(value())
     else if (HEADER_FLAGS.has(name)) registerHeaderLine(value())
     else if (QUERY_FLAGS.has(name)) registerPair(value())
+    else if (URL_FLAGS.has(name)) registerUrlPassword(value())
   }
 }
 
