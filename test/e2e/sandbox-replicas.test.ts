@@ -157,6 +157,37 @@ describe.skipIf(skip !== undefined)(`two sandbox replicas on one PostgreSQL${ski
     expect((await a.control('/faults')).pending).toEqual([])
   })
 
+  it("lets go of the tenant's lock when the client of a write goes away: the other replica's writes go on", async () => {
+    const [a] = replicas
+    const c = await startSandbox([], {OPSCTL_SANDBOX_DATABASE: pg.url, OPSCTL_SANDBOX_TOKEN: TOKEN})
+    const db = new pgDriver.Client({connectionString: pg.url})
+    await db.connect()
+    try {
+      // the create holds the default tenant's lock, then waits 30 s before its handler runs
+      await c.control('/faults', {next: [{op: 'initiateCheckout', kind: 'delay', ms: 30_000}]})
+      const client = new AbortController()
+      const abandoned = request(`${c.origin}/checkout/v1/checkouts`, {
+        method: 'POST',
+        signal: client.signal,
+        headers: {authorization: basic(SANDBOX_KEYS.publicKey), 'content-type': 'application/json'},
+        body: JSON.stringify({totalAmount: {value: '1.00', currency: 'PHP'}, items: [{name: 'Tea'}], requestReferenceNumber: 'ABANDONED'}),
+      }).catch(() => undefined)
+      await until(async () => Number((await db.query(`SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND granted`)).rows[0].n) > 0)
+      client.abort()
+      await abandoned
+      // a write of the same tenant through the other replica: it waits for the lock, which the abandoned request no longer holds
+      await a.control('/clock', {advance: '1m'})
+      // had the abandoned create kept the lock, it would have run first, and its checkout would be there
+      const stored = await db.query(`SELECT count(*) AS n FROM documents WHERE doc LIKE '%"ABANDONED"%'`)
+      expect(Number(stored.rows[0].n)).toBe(0)
+    } finally {
+      // the abandoned request's fault went back to the queue with its rollback
+      await a.control('/faults', undefined, 'DELETE')
+      await db.end()
+      await c.stop('SIGKILL')
+    }
+  })
+
   it('runs smoke against a tenant through each replica (sandbox tenant create --save-profile, then smoke -p)', async () => {
     for (const replica of replicas) {
       const configDir = replica.configDir
@@ -216,6 +247,28 @@ describe.skipIf(skip !== undefined)(`two sandbox replicas on one PostgreSQL${ski
       for (let kill = 0; kill < 5; kill++) expect(await killDuringBurst()).toBeGreaterThan(0)
     })
   }
+
+  it('stops on SIGTERM under a burst of writes and reads: exits 0, and every write it answered is there', async () => {
+    const stopping = await startSandbox([], {OPSCTL_SANDBOX_DATABASE: pg.url, OPSCTL_SANDBOX_TOKEN: TOKEN})
+    const acknowledged: string[] = []
+    const life = {stopped: false}
+    const lane = async () => {
+      while (!life.stopped) {
+        const id = await createCheckout(stopping.origin)
+        acknowledged.push(id)
+        await call(stopping.origin, `/checkout/v1/checkouts/${id}`, {key: SANDBOX_KEYS.secretKey})
+      }
+    }
+
+    const lanes = Array.from({length: 8}, () => lane().catch(() => undefined))
+    await until(() => acknowledged.length >= 20)
+    // the lanes go on sending while it stops; each ends at its first refused connection
+    expect(await stopping.stop('SIGTERM')).toBe(0)
+    life.stopped = true
+    await Promise.all(lanes)
+    const [survivor] = replicas
+    for (const id of acknowledged) expect([id, (await call(survivor.origin, `/checkout/v1/checkouts/${id}`, {key: SANDBOX_KEYS.secretKey})).status]).toEqual([id, 200])
+  })
 
   it('delivers once, through the other replica, a webhook that was due when its replica died', async () => {
     const received: {status: number; id: string}[] = []

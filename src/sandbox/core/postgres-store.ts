@@ -24,6 +24,8 @@ class Scope {
   opening?: Promise<ControlledTransaction<any>>
   readonly cache = new DocumentCache(REQUEST_CACHE_LIMIT)
   committed: (() => void)[] = []
+  /** its client went away: what it wrote is rolled back, and it may write no more */
+  abandoned = false
 }
 
 export class PostgresStore implements SandboxStore {
@@ -107,6 +109,16 @@ export class PostgresStore implements SandboxStore {
     await this.discardIn(scope, await this.opened(scope))
   }
 
+  /**
+   * The request's client went away before its answer: its transaction is rolled back now (its
+   * tenant's lock with it), rather than when its handler ends, and a later write of it fails.
+   */
+  async abandon(): Promise<void> {
+    const scope = this.scope
+    scope.abandoned = true
+    await this.discardIn(scope, await this.opened(scope))
+  }
+
   afterCommit(work: () => void): void {
     this.scope.committed.push(work)
   }
@@ -170,6 +182,7 @@ export class PostgresStore implements SandboxStore {
   private async transaction(): Promise<ControlledTransaction<any>> {
     const scope = this.scope
     if (scope.trx) return scope.trx
+    if (scope.abandoned) throw new Error('the request was abandoned by its client; it writes nothing more')
     scope.opening ??= this.db.startTransaction().execute()
     try {
       scope.trx = await scope.opening

@@ -182,6 +182,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
   const token = options.token ?? newControlToken()
   const errors = new ErrorShapes(modules)
   registerControlGuard(app, {allowedHosts: options.allowedHosts, errors, host: options.host ?? '127.0.0.1', token})
+  if (store.shared) registerAbandonment(app, store)
   registerTenantResolution(app, tenants, errors, store)
   registerParsers(app)
   registerResponseHeaders(app, tenantOfRequest, errors)
@@ -410,6 +411,25 @@ function registerParsers(app: FastifyInstance): void {
  * leaves: operations, the hosted payment page, control routes and refusals alike. When the save
  * fails, the answer becomes a 500 that says the outcome is unknown, never the success it was.
  */
+/**
+ * PostgreSQL: a request whose connection closes before its answer (its client went away, or the
+ * sandbox is stopping) keeps nothing it did not commit, and lets its tenant's lock go at once
+ * rather than when its handler ends. Registered before the hook that takes the lock.
+ */
+function registerAbandonment(app: FastifyInstance, store: SandboxStore): void {
+  app.addHook('onRequest', (request, reply, done) => {
+    const abandon = () => {
+      if (reply.raw.writableFinished) return
+      Promise.resolve(store.within(request.raw, () => store.abandon())).catch((error: unknown) => {
+        process.stderr.write(`sandbox: could not roll back an abandoned request: ${(error as Error).message}\n`)
+      })
+    }
+
+    reply.raw.once('close', abandon)
+    done()
+  })
+}
+
 function registerSaveBeforeAnswer(app: FastifyInstance, store: SandboxStore, persist: (request: FastifyRequest) => Promise<void> | void, errors: ErrorShapes): void {
   // callback-style hooks (here and below): an async one costs every answer a promise (SQLite commits synchronously)
   app.addHook('onSend', (request, reply, payload, done) => {
@@ -429,8 +449,9 @@ function registerSaveBeforeAnswer(app: FastifyInstance, store: SandboxStore, per
     if (saving) saving.then(() => done(null, payload), failed)
     else done(null, payload)
   })
-  // PostgreSQL: a request that ended without an answer of its own (its connection dropped) keeps nothing it did not commit, nor its tenant's lock
-  if (store.shared) app.addHook('onResponse', (request, _reply, done) => {
+  if (!store.shared) return
+  // ...and one that ended without an answer of its own (a dropped connection)
+  app.addHook('onResponse', (request, _reply, done) => {
     const dropped = store.within(request.raw, () => store.discard())
     if (dropped) dropped.then(() => done(), done)
     else done()

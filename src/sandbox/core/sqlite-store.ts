@@ -108,6 +108,9 @@ export class SqliteStore implements SandboxStore {
     }
   }
 
+  /** Nothing to let go: SQLite's one transaction is the next commit's or rollback's. */
+  abandon(): void {}
+
   afterCommit(work: () => void): void {
     this.committed.push(work)
   }

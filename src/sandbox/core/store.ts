@@ -41,6 +41,8 @@ export interface SandboxStore {
   commit(): Promise<void> | void
   /** Drops what the scope wrote so far (it failed unexpectedly), and its after-commit work. */
   discard(): Promise<void> | void
+  /** The request's client went away: what it wrote is dropped now, and it may write no more (PostgreSQL: its tenant's lock is let go at once). */
+  abandon(): Promise<void> | void
   /** Runs `work` once the scope's change is committed (never, if it is rolled back). */
   afterCommit(work: () => void): void
   /** Called after every rollback of a request's change: what is held in memory beside the database (the clock) goes back too. */
