@@ -1,0 +1,243 @@
+#!/usr/bin/env node
+/**
+ * Sandbox replicas: ONE mixed workload, in one run, against three set-ups, each on a fresh state:
+ *   sqlite     one `sandbox start` process, in-memory SQLite state (no --state);
+ *   pg x1      one replica on PostgreSQL (OPSCTL_SANDBOX_DATABASE, OPSCTL_SANDBOX_TOKEN);
+ *   pg x2      two replicas on one PostgreSQL database, the requests spread round-robin over both.
+ * One throwaway cluster (bench/lib/postgres.mjs, as the tests make one) serves both PG set-ups,
+ * each on its own database (`CREATE DATABASE bench_2`, `bench_3`); it is stopped and removed at the end.
+ *
+ *   node bench/sandbox-replicas.mjs [--clients 16] [--seconds 10] [--warmup 2] [--bin path/to/bin/run.js]
+ *
+ * The workload: --clients concurrent clients, each in a sandbox tenant of its own (POST
+ * /__sandbox/tenants; the sandbox takes a per-tenant write lock on PostgreSQL, so tenants do not
+ * serialize on each other) with a patient user made through the health API. Each loops over: add a
+ * manual event, list events (first page), create a checkout, pay it on the hosted page, refund one
+ * paid on an earlier sandbox day (refunds open the day after a payment), and every 25 loops move
+ * the tenant clock 26h on (so that what was paid before can be refunded) and sign in again (the
+ * move expires the session: 30 minutes idle on the sandbox clock). Every one of these is a
+ * request of the figures. Requests go through one undici keep-alive Agent.
+ *
+ * How to read it: requests is the number of requests answered 2xx/3xx that started and ended within
+ * the --seconds window (the --warmup before it is not counted); rps = requests / seconds; p50, p99
+ * are the latencies of those requests; errors are the other answers (4xx/5xx, network errors) in
+ * the window, listed below the table by kind: a run with errors says so. The load generator,
+ * PostgreSQL and the replicas share this machine's cores (printed in the header), so on a small
+ * machine the 2-replica ratio is bounded by CPU, not by the sandbox design. Loopback only.
+ * Exits 2 when the PostgreSQL binaries (initdb, postgres) are absent.
+ */
+import {once} from 'node:events'
+import {availableParallelism, loadavg} from 'node:os'
+import {join, resolve} from 'node:path'
+import {parseArgs} from 'node:util'
+import pg from 'pg'
+import {Agent, request} from 'undici'
+
+import {cleanEnv} from './lib/env.mjs'
+import {postgresBinDir, startPostgres} from './lib/postgres.mjs'
+import {startSandboxProcess} from './lib/sandbox.mjs'
+
+const ROOT = resolve(import.meta.dirname, '..')
+const {values} = parseArgs({
+  options: {
+    bin: {default: join(ROOT, 'bin/run.js'), type: 'string'},
+    clients: {default: '16', type: 'string'},
+    seconds: {default: '10', type: 'string'},
+    warmup: {default: '2', type: 'string'},
+  },
+})
+const BIN = resolve(values.bin)
+const CLIENTS = Math.min(99, Math.max(1, Number(values.clients))) // a sandbox holds at most 100 tenants, the default one included
+const SECONDS = Number(values.seconds)
+const WARMUP = Number(values.warmup)
+const TOKEN = 'bench-replicas-control-token'
+const CLOCK_EVERY = 25
+const V = {'x-ph-api-version': '3.14.0'}
+const CARD = new URLSearchParams({action: 'pay', cardNumber: '5123456789012346', cvc: '123', expiry: '12/30'}).toString()
+const basic = (key) => `Basic ${Buffer.from(`${key}:`).toString('base64')}`
+const JSON_TYPE = {'content-type': 'application/json'}
+
+if (!postgresBinDir()) {
+  console.error('PostgreSQL binaries (initdb, postgres) not found in OPSCTL_POSTGRES_BIN, /usr/local/bin or /usr/lib/postgresql/*/bin: install Debian postgresql or set OPSCTL_POSTGRES_BIN')
+  process.exit(2)
+}
+
+// Everything started is stopped in reverse order, on success, on failure and on Ctrl-C / SIGTERM.
+const cleanups = []
+async function cleanup() {
+  for (const undo of cleanups.splice(0).reverse()) await undo().catch((error) => console.error(`cleanup: ${error.message}`))
+}
+
+for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]]) {
+  process.once(signal, () => {
+    console.error(`\n${signal}: stopping the sandboxes and PostgreSQL`)
+    cleanup().finally(() => process.exit(code))
+  })
+}
+
+const agent = new Agent({keepAliveTimeout: 30_000})
+cleanups.push(() => agent.close())
+
+async function startReplica(extraEnv) {
+  const sandbox = await startSandboxProcess({bin: BIN, cwd: ROOT, env: cleanEnv(extraEnv)})
+  const exited = once(sandbox.child, 'exit')
+  const stop = async () => {
+    if (sandbox.child.exitCode === null && sandbox.child.signalCode === null) sandbox.child.kill('SIGTERM')
+    await exited
+  }
+
+  cleanups.push(stop)
+  return {...sandbox, stop}
+}
+
+/** Measurement of one set-up: latencies of the requests in the window, errors by kind. */
+function newStats() {
+  return {errors: new Map(), errorCount: 0, latencies: [], otherErrors: 0, windowStart: Infinity, windowEnd: Infinity}
+}
+
+/** One request to the next origin in turn; the answer when 2xx/3xx, else undefined (counted as an error when in the window). */
+async function send(run, method, path, {body, headers = {}} = {}) {
+  const origin = run.origins[run.next++ % run.origins.length]
+  const started = performance.now()
+  let status
+  let text
+  let resHeaders
+  let error
+  try {
+    const res = await request(origin + path, {body, dispatcher: agent, headers, method})
+    status = res.statusCode
+    resHeaders = res.headers
+    text = await res.body.text()
+  } catch (error_) {
+    error = error_.code ?? error_.message
+  }
+
+  const ended = performance.now()
+  const inWindow = started >= run.stats.windowStart && ended <= run.stats.windowEnd
+  if (status >= 200 && status < 400) {
+    if (inWindow) run.stats.latencies.push(ended - started)
+    return {headers: resHeaders, status, text}
+  }
+
+  // the kind: method, route without the tenant and ids, and the status (or the network error)
+  const kind = `${method} ${path.replace(/\/t\/tn_\w+/, '').replace(/\/(chk|rfd)_\w+/g, '/:id').replace(/\?.*/, '')} ${status ?? error}`
+  // errors of the warm-up and of the tail after the window are told apart, not hidden
+  if (inWindow) run.stats.errorCount++
+  else run.stats.otherErrors++
+  const seen = run.stats.errors.get(kind) ?? {count: 0, sample: (text ?? '').slice(0, 160)}
+  seen.count++
+  run.stats.errors.set(kind, seen)
+  return undefined
+}
+
+/** A tenant of its own, with a patient signed in: what a client needs. */
+async function setUpClient(run, i) {
+  const tenant = await send(run, 'POST', '/__sandbox/tenants', {body: '{}', headers: {authorization: `Bearer ${run.token}`, ...JSON_TYPE}})
+  if (!tenant) throw new Error(`could not create tenant ${i}: ${JSON.stringify([...run.stats.errors])}`)
+  const {id, publicKey, secretKey} = JSON.parse(tenant.text)
+  const t = `/t/${id}`
+  const user = {role: 'patient', email: `bench-${i}@example.com`, password: 'bench-pass-1', givenName: 'B', familyName: 'Ench', timeZone: 'Asia/Manila'}
+  const res = await request(`${run.origins[0]}${t}/api/users`, {body: JSON.stringify(user), dispatcher: agent, headers: {...V, ...JSON_TYPE}, method: 'POST'})
+  await res.body.dump()
+  if (res.statusCode !== 201) throw new Error(`could not create a user in ${id}: ${res.statusCode}`)
+  const cookie = String(res.headers['set-cookie']).split(';')[0]
+  return {credentials: {email: user.email, password: user.password}, publicKey, secretKey, session: {...V, cookie}, t}
+}
+
+async function clientLoop(run, client, until) {
+  const {credentials, publicKey, secretKey, t} = client
+  const paid = [] // {id, day}: paid on sandbox day `day`, refundable once the clock is past it
+  let day = 0
+  for (let loop = 1; performance.now() < until; loop++) {
+    const event = {date: new Date(Date.now() - 3_600_000).toISOString(), medicationId: 'med-salbutamol', medicationType: 'rescue', source: 'manual', symptoms: ['cough']}
+    await send(run, 'POST', `${t}/api/users/me/events`, {body: JSON.stringify(event), headers: {...client.session, ...JSON_TYPE}})
+    await send(run, 'GET', `${t}/api/users/me/events`, {headers: client.session})
+    const checkout = {totalAmount: {value: '100.00', currency: 'PHP'}, items: [{name: 'Tea'}], requestReferenceNumber: `BENCH-${loop}`, redirectUrl: {success: 'https://shop.example/ok'}}
+    const created = await send(run, 'POST', `${t}/checkout/v1/checkouts`, {body: JSON.stringify(checkout), headers: {authorization: basic(publicKey), ...JSON_TYPE}})
+    if (created) {
+      const {checkoutId} = JSON.parse(created.text)
+      const form = {body: CARD, headers: {'content-type': 'application/x-www-form-urlencoded'}}
+      if (await send(run, 'POST', `${t}/checkout/pay/${checkoutId}`, form)) paid.push({day, id: checkoutId})
+    }
+
+    if (paid.length > 0 && paid[0].day < day) {
+      const refund = {reason: 'bench', amount: {value: '100.00', currency: 'PHP'}}
+      await send(run, 'POST', `${t}/checkout/v1/checkouts/${paid.shift().id}/refunds`, {body: JSON.stringify(refund), headers: {authorization: basic(secretKey), ...JSON_TYPE}})
+    }
+
+    if (loop % CLOCK_EVERY === 0) {
+      const moved = await send(run, 'POST', `${t}/__sandbox/clock`, {body: JSON.stringify({advance: '26h'}), headers: {authorization: `Bearer ${run.token}`, ...JSON_TYPE}})
+      if (moved) day++
+      // a session expires after 30 minutes idle on the sandbox clock: sign in again
+      const signedIn = await send(run, 'POST', `${t}/api/sign-in`, {body: JSON.stringify(credentials), headers: {...V, ...JSON_TYPE}})
+      if (signedIn) client.session = {...V, cookie: String(signedIn.headers['set-cookie']).split(';')[0]}
+    }
+  }
+}
+
+/** Starts the set-up's processes, runs the workload over them, stops them. */
+async function measure(name, replicas, env) {
+  const started = []
+  // one after the other: the first creates the schema and the default tenant
+  for (let i = 0; i < replicas; i++) started.push(await startReplica(env))
+  const run = {next: 0, origins: started.map((s) => s.origin), stats: newStats(), token: started[0].token}
+  try {
+    const clients = await Promise.all(Array.from({length: CLIENTS}, (_, i) => setUpClient(run, i)))
+    const t0 = performance.now()
+    run.stats.windowStart = t0 + WARMUP * 1000
+    run.stats.windowEnd = run.stats.windowStart + SECONDS * 1000
+    await Promise.all(clients.map((c) => clientLoop(run, c, run.stats.windowEnd)))
+  } finally {
+    for (const s of started) await s.stop()
+  }
+
+  return {name, replicas, ...run.stats}
+}
+
+const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN
+
+let exitCode = 0
+try {
+  const cluster = await startPostgres()
+  cleanups.push(() => cluster.stop())
+  const admin = new pg.Client({connectionString: cluster.url})
+  await admin.connect()
+  cleanups.push(() => admin.end())
+  const database = async (n) => {
+    await admin.query(`CREATE DATABASE bench_${n}`)
+    return cluster.urlOf(`bench_${n}`)
+  }
+
+  console.log(
+    `sandbox replicas: ${CLIENTS} clients, ${SECONDS} s measured after ${WARMUP} s warm-up, ${availableParallelism()} cores (shared by the load generator, PostgreSQL and the sandboxes), load ${loadavg()[0].toFixed(1)}, node ${process.version}`,
+  )
+  const results = []
+  results.push(await measure('sqlite (in memory), 1 process', 1, {}))
+  results.push(await measure('postgres, 1 replica', 1, {OPSCTL_SANDBOX_DATABASE: await database(2), OPSCTL_SANDBOX_TOKEN: TOKEN}))
+  results.push(await measure('postgres, 2 replicas (round-robin)', 2, {OPSCTL_SANDBOX_DATABASE: await database(3), OPSCTL_SANDBOX_TOKEN: TOKEN}))
+
+  const head = ['set-up', 'requests', 'rps', 'p50 ms', 'p99 ms', 'errors']
+  const rows = results.map((r) => {
+    const sorted = r.latencies.sort((a, b) => a - b)
+    r.rps = sorted.length / SECONDS
+    return [r.name, String(sorted.length), r.rps.toFixed(0), percentile(sorted, 50).toFixed(1), percentile(sorted, 99).toFixed(1), String(r.errorCount)]
+  })
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)))
+  const line = (cells) => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ')
+  console.log(['', line(head), ...rows.map(line), ''].join('\n'))
+  const ratio = results[2].rps / results[1].rps
+  console.log(`2 replicas / 1 replica: ${ratio.toFixed(2)}x rps (goal >= 1.6x where the database and CPU are not the bottleneck)`)
+  const errors = results.filter((r) => r.errorCount + r.otherErrors > 0)
+  if (errors.length === 0) console.log('errors: none')
+  for (const r of errors) {
+    console.log(`ERRORS in ${r.name}: ${r.errorCount} in the window, ${r.otherErrors} in the warm-up or the set-up or after the window`)
+    for (const [kind, {count, sample}] of r.errors) console.log(`  ${count} x ${kind}  ${sample}`)
+  }
+} catch (error) {
+  console.error(error)
+  exitCode = 1
+} finally {
+  await cleanup()
+}
+
+process.exit(exitCode)
