@@ -63,30 +63,50 @@ if (!postgresBinDir()) {
 }
 
 // Everything started is stopped in reverse order, on success, on failure and on Ctrl-C / SIGTERM.
+// One cleanup, whoever asks first: the main path and a signal handler both wait for it to finish.
 const cleanups = []
-async function cleanup() {
-  for (const undo of cleanups.splice(0).reverse()) await undo().catch((error) => console.error(`cleanup: ${error.message}`))
+const agent = new Agent({keepAliveTimeout: 30_000})
+let cleaning
+let exitCode = 0
+function cleanup() {
+  cleaning ??= (async () => {
+    // the clients stop and their connections close first: a sandbox asked to stop while requests
+    // keep coming may not finish stopping (seen on PostgreSQL: "driver has already been destroyed")
+    await agent.destroy().catch(() => undefined)
+    for (const undo of cleanups.reverse()) await undo().catch((error) => console.error(`cleanup: ${error.message}`))
+  })()
+  return cleaning
+}
+
+/** Registers how to stop what was just started; stops it at once if the cleanup has begun meanwhile. */
+async function own(stop) {
+  if (!cleaning) return void cleanups.push(stop)
+  await stop()
+  throw new Error('stopped')
 }
 
 for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]]) {
   process.once(signal, () => {
     console.error(`\n${signal}: stopping the sandboxes and PostgreSQL`)
+    exitCode = code
     cleanup().finally(() => process.exit(code))
   })
 }
-
-const agent = new Agent({keepAliveTimeout: 30_000})
-cleanups.push(() => agent.close())
 
 async function startReplica(extraEnv) {
   const sandbox = await startSandboxProcess({bin: BIN, cwd: ROOT, env: cleanEnv(extraEnv)})
   const exited = once(sandbox.child, 'exit')
   const stop = async () => {
     if (sandbox.child.exitCode === null && sandbox.child.signalCode === null) sandbox.child.kill('SIGTERM')
+    const late = setTimeout(() => {
+      console.error(`sandbox ${sandbox.child.pid} still running 10 s after SIGTERM: SIGKILL`)
+      sandbox.child.kill('SIGKILL')
+    }, 10_000)
     await exited
+    clearTimeout(late)
   }
 
-  cleanups.push(stop)
+  await own(stop)
   return {...sandbox, stop}
 }
 
@@ -148,7 +168,7 @@ async function clientLoop(run, client, until) {
   const {credentials, publicKey, secretKey, t} = client
   const paid = [] // {id, day}: paid on sandbox day `day`, refundable once the clock is past it
   let day = 0
-  for (let loop = 1; performance.now() < until; loop++) {
+  for (let loop = 1; performance.now() < until && !cleaning; loop++) {
     const event = {date: new Date(Date.now() - 3_600_000).toISOString(), medicationId: 'med-salbutamol', medicationType: 'rescue', source: 'manual', symptoms: ['cough']}
     await send(run, 'POST', `${t}/api/users/me/events`, {body: JSON.stringify(event), headers: {...client.session, ...JSON_TYPE}})
     await send(run, 'GET', `${t}/api/users/me/events`, {headers: client.session})
@@ -187,6 +207,7 @@ async function measure(name, replicas, env) {
     run.stats.windowStart = t0 + WARMUP * 1000
     run.stats.windowEnd = run.stats.windowStart + SECONDS * 1000
     await Promise.all(clients.map((c) => clientLoop(run, c, run.stats.windowEnd)))
+    if (cleaning) throw new Error('stopped') // interrupted: no figures
   } finally {
     for (const s of started) await s.stop()
   }
@@ -196,13 +217,12 @@ async function measure(name, replicas, env) {
 
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN
 
-let exitCode = 0
 try {
   const cluster = await startPostgres()
-  cleanups.push(() => cluster.stop())
+  await own(() => cluster.stop())
   const admin = new pg.Client({connectionString: cluster.url})
   await admin.connect()
-  cleanups.push(() => admin.end())
+  await own(() => admin.end())
   const database = async (n) => {
     await admin.query(`CREATE DATABASE bench_${n}`)
     return cluster.urlOf(`bench_${n}`)
@@ -234,8 +254,8 @@ try {
     for (const [kind, {count, sample}] of r.errors) console.log(`  ${count} x ${kind}  ${sample}`)
   }
 } catch (error) {
-  console.error(error)
-  exitCode = 1
+  if (exitCode === 0) console.error(error) // after a signal, the failure is only the stopped sandboxes
+  exitCode ||= 1
 } finally {
   await cleanup()
 }
