@@ -9,13 +9,15 @@
  *
  *   node bench/sandbox-replicas.mjs [--clients 16] [--seconds 10] [--warmup 2] [--bin path/to/bin/run.js]
  *
- * The workload: --clients concurrent clients, each in a sandbox tenant of its own (POST
- * /__sandbox/tenants; the sandbox takes a per-tenant write lock on PostgreSQL, so tenants do not
- * serialize on each other) with a patient user made through the health API. Each loops over: add a
- * manual event, list events (first page), create a checkout, pay it on the hosted page, refund one
- * paid on an earlier sandbox day (refunds open the day after a payment), and every 25 loops move
- * the tenant clock 26h on (so that what was paid before can be refunded) and sign in again (the
- * move expires the session: 30 minutes idle on the sandbox clock). Every one of these is a
+ * The workload: --clients concurrent clients, each with two sandbox tenants of its own (POST
+ * /__sandbox/tenants; the sandbox takes a per-tenant write lock on PostgreSQL, so clients do not
+ * serialize on each other): a health one with a patient made through the health API, and a
+ * checkout one. Each client loops over: add a manual event, list events (first page), create a
+ * checkout, pay it on the hosted page, refund one paid on an earlier sandbox day (refunds open the
+ * day after a payment), and every 5 loops move the checkout tenant's clock 26h on, so that what was
+ * paid before can be refunded: about one refund a loop once the first move is done (in the
+ * warm-up). Health has a tenant of its own because a session expires after 30 minutes idle on the
+ * sandbox clock, and signing in again (scrypt) would dominate the mix. Every one of these is a
  * request of the figures. Requests go through one undici keep-alive Agent.
  *
  * How to read it: requests is the number of requests answered 2xx/3xx that started and ended within
@@ -47,11 +49,11 @@ const {values} = parseArgs({
   },
 })
 const BIN = resolve(values.bin)
-const CLIENTS = Math.min(99, Math.max(1, Number(values.clients))) // a sandbox holds at most 100 tenants, the default one included
+const CLIENTS = Math.min(49, Math.max(1, Number(values.clients))) // two tenants each; a sandbox holds at most 100, the default one included
 const SECONDS = Number(values.seconds)
 const WARMUP = Number(values.warmup)
 const TOKEN = 'bench-replicas-control-token'
-const CLOCK_EVERY = 25
+const CLOCK_EVERY = 5
 const V = {'x-ph-api-version': '3.14.0'}
 const CARD = new URLSearchParams({action: 'pay', cardNumber: '5123456789012346', cvc: '123', expiry: '12/30'}).toString()
 const basic = (key) => `Basic ${Buffer.from(`${key}:`).toString('base64')}`
@@ -112,7 +114,7 @@ async function startReplica(extraEnv) {
 
 /** Measurement of one set-up: latencies of the requests in the window, errors by kind. */
 function newStats() {
-  return {errors: new Map(), errorCount: 0, latencies: [], otherErrors: 0, windowStart: Infinity, windowEnd: Infinity}
+  return {done: new Map(), errors: new Map(), errorCount: 0, latencies: [], otherErrors: 0, windowStart: Infinity, windowEnd: Infinity}
 }
 
 /** One request to the next origin in turn; the answer when 2xx/3xx, else undefined (counted as an error when in the window). */
@@ -134,13 +136,15 @@ async function send(run, method, path, {body, headers = {}} = {}) {
 
   const ended = performance.now()
   const inWindow = started >= run.stats.windowStart && ended <= run.stats.windowEnd
+  // the kind: method and route without the tenant and ids
+  const route = `${method} ${path.replace(/\/t\/tn_\w+/, '').replace(/\/(chk|rfd)_\w+/g, '/:id')}`
   if (status >= 200 && status < 400) {
     if (inWindow) run.stats.latencies.push(ended - started)
+    if (inWindow) run.stats.done.set(route, (run.stats.done.get(route) ?? 0) + 1)
     return {headers: resHeaders, status, text}
   }
 
-  // the kind: method, route without the tenant and ids, and the status (or the network error)
-  const kind = `${method} ${path.replace(/\/t\/tn_\w+/, '').replace(/\/(chk|rfd)_\w+/g, '/:id').replace(/\?.*/, '')} ${status ?? error}`
+  const kind = `${route} ${status ?? error}`
   // errors of the warm-up and of the tail after the window are told apart, not hidden
   if (inWindow) run.stats.errorCount++
   else run.stats.otherErrors++
@@ -150,47 +154,47 @@ async function send(run, method, path, {body, headers = {}} = {}) {
   return undefined
 }
 
-/** A tenant of its own, with a patient signed in: what a client needs. */
+/** A client's own two tenants: health (a patient signed in; its clock never moves) and checkout (its keys). */
 async function setUpClient(run, i) {
-  const tenant = await send(run, 'POST', '/__sandbox/tenants', {body: '{}', headers: {authorization: `Bearer ${run.token}`, ...JSON_TYPE}})
-  if (!tenant) throw new Error(`could not create tenant ${i}: ${JSON.stringify([...run.stats.errors])}`)
-  const {id, publicKey, secretKey} = JSON.parse(tenant.text)
-  const t = `/t/${id}`
+  const tenant = async () => {
+    const created = await send(run, 'POST', '/__sandbox/tenants', {body: '{}', headers: {authorization: `Bearer ${run.token}`, ...JSON_TYPE}})
+    if (!created) throw new Error(`could not create a tenant for client ${i}: ${JSON.stringify([...run.stats.errors])}`)
+    return JSON.parse(created.text)
+  }
+
+  const health = await tenant()
+  const checkout = await tenant()
   const user = {role: 'patient', email: `bench-${i}@example.com`, password: 'bench-pass-1', givenName: 'B', familyName: 'Ench', timeZone: 'Asia/Manila'}
-  const res = await request(`${run.origins[0]}${t}/api/users`, {body: JSON.stringify(user), dispatcher: agent, headers: {...V, ...JSON_TYPE}, method: 'POST'})
+  const res = await request(`${run.origins[0]}/t/${health.id}/api/users`, {body: JSON.stringify(user), dispatcher: agent, headers: {...V, ...JSON_TYPE}, method: 'POST'})
   await res.body.dump()
-  if (res.statusCode !== 201) throw new Error(`could not create a user in ${id}: ${res.statusCode}`)
-  const cookie = String(res.headers['set-cookie']).split(';')[0]
-  return {credentials: {email: user.email, password: user.password}, publicKey, secretKey, session: {...V, cookie}, t}
+  if (res.statusCode !== 201) throw new Error(`could not create a user in ${health.id}: ${res.statusCode}`)
+  const session = {...V, cookie: String(res.headers['set-cookie']).split(';')[0]}
+  return {c: `/t/${checkout.id}`, h: `/t/${health.id}`, publicKey: basic(checkout.publicKey), secretKey: basic(checkout.secretKey), session}
 }
 
-async function clientLoop(run, client, until) {
-  const {credentials, publicKey, secretKey, t} = client
+async function clientLoop(run, {c, h, publicKey, secretKey, session}, until) {
   const paid = [] // {id, day}: paid on sandbox day `day`, refundable once the clock is past it
   let day = 0
   for (let loop = 1; performance.now() < until && !cleaning; loop++) {
     const event = {date: new Date(Date.now() - 3_600_000).toISOString(), medicationId: 'med-salbutamol', medicationType: 'rescue', source: 'manual', symptoms: ['cough']}
-    await send(run, 'POST', `${t}/api/users/me/events`, {body: JSON.stringify(event), headers: {...client.session, ...JSON_TYPE}})
-    await send(run, 'GET', `${t}/api/users/me/events`, {headers: client.session})
+    await send(run, 'POST', `${h}/api/users/me/events`, {body: JSON.stringify(event), headers: {...session, ...JSON_TYPE}})
+    await send(run, 'GET', `${h}/api/users/me/events`, {headers: session})
     const checkout = {totalAmount: {value: '100.00', currency: 'PHP'}, items: [{name: 'Tea'}], requestReferenceNumber: `BENCH-${loop}`, redirectUrl: {success: 'https://shop.example/ok'}}
-    const created = await send(run, 'POST', `${t}/checkout/v1/checkouts`, {body: JSON.stringify(checkout), headers: {authorization: basic(publicKey), ...JSON_TYPE}})
+    const created = await send(run, 'POST', `${c}/checkout/v1/checkouts`, {body: JSON.stringify(checkout), headers: {authorization: publicKey, ...JSON_TYPE}})
     if (created) {
-      const {checkoutId} = JSON.parse(created.text)
       const form = {body: CARD, headers: {'content-type': 'application/x-www-form-urlencoded'}}
-      if (await send(run, 'POST', `${t}/checkout/pay/${checkoutId}`, form)) paid.push({day, id: checkoutId})
+      const {checkoutId} = JSON.parse(created.text)
+      if (await send(run, 'POST', `${c}/checkout/pay/${checkoutId}`, form)) paid.push({day, id: checkoutId})
     }
 
     if (paid.length > 0 && paid[0].day < day) {
       const refund = {reason: 'bench', amount: {value: '100.00', currency: 'PHP'}}
-      await send(run, 'POST', `${t}/checkout/v1/checkouts/${paid.shift().id}/refunds`, {body: JSON.stringify(refund), headers: {authorization: basic(secretKey), ...JSON_TYPE}})
+      await send(run, 'POST', `${c}/checkout/v1/checkouts/${paid.shift().id}/refunds`, {body: JSON.stringify(refund), headers: {authorization: secretKey, ...JSON_TYPE}})
     }
 
     if (loop % CLOCK_EVERY === 0) {
-      const moved = await send(run, 'POST', `${t}/__sandbox/clock`, {body: JSON.stringify({advance: '26h'}), headers: {authorization: `Bearer ${run.token}`, ...JSON_TYPE}})
+      const moved = await send(run, 'POST', `${c}/__sandbox/clock`, {body: JSON.stringify({advance: '26h'}), headers: {authorization: `Bearer ${run.token}`, ...JSON_TYPE}})
       if (moved) day++
-      // a session expires after 30 minutes idle on the sandbox clock: sign in again
-      const signedIn = await send(run, 'POST', `${t}/api/sign-in`, {body: JSON.stringify(credentials), headers: {...V, ...JSON_TYPE}})
-      if (signedIn) client.session = {...V, cookie: String(signedIn.headers['set-cookie']).split(';')[0]}
     }
   }
 }
@@ -245,6 +249,7 @@ try {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)))
   const line = (cells) => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ')
   console.log(['', line(head), ...rows.map(line), ''].join('\n'))
+  for (const r of results) console.log(`mix of ${r.name}: ${[...r.done].sort().map(([route, n]) => `${route} ${n}`).join(', ')}`)
   const ratio = results[2].rps / results[1].rps
   console.log(`2 replicas / 1 replica: ${ratio.toFixed(2)}x rps (goal >= 1.6x where the database and CPU are not the bottleneck)`)
   const errors = results.filter((r) => r.errorCount + r.otherErrors > 0)
