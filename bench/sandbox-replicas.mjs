@@ -25,7 +25,9 @@
  * are the latencies of those requests; errors are the other answers (4xx/5xx, network errors) in
  * the window, listed below the table by kind: a run with errors says so. The load generator,
  * PostgreSQL and the replicas share this machine's cores (printed in the header), so on a small
- * machine the 2-replica ratio is bounded by CPU, not by the sandbox design. Loopback only.
+ * machine the 2-replica ratio is bounded by CPU, not by the sandbox design: the cpu column says
+ * how many CPU seconds the load generator, the sandboxes and PostgreSQL each used in the window
+ * (Linux /proc), out of seconds x cores; what is missing was used by other processes. Loopback only.
  * Exits 2 when the PostgreSQL binaries (initdb, postgres) are absent.
  */
 import {once} from 'node:events'
@@ -35,19 +37,14 @@ import {parseArgs} from 'node:util'
 import pg from 'pg'
 import {Agent, request} from 'undici'
 
+import {cpuSeconds} from './lib/cpu.mjs'
 import {cleanEnv} from './lib/env.mjs'
 import {postgresBinDir, startPostgres} from './lib/postgres.mjs'
 import {startSandboxProcess} from './lib/sandbox.mjs'
 
 const ROOT = resolve(import.meta.dirname, '..')
-const {values} = parseArgs({
-  options: {
-    bin: {default: join(ROOT, 'bin/run.js'), type: 'string'},
-    clients: {default: '16', type: 'string'},
-    seconds: {default: '10', type: 'string'},
-    warmup: {default: '2', type: 'string'},
-  },
-})
+const string = (value) => ({default: value, type: 'string'})
+const {values} = parseArgs({options: {bin: string(join(ROOT, 'bin/run.js')), clients: string('16'), seconds: string('10'), warmup: string('2')}})
 const BIN = resolve(values.bin)
 const CLIENTS = Math.min(49, Math.max(1, Number(values.clients))) // two tenants each; a sandbox holds at most 100, the default one included
 const SECONDS = Number(values.seconds)
@@ -112,23 +109,13 @@ async function startReplica(extraEnv) {
   return {...sandbox, stop}
 }
 
-/** Measurement of one set-up: latencies of the requests in the window, errors by kind. */
-function newStats() {
-  return {done: new Map(), errors: new Map(), errorCount: 0, latencies: [], otherErrors: 0, windowStart: Infinity, windowEnd: Infinity}
-}
-
 /** One request to the next origin in turn; the answer when 2xx/3xx, else undefined (counted as an error when in the window). */
 async function send(run, method, path, {body, headers = {}} = {}) {
   const origin = run.origins[run.next++ % run.origins.length]
   const started = performance.now()
-  let status
-  let text
-  let resHeaders
-  let error
+  let res, text, error // eslint-disable-line one-var
   try {
-    const res = await request(origin + path, {body, dispatcher: agent, headers, method})
-    status = res.statusCode
-    resHeaders = res.headers
+    res = await request(origin + path, {body, dispatcher: agent, headers, method})
     text = await res.body.text()
   } catch (error_) {
     error = error_.code ?? error_.message
@@ -138,20 +125,18 @@ async function send(run, method, path, {body, headers = {}} = {}) {
   const inWindow = started >= run.stats.windowStart && ended <= run.stats.windowEnd
   // the kind: method and route without the tenant and ids
   const route = `${method} ${path.replace(/\/t\/tn_\w+/, '').replace(/\/(chk|rfd)_\w+/g, '/:id')}`
-  if (status >= 200 && status < 400) {
-    if (inWindow) run.stats.latencies.push(ended - started)
-    if (inWindow) run.stats.done.set(route, (run.stats.done.get(route) ?? 0) + 1)
-    return {headers: resHeaders, status, text}
+  if (res?.statusCode >= 200 && res.statusCode < 400) {
+    if (inWindow) run.stats.latencies.push(ended - started) && run.stats.done.set(route, (run.stats.done.get(route) ?? 0) + 1)
+    return {headers: res.headers, text}
   }
 
-  const kind = `${route} ${status ?? error}`
+  const kind = `${route} ${res?.statusCode ?? error}`
   // errors of the warm-up and of the tail after the window are told apart, not hidden
   if (inWindow) run.stats.errorCount++
   else run.stats.otherErrors++
   const seen = run.stats.errors.get(kind) ?? {count: 0, sample: (text ?? '').slice(0, 160)}
   seen.count++
   run.stats.errors.set(kind, seen)
-  return undefined
 }
 
 /** A client's own two tenants: health (a patient signed in; its clock never moves) and checkout (its keys). */
@@ -200,17 +185,19 @@ async function clientLoop(run, {c, h, publicKey, secretKey, session}, until) {
 }
 
 /** Starts the set-up's processes, runs the workload over them, stops them. */
-async function measure(name, replicas, env) {
+async function measure(name, replicas, env, postmaster) {
   const started = []
   // one after the other: the first creates the schema and the default tenant
   for (let i = 0; i < replicas; i++) started.push(await startReplica(env))
-  const run = {next: 0, origins: started.map((s) => s.origin), stats: newStats(), token: started[0].token}
+  const run = {next: 0, origins: started.map((s) => s.origin), stats: {done: new Map(), errors: new Map(), errorCount: 0, latencies: [], otherErrors: 0, windowEnd: Infinity, windowStart: Infinity}, token: started[0].token}
   try {
     const clients = await Promise.all(Array.from({length: CLIENTS}, (_, i) => setUpClient(run, i)))
-    const t0 = performance.now()
-    run.stats.windowStart = t0 + WARMUP * 1000
+    run.stats.windowStart = performance.now() + WARMUP * 1000
     run.stats.windowEnd = run.stats.windowStart + SECONDS * 1000
-    await Promise.all(clients.map((c) => clientLoop(run, c, run.stats.windowEnd)))
+    const cpu = () => cpuSeconds(started.map((s) => s.child.pid), postmaster)
+    const at = (seconds) => new Promise((ok) => setTimeout(() => ok(cpu()), seconds * 1000))
+    const [, before, after] = await Promise.all([Promise.all(clients.map((c) => clientLoop(run, c, run.stats.windowEnd))), at(WARMUP), at(WARMUP + SECONDS)])
+    run.stats.cpu = Object.fromEntries(Object.keys(before).map((k) => [k, after[k] - before[k]]))
     if (cleaning) throw new Error('stopped') // interrupted: no figures
   } finally {
     for (const s of started) await s.stop()
@@ -236,19 +223,23 @@ try {
     `sandbox replicas: ${CLIENTS} clients, ${SECONDS} s measured after ${WARMUP} s warm-up, ${availableParallelism()} cores (shared by the load generator, PostgreSQL and the sandboxes), load ${loadavg()[0].toFixed(1)}, node ${process.version}`,
   )
   const results = []
-  results.push(await measure('sqlite (in memory), 1 process', 1, {}))
-  results.push(await measure('postgres, 1 replica', 1, {OPSCTL_SANDBOX_DATABASE: await database(2), OPSCTL_SANDBOX_TOKEN: TOKEN}))
-  results.push(await measure('postgres, 2 replicas (round-robin)', 2, {OPSCTL_SANDBOX_DATABASE: await database(3), OPSCTL_SANDBOX_TOKEN: TOKEN}))
+  results.push(await measure('sqlite (in memory), 1 process', 1, {}, cluster.pid))
+  for (const n of [1, 2]) {
+    const env = {OPSCTL_SANDBOX_DATABASE: await database(n + 1), OPSCTL_SANDBOX_TOKEN: TOKEN}
+    results.push(await measure(n === 1 ? 'postgres, 1 replica' : 'postgres, 2 replicas (round-robin)', n, env, cluster.pid))
+  }
 
-  const head = ['set-up', 'requests', 'rps', 'p50 ms', 'p99 ms', 'errors']
+  // cpu: CPU seconds used in the window by the load generator / the sandboxes / PostgreSQL
+  const head = ['set-up', 'requests', 'rps', 'p50 ms', 'p99 ms', 'errors', 'cpu s gen/sandbox/pg']
   const rows = results.map((r) => {
     const sorted = r.latencies.sort((a, b) => a - b)
     r.rps = sorted.length / SECONDS
-    return [r.name, String(sorted.length), r.rps.toFixed(0), percentile(sorted, 50).toFixed(1), percentile(sorted, 99).toFixed(1), String(r.errorCount)]
+    return [r.name, String(sorted.length), r.rps.toFixed(0), percentile(sorted, 50).toFixed(1), percentile(sorted, 99).toFixed(1), String(r.errorCount), [r.cpu.gen, r.cpu.other, r.cpu.pg].map((x) => x.toFixed(1)).join(' / ')]
   })
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)))
   const line = (cells) => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ')
   console.log(['', line(head), ...rows.map(line), ''].join('\n'))
+  console.log(`(cpu: CPU seconds each part used in the ${SECONDS} s window, out of ${SECONDS * availableParallelism()} the machine has)`)
   for (const r of results) console.log(`mix of ${r.name}: ${[...r.done].sort().map(([route, n]) => `${route} ${n}`).join(', ')}`)
   const ratio = results[2].rps / results[1].rps
   console.log(`2 replicas / 1 replica: ${ratio.toFixed(2)}x rps (goal >= 1.6x where the database and CPU are not the bottleneck)`)

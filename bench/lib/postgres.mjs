@@ -90,7 +90,7 @@ export async function startPostgres() {
       }
     }
 
-    return {port, stop, url: urlOf('postgres'), urlOf}
+    return {pid: server.pid, port, stop, url: urlOf('postgres'), urlOf}
   } catch (error) {
     await stop()
     throw error
