@@ -67,6 +67,7 @@ const cleanups = []
 const agent = new Agent({keepAliveTimeout: 30_000})
 let cleaning
 let exitCode = 0
+const stopping = () => cleaning !== undefined
 function cleanup() {
   cleaning ??= (async () => {
     // the clients stop and their connections close first: a sandbox asked to stop while requests
@@ -79,7 +80,11 @@ function cleanup() {
 
 /** Registers how to stop what was just started; stops it at once if the cleanup has begun meanwhile. */
 async function own(stop) {
-  if (!cleaning) return void cleanups.push(stop)
+  if (!cleaning) {
+    cleanups.push(stop)
+    return
+  }
+
   await stop()
   throw new Error('stopped')
 }
@@ -113,7 +118,9 @@ async function startReplica(extraEnv) {
 async function send(run, method, path, {body, headers = {}} = {}) {
   const origin = run.origins[run.next++ % run.origins.length]
   const started = performance.now()
-  let res, text, error // eslint-disable-line one-var
+  let error
+  let res
+  let text
   try {
     res = await request(origin + path, {body, dispatcher: agent, headers, method})
     text = await res.body.text()
@@ -124,9 +131,13 @@ async function send(run, method, path, {body, headers = {}} = {}) {
   const ended = performance.now()
   const inWindow = started >= run.stats.windowStart && ended <= run.stats.windowEnd
   // the kind: method and route without the tenant and ids
-  const route = `${method} ${path.replace(/\/t\/tn_\w+/, '').replace(/\/(chk|rfd)_\w+/g, '/:id')}`
+  const route = `${method} ${path.replace(/\/t\/tn_\w+/, '').replaceAll(/\/(chk|rfd)_\w+/g, '/:id')}`
   if (res?.statusCode >= 200 && res.statusCode < 400) {
-    if (inWindow) run.stats.latencies.push(ended - started) && run.stats.done.set(route, (run.stats.done.get(route) ?? 0) + 1)
+    if (inWindow) {
+      run.stats.latencies.push(ended - started)
+      run.stats.done.set(route, (run.stats.done.get(route) ?? 0) + 1)
+    }
+
     return {headers: res.headers, text}
   }
 
@@ -160,7 +171,7 @@ async function setUpClient(run, i) {
 async function clientLoop(run, {c, h, publicKey, secretKey, session}, until) {
   const paid = [] // {id, day}: paid on sandbox day `day`, refundable once the clock is past it
   let day = 0
-  for (let loop = 1; performance.now() < until && !cleaning; loop++) {
+  for (let loop = 1; performance.now() < until && !stopping(); loop++) {
     const event = {date: new Date(Date.now() - 3_600_000).toISOString(), medicationId: 'med-salbutamol', medicationType: 'rescue', source: 'manual', symptoms: ['cough']}
     await send(run, 'POST', `${h}/api/users/me/events`, {body: JSON.stringify(event), headers: {...session, ...JSON_TYPE}})
     await send(run, 'GET', `${h}/api/users/me/events`, {headers: session})

@@ -11,7 +11,6 @@ import {chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writ
 import {createServer} from 'node:net'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-
 import pg from 'pg'
 
 const PASSWORD = 'sandbox-bench-password'
