@@ -75,6 +75,9 @@ export class TenantStore {
   ) {}
 }
 
+/** What the cache holds for a record that is not stored: no stored document is an empty text (JSON never is). */
+const ABSENT = ''
+
 /**
  * Records of one kind (a collection), stored whole as JSON and addressed by key: the Map-like
  * repository the modules build their state from. Reads return fresh copies; a changed record is
@@ -123,7 +126,8 @@ export class DocTable<T> {
   }
 
   async has(key: string): Promise<boolean> {
-    if (this.store.cache.get(this.cached, key) !== undefined) return true
+    const cached = this.store.cache.get(this.cached, key)
+    if (cached !== undefined) return cached !== ABSENT
     return (await this.store.first(this.Q.hasDoc, this.tenant, this.collection, key)) !== undefined
   }
 
@@ -152,9 +156,10 @@ export class DocTable<T> {
   /** The stored text of a record: from the cache, else from the database (and then cached). */
   private async text(key: string): Promise<string | undefined> {
     const cached = this.store.cache.get(this.cached, key)
-    if (cached !== undefined) return cached
+    if (cached !== undefined) return cached === ABSENT ? undefined : cached
     const row = await this.store.first<{doc: string}>(this.Q.getDoc, this.tenant, this.collection, key)
-    if (row) this.store.cache.remember(this.cached, key, row.doc)
+    // a record that is not there is remembered too: every request asks for the fault queue, which is mostly absent
+    this.store.cache.remember(this.cached, key, row?.doc ?? ABSENT)
     return row?.doc
   }
 }
