@@ -147,6 +147,40 @@ describe.skipIf(skip !== undefined)(`two sandbox replicas on one PostgreSQL${ski
     expect(Date.parse(seenByA.now)).toBeGreaterThan(Date.now() + 23 * 3_600_000)
   })
 
+  it("exports a tenant's state through one replica and imports it into another tenant through the other, all or nothing", async () => {
+    const [a, b] = replicas
+    const from = await a.control('/tenants', {seed: true})
+    const into = await b.control('/tenants', {})
+    const path = (tenant: {id: string}) => `/t/${tenant.id}`
+    const id = await createCheckout(a.origin + path(from), '12.00', from.publicKey)
+    const exportOf = async (origin: string, tenant: {id: string}) => {
+      const res = await request(`${origin}${path(tenant)}/__sandbox/state`, {headers: {authorization: `Bearer ${TOKEN}`}})
+      expect(res.statusCode).toBe(200)
+      return res.body.json()
+    }
+
+    const document = await exportOf(a.origin, from)
+    const empty = await exportOf(b.origin, into)
+    const bad = await request(`${b.origin}${path(into)}/__sandbox/state`, {
+      method: 'PUT',
+      headers: {authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json'},
+      body: JSON.stringify({...(document as object), checkout: {checkouts: 'not a table'}}),
+    })
+    expect(bad.statusCode).toBe(400)
+    await bad.body.dump()
+    // the health section was valid and loaded first: rolled back with the rest
+    expect(await exportOf(a.origin, into)).toEqual(empty)
+    const imported = await request(`${b.origin}${path(into)}/__sandbox/state`, {
+      method: 'PUT',
+      headers: {authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json'},
+      body: JSON.stringify(document),
+    })
+    await imported.body.dump()
+    expect(imported.statusCode).toBe(200)
+    const read = await call(a.origin, `${path(into)}/checkout/v1/checkouts/${id}`, {key: into.secretKey})
+    expect(read.body).toMatchObject({id, totalAmount: {value: '12.00'}})
+  })
+
   it('applies a fault injected through one replica to the request that reaches the other, once', async () => {
     const [a, b] = replicas
     const id = await createCheckout(a.origin)
