@@ -12,6 +12,9 @@ import pg from 'pg'
 import {redactedUrl} from './redacted-url.js'
 import {migrationSql, newerSchemaError, NewerSchemaError, SCHEMA_VERSION} from './schema.js'
 
+/** Connections per replica: a write request holds one from its start (it waits for its tenant's lock on it) to its commit. */
+const POOL_SIZE = 20
+
 /** The advisory lock key held while migrating ('opsctl-sandbox-schema' as an int8). */
 const MIGRATION_LOCK = 0x6f7073_63746c_73n
 
@@ -26,7 +29,17 @@ export class DatabaseError extends Error {}
 
 /** Connects (a pool of `max` connections) and brings the schema to SCHEMA_VERSION. */
 export async function openPostgres(url: string, options: {max?: number} = {}): Promise<PostgresDatabase> {
-  const pool = new pg.Pool({connectionString: url, max: options.max ?? 10})
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.max ?? POOL_SIZE,
+    // a request that cannot get a connection (every one held by requests waiting for a tenant's
+    // lock) fails with a 500 after this, rather than waiting for ever
+    connectionTimeoutMillis: 30_000,
+    // a replica that stops answering (frozen, cut off) while it holds a tenant's lock lets it go
+    // after this: no request of the sandbox sits idle in a transaction that long (a delay fault is at most 60 s)
+    idle_in_transaction_session_timeout: 90_000,
+    keepAlive: true,
+  })
   // an idle client's error (the server restarted) must not crash the process: the next query reconnects
   pool.on('error', () => undefined)
   const db = new Kysely<any>({dialect: new PostgresDialect({pool})})
