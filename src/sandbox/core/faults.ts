@@ -50,8 +50,19 @@ export class FaultQueue {
     const matches = (f: Fault) => f.op === operationId || f.op === '*'
     // the common case, no fault for it, reads and writes nothing else
     if (!(await this.pending()).some(matches)) return undefined
-    // one request takes it: a read request waits for the tenant's writes too, then reads the queue as committed
-    await this.handle.store.beginWrite(this.handle.tenant)
+    const {store} = this.handle
+    if (!store.shared) return this.takeFirst(matches)
+    // replicas: taken in a transaction of its own, under the tenant's lock, so one request takes it and
+    // the request it delays holds no lock while it waits
+    let fault: Fault | undefined
+    await store.commitNow(async () => {
+      await store.beginWrite(this.handle.tenant)
+      fault = await this.takeFirst(matches)
+    })
+    return fault
+  }
+
+  private async takeFirst(matches: (f: Fault) => boolean): Promise<Fault | undefined> {
     const queue = (await this.table.reread('queue')) ?? []
     const i = queue.findIndex(matches)
     if (i === -1) return undefined

@@ -29,7 +29,7 @@ import {moduleStates, openState, PendingDeliveries, SavedClock} from './state.js
 import {type SandboxStore, type TenantStore} from './store.js'
 import {DEFAULT_TENANT, tenantPath} from './tenant-ids.js'
 import {registerTenantRoutes} from './tenant-routes.js'
-import {keyKindOf, publishedKeyKind, registerTenantResolution, rewriteTenantUrl, type Tenant, tenantOf, Tenants} from './tenants.js'
+import {keyKindOf, publishedKeyKind, readyForHandler, registerTenantResolution, rewriteTenantUrl, type Tenant, tenantOf, Tenants} from './tenants.js'
 import {WebhookDeliveries} from './webhooks.js'
 
 export interface SandboxOptions {
@@ -190,7 +190,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
   registerSaveBeforeAnswer(app, store, persist, errors)
 
   for (const m of modules) {
-    for (const {handler, op} of handlersOf(m)) registerOperation(app, m, op, handler, {errors, options, persist, tenantOf: tenantOfRequest})
+    for (const {handler, op} of handlersOf(m)) registerOperation(app, m, op, handler, {errors, options, persist, store, tenantOf: tenantOfRequest})
     m.routes?.(app, contextOf)
   }
 
@@ -291,6 +291,7 @@ interface RouteDeps {
   errors: ErrorShapes
   options: SandboxOptions
   persist(request: FastifyRequest): Promise<void> | void
+  store: SandboxStore
   /** the tenant the request's URL names: its context, faults and keys */
   tenantOf(request: FastifyRequest): Tenant
 }
@@ -300,6 +301,8 @@ function registerOperation(app: FastifyInstance, m: SandboxModule, op: Operation
   app.route({
     method: op.method,
     url,
+    // the tenant's lock and clock are taken in the handler, after the operation's faults (tenants.ts)
+    config: {operation: true},
     async handler(request: FastifyRequest, reply: FastifyReply) {
       const {errors, options, persist} = deps
       const tenant = deps.tenantOf(request)
@@ -311,6 +314,7 @@ function registerOperation(app: FastifyInstance, m: SandboxModule, op: Operation
 
       const fault = await faults.take(op.id)
       if (fault?.kind === 'delay') await sleep(fault.ms ?? 1000)
+      await readyForHandler(request, tenant, deps.store)
       if (fault?.kind === '500') throw new SandboxError(500, errors.code(m, 500), `Injected server error on ${op.id}`)
       if (fault?.kind === 'drop') {
         // no answer, so no onSend: that the fault was taken is saved here

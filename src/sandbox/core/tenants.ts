@@ -182,6 +182,17 @@ export class Tenants {
   }
 }
 
+/**
+ * Just before a route's handler: a request that writes waits for its tenant's other writes (from
+ * any replica) before it reads anything, and the clock is read as the database has it then
+ * (another replica may have moved it).
+ */
+export async function readyForHandler(request: FastifyRequest, tenant: Tenant, store: SandboxStore): Promise<void> {
+  if (!store.shared) return
+  if (request.method !== 'GET' && request.method !== 'HEAD') await store.beginWrite(tenant.id)
+  if (store.shared) tenant.clock.restore((await tenant.savedClock.get()) ?? 0)
+}
+
 /** The tenant each request is for, as resolved before any route runs. */
 const resolved = new WeakMap<FastifyRequest, Tenant>()
 /** The tenant id a request's URL named, taken off its URL before routing. */
@@ -216,12 +227,18 @@ export function registerTenantResolution(app: FastifyInstance, tenants: Tenants,
       }
 
       resolved.set(request, tenant)
-      // a request that writes waits for its tenant's other writes (from any replica) before it reads anything
-      if (request.method !== 'GET' && request.method !== 'HEAD') await store.beginWrite(id)
-      // another replica may have moved the clock: it is read as the database has it now
-      if (store.shared) tenant.clock.restore((await tenant.savedClock.get()) ?? 0)
     })
     return reply.sent ? reply : undefined
+  })
+  // SQLite has no lock to take nor clock to read: one connection, one process
+  if (!store.shared) return
+  // after the body is read (a slow upload holds no lock); an operation does this itself once its
+  // faults are applied, so a delayed write holds none while it waits
+  app.addHook('preHandler', async (request) => {
+    const tenant = resolved.get(request)
+    if (tenant && !(request.routeOptions.config as {operation?: boolean}).operation) {
+      await store.within(request.raw, () => readyForHandler(request, tenant, store))
+    }
   })
 }
 
