@@ -51,7 +51,13 @@ export class FaultQueue {
     // the common case, no fault for it, reads and writes nothing else
     if (!(await this.pending()).some(matches)) return undefined
     const {store} = this.handle
-    if (!store.shared) return this.takeFirst(matches)
+    if (!store.shared) {
+      // committed now: a delay fault then sleeps with no transaction open (SQLite's one transaction is every request's)
+      const fault = await this.takeFirst(matches)
+      await store.commit()
+      return fault
+    }
+
     // replicas: taken in a transaction of its own, under the tenant's lock, so one request takes it and
     // the request it delays holds no lock while it waits
     let fault: Fault | undefined
