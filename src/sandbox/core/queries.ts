@@ -60,8 +60,6 @@ function compile(engine: Engine) {
     addDelivery: db.insertInto('deliveries').values({tenant: P, id: P, doc: P}).compile().sql,
     /** (tenant, id) */
     deleteDelivery: db.deleteFrom('deliveries').where('tenant', '=', P).where('id', '=', P).compile().sql,
-    /** (tenant) -> {id}, oldest first */
-    deliveryIds: db.selectFrom('deliveries').select('id').where('tenant', '=', P).orderBy('seq').compile().sql,
     /** (until, tenant, id, now) -> {doc}: claims one delivery unless another process holds an unexpired claim on it */
     claimDelivery: db
       .updateTable('deliveries')

@@ -245,6 +245,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
       try {
         webhooks.stop()
         await app.close()
+        // a look under way may start deliveries; deliveries that end record it: wait for each in turn
         await webhooks.settled()
         await Promise.all(tenants.opened().map((tenant) => tenant.deliveries.settle()))
         await webhooks.settled()

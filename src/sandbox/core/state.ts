@@ -58,10 +58,6 @@ export class PendingDeliveries {
   async done(id: string): Promise<void> {
     await this.store.runAlone(this.store.queries.deleteDelivery, this.tenant, id)
   }
-
-  async ids(): Promise<string[]> {
-    return (await this.store.rows<{id: string}>(this.store.queries.deliveryIds, this.tenant)).map((row) => row.id)
-  }
 }
 
 /** Claims (committed on its own), until `until`, up to `limit` deliveries of any tenant that no process holds (claims that lapsed before `lapsedBefore` are not held). */

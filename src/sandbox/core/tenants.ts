@@ -123,12 +123,6 @@ export class Tenants {
     return tenant
   }
 
-  /** Every tenant, the default one first (opening the others: at start, for the deliveries still due). */
-  async all(): Promise<Tenant[]> {
-    const others = await Promise.all((await this.registry.keys()).map(async (id) => this.get(id)))
-    return [this.defaultTenant, ...others.flatMap((tenant) => tenant ?? [])]
-  }
-
   /** The tenants opened so far, the default one first. */
   opened(): Tenant[] {
     return [this.defaultTenant, ...this.live.values()]
