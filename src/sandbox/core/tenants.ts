@@ -184,7 +184,7 @@ export class Tenants {
 export async function readyForHandler(request: FastifyRequest, tenant: Tenant, store: SandboxStore): Promise<void> {
   if (!store.shared) return
   if (request.method !== 'GET' && request.method !== 'HEAD') await store.beginWrite(tenant.id)
-  if (store.shared) tenant.clock.restore((await tenant.savedClock.get()) ?? 0)
+  tenant.clock.restore((await tenant.savedClock.get()) ?? 0)
 }
 
 /** The tenant each request is for, as resolved before any route runs. */
