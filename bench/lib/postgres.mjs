@@ -1,6 +1,6 @@
 /**
- * A throwaway PostgreSQL cluster for a benchmark, as test/helpers/postgres.ts makes one for the
- * tests (the same approach, in plain JS so that a bench needs no TypeScript loader): `initdb` in a
+ * A throwaway PostgreSQL cluster, for the benchmarks and the tests (test/helpers/postgres.ts; plain
+ * JS so that a bench needs no TypeScript loader): `initdb` in a
  * temporary folder owned by the `postgres` user (initdb and postgres refuse to run as root),
  * `postgres` on a free loopback port with password auth, stopped (SIGINT: fast shutdown) and its
  * folder removed by `stop()`. The binaries are looked up in OPSCTL_POSTGRES_BIN, /usr/local/bin and
@@ -12,8 +12,6 @@ import {createServer} from 'node:net'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import pg from 'pg'
-
-const PASSWORD = 'sandbox-bench-password'
 
 export function postgresBinDir() {
   const candidates = [process.env.OPSCTL_POSTGRES_BIN, '/usr/local/bin']
@@ -42,11 +40,14 @@ function postgresUser() {
   return {gid: id('-g'), uid: id('-u')}
 }
 
-/** `{url, port, stop}`; the url names the `postgres` database (`urlOf(name)` another one). */
-export async function startPostgres() {
+/**
+ * `{url, port, stop}`; the url names the `postgres` database (`urlOf(name)` another one), with the
+ * superuser's `password`. The cluster's folder is a temporary one named from `folderPrefix`.
+ */
+export async function startPostgres({password = 'sandbox-bench-password', folderPrefix = 'opsctl-bench-pg-'} = {}) {
   const bin = postgresBinDir()
   if (!bin) throw new Error('PostgreSQL binaries (initdb, postgres) not found: install Debian postgresql or set OPSCTL_POSTGRES_BIN')
-  const root = mkdtempSync(join(tmpdir(), 'opsctl-bench-pg-'))
+  const root = mkdtempSync(join(tmpdir(), folderPrefix))
   let server
   let exited = Promise.resolve()
   const stop = async () => {
@@ -62,7 +63,7 @@ export async function startPostgres() {
     chmodSync(root, 0o700)
     const data = join(root, 'data')
     const pwfile = join(root, 'pw')
-    writeFileSync(pwfile, PASSWORD, {mode: 0o644})
+    writeFileSync(pwfile, password, {mode: 0o644})
     const user = postgresUser()
     if (user) chownSync(pwfile, user.uid, user.gid)
     if (user) chownSync(root, user.uid, user.gid)
@@ -75,7 +76,7 @@ export async function startPostgres() {
       log = (log + chunk).slice(-10_000)
     })
     exited = new Promise((ok) => server.once('exit', ok))
-    const urlOf = (database) => `postgres://postgres:${PASSWORD}@127.0.0.1:${port}/${database}`
+    const urlOf = (database) => `postgres://postgres:${password}@127.0.0.1:${port}/${database}`
     for (;;) {
       if (server.exitCode !== null) throw new Error(`postgres exited: ${log}`)
       const client = new pg.Client({connectionString: urlOf('postgres')})
