@@ -4,7 +4,6 @@ import {BaseCommand} from '../../cli/base-command.js'
 import {jsonFlag} from '../../cli/flags.js'
 import {hints} from '../../cli/hints.js'
 import {OpsError, UsageError} from '../../errors.js'
-import {registerUrlPassword} from '../../http/secrets/sources.js'
 import {SECRET_ENV} from '../../http/services.js'
 import {isLoopback} from '../../http/url.js'
 import {removeSandboxToken, writeSandboxToken} from '../../profiles/sandbox-tokens.js'
@@ -170,7 +169,7 @@ A --state file in the JSON format of earlier versions is imported once, in place
   }
 }
 
-/** A PostgreSQL URL, its password registered as a secret before anything can print it. */
+/** A PostgreSQL URL (its password is a secret from the start: sources.ts registers --database and OPSCTL_SANDBOX_DATABASE). */
 function databaseUrl(text: string): string {
   let url: URL
   try {
@@ -179,7 +178,6 @@ function databaseUrl(text: string): string {
     throw new UsageError('--database must be a PostgreSQL URL: postgres://user:password@host:port/database')
   }
 
-  registerUrlPassword(text)
   if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
     throw new UsageError(`--database must be a PostgreSQL URL (postgres://...), got one of ${url.protocol.replace(/:$/, '')}`)
   }

@@ -55,7 +55,7 @@ export function registerEnv(env: NodeJS.ProcessEnv = process.env): void {
 }
 
 /** The password of a URL (a database's), as written and decoded. */
-export function registerUrlPassword(text: string | undefined): void {
+function registerUrlPassword(text: string | undefined): void {
   if (!text) return
   try {
     const {password} = new URL(text)
