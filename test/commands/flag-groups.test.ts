@@ -17,6 +17,8 @@ import {cli, type CommandHarness, commandHarness, loadConfig} from '../helpers/c
 
 /** Confirms a change that is not a service call: a local removal, a whole sandbox state replaced or a tenant deleted through control routes. */
 const LOCAL_CHANGES = new Set(['profile:remove', 'sandbox:import', 'sandbox:tenant:delete'])
+/** Runs its probes that change data only when --yes says so (and never on production): it calls no one row. */
+const PROBES_WITH_CHANGES = new Set(['sandbox:diff'])
 
 async function commandClasses(): Promise<[string, typeof BaseCommand][]> {
   const config = await loadConfig()
@@ -31,7 +33,7 @@ describe('global flags come in groups', () => {
     expect(classes.length).toBeGreaterThan(30)
     for (const [id, Cmd] of classes) {
       const offersYes = 'yes' in (Cmd.baseFlags ?? {})
-      expect(offersYes, id).toBe(Boolean(Cmd.changes?.destructive) || LOCAL_CHANGES.has(id))
+      expect(offersYes, id).toBe(Boolean(Cmd.changes?.destructive) || LOCAL_CHANGES.has(id) || PROBES_WITH_CHANGES.has(id))
       // The refusal before anything is sent names the resource from the arguments.
       if (Cmd.changes) for (const p of pathParams(Cmd.changes.path)) if (p !== 'userId') expect(Object.keys(Cmd.args ?? {}), id).toContain(p)
     }

@@ -78,6 +78,7 @@ const ELSEWHERE: Record<string, string> = {
   'checkout list': 'test/commands/checkout.test.ts (its rows come from the local audit log)',
   'plan show': 'test/commands/health-support.test.ts',
   'profile check': 'test/commands/profile-settings.test.ts (it sends a request per credential)',
+  'sandbox diff': 'test/commands/sandbox-diff.test.ts (it probes two services)',
   'scenario run': 'test/e2e/scenario.test.ts (it runs a scenario file)',
   smoke: 'test/commands/smoke.test.ts and test/e2e/smoke.test.ts (it runs every operation)',
 }

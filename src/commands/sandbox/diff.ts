@@ -1,0 +1,120 @@
+import {Flags} from '@oclif/core'
+
+import {BaseCommand} from '../../cli/base-command.js'
+import {outputFlags, requestFlags, yesFlag} from '../../cli/flags.js'
+import {type View} from '../../cli/output/view.js'
+import {sandboxUrlFlag, tenantSandbox} from '../../cli/sandbox-tenant-target.js'
+import {escapeControlChars} from '../../control-chars.js'
+import {UsageError} from '../../errors.js'
+import {createTransport} from '../../http/create-transport.js'
+import {registerSecret} from '../../http/secrets/registry.js'
+import {profileSecrets, resolveProfile} from '../../profiles/resolve.js'
+import {type DiffReport, type DiffSide, runProbes, skipReason} from '../../runtime/diff/probe.js'
+import {embeddedSide, tenantSide, theirSide} from '../../runtime/diff/sides.js'
+import {DIFF_SERVICES, diffProbes} from '../../runtime/diff/suite.js'
+import {notAnsweringError, unanswered} from '../../runtime/reachability.js'
+
+/** The --json document: every probe's outcome and every difference; `left` only when a clean-up failed. */
+type DiffDocument = Omit<DiffReport, 'left'> & {left?: string[]}
+
+interface DiffPlan {
+  dryRun: true
+  probes: {probe: string; service: string; what: string; runs: string}[]
+}
+
+export default class SandboxDiff extends BaseCommand<typeof SandboxDiff> {
+  static override baseFlags = {...outputFlags, ...requestFlags, ...yesFlag}
+  static override description = `Compare the sandbox with a profile's service: the same probes against both, and every difference they show.
+
+Each probe sends the same request to the profile's service ("theirs": the real service's sandbox, or another opsctl sandbox) and to a sandbox of our own ("ours": an embedded one started for the run, or with --sandbox-url a tenant made for the run and deleted after), and compares the status code, the answer's shape (field names, JSON types, null or absent) and the values of its statuses and error codes. Values meant to differ (ids, times, URLs, keys, amounts, messages) are not compared: see docs/sandbox-diff.md.
+
+Without --yes only reads are sent: health reads with the profile's own session. --yes adds the probes that create and remove (a checkout, a webhook, a health event, refusals of invalid bodies) and, when the profile is an opsctl sandbox, those that pay or move its clock; it is refused on a production profile (exit 2, nothing sent). What the probes made is removed at the end; what could not be is listed.
+
+Exits 0 when nothing differs, 1 when something does.`
+  static override examples = [
+    '<%= config.bin %> sandbox diff --against staging',
+    '<%= config.bin %> sandbox diff --against vendor-sandbox --yes --json',
+    '<%= config.bin %> sandbox diff --against ci-job-1 --service checkout --yes --sandbox-url http://127.0.0.1:4010',
+  ]
+  static override flags = {
+    against: Flags.string({description: 'the profile whose services are compared with the sandbox', helpValue: '<profile>', required: true}),
+    service: Flags.option({default: 'all', description: 'which service to probe', options: DIFF_SERVICES})(),
+    ...sandboxUrlFlag,
+  }
+
+  static override view: View = {
+    columns: ['probe', 'where', 'ours', 'theirs'],
+    layout: {ours: {kind: 'text', priority: 1}, probe: {priority: 1}, theirs: {kind: 'text', priority: 1}, where: {priority: 1}},
+    list: 'differences',
+  }
+
+  static planView: View = {columns: ['probe', 'service', 'what', 'runs'], layout: {runs: {kind: 'text'}, what: {kind: 'text'}}, list: 'probes'}
+
+  protected override get view(): View {
+    return this.flags?.['dry-run'] ? SandboxDiff.planView : SandboxDiff.view
+  }
+
+  async run(): Promise<DiffDocument | DiffPlan> {
+    const {flags} = this
+    const resolved = await resolveProfile(await this.profileStore(), flags.against)
+    for (const secret of profileSecrets(resolved.profile)) registerSecret(secret)
+    if (flags.yes && resolved.profile.env === 'production') {
+      throw new UsageError(`sandbox diff --yes creates and deletes data; profile ${resolved.name} is production, and that is refused there; nothing was sent`)
+    }
+
+    const transport = createTransport({...this.clientOptions(), dryRun: false})
+    const theirs = await theirSide(resolved, transport, this.configDir)
+    const probes = diffProbes(flags.service)
+    const health = probes.some((p) => p.service === 'health')
+    if (flags['dry-run']) return this.plan(theirs, probes)
+    const missing = await unanswered(transport, Object.values(theirs.targets).filter((t) => probes.some((p) => p.service === t.service)), (flags.timeout ?? 30) * 1000)
+    if (missing.length > 0) throw notAnsweringError(missing, theirs.sandbox !== undefined)
+
+    let stop = async () => {}
+    try {
+      let ours: DiffSide
+      if (flags['sandbox-url'] === undefined) {
+        const sandbox = await (await import('../../sandbox/core/server.js')).createSandbox({port: 0})
+        stop = () => sandbox.close()
+        ours = await embeddedSide(sandbox.origin, sandbox.token, transport, health)
+      } else {
+        const target = await tenantSandbox(flags['sandbox-url'], () => Promise.resolve(resolved), this.configDir)
+        const tenant = await tenantSide(target.origin, transport, this.configDir, health)
+        stop = () =>
+          tenant.remove().catch((error: Error) => {
+            process.stderr.write(escapeControlChars(`Warning: the probes left behind: ours: ${tenant.side.label} (${error.message.split('\n')[0]})`) + '\n')
+          })
+        ours = tenant.side
+      }
+
+      this.note(`Sandbox diff: ${probes.length} probes; theirs: ${theirs.label}; ours: ${ours.label}`)
+      const report = await runProbes(probes, {ours, theirs}, {
+        changes: flags.yes === true,
+        onLeft: (left) => process.stderr.write(escapeControlChars(`Warning: the probes left behind: ${left.join('; ')}`) + '\n'),
+        onProbe: (r) => {
+          if (r.outcome === 'skipped' || r.outcome === 'failed') this.note(`${r.outcome} ${r.probe}: ${r.note}`)
+        },
+      })
+      const count = (o: string) => report.probes.filter((p) => p.outcome === o).length
+      this.closeWith(
+        `${report.differences.length} ${report.differences.length === 1 ? 'difference' : 'differences'}; ${count('same')} probes answered alike, ` +
+          `${count('different')} differently, ${count('skipped')} skipped, ${count('failed')} failed on both sides`,
+      )
+      if (report.differences.length > 0) process.exitCode = 1
+      const {differences, left, probes: results} = report
+      return left.length > 0 ? {differences, left, probes: results} : {differences, probes: results}
+    } finally {
+      await stop()
+    }
+  }
+
+  private plan(theirs: DiffSide, probes: ReturnType<typeof diffProbes>): DiffPlan {
+    // ours is always a sandbox of our own
+    const sides = {ours: {...theirs, name: 'ours' as const, sandbox: {origin: ''}}, theirs}
+    this.note(`Sandbox diff, dry run: ${probes.length} probes against ${theirs.label}; nothing was sent`)
+    return {
+      dryRun: true,
+      probes: probes.map((p) => ({probe: p.name, runs: skipReason(p, sides, {changes: this.flags.yes === true}) ?? 'yes', service: p.service, what: p.what})),
+    }
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * The two sides `sandbox diff` compares. Theirs: the profile's services, with its keys and its
+ * health session; an opsctl sandbox on this machine when the profile is a sandbox profile on
+ * loopback whose control token is known. Ours: a sandbox of our own that nothing else uses (an
+ * embedded one, or a tenant made for the run), with a user of its own.
+ */
+import type {Transport} from '../../http/transport.js'
+
+import {isLoopback} from '../../http/url.js'
+import {checkoutTarget, healthTarget, type ResolvedProfile} from '../../profiles/resolve.js'
+import {SANDBOX_KEYS, sandboxBaseUrls} from '../../services/sandbox-defaults.js'
+import {localSandbox} from '../sandbox-control.js'
+import {createTenant, deleteTenant} from '../sandbox-tenants.js'
+import {ourSession} from './health-probes.js'
+import {type DiffSide} from './probe.js'
+
+export async function theirSide(resolved: ResolvedProfile, transport: Transport, configDir: string): Promise<DiffSide> {
+  const {name, profile} = resolved
+  const health = healthTarget(resolved)
+  const local = profile.env === 'sandbox' && isLoopback(new URL(health.baseUrl).hostname)
+  const sandbox = local ? await localSandbox(health.baseUrl, configDir) : undefined
+  return {
+    label: `profile ${name} (${profile.env})`,
+    name: 'theirs',
+    // Without its token, its clock cannot be moved: probes that need it are skipped.
+    sandbox: sandbox?.token ? sandbox : undefined,
+    targets: {checkout: checkoutTarget(resolved), health},
+    transport,
+  }
+}
+
+/** Our side on a sandbox we started for this run (`origin`, control `token`): its default tenant is ours alone. */
+export async function embeddedSide(origin: string, token: string, transport: Transport, withUser: boolean): Promise<DiffSide> {
+  const urls = sandboxBaseUrls(origin)
+  const profileName = 'embedded sandbox'
+  const health = {baseUrl: urls.health, profileName, service: 'health'}
+  return {
+    label: `an embedded sandbox at ${origin}`,
+    name: 'ours',
+    sandbox: {origin, token},
+    targets: {
+      checkout: {baseUrl: urls.checkout, profileName, service: 'checkout', ...SANDBOX_KEYS},
+      health: withUser ? {...health, session: await ourSession(health, transport)} : health,
+    },
+    transport,
+  }
+}
+
+/**
+ * Our side on a tenant made for this run on the sandbox at `origin` (its control token from
+ * OPSCTL_SANDBOX_TOKEN or the file `sandbox start` wrote). `remove` deletes the tenant.
+ */
+export async function tenantSide(
+  origin: string,
+  transport: Transport,
+  configDir: string,
+  withUser: boolean,
+): Promise<{side: DiffSide; remove(): Promise<void>}> {
+  const sandbox = await localSandbox(origin, configDir)
+  const tenant = await createTenant(transport, sandbox, false)
+  const profileName = `tenant ${tenant.id}`
+  const health = {baseUrl: tenant.healthBaseUrl, profileName, service: 'health'}
+  const remove = async () => {
+    await deleteTenant(transport, sandbox, tenant.id)
+  }
+
+  try {
+    return {
+      remove,
+      side: {
+        label: `tenant ${tenant.id} of the sandbox at ${sandbox.origin}`,
+        name: 'ours',
+        sandbox: {...sandbox, tenant: tenant.id},
+        targets: {
+          checkout: {baseUrl: tenant.checkoutBaseUrl, profileName, publicKey: tenant.publicKey, secretKey: tenant.secretKey, service: 'checkout'},
+          health: withUser ? {...health, session: await ourSession(health, transport)} : health,
+        },
+        transport,
+      },
+    }
+  } catch (error) {
+    await remove().catch(() => {})
+    throw error
+  }
+}
