@@ -169,6 +169,13 @@ describe('opsctl sandbox diff', () => {
     expect(r.code).toBe(2)
     expect(r.stderr).toContain('profile live is production')
     expect(r.stdout).toBe('')
+
+    // --dry-run lists the probes and whether each would run, and sends nothing either
+    const plan = await runCommand(SandboxDiff, ['--against', 'live', '--dry-run', '--json'])
+    expect(plan.code, plan.stderr).toBe(0)
+    const probes = JSON.parse(plan.stdout).probes
+    expect(probes.find((p: any) => p.probe === 'checkout.unknown-id')).toMatchObject({runs: 'yes'})
+    expect(probes.find((p: any) => p.probe === 'webhook.register')).toMatchObject({runs: 'changes data: runs with --yes'})
     expect(seen).toEqual([])
   })
 

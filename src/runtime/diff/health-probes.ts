@@ -63,6 +63,7 @@ export const healthProbes: readonly Probe[] = [
     what: 'the signed-in user, with a session that is not one',
   },
   {
+    accountFields: ['birthDate', 'disease', 'caregiverOf'],
     changes: false,
     name: 'health.me',
     needs: ['session'],
@@ -79,10 +80,11 @@ export const healthProbes: readonly Probe[] = [
     changes: false,
     name: 'health.events',
     needs: ['session'],
-    run: (ctx) => ctx.send(healthOps.getEvents, {params: {userId: ctx.values.userId}}),
+    // A day long past, so that the profile's user has no more events there than ours (none): no paging either.
+    run: (ctx) => ctx.send(healthOps.getEvents, {params: {userId: ctx.values.userId}, query: {endDate: '2001-01-02T00:00:00.000Z', startDate: '2001-01-01T00:00:00.000Z'}}),
     service: 'health',
     uses: ['userId'],
-    what: 'the user’s events',
+    what: 'the user’s events of a day long past',
   },
   {
     changes: false,

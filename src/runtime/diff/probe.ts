@@ -72,6 +72,8 @@ export interface Probe {
   uses?: readonly string[]
   /** paths whose values are compared (statuses, codes): every other value is meant to differ */
   enums?: readonly string[]
+  /** fields the account's own data fills or not (a user's birth date): present on one side only is not a difference */
+  accountFields?: readonly string[]
   run(ctx: ProbeContext): Promise<Answer>
 }
 
@@ -192,7 +194,7 @@ export async function runProbes(
 
       const {ours, theirs} = outcomes
       if ('answer' in ours && 'answer' in theirs) {
-        const differences = compareAnswers(probe.name, ours.answer, theirs.answer, probe.enums)
+        const differences = compareAnswers(probe.name, ours.answer, theirs.answer, probe)
         report.differences.push(...differences)
         done({...base, outcome: differences.length > 0 ? 'different' : 'same'})
       } else if ('error' in ours && 'error' in theirs) {

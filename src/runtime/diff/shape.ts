@@ -93,7 +93,13 @@ const types = (set: Set<string> | undefined) => (set ? [...set].sort().join(' or
 const shown = (values: string[]) => (values.length === 0 ? '(none)' : values.join(', '))
 
 /** The differences between two answers to one probe, in a stable order: status, then shape by path, then enum values. */
-export function compareAnswers(probe: string, ours: Answer, theirs: Answer, enums: readonly string[] = []): Difference[] {
+export function compareAnswers(
+  probe: string,
+  ours: Answer,
+  theirs: Answer,
+  options: {enums?: readonly string[]; accountFields?: readonly string[]} = {},
+): Difference[] {
+  const {accountFields = [], enums = []} = options
   const differences: Difference[] = []
   if (ours.status !== theirs.status) differences.push({probe, where: 'status', ours: String(ours.status), theirs: String(theirs.status)})
   // A success on one side and a refusal on the other: two kinds of body, whose fields say nothing more than the status.
@@ -103,6 +109,8 @@ export function compareAnswers(probe: string, ours: Answer, theirs: Answer, enum
   const paths = [...new Set([...a.keys(), ...b.keys()])].filter((p) => comparable(p, a, b)).sort()
   for (const path of paths) {
     const [mine, other] = [types(a.get(path)), types(b.get(path))]
+    // A field the account's own data fills (a user's birth date): one account has it, another not; its type still counts.
+    if ((mine === ABSENT || other === ABSENT) && accountFields.some((f) => path === f || path.startsWith(`${f}.`) || path.startsWith(`${f}[]`))) continue
     // A field absent on one side: its own row; the fields under it say nothing more.
     const parentAbsent = paths.some((p) => p !== path && (path.startsWith(`${p}.`) || path.startsWith(`${p}[]`)) && (!a.has(p) || !b.has(p)))
     if (mine !== other && !parentAbsent) differences.push({probe, where: path === '' ? '(body)' : path, ours: mine, theirs: other})
