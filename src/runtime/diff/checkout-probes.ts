@@ -76,13 +76,9 @@ export const checkoutProbes: readonly Probe[] = [
   },
   {
     changes: true,
+    keeps: {checkoutId: 'checkoutId'},
     name: 'checkout.create',
-    async run(ctx) {
-      const answer = await ctx.send(checkoutOps.initiateCheckout, {body: checkoutBody('150.00')})
-      const id = (answer.body as {checkoutId?: unknown})?.checkoutId
-      if (answer.status === 200 && typeof id === 'string') ctx.values.checkoutId = id
-      return answer
-    },
+    run: (ctx) => ctx.send(checkoutOps.initiateCheckout, {body: checkoutBody('150.00')}),
     service: 'checkout',
     what: 'initiate a checkout (never paid: it expires on its own)',
   },

@@ -65,14 +65,10 @@ export const healthProbes: readonly Probe[] = [
   {
     accountFields: ['birthDate', 'disease', 'caregiverOf'],
     changes: false,
+    keeps: {userId: 'id'},
     name: 'health.me',
     needs: ['session'],
-    async run(ctx) {
-      const answer = await ctx.send(healthOps.getUser)
-      const id = (answer.body as {id?: unknown})?.id
-      if (answer.status === 200 && typeof id === 'string') ctx.values.userId = id
-      return answer
-    },
+    run: (ctx) => ctx.send(healthOps.getUser),
     service: 'health',
     what: 'the signed-in user',
   },

@@ -70,6 +70,8 @@ export interface Probe {
   needs?: readonly ('sandbox' | 'session')[]
   /** values earlier probes leave in `values` */
   uses?: readonly string[]
+  /** values this probe leaves for later ones, from a field of a successful answer: `{checkoutId: 'checkoutId'}` */
+  keeps?: Readonly<Record<string, string>>
   /** paths whose values are compared (statuses, codes): every other value is meant to differ */
   enums?: readonly string[]
   /** fields the account's own data fills or not (a user's birth date): present on one side only is not a difference */
@@ -175,7 +177,9 @@ export async function runProbes(
       let notProbed: string | undefined
       for (const name of ['theirs', 'ours'] as const) {
         try {
-          outcomes[name] = {answer: await probe.run(contexts[name])}
+          const answer = await probe.run(contexts[name])
+          keep(contexts[name], answer, probe.keeps)
+          outcomes[name] = {answer}
         } catch (error) {
           if (fatal(error)) throw error
           if (error instanceof NotProbed) {
@@ -211,6 +215,14 @@ export async function runProbes(
   }
 
   return report
+}
+
+function keep(ctx: ProbeContext, answer: Answer, keeps: Probe['keeps'] = {}): void {
+  if (answer.status >= 300 || !answer.body || typeof answer.body !== 'object') return
+  for (const [value, field] of Object.entries(keeps)) {
+    const found = (answer.body as Record<string, unknown>)[field]
+    if (typeof found === 'string') ctx.values[value] = found
+  }
 }
 
 /** Runs a side's clean-ups, newest first; returns what stayed ("theirs: webhook wh_1 (HTTP 500 ...)"). */
