@@ -158,6 +158,19 @@ describe('opsctl sandbox diff', () => {
     expect((await sandbox.running.tenants.records()).map((t) => t.id)).toEqual(before)
   })
 
+  it("an expired session or a key that no longer opens the service is exit 3, not a difference of every probe", async () => {
+    await saveProfile('stale', sandbox.origin)
+    const store = await ProfileStore.open(user.dir)
+    const profile = store.get('stale')!
+    store.set('stale', {...profile, health: {...profile.health, session: 'expired-session'}})
+    await store.save()
+    const r = await runCommand(SandboxDiff, ['--against', 'stale', '--service', 'health'])
+    expect(r.code, r.stderr).toBe(3)
+    expect(r.stdout).toBe('')
+    const key = await runCommand(SandboxDiff, ['--against', 'stale', '--service', 'checkout'], {env: {OPSCTL_CHECKOUT_SECRET_KEY: 'sk-revoked'}})
+    expect(key.code, key.stderr).toBe(3)
+  })
+
   it('refuses --yes on a production profile: exit 2, nothing sent', async () => {
     const seen: string[] = []
     const origin = await servers.listen(createServer((req, res) => {

@@ -10,7 +10,7 @@ import {createTransport} from '../../http/create-transport.js'
 import {registerSecret} from '../../http/secrets/registry.js'
 import {profileSecrets, resolveProfile} from '../../profiles/resolve.js'
 import {type DiffReport, type DiffSide, runProbes, skipReason} from '../../runtime/diff/probe.js'
-import {embeddedSide, tenantSide, theirSide} from '../../runtime/diff/sides.js'
+import {checkCredentials, embeddedSide, tenantSide, theirSide} from '../../runtime/diff/sides.js'
 import {DIFF_SERVICES, diffProbes} from '../../runtime/diff/suite.js'
 import {notAnsweringError, unanswered} from '../../runtime/reachability.js'
 
@@ -69,6 +69,7 @@ Exits 0 when nothing differs, 1 when something does.`
     if (flags['dry-run']) return this.plan(theirs, probes)
     const missing = await unanswered(transport, Object.values(theirs.targets).filter((t) => probes.some((p) => p.service === t.service)), (flags.timeout ?? 30) * 1000)
     if (missing.length > 0) throw notAnsweringError(missing, theirs.sandbox !== undefined)
+    await checkCredentials(theirs, [...new Set(probes.map((p) => p.service))])
 
     let stop = async () => {}
     try {

@@ -6,8 +6,12 @@
  */
 import type {Transport} from '../../http/transport.js'
 
+import {ApiError} from '../../errors.js'
+import {ServiceClient} from '../../http/client.js'
 import {isLoopback} from '../../http/url.js'
 import {checkoutTarget, healthTarget, type ResolvedProfile} from '../../profiles/resolve.js'
+import {checkoutOps} from '../../services/checkout/operations.js'
+import {healthOps} from '../../services/health/operations.js'
 import {SANDBOX_KEYS, sandboxBaseUrls} from '../../services/sandbox-defaults.js'
 import {localSandbox} from '../sandbox-control.js'
 import {createTenant, deleteTenant} from '../sandbox-tenants.js'
@@ -26,6 +30,24 @@ export async function theirSide(resolved: ResolvedProfile, transport: Transport,
     sandbox: sandbox?.token ? sandbox : undefined,
     targets: {checkout: checkoutTarget(resolved), health},
     transport,
+  }
+}
+
+/**
+ * The profile's credentials still open its services: an expired session or a revoked key is an
+ * error to fix (exit 3), not a difference of every probe that uses it. Any other answer is left to
+ * the probes to compare.
+ */
+export async function checkCredentials(side: DiffSide, services: readonly string[]): Promise<void> {
+  const client = (service: string) => new ServiceClient({target: side.targets[service], transport: side.transport})
+  const checks = [
+    services.includes('health') && side.targets.health.session ? () => client('health').call(healthOps.getUser) : undefined,
+    services.includes('checkout') ? () => client('checkout').call(checkoutOps.listWebhooks) : undefined,
+  ]
+  for (const check of checks) {
+    await check?.().catch((error: unknown) => {
+      if (error instanceof ApiError && (error.status === 401 || error.status === 403)) throw error
+    })
   }
 }
 
