@@ -9,10 +9,10 @@ import {UsageError} from '../../errors.js'
 import {createTransport} from '../../http/create-transport.js'
 import {registerSecret} from '../../http/secrets/registry.js'
 import {profileSecrets, resolveProfile} from '../../profiles/resolve.js'
-import {type DiffReport, type DiffSide, runProbes, skipReason} from '../../runtime/diff/probe.js'
-import {checkCredentials, embeddedSide, tenantSide, theirSide} from '../../runtime/diff/sides.js'
+import {type DiffReport, type DiffSide, skipReason} from '../../runtime/diff/probe.js'
+import {diffSummary, runDiff} from '../../runtime/diff/run.js'
+import {theirSide} from '../../runtime/diff/sides.js'
 import {DIFF_SERVICES, diffProbes} from '../../runtime/diff/suite.js'
-import {notAnsweringError, unanswered} from '../../runtime/reachability.js'
 
 /** The --json document: every probe's outcome and every difference; `left` only when a clean-up failed. */
 type DiffDocument = Omit<DiffReport, 'left'> & {left?: string[]}
@@ -65,48 +65,25 @@ Exits 0 when nothing differs, 1 when something does.`
     const transport = createTransport({...this.clientOptions(), dryRun: false})
     const theirs = await theirSide(resolved, transport, this.configDir)
     const probes = diffProbes(flags.service)
-    const health = probes.some((p) => p.service === 'health')
     if (flags['dry-run']) return this.plan(theirs, probes)
-    const missing = await unanswered(transport, Object.values(theirs.targets).filter((t) => probes.some((p) => p.service === t.service)), (flags.timeout ?? 30) * 1000)
-    if (missing.length > 0) throw notAnsweringError(missing, theirs.sandbox !== undefined)
-    await checkCredentials(theirs, [...new Set(probes.map((p) => p.service))])
-
-    let stop = async () => {}
-    try {
-      let ours: DiffSide
-      if (flags['sandbox-url'] === undefined) {
-        const sandbox = await (await import('../../sandbox/core/server.js')).createSandbox({port: 0})
-        stop = () => sandbox.close()
-        ours = await embeddedSide(sandbox.origin, sandbox.token, transport, health)
-      } else {
-        const target = await tenantSandbox(flags['sandbox-url'], () => Promise.resolve(resolved), this.configDir)
-        const tenant = await tenantSide(target.origin, transport, this.configDir, health)
-        stop = () =>
-          tenant.remove().catch((error: Error) => {
-            process.stderr.write(escapeControlChars(`Warning: the probes left behind: ours: ${tenant.side.label} (${error.message.split('\n')[0]})`) + '\n')
-          })
-        ours = tenant.side
-      }
-
-      this.note(`Sandbox diff: ${probes.length} probes; theirs: ${theirs.label}; ours: ${ours.label}`)
-      const report = await runProbes(probes, {ours, theirs}, {
-        changes: flags.yes === true,
-        onLeft: (left) => process.stderr.write(escapeControlChars(`Warning: the probes left behind: ${left.join('; ')}`) + '\n'),
-        onProbe: (r) => {
-          if (r.outcome === 'skipped' || r.outcome === 'failed') this.note(`${r.outcome} ${r.probe}: ${r.note}`)
-        },
-      })
-      const count = (o: string) => report.probes.filter((p) => p.outcome === o).length
-      this.closeWith(
-        `${report.differences.length} ${report.differences.length === 1 ? 'difference' : 'differences'}; ${count('same')} probes answered alike, ` +
-          `${count('different')} differently, ${count('skipped')} skipped, ${count('failed')} failed on both sides`,
-      )
-      if (report.differences.length > 0) process.exitCode = 1
-      const {differences, left, probes: results} = report
-      return left.length > 0 ? {differences, left, probes: results} : {differences, probes: results}
-    } finally {
-      await stop()
-    }
+    const sandboxUrl = flags['sandbox-url']
+    const report = await runDiff({
+      changes: flags.yes === true,
+      configDir: this.configDir,
+      note: (text) => this.note(text),
+      onLeft: (left) => process.stderr.write(escapeControlChars(`Warning: the probes left behind: ${left.join('; ')}`) + '\n'),
+      onProbe: (r) => r.note && this.note(`${r.outcome} ${r.probe}: ${r.note}`),
+      probes,
+      sandboxOrigin: sandboxUrl === undefined ? undefined : (await tenantSandbox(sandboxUrl, async () => resolved, this.configDir)).origin,
+      start: async () => (await import('../../sandbox/core/server.js')).createSandbox({port: 0}),
+      theirs,
+      timeoutMs: (flags.timeout ?? 30) * 1000,
+      transport,
+    })
+    this.closeWith(diffSummary(report))
+    if (report.differences.length > 0) process.exitCode = 1
+    const {differences, left, probes: results} = report
+    return left.length > 0 ? {differences, left, probes: results} : {differences, probes: results}
   }
 
   private plan(theirs: DiffSide, probes: ReturnType<typeof diffProbes>): DiffPlan {
