@@ -30,6 +30,8 @@ export interface DiffSide {
   transport: Transport
   /** an opsctl sandbox: its hosted page takes the test cards and its control plane moves its clock */
   sandbox?: SandboxControlTarget
+  /** made for the run and removed whole after it: what its probes made needs no clean-up of its own */
+  disposable?: boolean
 }
 
 export interface ProbeInput {
@@ -209,7 +211,7 @@ export async function runProbes(
       }
     }
   } finally {
-    for (const name of ['theirs', 'ours'] as const) report.left.push(...(await cleanUp(contexts[name])))
+    for (const name of ['theirs', 'ours'] as const) if (!sides[name].disposable) report.left.push(...(await cleanUp(contexts[name])))
     // Said even when the run ends with an error, which has no report to carry it.
     if (report.left.length > 0) options.onLeft?.(report.left)
   }

@@ -57,6 +57,7 @@ export async function embeddedSide(origin: string, token: string, transport: Tra
   const profileName = 'embedded sandbox'
   const health = {baseUrl: urls.health, profileName, service: 'health'}
   return {
+    disposable: true,
     label: `an embedded sandbox at ${origin}`,
     name: 'ours',
     sandbox: {origin, token},
@@ -90,6 +91,7 @@ export async function tenantSide(
     return {
       remove,
       side: {
+        disposable: true,
         label: `tenant ${tenant.id} of the sandbox at ${sandbox.origin}`,
         name: 'ours',
         sandbox: {...sandbox, tenant: tenant.id},
