@@ -1,9 +1,9 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
-import {outputFlags, requestFlags, yesFlag} from '../../cli/flags.js'
+import {outputFlags, requestFlags} from '../../cli/flags.js'
 import {type View} from '../../cli/output/view.js'
-import {sandboxUrlFlag, tenantSandbox} from '../../cli/sandbox-tenant-target.js'
+import {tenantSandbox} from '../../cli/sandbox-tenant-target.js'
 import {escapeControlChars} from '../../control-chars.js'
 import {UsageError} from '../../errors.js'
 import {createTransport} from '../../http/create-transport.js'
@@ -23,7 +23,11 @@ interface DiffPlan {
 }
 
 export default class SandboxDiff extends BaseCommand<typeof SandboxDiff> {
-  static override baseFlags = {...outputFlags, ...requestFlags, ...yesFlag}
+  static override baseFlags = {
+    ...outputFlags,
+    ...requestFlags,
+    yes: Flags.boolean({char: 'y', description: 'also run the probes that create and remove data (refused on a production profile)', helpGroup: 'GLOBAL'}),
+  }
   static override description = `Compare the sandbox with a profile's service: the same probes against both, and every difference they show.
 
 Each probe sends the same request to the profile's service ("theirs": the real service's sandbox, or another opsctl sandbox) and to a sandbox of our own ("ours": an embedded one started for the run, or with --sandbox-url a tenant made for the run and deleted after), and compares the status code, the answer's shape (field names, JSON types, null or absent) and the values of its statuses and error codes. Values meant to differ (ids, times, URLs, keys, amounts, messages) are not compared: see docs/sandbox-diff.md.
@@ -39,7 +43,10 @@ Exits 0 when nothing differs, 1 when something does.`
   static override flags = {
     against: Flags.string({description: 'the profile whose services are compared with the sandbox', helpValue: '<profile>', required: true}),
     service: Flags.option({default: 'all', description: 'which service to probe', options: DIFF_SERVICES})(),
-    ...sandboxUrlFlag,
+    'sandbox-url': Flags.string({
+      helpValue: '<url>',
+      description: 'compare with a tenant made for the run on the sandbox at this origin, e.g. http://127.0.0.1:4010 (default: an embedded sandbox)',
+    }),
   }
 
   static override view: View = {
