@@ -146,6 +146,8 @@ const ARGV: Record<string, (c: Ctx) => Variant[]> = {
   'refund:get': () => [{argv: ['refund', 'get', CID, 'rf-1']}],
   'refund:list': () => [{argv: ['refund', 'list', CID]}],
   'sandbox:clock': () => [{argv: ['sandbox', 'clock']}],
+  // Against the echo server, compared with an embedded sandbox: the report shows types and codes, never a value it echoed.
+  'sandbox:diff': () => [{argv: ['sandbox', 'diff', '--against', 'canary', '--yes']}],
   'sandbox:export': (c) => [{argv: ['sandbox', 'export', join(c.configDir, 'exported.json')]}],
   'sandbox:import': (c) => [{argv: ['sandbox', 'import', join(dirname(c.scenarioFile), 'canary-state.json'), '--yes']}],
   // Its port is taken (by the echo server): it fails at once instead of serving forever.

@@ -38,7 +38,7 @@ Exits 0 when nothing differs, 1 when something does.`
   static override examples = [
     '<%= config.bin %> sandbox diff --against staging',
     '<%= config.bin %> sandbox diff --against vendor-sandbox --yes --json',
-    '<%= config.bin %> sandbox diff --against ci-job-1 --service checkout --yes --sandbox-url http://127.0.0.1:4010',
+    '<%= config.bin %> sandbox diff --against ci-job-1 --service checkout --yes \\\n  --sandbox-url http://127.0.0.1:4010',
   ]
   static override flags = {
     against: Flags.string({description: 'the profile whose services are compared with the sandbox', helpValue: '<profile>', required: true}),
