@@ -5,9 +5,8 @@ import type {AuthKind, HttpMethod} from '../http/operation.js'
 
 import {BaseCommand} from '../cli/base-command.js'
 import {parsePairs, readJsonData} from '../cli/data-input.js'
-import {type AccessContext, healthReadOf, reasonFlags, reasonFor, recordAccess, storedUserId} from '../cli/health/access.js'
+import {reasonFlags} from '../cli/health/reason-flag.js'
 import {UsageError} from '../errors.js'
-import {healthOps} from '../services/health/operations.js'
 import {OPERATION_INDEX} from '../services/operation-index.js'
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const
@@ -64,9 +63,14 @@ ${OPERATION_INDEX}`
 
   /** A GET of another user's health data (user, events, metrics) needs what `users get` and the others need: a reason on production, an access line. */
   private async recordRead(path: string, client: ServiceClient): Promise<void> {
+    // Loaded only for health GETs: the rest of api stays light at start-up.
+    const [{healthReadOf, reasonFor, recordAccess, storedUserId}, {healthOps}] = await Promise.all([
+      import('../cli/health/access.js'),
+      import('../services/health/operations.js'),
+    ])
     const read = healthReadOf(path)
     if (!read || read.userId === 'me') return
-    const ctx: AccessContext = {command: `api health GET ${read.template}`, configDir: this.configDir, dryRun: this.dryRun, reason: this.flags.reason, resolved: await this.profile()}
+    const ctx = {command: `api health GET ${read.template}`, configDir: this.configDir, dryRun: this.dryRun, reason: this.flags.reason, resolved: await this.profile()}
     const reason = await reasonFor(ctx, read.userId, `api health GET ${path}`)
     if (this.dryRun) return
     const signedInUser = storedUserId(ctx.resolved) ?? (await client.call(healthOps.getUser)).data.id

@@ -3,20 +3,11 @@
  * in a terminal, `--reason` otherwise, before anything is sent) and a line in the access log
  * (../../audit/access.ts) once the user read is known. The signed-in user's own data needs neither.
  */
-import {Flags} from '@oclif/core'
-
 import {appendAccess} from '../../audit/access.js'
 import {UsageError} from '../../errors.js'
 import {ENV, type ResolvedProfile} from '../../profiles/resolve.js'
 import {hints} from '../hints.js'
 import {askText, isInteractive} from '../prompt.js'
-
-export const reasonFlags = {
-  reason: Flags.string({
-    description:
-      "why you read another user's health data, written to the access log (<config dir>/access.jsonl); on a production profile it is asked in a terminal and required without one",
-  }),
-}
 
 export interface AccessContext {
   resolved: ResolvedProfile

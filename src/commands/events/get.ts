@@ -1,5 +1,5 @@
-import {reasonFlags} from '../../cli/health/access.js'
 import {HealthCommand, healthFlags, userIdArg} from '../../cli/health/command.js'
+import {reasonFlags} from '../../cli/health/reason-flag.js'
 import {idArg} from '../../cli/input-text.js'
 import {fieldsOf, type View} from '../../cli/output/view.js'
 import {Event, healthOps} from '../../services/health/operations.js'

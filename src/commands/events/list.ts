@@ -1,7 +1,7 @@
-import {reasonFlags} from '../../cli/health/access.js'
 import {EVENT_COLUMNS} from '../../cli/health/columns.js'
 import {HealthCommand, healthFlags, userIdArg} from '../../cli/health/command.js'
 import {eventFilterFlags, eventsQueryFromFlags} from '../../cli/health/events.js'
+import {reasonFlags} from '../../cli/health/reason-flag.js'
 import {type ColumnLayout, fieldsOf, type View} from '../../cli/output/view.js'
 import {type PagedDocument, pagingFlags} from '../../cli/paging.js'
 import {RECENT_EVENT_IDS, rememberEventIds} from '../../profiles/recent-events.js'

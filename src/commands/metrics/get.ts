@@ -1,8 +1,8 @@
 import {Flags} from '@oclif/core'
 
-import {reasonFlags} from '../../cli/health/access.js'
 import {HealthCommand, healthFlags, userIdArg} from '../../cli/health/command.js'
 import {chartMetrics, metricRows} from '../../cli/health/metrics-view.js'
+import {reasonFlags} from '../../cli/health/reason-flag.js'
 import {type View} from '../../cli/output/view.js'
 import {METRIC_TABLE} from '../../services/health/metrics.js'
 import {healthOps, type MetricsResult} from '../../services/health/operations.js'

@@ -1,6 +1,6 @@
-import {reasonFlags} from '../../cli/health/access.js'
 import {PLAN_COLUMNS} from '../../cli/health/columns.js'
 import {HealthCommand, healthFlags, userIdArg} from '../../cli/health/command.js'
+import {reasonFlags} from '../../cli/health/reason-flag.js'
 import {planRows} from '../../cli/health/support-view.js'
 import {type View} from '../../cli/output/view.js'
 import {healthOps, type PlanMedication} from '../../services/health/operations.js'

@@ -1,5 +1,5 @@
-import {reasonFlags} from '../../cli/health/access.js'
 import {HealthCommand, healthFlags, USER_VIEW, userOrEmailArg} from '../../cli/health/command.js'
+import {reasonFlags} from '../../cli/health/reason-flag.js'
 import {healthOps, type User} from '../../services/health/operations.js'
 
 export default class UsersGet extends HealthCommand<typeof UsersGet> {

@@ -1,8 +1,8 @@
 import {Flags} from '@oclif/core'
 
-import {reasonFlags} from '../../cli/health/access.js'
 import {INSPECT_EVENT_COLUMNS, PLAN_COLUMNS} from '../../cli/health/columns.js'
 import {HealthCommand, healthFlags, userOrEmailArg} from '../../cli/health/command.js'
+import {reasonFlags} from '../../cli/health/reason-flag.js'
 import {eventRows, periodDetail, periodText, planRows, userDetail} from '../../cli/health/support-view.js'
 import {type View} from '../../cli/output/view.js'
 import {UsageError} from '../../errors.js'
