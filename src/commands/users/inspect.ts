@@ -6,8 +6,8 @@ import {reasonFlags} from '../../cli/health/reason-flag.js'
 import {eventRows, periodDetail, periodText, planRows, userDetail} from '../../cli/health/support-view.js'
 import {type View} from '../../cli/output/view.js'
 import {UsageError} from '../../errors.js'
-import {healthOps} from '../../services/health/operations.js'
-import {INSPECT_EVENTS, type Inspection, monthStart, PERIOD_METRICS, summarizePeriod, userAndPlan} from '../../services/health/support.js'
+import {inspectUser} from '../../services/health/inspect.js'
+import {INSPECT_EVENTS, type Inspection} from '../../services/health/support.js'
 import {parseTimeInput} from '../../services/time-input.js'
 
 export default class UsersInspect extends HealthCommand<typeof UsersInspect> {
@@ -33,37 +33,17 @@ The period is this month (from the first day of the month in the user's time zon
   async run(): Promise<Inspection> {
     const {flags} = this
     const now = new Date()
-    // Checked before anything is sent; read again below in the user's time zone.
-    const period = (zone?: string) => ({
-      since: flags.since === undefined ? undefined : parseTimeInput(flags.since, '--since', {dateZone: zone, now, zone}),
-      until: flags.until === undefined ? undefined : parseTimeInput(flags.until, '--until', {dateZone: zone, now, zone}),
-    })
-    const typed = period()
-    if (typed.since && typed.until && typed.since >= typed.until) throw new UsageError('--since must be before --until; nothing was sent')
+    // A date is midnight in the user's zone, known once the user is read; checked before anything is sent.
+    const at = (value: string | undefined, flag: string) => (zone?: string) => (value === undefined ? undefined : parseTimeInput(value, flag, {dateZone: zone, now, zone}))
+    const since = at(flags.since, '--since')
+    const until = at(flags.until, '--until')
+    const [from, to] = [since(), until()]
+    if (from && to && from >= to) throw new UsageError('--since must be before --until; nothing was sent')
     const client = await this.health()
     const userId = await this.readUserId(this.args.userId, client, {email: true})
-    const {data: document} = await client.call(healthOps.getUserById, {params: {userId}})
-    const {plan, user} = userAndPlan(document)
-    const timeZone = user.timeZone ?? 'UTC'
-    const {since, until} = period(timeZone)
-    const startDate = (since ?? monthStart(now, timeZone)).toISOString()
-    // Without --until the end is left to the service (its own "now", which a sandbox clock may have moved).
-    const endDate = until?.toISOString()
-    const range = {startDate, ...(endDate ? {endDate} : {})}
-    const [events, metrics] = await Promise.all([
-      flags.events === 0
-        ? {list: [], more: false}
-        : client.call(healthOps.getEvents, {params: {userId: user.id}, query: range}).then(({data}) => ({
-            list: data.events.slice(0, flags.events),
-            more: data.events.length > flags.events || Boolean(data.paging?.next),
-          })),
-      client
-        .call(healthOps.getMetrics, {params: {userId: user.id}, query: {name: [...PERIOD_METRICS], period: ['daily'], ...range}})
-        .then(({data}) => summarizePeriod(data, {endDate: endDate ?? data.endDate ?? now.toISOString(), startDate, timeZone})),
-    ])
-    const inspection: Inspection = {user, plan, events: events.list, metrics}
+    const {inspection, more} = await inspectUser(client, userId, {events: flags.events, now, since, until})
     if (!this.documentWanted) {
-      await this.show(inspection, events.more)
+      await this.show(inspection, more)
       this.markShown()
     }
 
