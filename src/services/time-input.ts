@@ -70,3 +70,11 @@ function midnightIn(zone: string, year: number, month: number, day: number): Dat
   const first = midnightUtc - zoneOffsetMs(midnightUtc, zone)
   return new Date(midnightUtc - zoneOffsetMs(first, zone))
 }
+
+/** `--since` and `--until` of a listing, read at `now`; `--since` not before `--until` is a usage error. */
+export function parseTimeRange(since: string | undefined, until: string | undefined, now = new Date()): {since?: Date; until?: Date} {
+  const from = since === undefined ? undefined : parseTimeInput(since, '--since', {now})
+  const to = until === undefined ? undefined : parseTimeInput(until, '--until', {now})
+  if (from && to && from.getTime() >= to.getTime()) throw new UsageError('--since must be before --until')
+  return {since: from, until: to}
+}

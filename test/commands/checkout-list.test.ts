@@ -96,6 +96,16 @@ describe('checkout list', () => {
     ])
     expect(r.stderr).toBe("Warning: the service does not know chk_gone (404): shown as this machine's log tells (source local)\n")
   })
+
+
+  it('a read the service refuses (401) is the exit code of that refusal, with the local view offered', async () => {
+    writeLog([created('chk_1', 1)])
+    h.pool.intercept({path: `${BASE}/checkouts/chk_1`, method: 'GET'}).reply(401, {code: 'K003', message: 'Invalid API key'}, {headers: JSON_HEADERS})
+    const r = await h.run(CheckoutList, [])
+    expect(r.code).toBe(3)
+    expect(r.stdout).toBe('')
+    expect(r.stderr).toContain("Try this: The list as this machine's log tells it, nothing sent: opsctl checkout list --no-refresh")
+  })
 })
 
 describe('audit list --profile', () => {

@@ -6,8 +6,7 @@ import {damagedWarning, readJsonLines} from '../../audit/read.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {outputFlags} from '../../cli/flags.js'
 import {type View} from '../../cli/output/view.js'
-import {UsageError} from '../../errors.js'
-import {parseTimeInput} from '../../services/time-input.js'
+import {parseTimeRange} from '../../services/time-input.js'
 
 /** A line of access.jsonl; fields of other versions pass through, a line without these is damaged and skipped. */
 const AccessLine = z.looseObject({
@@ -53,10 +52,9 @@ users get, users inspect, events list, events get, metrics get, plan show and ap
 
   async run(): Promise<{entries: AccessEntry[]; path: string}> {
     const {flags} = this
-    const now = new Date()
-    const since = flags.since === undefined ? undefined : parseTimeInput(flags.since, '--since', {now}).getTime()
-    const until = flags.until === undefined ? undefined : parseTimeInput(flags.until, '--until', {now}).getTime()
-    if (since !== undefined && until !== undefined && since >= until) throw new UsageError('--since must be before --until')
+    const range = parseTimeRange(flags.since, flags.until)
+    const since = range.since?.getTime()
+    const until = range.until?.getTime()
     const path = accessPath(this.configDir)
     const {damaged, entries} = await readJsonLines(path, AccessLine)
     const warning = damagedWarning(path, damaged)

@@ -6,10 +6,9 @@ import {damagedWarning, readAudit} from '../../audit/read.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {CHECKOUT_ZONE} from '../../cli/checkout/columns.js'
 import {outputFlags} from '../../cli/flags.js'
-import {UsageError} from '../../errors.js'
 import {ATTEMPT_OUTCOMES} from '../../http/client.js'
 import {checkoutService} from '../../services/checkout/operations.js'
-import {parseTimeInput} from '../../services/time-input.js'
+import {parseTimeRange} from '../../services/time-input.js'
 
 /** The operations that write audit lines, from the table (`audited: true`). */
 const AUDITED = Object.values(checkoutService.operations)
@@ -64,10 +63,7 @@ Each attempt at a checkout creation, void, refund, webhook change or customizati
 
   async run(): Promise<{entries: AuditEntry[]; path: string}> {
     const {flags} = this
-    const now = new Date()
-    const since = flags.since === undefined ? undefined : parseTimeInput(flags.since, '--since', {now})
-    const until = flags.until === undefined ? undefined : parseTimeInput(flags.until, '--until', {now})
-    if (since && until && since.getTime() >= until.getTime()) throw new UsageError('--since must be before --until')
+    const {since, until} = parseTimeRange(flags.since, flags.until)
     const {damaged, entries} = await readAudit(this.configDir)
     let selected = selectEntries(entries, {profile: flags.profile, outcome: flags.outcome, operation: flags.operation, checkoutId: flags.checkout, since, until})
     if (flags.limit) selected = selected.slice(-flags.limit)

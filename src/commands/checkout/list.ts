@@ -8,6 +8,7 @@ import {CHECKOUT_ZONE, CREATED_CHECKOUT_COLUMNS, SEEDED_CHECKOUT_COLUMNS} from '
 import {hints} from '../../cli/hints.js'
 import {type View} from '../../cli/output/view.js'
 import {escapeControlChars} from '../../control-chars.js'
+import {OpsError} from '../../errors.js'
 import {createTransport} from '../../http/create-transport.js'
 import {withServiceStates} from '../../runtime/checkout/live-states.js'
 import {localSandbox, sandboxControl} from '../../runtime/sandbox-control.js'
@@ -76,7 +77,10 @@ The checkout service has no endpoint that lists checkouts, so the list comes fro
     }
 
     if (!this.flags.refresh) return {checkouts}
-    const live = await withServiceStates(await this.client('checkout'), checkouts)
+    const live = await withServiceStates(await this.client('checkout'), checkouts).catch((error: unknown) => {
+      if (error instanceof OpsError) error.suggestions.push(hints.checkoutListLocal)
+      throw error
+    })
     if (live.missing.length > 0) {
       process.stderr.write(escapeControlChars(`Warning: the service does not know ${live.missing.join(', ')} (404): shown as this machine's log tells (source local)`) + '\n')
     }
