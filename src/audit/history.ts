@@ -1,7 +1,8 @@
 /**
  * The audit log read as the merchant's history: entries selected by outcome, operation, checkout
  * and time, and the checkouts created from this machine (the service has no list endpoint) with
- * what is known of each: its state and the last void or refund attempted. Pure functions over the lines of ./log.ts.
+ * what the log knows of each: its state as far as the changes applied from here tell, and the last
+ * void or refund attempted. Pure functions over the lines of ./log.ts.
  */
 import type {OperationId} from '../services/operation-ids.js'
 import type {AuditEntry} from './log.js'
@@ -9,6 +10,7 @@ import type {AuditEntry} from './log.js'
 import {centsOf, formatCents} from '../services/checkout/money.js'
 
 export interface AuditFilter {
+  profile?: string
   outcome?: string
   operation?: string
   checkoutId?: string
@@ -23,6 +25,7 @@ export function selectEntries(entries: readonly AuditEntry[], filter: AuditFilte
   const since = filter.since?.getTime()
   const until = filter.until?.getTime()
   return entries.filter((e) => {
+    if (filter.profile !== undefined && e.profile !== filter.profile) return false
     if (filter.outcome !== undefined && e.outcome !== filter.outcome) return false
     if (filter.operation !== undefined && e.operation !== filter.operation) return false
     if (filter.checkoutId !== undefined && e.checkoutId !== filter.checkoutId) return false
@@ -37,27 +40,28 @@ export function selectEntries(entries: readonly AuditEntry[], filter: AuditFilte
 const MONEY_CHANGES: ReadonlySet<OperationId> = new Set<OperationId>(['voidCheckout', 'refundCheckout'])
 const CREATION: OperationId = 'initiateCheckout'
 
-/** What the service would say of a checkout, as far as this machine's own changes tell. */
-export type KnownState = 'created' | 'refunded' | 'voided'
-
 /**
  * One checkout created from this machine, flat so that every format (JSON, ndjson, table, CSV)
- * has the same fields; a value not known is null, never left out.
+ * has the same fields; a value not known is null, never left out. `checkout list` reads `state`,
+ * `stateAt` and `createdAt` from the service (`source: service`); from the log alone (`--no-refresh`,
+ * or a checkout the service no longer knows) they are what this machine's own changes tell
+ * (`source: local`, times on this machine's clock).
  */
 export interface CheckoutSummary {
   checkoutId: string
   amount: null | string
   currency: null | string
-  /** When it was created from this machine (the audit line's time). */
+  /** service: paid, declined, expired, voided, cancelled, pending, refunded <amount>; local: created, voided, refunded <amount> */
+  state: string
+  /** When the state began: the service's time of it, or the local time of the change applied from here (null for created). */
+  stateAt: null | string
   createdAt: string
   reference: null | string
-  /** From the changes applied from here: voided, refunded, or created (nothing applied since). */
-  state: KnownState
-  /** The total of the refunds applied from here ("30.00"); null when none was. */
-  refunded: null | string
   /** The last void or refund attempted from here and how it ended ("void refused by rule PY0073"); null if none. */
   lastAttempt: null | string
   lastAttemptAt: null | string
+  /** Where state, stateAt and createdAt come from, and so on whose clock the times are. */
+  source: 'local' | 'service'
 }
 
 /** "refund applied", "void refused by rule PY0073", "void applied (reconciled)". */
@@ -83,12 +87,13 @@ export function createdCheckouts(entries: readonly AuditEntry[], profile?: strin
         checkoutId: e.checkoutId,
         amount: e.amount?.value ?? null,
         currency: e.amount?.currency ?? null,
+        state: 'created',
+        stateAt: null,
         createdAt: e.time,
         reference: e.reference ?? null,
-        state: 'created',
-        refunded: null,
         lastAttempt: null,
         lastAttemptAt: null,
+        source: 'local',
         refundedCents: 0n,
       })
       continue
@@ -99,12 +104,12 @@ export function createdCheckouts(entries: readonly AuditEntry[], profile?: strin
     checkout.lastAttempt = attemptText(e)
     checkout.lastAttemptAt = e.time
     if (e.outcome !== 'applied') continue
+    checkout.stateAt = e.time
     if (e.operation === 'voidCheckout') {
       checkout.state = 'voided'
     } else {
-      checkout.state = 'refunded'
       checkout.refundedCents += centsOf(e.amount?.value) ?? 0n
-      checkout.refunded = formatCents(checkout.refundedCents)
+      checkout.state = `refunded ${formatCents(checkout.refundedCents)}`
     }
   }
 

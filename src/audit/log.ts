@@ -61,10 +61,14 @@ export function auditPath(configDir: string): string {
  * so lines of processes writing at once never overwrite each other.
  */
 export async function appendAudit(configDir: string, entry: AuditEntry, secrets: string[] = []): Promise<void> {
-  await ensurePrivateFolder(configDir)
   const run = currentRun()
-  const line = scrubSecrets(JSON.stringify(run && !entry.run ? {...entry, run} : entry), secrets)
-  const file = await openPrivateForAppend(auditPath(configDir))
+  await appendPrivateLine(configDir, AUDIT_FILE, scrubSecrets(JSON.stringify(run && !entry.run ? {...entry, run} : entry), secrets))
+}
+
+/** One line appended to a 0600 file of the 0700 config folder, in one write (O_APPEND: concurrent writers never interleave). */
+export async function appendPrivateLine(configDir: string, fileName: string, line: string): Promise<void> {
+  await ensurePrivateFolder(configDir)
+  const file = await openPrivateForAppend(join(configDir, fileName))
   try {
     await file.appendFile(line + '\n', 'utf8')
   } finally {

@@ -48,17 +48,22 @@ export interface DamagedLine {
  * bounded memory.
  */
 export async function readAudit(configDir: string): Promise<{entries: AuditEntry[]; damaged: DamagedLine[]}> {
-  const entries: AuditEntry[] = []
+  return readJsonLines(auditPath(configDir), AuditLine as unknown as z.ZodType<AuditEntry>)
+}
+
+/** The lines of a JSON-lines file of the config folder read as `schema` (oldest first), and those skipped; a missing file is empty. */
+export async function readJsonLines<T>(file: string, schema: z.ZodType<T>): Promise<{entries: T[]; damaged: DamagedLine[]}> {
+  const entries: T[] = []
   const damaged: DamagedLine[] = []
   try {
-    for await (const {line, text} of auditLines(auditPath(configDir))) {
+    for await (const {line, text} of jsonLines(file)) {
       if (text === undefined) {
         damaged.push({line, why: `longer than ${MAX_AUDIT_LINE_BYTES} bytes`})
         continue
       }
 
       if (!text.trim()) continue
-      const why = readEntry(text, entries)
+      const why = readEntry(text, schema, entries)
       if (why) damaged.push({line, why})
     }
   } catch (error) {
@@ -70,7 +75,7 @@ export async function readAudit(configDir: string): Promise<{entries: AuditEntry
 }
 
 /** Adds the entry a line holds; else says why it is damaged. */
-function readEntry(text: string, entries: AuditEntry[]): string | undefined {
+function readEntry<T>(text: string, schema: z.ZodType<T>, entries: T[]): string | undefined {
   let value: unknown
   try {
     value = JSON.parse(text)
@@ -80,9 +85,9 @@ function readEntry(text: string, entries: AuditEntry[]): string | undefined {
 
   // A null field is an absent one (other writers of JSON lines write null for "none"); a required one is then missing.
   const present = value && typeof value === 'object' && !Array.isArray(value) ? Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null)) : value
-  const parsed = AuditLine.safeParse(present)
+  const parsed = schema.safeParse(present)
   if (parsed.success) {
-    entries.push(parsed.data as AuditEntry)
+    entries.push(parsed.data)
     return undefined
   }
 
@@ -97,7 +102,7 @@ function readEntry(text: string, entries: AuditEntry[]): string | undefined {
  *
  * @yields each line: its number, and its text (undefined for a line too long to read)
  */
-async function* auditLines(file: string): AsyncGenerator<{line: number; text?: string}> {
+async function* jsonLines(file: string): AsyncGenerator<{line: number; text?: string}> {
   let pending: Buffer[] = []
   let pendingBytes = 0
   let tooLong = false

@@ -16,6 +16,10 @@ export const hints = {
   checkoutListSeeded: "A sandbox's seeded paid checkouts: opsctl checkout list --sandbox-seeded",
   sandboxSeed: 'Start a sandbox with demo data: opsctl sandbox start --seed',
   tenantSeed: 'Create a tenant with demo data: opsctl sandbox tenant create --seed --save-profile NAME',
+  /** `line`: the command and its arguments as typed, e.g. `users inspect 65f1...`. */
+  readReason: (line: string) => `Say why (kept in the access log): opsctl ${line} --reason "ticket 4512: missed doses"`,
+  linkedPatients: 'See the users you may read: opsctl users me',
+  checkoutListLocal: "The list as this machine's log tells it, nothing sent: opsctl checkout list --no-refresh",
 }
 
 /** What the CLI knows of the run that the facts do not carry: the profile it used, when not the active one. */

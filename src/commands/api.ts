@@ -1,9 +1,11 @@
 import {Args, Flags} from '@oclif/core'
 
+import type {ServiceClient} from '../http/client.js'
 import type {AuthKind, HttpMethod} from '../http/operation.js'
 
 import {BaseCommand} from '../cli/base-command.js'
 import {parsePairs, readJsonData} from '../cli/data-input.js'
+import {reasonFlags} from '../cli/health/reason-flag.js'
 import {UsageError} from '../errors.js'
 import {OPERATION_INDEX} from '../services/operation-index.js'
 
@@ -35,6 +37,7 @@ ${OPERATION_INDEX}`
     header: Flags.string({char: 'H', description: 'extra header "name: value" (repeatable)', multiple: true, multipleNonGreedy: true}),
     key: Flags.option({description: 'checkout key to use (default by path)', options: ['public', 'secret'] as const})(),
     'no-auth': Flags.boolean({description: 'send no credential'}),
+    ...reasonFlags,
   }
 
   async run(): Promise<unknown> {
@@ -52,9 +55,26 @@ ${OPERATION_INDEX}`
     const service = args.service as 'checkout' | 'health'
     const client = await this.client(service)
     const auth = this.authFor(service, method, args.path, Boolean(client.target.session))
+    if (service === 'health' && method === 'GET') await this.recordRead(args.path, client)
     const response = await client.raw(method, args.path, {auth, body, headers, query})
     const result = response.data ?? {status: response.status}
     return result
+  }
+
+  /** A GET of another user's health data (user, events, metrics) needs what `users get` and the others need: a reason on production, an access line. */
+  private async recordRead(path: string, client: ServiceClient): Promise<void> {
+    // Loaded only for health GETs: the rest of api stays light at start-up.
+    const [{healthReadOf, reasonFor, recordAccess, storedUserId}, {healthOps}] = await Promise.all([
+      import('../cli/health/access.js'),
+      import('../services/health/operations.js'),
+    ])
+    const read = healthReadOf(path)
+    if (!read || read.userId === 'me') return
+    const ctx = {command: `api health GET ${read.template}`, configDir: this.configDir, dryRun: this.dryRun, reason: this.flags.reason, resolved: await this.profile()}
+    const reason = await reasonFor(ctx, read.userId, `api health GET ${path}`)
+    if (this.dryRun) return
+    const signedInUser = storedUserId(ctx.resolved) ?? (await client.call(healthOps.getUser)).data.id
+    await recordAccess(ctx, {reason, signedInUser, user: read.userId})
   }
 
   private authFor(service: 'checkout' | 'health', method: HttpMethod, path: string, hasSession: boolean): AuthKind {

@@ -19,9 +19,11 @@ export interface TimeInputContext {
   now?: Date
   /** IANA zone of `today` and `yesterday`; default: this machine's */
   zone?: string
+  /** IANA zone whose midnight a date without a time (`2026-11-21`) means; default UTC */
+  dateZone?: string
 }
 
-export function parseTimeInput(value: string, flag: string, {now = new Date(), zone}: TimeInputContext = {}): Date {
+export function parseTimeInput(value: string, flag: string, {dateZone, now = new Date(), zone}: TimeInputContext = {}): Date {
   const text = value.trim()
   const word = text.toLowerCase()
   if (word === 'now') return now
@@ -29,6 +31,11 @@ export function parseTimeInput(value: string, flag: string, {now = new Date(), z
   const ago = parseDuration(text)
   if (ago !== undefined && ago >= 0) return new Date(now.getTime() - ago)
   const candidate = DATE_ONLY.test(text) ? `${text}T00:00:00Z` : text
+  if (dateZone && DATE_ONLY.test(text) && isCalendarTime(candidate)) {
+    const [year, month, day] = text.split('-').map(Number)
+    return midnightIn(dateZone, year, month, day)
+  }
+
   const at = DATE_TIME.test(candidate) && isCalendarTime(candidate) ? Date.parse(candidate) : Number.NaN
   if (Number.isNaN(at)) {
     const hint = /T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(text) ? ' (add Z or an offset such as +08:00)' : ''
@@ -53,8 +60,21 @@ function startOfDay(now: Date, zone: string, daysBack: number): Date {
     .format(now)
     .split('-')
     .map(Number)
-  const midnightUtc = Date.UTC(year, month - 1, day - daysBack)
+  return midnightIn(zone, year, month, day - daysBack)
+}
+
+/** Midnight at the start of a calendar day in `zone`, as an instant. */
+function midnightIn(zone: string, year: number, month: number, day: number): Date {
+  const midnightUtc = Date.UTC(year, month - 1, day)
   // The zone's offset at that midnight, asked twice: a change of offset (daylight saving) near it moves it.
   const first = midnightUtc - zoneOffsetMs(midnightUtc, zone)
   return new Date(midnightUtc - zoneOffsetMs(first, zone))
+}
+
+/** `--since` and `--until` of a listing, read at `now`; `--since` not before `--until` is a usage error. */
+export function parseTimeRange(since: string | undefined, until: string | undefined, now = new Date()): {since?: Date; until?: Date} {
+  const from = since === undefined ? undefined : parseTimeInput(since, '--since', {now})
+  const to = until === undefined ? undefined : parseTimeInput(until, '--until', {now})
+  if (from && to && from.getTime() >= to.getTime()) throw new UsageError('--since must be before --until')
+  return {since: from, until: to}
 }

@@ -40,7 +40,7 @@ describe('global flags come in groups', () => {
   })
 
   it('--dry-run, --verbose and --timeout only on commands that send', async () => {
-    const local = new Set(['autocomplete', 'complete', 'help', 'audit:list', 'metrics:names', 'profile:add', 'profile:list', 'profile:remove', 'profile:set', 'profile:show', 'profile:use', 'sandbox:start', 'scenario:schema', 'users:logout'])
+    const local = new Set(['autocomplete', 'complete', 'help', 'audit:access', 'audit:list', 'metrics:names', 'profile:add', 'profile:list', 'profile:remove', 'profile:set', 'profile:show', 'profile:use', 'sandbox:start', 'scenario:schema', 'users:logout'])
     for (const [id, Cmd] of await commandClasses()) {
       const flags = Object.keys(Cmd.baseFlags ?? {})
       for (const f of ['dry-run', 'verbose', 'timeout']) expect(flags.includes(f), `${id} --${f}`).toBe(!local.has(id))

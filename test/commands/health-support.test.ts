@@ -110,7 +110,7 @@ describe('users inspect and plan show', () => {
   it('inspect --json is one document {user, plan, events, metrics}: the newest events and this month in the user zone', async () => {
     replyUser()
     const events = Array.from({length: 12}, (_, i) => ({...EVENT, id: `e${i}`}))
-    h.pool.intercept({path: '/api/users/u-1/events', method: 'GET'}).reply(200, {events, paging: {}}, {headers: JSON_HEADERS})
+    h.pool.intercept({path: (p: string) => p.startsWith('/api/users/u-1/events?'), method: 'GET'}).reply(200, {events, paging: {}}, {headers: JSON_HEADERS})
     const day = {eventsRescue: 1, eventsRescueNight: 1, eventsControllerAdministered: 2, eventsControllerPrescribed: 2}
     h.pool
       .intercept({path: (p: string) => p.startsWith('/api/users/u-1/metrics?'), method: 'GET'})
@@ -126,19 +126,46 @@ describe('users inspect and plan show', () => {
     expect(doc.metrics).toMatchObject({timeZone: 'Asia/Manila', rescueEvents: 1, rescueNightEvents: 1, adherencePercent: 100})
     const metrics = new URL(h.calls().find((c) => c.path.includes('/metrics'))!.path, 'http://x').searchParams
     expect(metrics.getAll('name')).toEqual(['eventsRescue', 'eventsRescueNight', 'eventsControllerAdministered', 'eventsControllerPrescribed'])
-    // midnight of the 1st in Manila (UTC+8) is 16:00 UTC the day before
+    // midnight of the 1st in Manila (UTC+8) is 16:00 UTC the day before; the events are those of the same period
     expect(metrics.get('startDate')).toMatch(/T16:00:00\.000Z$/)
+    const eventsQuery = new URL(h.calls().find((c) => c.path.includes('/events'))!.path, 'http://x').searchParams
+    expect(eventsQuery.get('startDate')).toBe(metrics.get('startDate'))
+  })
+
+  it('inspect --since DATE --until DATE reads that period, a date being midnight in the user zone', async () => {
+    replyUser()
+    h.pool.intercept({path: (p: string) => p.startsWith('/api/users/u-1/events?'), method: 'GET'}).reply(200, {events: [], paging: {}}, {headers: JSON_HEADERS})
+    h.pool
+      .intercept({path: (p: string) => p.startsWith('/api/users/u-1/metrics?'), method: 'GET'})
+      .reply(200, {periods: {daily: []}}, {headers: JSON_HEADERS})
+    const r = await h.run(UsersInspect, ['me', '--since', '2026-03-01', '--until', '2026-03-08', '--json'])
+    expect(r.code, r.stderr).toBe(0)
+    for (const path of ['/events', '/metrics']) {
+      const query = new URL(h.calls().find((c) => c.path.includes(path))!.path, 'http://x').searchParams
+      expect([query.get('startDate'), query.get('endDate')]).toEqual(['2026-02-28T16:00:00.000Z', '2026-03-07T16:00:00.000Z'])
+    }
+
+    expect(JSON.parse(r.stdout).metrics).toMatchObject({startDate: '2026-02-28T16:00:00.000Z', endDate: '2026-03-07T16:00:00.000Z'})
+  })
+
+  it('inspect refuses a period that ends before it starts, or a time it cannot read, before sending anything', async () => {
+    const backwards = await h.run(UsersInspect, ['me', '--since', '2026-03-08', '--until', '2026-03-01'])
+    expect([backwards.code, firstLine(backwards.stderr)]).toEqual([2, 'Error: --since must be before --until; nothing was sent'])
+    const garbled = await h.run(UsersInspect, ['me', '--since', 'last tuesday'])
+    expect([garbled.code, firstLine(garbled.stderr)]).toEqual([2, 'Error: --since: "last tuesday" is not a time'])
+    expect(h.calls()).toEqual([])
   })
 
   it('inspect as a table fits 80 columns', async () => {
     replyUser()
-    h.pool.intercept({path: '/api/users/u-1/events', method: 'GET'}).reply(200, {events: [EVENT], paging: {}}, {headers: JSON_HEADERS})
+    h.pool.intercept({path: (p: string) => p.startsWith('/api/users/u-1/events?'), method: 'GET'}).reply(200, {events: [EVENT], paging: {}}, {headers: JSON_HEADERS})
     h.pool
       .intercept({path: (p: string) => p.startsWith('/api/users/u-1/metrics?'), method: 'GET'})
       .reply(200, {periods: {daily: []}}, {headers: JSON_HEADERS})
     const r = await h.run(UsersInspect, ['me'])
     expect(r.code, r.stderr).toBe(0)
-    for (const heading of ['Plan (2 medications)', 'Newest events (1, Asia/Manila)', 'This month']) expect(r.stdout).toContain(heading)
+    for (const heading of ['Plan (2 medications)', 'Events (1, newest first)', 'Period: ']) expect(r.stdout).toContain(heading)
+    expect(r.stdout).toMatch(/^Period: \d{4}-\d{2}-01 00:00 to .* \(Asia\/Manila\)$/m)
     expect(r.stdout).toContain('2026-03-01 16:00') // 08:00Z in Manila
     expect(Math.max(...r.stdout.split('\n').map((l) => l.length))).toBeLessThanOrEqual(80)
   })

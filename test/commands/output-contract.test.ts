@@ -71,6 +71,7 @@ const ARGV: Record<string, string[]> = {
   'refund list': ['chk_1'],
   'webhook list': [],
   'audit list': [],
+  'audit access': [],
   'profile list': [],
   'sandbox tenant list': [],
 }

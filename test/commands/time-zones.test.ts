@@ -48,7 +48,7 @@ describe('one time zone per command family', () => {
     const line = {time, profile: 'sandbox', env: 'sandbox', operation: 'initiateCheckout', outcome: 'applied', checkoutId: 'chk_a', amount: {value: '70.00', currency: 'PHP'}}
     writeFileSync(join(h.configDir, 'audit.jsonl'), JSON.stringify(line) + '\n', {mode: 0o600})
     const audit = await h.run(AuditList, ['--columns', 'time,checkoutId'])
-    const checkouts = await h.run(CheckoutList, ['--columns', 'checkoutId,createdAt'])
+    const checkouts = await h.run(CheckoutList, ['--no-refresh', '--columns', 'checkoutId,createdAt'])
     expect(audit.code, audit.stderr).toBe(0)
     expect(checkouts.code, checkouts.stderr).toBe(0)
     expect(audit.stdout).toContain('2026-11-21T09:00:00.000+08:00')

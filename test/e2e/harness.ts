@@ -236,11 +236,15 @@ export interface TerminalAnswer {
  * guesses). Returns the exit code and everything the terminal showed (stdout and stderr mixed,
  * escape codes removed); `stderr` is empty.
  */
-export function runInTerminal(argv: string[], answers: TerminalAnswer[], options: Pick<RunOptions, 'env' | 'timeoutMs'> = {}): Promise<RunResult> {
+export function runInTerminal(
+  argv: string[],
+  answers: TerminalAnswer[],
+  options: Pick<RunOptions, 'env' | 'timeoutMs'> & {cols?: number} = {},
+): Promise<RunResult> {
   const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`
   const [command, args] = opsctl(argv, {})
-  // A wide terminal, so that a long prompt is not wrapped across lines.
-  const line = `stty cols 300 rows 40; exec ${[command, ...args].map(quote).join(' ')}`
+  // A wide terminal by default, so that a long prompt is not wrapped across lines.
+  const line = `stty cols ${options.cols ?? 300} rows 40; exec ${[command, ...args].map(quote).join(' ')}`
   const env: Record<string, string | undefined> = {...baseEnv(), ...options.env, CI: undefined}
   for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k]
   return new Promise((resolvePromise, reject) => {

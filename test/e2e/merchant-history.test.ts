@@ -216,11 +216,14 @@ describe('merchant history', () => {
   it('checkout list shows every checkout created in this test, newest first, with its state and last attempt, the same fields in every format', async () => {
     const {checkouts} = await json(CheckoutList, [])
     expect(checkouts.map((c: any) => [c.checkoutId, c.amount, c.currency, c.state, c.lastAttempt?.replace(/ PY\d+$/, '')])).toEqual([
-      [ids.failing, '20.00', 'PHP', 'created', 'refund refused'],
-      [ids.declined, '50.00', 'PHP', 'created', 'refund refused locally consent-required'],
-      [ids.late, '30.00', 'PHP', 'created', 'void refused by rule'],
-      [ids.partial, '70.00', 'PHP', 'refunded', 'refund refused by rule'],
+      [ids.failing, '20.00', 'PHP', 'paid', 'refund refused'],
+      [ids.declined, '50.00', 'PHP', 'paid', 'refund refused locally consent-required'],
+      [ids.late, '30.00', 'PHP', 'paid', 'void refused by rule'],
+      [ids.partial, '70.00', 'PHP', 'refunded 10.00', 'refund refused by rule'],
     ])
+    const local = (await json(CheckoutList, ['--no-refresh'])).checkouts
+    expect(local.map((c: any) => c.state)).toEqual(['created', 'created', 'created', 'refunded 10.00'])
+    expect(Object.keys(local[0])).toEqual(Object.keys(checkouts[0]))
     const fields = Object.keys(checkouts[0])
     for (const c of checkouts) expect(Object.keys(c)).toEqual(fields)
 
@@ -237,5 +240,36 @@ describe('merchant history', () => {
     const table = await runCommand(CheckoutList, [])
     for (const id of Object.values(ids)) expect(table.stdout).toContain(id)
     expect(table.stdout).toContain('void refused by rule PY0073')
+  })
+
+  it("a checkout paid on the hosted page, one declined and one left to expire read as such, with the service's times", async () => {
+    const create = async (amount: string) => (await json(CheckoutCreate, ['--amount', amount, '--success-url', 'https://shop.example/ok'])).checkoutId as string
+    const paid = await create('11.00')
+    const declined = await create('12.00')
+    const expired = await create('13.00')
+    expect((await json(CheckoutPay, [paid, '--card', '5123456789012346'])).paymentStatus).toBe('PAYMENT_SUCCESS')
+    expect((await json(CheckoutPay, [declined, '--fail'])).paymentStatus).toBe('PAYMENT_FAILED')
+    // The local log saw none of it: all three were only created from here.
+    const before = (await json(CheckoutList, ['--limit', '3', '--no-refresh'])).checkouts
+    expect(before.map((c: any) => c.state)).toEqual(['created', 'created', 'created'])
+
+    expect((await runCommand(SandboxClock, ['--advance', '2h'])).code).toBe(0)
+    const {checkouts} = await json(CheckoutList, ['--limit', '3'])
+    expect(checkouts.map((c: any) => [c.checkoutId, c.state, c.source])).toEqual([
+      [expired, 'expired', 'service'],
+      [declined, 'declined', 'service'],
+      [paid, 'paid', 'service'],
+    ])
+    // times on the sandbox's clock (a day and more after this machine's START), as checkout get shows them
+    const got = await json(CheckoutGet, [paid])
+    expect(checkouts[2].createdAt).toBe(got.createdAt)
+    expect(checkouts[2].stateAt).toBe(got.paymentDetails?.paymentAt ?? got.updatedAt)
+    expect(checkouts[2].createdAt).toMatch(/^2026-11-22T/)
+    expect(before[2].createdAt).not.toMatch(/^2026-11-22T/)
+
+    const table = await runCommand(CheckoutList, ['--limit', '3'])
+    expect(table.stdout).toMatch(new RegExp(`^${paid}\\t11\\.00\\tPHP\\tpaid\\t`, 'm'))
+    expect(table.stdout).toMatch(new RegExp(`^${declined}\\t12\\.00\\tPHP\\tdeclined\\t`, 'm'))
+    expect(table.stdout).toMatch(new RegExp(`^${expired}\\t13\\.00\\tPHP\\texpired\\t`, 'm'))
   })
 })

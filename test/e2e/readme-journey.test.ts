@@ -62,9 +62,9 @@ describe('the README journey', () => {
     expect(list.code, list.stderr).toBe(0)
     const {checkouts} = JSON.parse(list.stdout)
     // newest first: the gift (refunded in part), then the order (voided)
-    expect(checkouts.map((c: any) => [c.amount, c.state, c.refunded])).toEqual([
-      ['90.00', 'refunded', '50.00'],
-      ['150.00', 'voided', null],
+    expect(checkouts.map((c: any) => [c.amount, c.state, c.source])).toEqual([
+      ['90.00', 'refunded 50.00', 'service'],
+      ['150.00', 'voided', 'service'],
     ])
   })
 })

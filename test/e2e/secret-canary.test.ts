@@ -75,6 +75,7 @@ const ARGV: Record<string, (c: Ctx) => Variant[]> = {
     {argv: ['api', 'health', 'GET', '/api/users/me']},
     {argv: ['api', 'checkout', 'GET', '/v1/webhooks']},
   ],
+  'audit:access': () => [{argv: ['audit', 'access'], local: true}],
   'audit:list': () => [{argv: ['audit', 'list'], local: true}],
   autocomplete: () => [{argv: ['autocomplete', 'bash', '--script'], local: true, plainOnly: true}],
   complete: () => [{argv: ['complete', '--', 'webhook', 'list', '-p', ''], local: true, plainOnly: true}],

@@ -105,7 +105,7 @@ describe.each([80, 120])('a terminal %i columns wide', (cols) => {
     if (screen.lines[0].split(/ {2,}/).length < EVENT_HEADERS.length) expect(screen.stderr).toMatch(/^Left out to fit \d+ columns: .+ \(see them: --columns id,.+\)$/m)
   })
 
-  it('audit list: time, operation, outcome and the checkout id whole', async () => {
+  it('audit list: time, operation, outcome and the amount whole; the checkout id too when there is room', async () => {
     if (cols === 80) {
       const created = await cli.json(['checkout', 'create', '--amount', '10.00', '--success-url', 'https://shop.example/ok'])
       const voided = await cli.run(['checkout', 'void', created.checkoutId ?? created.id, '--reason', 'the customer changed their mind about the colour', '--yes'])
@@ -113,8 +113,9 @@ describe.each([80, 120])('a terminal %i columns wide', (cols) => {
     }
 
     const screen = await inTerminal(['audit', 'list'], cols)
-    expectFits(screen, cols, ['time', 'operation', 'outcome', 'status', 'code', 'amount.value', 'amount.currency', 'reason', 'checkoutId', 'refundId', 'webhookId'])
-    expect(screen.lines[0]).toMatch(/ operation {2}.* checkoutId(?: |$)/)
+    expectFits(screen, cols, ['time', 'profile', 'operation', 'outcome', 'status', 'code', 'amount.value', 'amount.currency', 'reason', 'checkoutId', 'refundId', 'webhookId'])
+    expect(screen.lines[0]).toMatch(/ operation {2}.* amount\.value(?: |$)/)
+    if (cols >= 120) expect(screen.lines[0]).toMatch(/ checkoutId(?: |$)/)
     expect(screen.lines.filter((l) => / initiateCheckout /.test(l))).not.toEqual([])
     for (const row of screen.lines.filter((l) => l.includes('chk_'))) expect(row).toMatch(/ chk_[\da-f]{24}(?: |$)/)
     for (const row of screen.lines.slice(1)) expect(row).toMatch(/^\S*\d{2}-\d{2} \d{2}:\d{2} (?:UTC|[+-]\d{2}:\d{2}) /)
@@ -122,8 +123,9 @@ describe.each([80, 120])('a terminal %i columns wide', (cols) => {
 
   it('checkout list', async () => {
     const screen = await inTerminal(['checkout', 'list'], cols)
-    expectFits(screen, cols, ['checkoutId', 'amount', 'currency', 'createdAt', 'reference', 'state', 'refunded', 'lastAttempt', 'lastAttemptAt'])
+    expectFits(screen, cols, ['checkoutId', 'amount', 'currency', 'state', 'stateAt', 'createdAt', 'reference', 'lastAttempt', 'lastAttemptAt', 'source'])
     expect(screen.lines.length).toBeGreaterThan(1)
+    expect(screen.lines[0]).toMatch(/^checkoutId {2,}amount {2,}.*state {2,}stateAt /)
     for (const row of screen.lines.slice(1)) expect(row).toMatch(/^chk_[\da-f]{24} /)
   })
 

@@ -3,7 +3,7 @@ import {describe, expect, it} from 'vitest'
 
 import {PlanMedication} from '../../src/services/health/operations.js'
 import {checkEventAgainstPlan, needsPlanCheck} from '../../src/services/health/plan-check.js'
-import {monthStart, summarizeMonth} from '../../src/services/health/support.js'
+import {monthStart, summarizePeriod} from '../../src/services/health/support.js'
 
 const plan = [
   PlanMedication.parse({medicationId: 'med-fluticasone', medicationType: 'controller'}),
@@ -65,12 +65,12 @@ describe('monthStart', () => {
   })
 })
 
-describe('summarizeMonth', () => {
+describe('summarizePeriod', () => {
   const range = {startDate: '2026-02-28T16:00:00.000Z', endDate: '2026-03-03T04:00:00.000Z', timeZone: 'Asia/Manila'}
   const day = (date: string, values: Record<string, null | number>) => ({date, values})
 
   it('adds the daily counts; adherence counts at most the prescribed doses of each day', () => {
-    const summary = summarizeMonth(
+    const summary = summarizePeriod(
       {
         periods: {
           daily: [
@@ -94,7 +94,7 @@ describe('summarizeMonth', () => {
   })
 
   it('has no adherence without a prescription', () => {
-    const summary = summarizeMonth({periods: {daily: [day('2026-03-01', {eventsRescue: 1, eventsControllerPrescribed: 0})]}}, range)
+    const summary = summarizePeriod({periods: {daily: [day('2026-03-01', {eventsRescue: 1, eventsControllerPrescribed: 0})]}}, range)
     expect(summary.adherencePercent).toBeNull()
     expect(summary.rescueEvents).toBe(1)
   })

@@ -44,31 +44,44 @@ describe('checkout list from the audit log', () => {
         checkoutId: 'chk_b',
         amount: '30.00',
         currency: 'PHP',
+        // voided, then a second void refused: still voided, since the void applied
+        state: 'voided',
+        stateAt: '2026-11-22T04:00:01.000Z',
         createdAt: '2026-11-21T02:00:00.000Z',
         reference: 'B',
-        // voided, then a second void refused: still voided
-        state: 'voided',
-        refunded: null,
         lastAttempt: 'void refused by rule PY0074',
         lastAttemptAt: '2026-11-22T05:00:00.000Z',
+        source: 'local',
       },
       {
         checkoutId: 'chk_a',
         amount: '70.00',
         currency: 'PHP',
+        state: 'refunded 25.50',
+        stateAt: '2026-11-22T02:10:00.000Z',
         createdAt: '2026-11-21T01:00:00.000Z',
         reference: 'A',
-        state: 'refunded',
-        refunded: '25.50',
         lastAttempt: 'refund applied',
         lastAttemptAt: '2026-11-22T02:10:00.000Z',
+        source: 'local',
       },
     ])
     const smoke = line('2026-11-23T01:00:00.000Z', 'initiateCheckout', 'applied', {checkoutId: 'chk_smoke', run: 'smoke'})
     expect(createdCheckouts([...LOG, smoke], 'sandbox').map((c) => c.checkoutId)).toEqual(['chk_b', 'chk_a'])
     expect(createdCheckouts([...LOG, smoke], 'sandbox', {includeRuns: true}).map((c) => c.checkoutId)).toEqual(['chk_smoke', 'chk_b', 'chk_a'])
     expect(createdCheckouts(LOG, 'prod')).toEqual([
-      {checkoutId: 'chk_p', amount: null, currency: null, createdAt: '2026-11-21T03:00:00.000Z', reference: null, state: 'created', refunded: null, lastAttempt: null, lastAttemptAt: null},
+      {
+        checkoutId: 'chk_p',
+        amount: null,
+        currency: null,
+        state: 'created',
+        stateAt: null,
+        createdAt: '2026-11-21T03:00:00.000Z',
+        reference: null,
+        lastAttempt: null,
+        lastAttemptAt: null,
+        source: 'local',
+      },
     ])
   })
 })

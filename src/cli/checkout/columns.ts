@@ -18,8 +18,8 @@ export const CHECKOUT_COLUMNS = [
   'updatedAt',
   'expiredAt',
 ]
-/** `checkout list`: the checkouts of the audit log. */
-export const CREATED_CHECKOUT_COLUMNS = ['checkoutId', 'amount', 'currency', 'createdAt', 'reference', 'state', 'refunded', 'lastAttempt', 'lastAttemptAt']
+/** `checkout list`: the checkouts of the audit log, their state read from the service. */
+export const CREATED_CHECKOUT_COLUMNS = ['checkoutId', 'amount', 'currency', 'state', 'stateAt', 'createdAt', 'reference', 'lastAttempt', 'lastAttemptAt', 'source']
 /** `checkout list --sandbox-seeded`. */
 export const SEEDED_CHECKOUT_COLUMNS = ['checkoutId', 'amount', 'currency', 'paidAt', 'reference', 'paymentStatus', 'possible']
 export const REFUND_COLUMNS = ['id', 'status', 'amount.value', 'amount.currency', 'reason', 'createdAt']

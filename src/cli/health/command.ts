@@ -15,7 +15,9 @@ import {BaseCommand} from '../base-command.js'
 import {idArg} from '../input-text.js'
 import {fieldsOf, type View} from '../output/view.js'
 import {askSecret, isInteractive, readStdin} from '../prompt.js'
+import {type AccessContext, reasonFor, recordAccess} from './access.js'
 import {USER_COLUMNS} from './columns.js'
+import {findByEmail} from './people.js'
 
 export const healthFlags = {
   language: Flags.string({
@@ -33,6 +35,9 @@ export const healthFlags = {
 
 /** `<userId>`, or `me` for the signed-in user. */
 export const userIdArg = idArg('user id, or "me" for the signed-in user', 'user id')
+
+/** `<userId|email>`: an email is looked up among the users the signed-in user may read. */
+export const userOrEmailArg = idArg('user id, email address, or "me" for the signed-in user', 'user id or email')
 
 export const USER_VIEW: View = {columns: USER_COLUMNS, fields: fieldsOf(User)}
 
@@ -72,6 +77,32 @@ export abstract class HealthCommand<T extends typeof Command> extends BaseComman
     if (this.dryRun) return 'me'
     const {data} = await client.call(healthOps.getUser)
     return data.id
+  }
+
+  /**
+   * The id of the user whose health data this command reads (`target`: an id, `me`, or with
+   * `email` an email address, looked up among the users the signed-in user may read). A read of
+   * another user needs a reason on production profiles (settled before anything is sent) and is
+   * written to the access log (./access.ts).
+   */
+  protected async readUserId(target: string, client: ServiceClient, options: {email?: boolean} = {}): Promise<string> {
+    const ctx: AccessContext = {
+      command: (this.id ?? '').replaceAll(':', ' '),
+      configDir: this.configDir,
+      dryRun: this.dryRun,
+      reason: (this.flags as {reason?: string}).reason,
+      resolved: await this.profile(),
+    }
+    const reason = await reasonFor(ctx, target)
+    if (options.email && target.includes('@')) {
+      const found = await findByEmail(target, client)
+      await recordAccess(ctx, {reason, signedInUser: found.signedInUser, user: found.userId})
+      return found.userId
+    }
+
+    const userId = await this.resolveUserId(target, client)
+    if (target !== 'me' && !this.dryRun) await recordAccess(ctx, {reason, signedInUser: await this.resolveUserId('me', client), user: userId})
+    return userId
   }
 
   /** The password: --password-stdin, --password (warned), or a hidden prompt in a terminal. Registered as a secret. */

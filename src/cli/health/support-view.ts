@@ -3,7 +3,7 @@
  * screen fits 80 columns.
  */
 import type {Event, PlanMedication, User} from '../../services/health/operations.js'
-import type {MonthSummary} from '../../services/health/support.js'
+import type {PeriodSummary} from '../../services/health/support.js'
 
 /** `08:00 x2, 20:00 x2` */
 function usageText(usage: PlanMedication['usageList']): string {
@@ -36,7 +36,7 @@ export function eventRows(events: readonly Event[], timeZone: string | undefined
     when: localMinute(e.date, timeZone),
     medication: e.medicationId ?? '',
     doses: e.doses ?? '',
-    night: e.nightEvent ? 'yes' : '',
+    night: e.nightEvent ? 'night' : '',
     symptoms: e.symptoms.join(','),
   }))
 }
@@ -57,12 +57,16 @@ export function userDetail(user: User): Record<string, unknown> {
   }
 }
 
-export function monthDetail(m: MonthSummary): Record<string, unknown> {
+export function periodDetail(m: PeriodSummary): Record<string, unknown> {
   return {
-    since: `${localMinute(m.startDate, m.timeZone).slice(0, 10)} (${m.timeZone})`,
     rescueEvents: m.rescueEvents,
     rescueAtNight: m.rescueNightEvents,
     controllerDoses: `${m.controllerDosesTaken} taken of ${m.controllerDosesPrescribed} prescribed`,
     adherence: m.adherencePercent === null ? 'n/a (no controller on the plan)' : `${m.adherencePercent}%`,
   }
+}
+
+/** `2026-11-21 14:05 to 2026-11-28 14:05 (Asia/Manila)` */
+export function periodText(m: Pick<PeriodSummary, 'endDate' | 'startDate' | 'timeZone'>): string {
+  return `${localMinute(m.startDate, m.timeZone)} to ${localMinute(m.endDate, m.timeZone)} (${m.timeZone})`
 }

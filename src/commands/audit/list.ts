@@ -6,10 +6,9 @@ import {damagedWarning, readAudit} from '../../audit/read.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {CHECKOUT_ZONE} from '../../cli/checkout/columns.js'
 import {outputFlags} from '../../cli/flags.js'
-import {UsageError} from '../../errors.js'
 import {ATTEMPT_OUTCOMES} from '../../http/client.js'
 import {checkoutService} from '../../services/checkout/operations.js'
-import {parseTimeInput} from '../../services/time-input.js'
+import {parseTimeRange} from '../../services/time-input.js'
 
 /** The operations that write audit lines, from the table (`audited: true`). */
 const AUDITED = Object.values(checkoutService.operations)
@@ -25,6 +24,7 @@ Each attempt at a checkout creation, void, refund, webhook change or customizati
   static override examples = [
     '<%= config.bin %> audit list',
     '<%= config.bin %> audit list --checkout chk_123 --json',
+    '<%= config.bin %> audit list --profile shop --since 7d',
     '<%= config.bin %> audit list --outcome "refused by rule" --since 24h',
     '<%= config.bin %> audit list --operation refundCheckout --limit 20',
     '<%= config.bin %> audit list --since 2026-11-01 --until 2026-12-01 -o csv',
@@ -33,17 +33,19 @@ Each attempt at a checkout creation, void, refund, webhook change or customizati
     limit: Flags.integer({description: 'show only the newest N entries', min: 1}),
     operation: Flags.string({description: 'only this operation', options: AUDITED}),
     checkout: Flags.string({description: 'only entries about this checkout id'}),
+    profile: Flags.string({char: 'p', description: "only entries written with this profile (a CI profile's apart from the merchant's)"}),
     outcome: Flags.string({description: 'only this outcome', options: [...ATTEMPT_OUTCOMES]}),
     since: Flags.string({description: 'only entries at or after this time: ISO 8601, a duration back from now (24h, 7d), today or yesterday'}),
     until: Flags.string({description: 'only entries before this time: ISO 8601, a duration back from now, today or yesterday'}),
   }
 
   static override view: View = {
-    columns: ['time', 'operation', 'outcome', 'status', 'code', 'amount.value', 'amount.currency', 'reason', 'checkoutId', 'refundId', 'webhookId'],
-    // Narrow terminals keep what happened to which checkout; the amount and the other ids follow.
+    columns: ['time', 'profile', 'operation', 'outcome', 'status', 'code', 'amount.value', 'amount.currency', 'reason', 'checkoutId', 'refundId', 'webhookId'],
+    // Narrow terminals keep what happened to which checkout and how much; the profile and the other ids follow.
     layout: {
-      'amount.currency': {priority: 4},
-      'amount.value': {priority: 3},
+      'amount.currency': {priority: 2},
+      'amount.value': {priority: 1},
+      profile: {kind: 'text', priority: 4},
       checkoutId: {kind: 'id', priority: 1},
       code: {priority: 2},
       operation: {kind: 'id', priority: 1},
@@ -61,12 +63,9 @@ Each attempt at a checkout creation, void, refund, webhook change or customizati
 
   async run(): Promise<{entries: AuditEntry[]; path: string}> {
     const {flags} = this
-    const now = new Date()
-    const since = flags.since === undefined ? undefined : parseTimeInput(flags.since, '--since', {now})
-    const until = flags.until === undefined ? undefined : parseTimeInput(flags.until, '--until', {now})
-    if (since && until && since.getTime() >= until.getTime()) throw new UsageError('--since must be before --until')
+    const {since, until} = parseTimeRange(flags.since, flags.until)
     const {damaged, entries} = await readAudit(this.configDir)
-    let selected = selectEntries(entries, {outcome: flags.outcome, operation: flags.operation, checkoutId: flags.checkout, since, until})
+    let selected = selectEntries(entries, {profile: flags.profile, outcome: flags.outcome, operation: flags.operation, checkoutId: flags.checkout, since, until})
     if (flags.limit) selected = selected.slice(-flags.limit)
     const warning = damagedWarning(auditPath(this.configDir), damaged)
     // Said even under --json: the list may miss what those lines held.

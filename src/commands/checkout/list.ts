@@ -7,35 +7,41 @@ import {BaseCommand} from '../../cli/base-command.js'
 import {CHECKOUT_ZONE, CREATED_CHECKOUT_COLUMNS, SEEDED_CHECKOUT_COLUMNS} from '../../cli/checkout/columns.js'
 import {hints} from '../../cli/hints.js'
 import {type View} from '../../cli/output/view.js'
+import {escapeControlChars} from '../../control-chars.js'
+import {OpsError} from '../../errors.js'
 import {createTransport} from '../../http/create-transport.js'
+import {withServiceStates} from '../../runtime/checkout/live-states.js'
 import {localSandbox, sandboxControl} from '../../runtime/sandbox-control.js'
 
 export default class CheckoutList extends BaseCommand<typeof CheckoutList> {
-  static override description = `List the checkouts created from this machine, newest first, from the local audit log.
+  static override description = `List the checkouts created from this machine, newest first, each with its state as the service reports it now.
 
-The checkout service has no endpoint that lists checkouts, so this reads the audit log (<config dir>/audit.jsonl; see opsctl audit list): every checkout created with the profile in use, with its amount, currency, when it was created, its reference, its state as far as the changes applied from here tell (created, voided, refunded and how much), and apart from that the last void or refund attempted on it from here and how that ended. Checkouts created by opsctl smoke or a scenario run's steps are left out unless --include-runs. Checkouts created elsewhere (another machine, the service's dashboard) are not in it. With --sandbox-seeded it lists instead the paid checkouts of a sandbox started with --seed, asked of the sandbox, with what the rules allow on each now (void or refund).`
+The checkout service has no endpoint that lists checkouts, so the list comes from the audit log (<config dir>/audit.jsonl; see opsctl audit list): every checkout created with the profile in use. Then each checkout shown is read from the service (a few at a time; --limit reads fewer): its state (paid, declined, expired, cancelled, pending, voided, refunded <amount>) and when it began, and its creation time, on the service's clock (source: service). Beside it, the last void or refund attempted on it from here and how that ended, on this machine's clock. --no-refresh reads nothing: the state is then what the changes applied from here tell (created, voided, refunded <amount>), with this machine's times (source: local); so is a checkout the service no longer knows. Every format has the same fields. Checkouts created by opsctl smoke or a scenario run's steps are left out unless --include-runs. Checkouts created elsewhere (another machine, the service's dashboard) are not in it. With --sandbox-seeded it lists instead the paid checkouts of a sandbox started with --seed, asked of the sandbox, with what the rules allow on each now (void or refund).`
   static override examples = [
     '<%= config.bin %> checkout list',
     '<%= config.bin %> checkout list --limit 5 --json',
+    '<%= config.bin %> checkout list --no-refresh -o csv',
     '<%= config.bin %> checkout list --sandbox-seeded',
   ]
   static override flags = {
     'include-runs': Flags.boolean({description: 'also the checkouts created by smoke and scenario runs (left out by default)'}),
-    limit: Flags.integer({description: 'show only the newest N checkouts', min: 1}),
-    'sandbox-seeded': Flags.boolean({description: "list the sandbox's seeded paid checkouts instead (sandbox start --seed)", exclusive: ['limit', 'include-runs']}),
+    limit: Flags.integer({description: 'show only the newest N checkouts (and read only those from the service)', min: 1}),
+    refresh: Flags.boolean({allowNo: true, default: true, description: "read each checkout's state from the service (--no-refresh: the local view, nothing sent)"}),
+    'sandbox-seeded': Flags.boolean({description: "list the sandbox's seeded paid checkouts instead (sandbox start --seed)", exclusive: ['limit', 'include-runs', 'no-refresh']}),
   }
   static override view: View = {
     columns: CREATED_CHECKOUT_COLUMNS,
     layout: {
       amount: {priority: 1},
       checkoutId: {kind: 'id', priority: 1},
-      createdAt: {priority: 1},
+      createdAt: {priority: 3},
       currency: {priority: 3},
       lastAttempt: {kind: 'text', priority: 2},
       lastAttemptAt: {priority: 4},
-      reference: {kind: 'text', priority: 3},
-      refunded: {priority: 2},
+      reference: {kind: 'text', priority: 4},
+      source: {priority: 4},
       state: {priority: 1},
+      stateAt: {priority: 2},
     },
     list: 'checkouts',
     zone: CHECKOUT_ZONE,
@@ -67,9 +73,19 @@ The checkout service has no endpoint that lists checkouts, so this reads the aud
     if (this.flags.limit) checkouts = checkouts.slice(0, this.flags.limit)
     if (checkouts.length === 0) {
       this.note(`No checkouts created from this machine with profile ${name} yet.\n  ${hints.checkoutCreate}\n  ${hints.checkoutListSeeded}`)
+      return {checkouts}
     }
 
-    return {checkouts}
+    if (!this.flags.refresh) return {checkouts}
+    const live = await withServiceStates(await this.client('checkout'), checkouts).catch((error: unknown) => {
+      if (error instanceof OpsError) error.suggestions.push(hints.checkoutListLocal)
+      throw error
+    })
+    if (live.missing.length > 0) {
+      process.stderr.write(escapeControlChars(`Warning: the service does not know ${live.missing.join(', ')} (404): shown as this machine's log tells (source local)`) + '\n')
+    }
+
+    return {checkouts: live.checkouts}
   }
 
   protected override get view(): View {

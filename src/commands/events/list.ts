@@ -1,6 +1,7 @@
 import {EVENT_COLUMNS} from '../../cli/health/columns.js'
 import {HealthCommand, healthFlags, userIdArg} from '../../cli/health/command.js'
 import {eventFilterFlags, eventsQueryFromFlags} from '../../cli/health/events.js'
+import {reasonFlags} from '../../cli/health/reason-flag.js'
 import {type ColumnLayout, fieldsOf, type View} from '../../cli/output/view.js'
 import {type PagedDocument, pagingFlags} from '../../cli/paging.js'
 import {RECENT_EVENT_IDS, rememberEventIds} from '../../profiles/recent-events.js'
@@ -31,7 +32,7 @@ One page (50 events) by default. --limit N reads pages until N events; --all fol
     '<%= config.bin %> events list me --all --output ndjson > events.ndjson',
     '<%= config.bin %> events list me --limit 120 --output csv',
   ]
-  static override flags = {...healthFlags, ...eventFilterFlags, ...pagingFlags(healthOps.getEvents)}
+  static override flags = {...healthFlags, ...reasonFlags, ...eventFilterFlags, ...pagingFlags(healthOps.getEvents)}
   static override view: View = {columns: EVENT_COLUMNS, fields: fieldsOf(Event), layout: EVENT_LAYOUT, list: 'events'}
 
   /** In table, CSV and ndjson form the events were written as they arrived, and `events` is empty. */
@@ -39,7 +40,7 @@ One page (50 events) by default. --limit N reads pages until N events; --all fol
     const {flags} = this
     const query = eventsQueryFromFlags(flags)
     const client = await this.health()
-    const userId = await this.resolveUserId(this.args.userId, client)
+    const userId = await this.readUserId(this.args.userId, client)
     const newest: string[] = []
     const remember = (e: Event) => newest.length < RECENT_EVENT_IDS && typeof e.id === 'string' && newest.push(e.id)
     const document = await this.streamPages(client, healthOps.getEvents, {params: {userId}, query}, {onItem: remember})

@@ -2,6 +2,7 @@ import {Flags} from '@oclif/core'
 
 import {HealthCommand, healthFlags, userIdArg} from '../../cli/health/command.js'
 import {chartMetrics, metricRows} from '../../cli/health/metrics-view.js'
+import {reasonFlags} from '../../cli/health/reason-flag.js'
 import {type View} from '../../cli/output/view.js'
 import {METRIC_TABLE} from '../../services/health/metrics.js'
 import {healthOps, type MetricsResult} from '../../services/health/operations.js'
@@ -20,6 +21,7 @@ Names must be supported for the periods asked (see "metrics names"); an unsuppor
   ]
   static override flags = {
     ...healthFlags,
+    ...reasonFlags,
     name: Flags.string({delimiter: ',', description: 'metric name (repeatable or comma separated)', multiple: true, multipleNonGreedy: true, required: true}),
     period: Flags.string({delimiter: ',', description: 'series, daily, weekly or monthly (repeatable or comma separated)', multiple: true, multipleNonGreedy: true}),
     start: Flags.string({description: 'start of the range: ISO 8601, a duration back from now (7d), today or yesterday (default: 30d)'}),
@@ -44,7 +46,7 @@ Names must be supported for the periods asked (see "metrics names"); an unsuppor
       ...parseDateRange(flags.start, flags.end),
     }
     const client = await this.health()
-    const userId = await this.resolveUserId(this.args.userId, client)
+    const userId = await this.readUserId(this.args.userId, client)
     const {data} = await client.call(healthOps.getMetrics, {params: {userId}, query})
     if (flags.chart && !this.documentWanted) {
       process.stdout.write((await chartMetrics(data, {width: process.stdout.columns || 80})) + '\n')

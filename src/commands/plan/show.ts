@@ -1,5 +1,6 @@
 import {PLAN_COLUMNS} from '../../cli/health/columns.js'
 import {HealthCommand, healthFlags, userIdArg} from '../../cli/health/command.js'
+import {reasonFlags} from '../../cli/health/reason-flag.js'
 import {planRows} from '../../cli/health/support-view.js'
 import {type View} from '../../cli/output/view.js'
 import {healthOps, type PlanMedication} from '../../services/health/operations.js'
@@ -10,7 +11,7 @@ export default class PlanShow extends HealthCommand<typeof PlanShow> {
 
 A caregiver linked to the patient may read it. --json gives {userId, medications}.`
   static override examples = ['<%= config.bin %> plan show me', '<%= config.bin %> plan show 65f1c0ffee00000000000001 --json']
-  static override flags = {...healthFlags}
+  static override flags = {...healthFlags, ...reasonFlags}
 
   static override view: View = {
     columns: PLAN_COLUMNS,
@@ -20,7 +21,7 @@ A caregiver linked to the patient may read it. --json gives {userId, medications
 
   async run(): Promise<{medications: PlanMedication[]; userId: string}> {
     const client = await this.health()
-    const userId = await this.resolveUserId(this.args.userId, client)
+    const userId = await this.readUserId(this.args.userId, client)
     const {data} = await client.call(healthOps.getUserById, {params: {userId}})
     const result = {userId: data.id, medications: data.plan?.medications ?? []}
     return result

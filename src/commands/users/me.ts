@@ -1,8 +1,11 @@
 import {HealthCommand, healthFlags, USER_VIEW} from '../../cli/health/command.js'
+import {LINKED_PATIENT_COLUMNS, type LinkedPatient, linkedPatients} from '../../cli/health/people.js'
 import {healthOps, type User} from '../../services/health/operations.js'
 
 export default class UsersMe extends HealthCommand<typeof UsersMe> {
-  static override description = 'Show the signed-in user, plan included under --json'
+  static override description = `Show the signed-in user, and a caregiver's linked patients (name, email, id)
+
+The linked patients are the users a caregiver may read besides themself: their ids go to users inspect, events list, metrics get and plan show (or their emails to users get and users inspect). --json gives the user document, plan included, with linkedPatients.`
   static override examples = [
     '<%= config.bin %> users me',
     '<%= config.bin %> users me --json',
@@ -12,9 +15,17 @@ export default class UsersMe extends HealthCommand<typeof UsersMe> {
 
   static override view = USER_VIEW
 
-  async run(): Promise<User> {
+  async run(): Promise<User & {linkedPatients: LinkedPatient[]}> {
     const client = await this.health()
     const {data} = await client.call(healthOps.getUser)
-    return data
+    const document = {...data, linkedPatients: await linkedPatients(data, client)}
+    if (this.format === 'table' && !this.documentWanted && !this.globals.columns?.length && document.linkedPatients.length > 0) {
+      await this.renderPart(data, USER_VIEW)
+      process.stdout.write(`\nLinked patients (${document.linkedPatients.length})\n`)
+      await this.renderPart(document.linkedPatients, {columns: LINKED_PATIENT_COLUMNS, layout: {email: {kind: 'id', priority: 1}, id: {kind: 'id', priority: 1}, name: {kind: 'text', priority: 2}}})
+      this.markShown()
+    }
+
+    return document
   }
 }

@@ -9,11 +9,11 @@ import {zoneOffsetMs} from '../zone-offset.js'
 /** How many of the newest events the view shows by default (one page holds up to 50). */
 export const INSPECT_EVENTS = 10
 
-/** The daily metrics this month's summary is made of. */
-export const MONTH_METRICS = ['eventsRescue', 'eventsRescueNight', 'eventsControllerAdministered', 'eventsControllerPrescribed'] as const
+/** The daily metrics the period's summary is made of. */
+export const PERIOD_METRICS = ['eventsRescue', 'eventsRescueNight', 'eventsControllerAdministered', 'eventsControllerPrescribed'] as const
 
-export interface MonthSummary {
-  /** First instant of this month in the user's time zone, and now. */
+export interface PeriodSummary {
+  /** The period: from --since (default the first instant of this month in the user's time zone) to --until (default the service's now). */
   startDate: string
   endDate: string
   timeZone: string
@@ -30,7 +30,7 @@ export interface Inspection {
   user: User
   plan: {medications: PlanMedication[]}
   events: Event[]
-  metrics: MonthSummary
+  metrics: PeriodSummary
 }
 
 function knownZone(timeZone: string): boolean {
@@ -51,8 +51,8 @@ export function monthStart(now: Date, timeZone: string): Date {
   return new Date(guess - zoneOffsetMs(guess - zoneOffsetMs(guess, timeZone), timeZone))
 }
 
-/** This month's summary from a getMetrics answer for MONTH_METRICS, daily. */
-export function summarizeMonth(result: MetricsResult, range: {endDate: string; startDate: string; timeZone: string}): MonthSummary {
+/** The period's summary from a getMetrics answer for PERIOD_METRICS, daily. */
+export function summarizePeriod(result: MetricsResult, range: {endDate: string; startDate: string; timeZone: string}): PeriodSummary {
   const days = result.periods.daily ?? []
   const sum = (name: string) => days.reduce((total, d) => total + (d.values[name] ?? 0), 0)
   let taken = 0
