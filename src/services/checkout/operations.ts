@@ -12,7 +12,6 @@
 import * as z from 'zod'
 
 import {defineService} from '../../http/operation.js'
-import {buttonContrastProblem} from './contrast.js'
 import {AMOUNT_PATTERN, amountOfNumber, centsOf, quantityOfNumber} from './money.js'
 
 // ---------------------------------------------------------------------------------------------
@@ -248,13 +247,7 @@ export const CustomizationRequest = z.looseObject({
   iconUrl: HttpUrl,
   appleTouchIconUrl: HttpUrl,
   customTitle: z.string().trim().min(1),
-  colorScheme: z
-    .string()
-    .regex(HEX_COLOR, 'expected a hex colour such as #1a2b3c')
-    .superRefine((color, ctx) => {
-      const problem = HEX_COLOR.test(color) ? buttonContrastProblem(color) : undefined
-      if (problem) ctx.addIssue({code: 'custom', message: problem})
-    }),
+  colorScheme: z.string().regex(HEX_COLOR, 'expected a hex colour such as #1a2b3c'),
 })
 export type CustomizationRequest = z.infer<typeof CustomizationRequest>
 
