@@ -12,7 +12,7 @@
 import * as z from 'zod'
 
 import {defineService} from '../../http/operation.js'
-import {AMOUNT_PATTERN, amountOfNumber, centsOf, quantityOfNumber} from './money.js'
+import {AMOUNT_PATTERN, amountOfNumber, centsOf, QUANTITY_PATTERN, quantityOfNumber} from './money.js'
 
 // ---------------------------------------------------------------------------------------------
 // Shared pieces
@@ -80,8 +80,8 @@ export const ItemRequest = z.looseObject({
   name: z.string().min(1),
   code: z.string().optional(),
   description: z.string().optional(),
-  /** "quantity, sent as a numeric string": a whole number of 1 or more (a JSON number is accepted and becomes the string). */
-  quantity: stringOrNumber('a whole number of 1 or more', quantityOfNumber, z.string().regex(/^[1-9]\d*$/, 'expected a whole number of 1 or more')).optional(),
+  /** "quantity, sent as a numeric string" (a JSON number is accepted and becomes the string). */
+  quantity: stringOrNumber('a numeric string such as "2"', quantityOfNumber, z.string().regex(QUANTITY_PATTERN, 'expected a numeric string such as "2"')).optional(),
   amount: ItemAmountRequest.optional(),
   totalAmount: ItemAmountRequest.optional(),
 })
