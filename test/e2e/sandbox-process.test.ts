@@ -84,6 +84,17 @@ describe('opsctl sandbox clock', () => {
     expect((await sandbox.control('clock')).now.slice(0, 10)).toBe('2027-01-01')
   })
 
+  it('refuses a --set before the clock\'s now (exit 2, naming the current time) and leaves the clock where it was', async () => {
+    const before = (await sandbox.control('clock')).now
+    const result = await runCommand(SandboxClock, ['--set', '2026-11-21T15:00:00Z'])
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain(`--set 2026-11-21T15:00:00Z is before the sandbox clock, now ${before.slice(0, 16)}`)
+    expect(result.stderr).toContain('the clock moves forward only')
+    const after = (await sandbox.control('clock')).now
+    expect(Date.parse(after) - Date.parse(before)).toBeGreaterThanOrEqual(0)
+    expect(Date.parse(after) - Date.parse(before)).toBeLessThan(60_000)
+  })
+
   it('refuses a malformed duration without calling the sandbox (exit 2)', async () => {
     const result = await runCommand(SandboxClock, ['--advance', 'a while'])
     expect(result.code).toBe(2)

@@ -2,6 +2,7 @@ import type {FastifyInstance, FastifyRequest} from 'fastify'
 
 import type {Tenant} from './tenants.js'
 
+import {clockTimeProblem} from '../../services/clock-bounds.js'
 import {parseDuration} from '../../services/duration.js'
 import {ClockMoveError} from './clock.js'
 import {FaultScript, MAX_PENDING_FAULTS} from './faults.js'
@@ -39,6 +40,9 @@ export function registerControlRoutes(app: FastifyInstance, deps: ControlDeps): 
     if (typeof body.set === 'string') {
       const at = body.set
       if (Number.isNaN(Date.parse(at))) throw bad(`"set" must be an ISO 8601 time, got ${at}`)
+      const now = ctx.clock.now()
+      // what fell due on the way has happened: going back would undo it (a void before its payment)
+      if (Date.parse(at) < now.getTime() && !clockTimeProblem(Date.parse(at))) throw bad(`"set" ${at} is before the clock's now, ${now.toISOString()}: the clock moves forward only (POST /__sandbox/reset starts the tenant over)`)
       moveClock(() => ctx.clock.set(at))
     } else if (typeof body.advance === 'string' || typeof body.advance === 'number') {
       const ms = typeof body.advance === 'number' ? body.advance : parseDuration(body.advance)

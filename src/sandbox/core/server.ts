@@ -199,6 +199,9 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
     async onReset(tenant) {
       for (const m of tenant.states.values()) await m.reset()
       await tenant.pending.clear()
+      // a tenant starts over at the real time: the only way its forward-only clock goes back
+      tenant.clock.restore(0)
+      await tenant.savedClock.set(0)
     },
   })
   registerStateRoutes(app, {store, tenantOf: tenantOfRequest})
