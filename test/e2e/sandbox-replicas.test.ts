@@ -251,6 +251,35 @@ describe.skipIf(skip !== undefined)(`two sandbox replicas on one PostgreSQL${ski
       expect(smoke.code, smoke.stdout + smoke.stderr).toBe(0)
     }
   })
+  it('removes a tenant created with --ttl 2s a few seconds later: its URLs refused and not listed, through either replica', async () => {
+    for (const [maker, other] of [replicas, [...replicas].reverse()]) {
+      const env = {OPSCTL_CONFIG_DIR: maker.configDir, OPSCTL_SANDBOX_TOKEN: TOKEN}
+      const created = await runCli(['sandbox', 'tenant', 'create', '--sandbox-url', maker.origin, '--ttl', '2s', '--json'], {env})
+      expect(created.code, created.stderr).toBe(0)
+      const tenant = JSON.parse(created.stdout)
+      expect(Date.parse(tenant.expiresAt) - Date.parse(tenant.createdAt)).toBeGreaterThanOrEqual(2000)
+      const listed = async (origin: string) => (await call(origin, '/__sandbox/tenants', {token: TOKEN})).body.tenants.map((t: {id: string}) => t.id)
+      expect(await listed(other.origin)).toContain(tenant.id)
+      const id = await createCheckout(`${other.origin}/t/${tenant.id}`, '10.00', tenant.publicKey)
+
+      // polled, not slept: gone once its TTL has passed and a replica looked
+      await until(async () => !(await listed(other.origin)).includes(tenant.id))
+      expect(await listed(maker.origin)).not.toContain(tenant.id)
+      for (const origin of [maker.origin, other.origin]) {
+        const read = await call(origin, `/t/${tenant.id}/checkout/v1/checkouts/${id}`, {key: tenant.secretKey})
+        expect([401, 404]).toContain(read.status)
+      }
+
+      const rows = new pgDriver.Client({connectionString: pg.url})
+      await rows.connect()
+      try {
+        await until(async () => Number((await rows.query('SELECT count(*) AS n FROM documents WHERE tenant = $1', [tenant.id])).rows[0].n) === 0)
+      } finally {
+        await rows.end()
+      }
+    }
+  })
+
   /**
    * One more replica, killed with SIGKILL once `killAfter` writes were answered, with other writes in
    * flight. Every checkout it answered (created; paid) is then on the surviving replica as answered.

@@ -77,6 +77,8 @@ export class DueDeliveries {
   }
 
   private async claimUnheld(lapsedBefore = Date.now()): Promise<void> {
+    // tenants past their TTL go on the same beat, from whichever replica looks first
+    await this.tenants.removeExpired()
     const claimed = await claimDueDeliveries(this.store, {lapsedBefore, limit: POLL_BATCH, until: Date.now() + CLAIM_MS})
     for (const {due, id, tenant: tenantId} of claimed) {
       const tenant = await this.tenants.get(tenantId)
