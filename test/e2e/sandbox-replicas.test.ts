@@ -352,6 +352,40 @@ describe.skipIf(skip !== undefined)(`two sandbox replicas on one PostgreSQL${ski
     for (const id of acknowledged) expect([id, (await call(survivor.origin, `/checkout/v1/checkouts/${id}`, {key: SANDBOX_KEYS.secretKey})).status]).toEqual([id, 200])
   })
 
+  it("expires an unpaid checkout once as its tenant's clock passes the hour: the clock moved through one replica, CHECKOUT_DROPOUT sent once, the log the same through both", async () => {
+    const [a, b] = replicas
+    const received: string[] = []
+    const receiver = await listenOnLoopback(
+      createServer((req: IncomingMessage, res: ServerResponse) => {
+        let body = ''
+        req.on('data', (chunk) => (body += chunk))
+        req.on('end', () => {
+          received.push(`${req.headers['x-checkout-event']} ${JSON.parse(body).id}`)
+          res.writeHead(200).end()
+        })
+      }),
+    )
+    const db = new pgDriver.Client({connectionString: pg.url})
+    await db.connect()
+    try {
+      const tenant = await a.control('/tenants', {})
+      const base = `/t/${tenant.id}`
+      const hook = await call(a.origin, `${base}/checkout/v1/webhooks`, {method: 'POST', key: tenant.secretKey, json: {name: 'CHECKOUT_DROPOUT', callbackUrl: `${receiver.origin}/dropout`}})
+      expect(hook.status).toBe(200)
+      const id = await createCheckout(a.origin + base, '42.00', tenant.publicKey)
+      expect((await call(b.origin, `${base}/__sandbox/clock`, {method: 'POST', token: TOKEN, json: {advance: '61m'}})).status).toBe(200)
+      const logOf = async (origin: string) => (await call(origin, `${base}/__sandbox/webhook-deliveries`, {token: TOKEN})).body.deliveries
+      await until(async () => (await logOf(a.origin)).length > 0)
+      await until(async () => Number((await db.query('SELECT count(*) AS n FROM deliveries WHERE tenant = $1', [tenant.id])).rows[0].n) === 0)
+      expect(received).toEqual([`CHECKOUT_DROPOUT ${id}`])
+      expect(await logOf(b.origin)).toEqual(await logOf(a.origin))
+      expect((await logOf(b.origin)).map((d: {event: string; outcome: string}) => [d.event, d.outcome])).toEqual([['CHECKOUT_DROPOUT', 'delivered']])
+    } finally {
+      await db.end()
+      await receiver.close()
+    }
+  })
+
   it('delivers once, through the other replica, a webhook that was due when its replica died', async () => {
     const received: {status: number; id: string}[] = []
     const held: ServerResponse[] = []
@@ -393,7 +427,9 @@ describe.skipIf(skip !== undefined)(`two sandbox replicas on one PostgreSQL${ski
       answer = 200
       // the other replicas take it over once the dead one's claim lapses
       await until(() => received.length > 0)
-      await until(async () => Number((await db.query('SELECT count(*) AS n FROM deliveries')).rows[0].n) === 0)
+      // its deliveries are done (the checkout's expiry, due in an hour, stays)
+      const deliveries = `SELECT count(*) AS n FROM deliveries WHERE tenant = $1 AND doc NOT LIKE '%"kind":"job"%'`
+      await until(async () => Number((await db.query(deliveries, [tenant.id])).rows[0].n) === 0)
       expect(received).toEqual([{id, status: 200}])
     } finally {
       await db.end()

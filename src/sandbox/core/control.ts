@@ -11,6 +11,8 @@ interface ControlDeps {
   /** the tenant the request's URL names */
   tenantOf(request: FastifyRequest): Tenant
   onReset(tenant: Tenant): Promise<void>
+  /** The tenant's clock moved by `ms` (in the request's transaction): what falls due on the way happens */
+  onClockMoved(tenant: Tenant, ms: number): Promise<void>
 }
 
 /**
@@ -35,7 +37,9 @@ export function registerControlRoutes(app: FastifyInstance, deps: ControlDeps): 
 
   app.get('/__sandbox/clock', async (request) => ({now: deps.tenantOf(request).clock.now().toISOString()}))
   app.post('/__sandbox/clock', async (request) => {
-    const {clock, ctx, savedClock} = deps.tenantOf(request)
+    const tenant = deps.tenantOf(request)
+    const {clock, ctx, savedClock} = tenant
+    const before = clock.offset
     const body = (request.body ?? {}) as {advance?: unknown; set?: unknown}
     if (typeof body.set === 'string') {
       const at = body.set
@@ -54,6 +58,7 @@ export function registerControlRoutes(app: FastifyInstance, deps: ControlDeps): 
 
     // saved here too (beside the clock's onMove), so a failed save fails this request and rolls the clock back
     await savedClock.set(clock.offset)
+    await deps.onClockMoved(tenant, clock.offset - before)
     return {now: ctx.clock.now().toISOString()}
   })
 

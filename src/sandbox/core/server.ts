@@ -20,6 +20,7 @@ import {answer, handlersOf} from './answer.js'
 import {SandboxClock} from './clock.js'
 import {newControlToken, registerControlGuard} from './control-guard.js'
 import {registerControlRoutes} from './control.js'
+import {registerDeliveryRoutes} from './delivery-routes.js'
 import {DueDeliveries} from './due-deliveries.js'
 import {ErrorShapes, fieldsOf} from './error-shapes.js'
 import {FaultQueue} from './faults.js'
@@ -30,7 +31,7 @@ import {type SandboxStore, type TenantStore} from './store.js'
 import {DEFAULT_TENANT, tenantPath} from './tenant-ids.js'
 import {registerTenantRoutes} from './tenant-routes.js'
 import {keyKindOf, publishedKeyKind, readyForHandler, registerTenantResolution, rewriteTenantUrl, type Tenant, tenantOf, Tenants} from './tenants.js'
-import {WebhookDeliveries} from './webhooks.js'
+import {WebhookSender} from './webhooks.js'
 
 export interface SandboxOptions {
   port?: number
@@ -131,10 +132,11 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
         })
       },
       commitNow: (change) => store.commitNow(change),
+      schedule: (service, at, work) => parts.pending.schedule(service, work, at, tenantClock.offset),
     }
     const tenant: Tenant = {
       ctx,
-      deliveries: new WebhookDeliveries(tenantClock),
+      deliveries: new WebhookSender(),
       events,
       faults: new FaultQueue(parts.handle),
       id,
@@ -155,7 +157,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
   const tenantOfRequest = (request: FastifyRequest) => tenantOf(request, tenants)
   const contextOf: ContextOf = (request) => tenantOfRequest(request).ctx
 
-  const webhooks = new DueDeliveries(store, tenants)
+  const webhooks = new DueDeliveries(store, tenants, modules)
   const deliver = (tenant: Tenant, id: string) => webhooks.claimAndDeliver(tenant, id)
 
   /** Commits what the request wrote, then lets listeners hear the events of those changes. Throws (or rejects) when the commit fails. */
@@ -196,6 +198,10 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
 
   registerControlRoutes(app, {
     tenantOf: tenantOfRequest,
+    async onClockMoved(tenant, ms) {
+      await tenant.pending.shift(ms)
+      store.afterCommit(() => webhooks.pollNow())
+    },
     async onReset(tenant) {
       for (const m of tenant.states.values()) await m.reset()
       await tenant.pending.clear()
@@ -215,7 +221,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
   })
   for (const m of modules) m.control?.(app, contextOf)
 
-  app.get('/__sandbox/webhook-deliveries', async (request) => ({deliveries: tenantOfRequest(request).deliveries.attempts}))
+  registerDeliveryRoutes(app, tenantOfRequest)
 
   if (options.seed && created) {
     for (const m of modules) await m.seed?.(own.ctx)

@@ -19,7 +19,7 @@ import type {SandboxClock} from './clock.js'
 import type {ErrorShapes} from './error-shapes.js'
 import type {FaultQueue} from './faults.js'
 import type {PendingDeliveries, SavedClock} from './state.js'
-import type {WebhookDeliveries} from './webhooks.js'
+import type {WebhookSender} from './webhooks.js'
 
 import {SANDBOX_KEYS,SANDBOX_MAX_TENANTS} from '../../services/sandbox-defaults.js'
 import {DocTable, type SandboxStore} from './store.js'
@@ -43,7 +43,8 @@ export interface Tenant {
   faults: FaultQueue
   /** its recent events, for GET /__sandbox/events */
   events: (SandboxEvent & {at: string})[]
-  deliveries: WebhookDeliveries
+  /** sends its deliveries' attempts */
+  deliveries: WebhookSender
   /** the kind of a checkout API key when it is one of this tenant's; undefined for any other */
   keyKind(key: string): KeyKind | undefined
 }
