@@ -12,9 +12,8 @@ export default class SandboxClock extends BaseCommand<typeof SandboxClock> {
   static override description = `Show or move the clock of the sandbox the profile points at.
 
 Every sandbox rule reads this clock: the void window, session expiry, checkout expiry, metric ranges.
-The clock moves forward only (a --set before its now is refused; sandbox reset starts the tenant over), and
-what falls due on the way happens, in order: an unpaid checkout expires an hour after it was created
-(CHECKOUT_DROPOUT), a failed webhook delivery is retried 5, 15 and 45 minutes after each failure.`
+
+The clock moves forward only (a --set before its now is refused, exit 2; "sandbox reset" starts the tenant over), and what falls due on the way happens, in order: an unpaid checkout expires an hour after it was created (CHECKOUT_DROPOUT), a failed webhook delivery is retried 5, 15 and 45 minutes after each failure.`
   static override examples = [
     '<%= config.bin %> sandbox clock',
     '<%= config.bin %> sandbox clock --advance 24h',
