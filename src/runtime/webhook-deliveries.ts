@@ -4,24 +4,9 @@
  * replica answers the same.
  */
 import type {Transport} from '../http/transport.js'
+import type {DeliveryAttempt} from '../services/webhook-delivery.js'
 
 import {sandboxControl, type SandboxControlTarget} from './sandbox-control.js'
-
-/** One attempt of a delivery, as the sandbox logs it. */
-export interface DeliveryAttempt {
-  deliveryId: string
-  event: string
-  checkoutId: string
-  url: string
-  attempt: number
-  /** the tenant's time the attempt was due at */
-  at: string
-  /** the receiver's HTTP status; null when the connection failed */
-  status: null | number
-  error?: string
-  durationMs: number
-  outcome: 'delivered' | 'gave-up' | 'resent' | 'retrying'
-}
 
 export async function listDeliveries(transport: Transport, sandbox: SandboxControlTarget, checkoutId?: string): Promise<DeliveryAttempt[]> {
   const path = checkoutId === undefined ? 'webhook-deliveries' : `webhook-deliveries?checkout=${encodeURIComponent(checkoutId)}`

@@ -4,7 +4,8 @@ import {BaseCommand} from '../../cli/base-command.js'
 import {type View} from '../../cli/output/view.js'
 import {createTransport} from '../../http/create-transport.js'
 import {localSandbox} from '../../runtime/sandbox-control.js'
-import {type DeliveryAttempt, listDeliveries} from '../../runtime/webhook-deliveries.js'
+import {listDeliveries} from '../../runtime/webhook-deliveries.js'
+import {type DeliveryAttempt} from '../../services/webhook-delivery.js'
 
 export default class WebhookDeliveries extends BaseCommand<typeof WebhookDeliveries> {
   static override requiresSandbox = {why: 'webhook deliveries reads the delivery log of a sandbox'}

@@ -4,7 +4,8 @@ import {BaseCommand} from '../../cli/base-command.js'
 import {type View} from '../../cli/output/view.js'
 import {createTransport} from '../../http/create-transport.js'
 import {localSandbox} from '../../runtime/sandbox-control.js'
-import {type DeliveryAttempt, resendDelivery} from '../../runtime/webhook-deliveries.js'
+import {resendDelivery} from '../../runtime/webhook-deliveries.js'
+import {type DeliveryAttempt} from '../../services/webhook-delivery.js'
 
 export default class WebhookResend extends BaseCommand<typeof WebhookResend> {
   static override requiresSandbox = {why: 'webhook resend asks a sandbox to send a delivery again'}

@@ -4,6 +4,7 @@
  */
 import {randomUUID} from 'node:crypto'
 
+import type {DeliveryAttempt as ListedAttempt} from '../../services/webhook-delivery.js'
 import type {ModuleState, SandboxEvent, SandboxModule} from '../types.js'
 
 import {importJsonStateFile} from './legacy-state-file.js'
@@ -35,22 +36,9 @@ export interface DueJob {
 
 export type DueWork = DueDelivery | DueJob
 
-/** One attempt of a delivery as the log keeps it (`GET /__sandbox/webhook-deliveries`). */
-export interface DeliveryAttempt {
-  deliveryId: string
+/** One attempt of a delivery as the log keeps it: as listed, and the bytes it sent (for a resend). */
+export interface DeliveryAttempt extends ListedAttempt {
   event: SandboxEvent['type']
-  checkoutId: string
-  url: string
-  attempt: number
-  /** the tenant's time the attempt was due at */
-  at: string
-  /** the receiver's HTTP status; null when the connection failed */
-  status: null | number
-  error?: string
-  durationMs: number
-  /** delivered (a 2xx), retrying (another attempt is due), gave-up (the last attempt failed), resent (by hand) */
-  outcome: 'delivered' | 'gave-up' | 'resent' | 'retrying'
-  /** the bytes sent, for a resend */
   body: string
 }
 
