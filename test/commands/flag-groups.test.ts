@@ -16,7 +16,7 @@ import {pathParams} from '../../src/http/operation.js'
 import {cli, type CommandHarness, commandHarness, loadConfig} from '../helpers/command.js'
 
 /** Confirms a change that is not a service call: a local removal, a whole sandbox state replaced or a tenant deleted through control routes. */
-const LOCAL_CHANGES = new Set(['profile:remove', 'sandbox:import', 'sandbox:tenant:delete'])
+const LOCAL_CHANGES = new Set(['profile:remove', 'sandbox:import', 'sandbox:reset', 'sandbox:tenant:delete'])
 
 async function commandClasses(): Promise<[string, typeof BaseCommand][]> {
   const config = await loadConfig()
