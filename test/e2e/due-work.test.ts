@@ -81,6 +81,20 @@ describe('due work on the sandbox clock', () => {
     }
   })
 
+  it('real time passing does it too: a checkout 2 seconds short of its hour expires as those seconds pass, with nothing advanced or read', async () => {
+    const hook = await json(WebhookRegister, ['--name', 'CHECKOUT_DROPOUT', '--url', `${receiver.origin}/dropout`])
+    try {
+      const id = await newCheckout()
+      await json(SandboxClock, ['--advance', '3598s'])
+      // polled, not slept: the sandbox's own beat finds it due once two real seconds have passed
+      const [dropout] = await deliveriesOf(id, 1)
+      expect(dropout).toMatchObject({checkoutId: id, event: 'CHECKOUT_DROPOUT', outcome: 'delivered'})
+      expect(Date.parse(dropout.at)).toBeGreaterThanOrEqual(Date.parse((await json(CheckoutGet, [id])).expiredAt))
+    } finally {
+      await run(WebhookDelete, [hook.id, '--yes'])
+    }
+  })
+
   it('webhook deliveries lists the 4 attempts at 0, 5, 20 and 65 minutes of a failing receiver, one delivery id; webhook resend sends the same bytes', async () => {
     const hook = await json(WebhookRegister, ['--name', 'CHECKOUT_SUCCESS', '--url', `${receiver.origin}/paid`])
     answer = 503
