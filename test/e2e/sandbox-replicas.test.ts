@@ -389,12 +389,15 @@ describe.skipIf(skip !== undefined)(`two sandbox replicas on one PostgreSQL${ski
   it('delivers once, through the other replica, a webhook that was due when its replica died', async () => {
     const received: {status: number; id: string}[] = []
     const held: ServerResponse[] = []
+    /** the delivery id of each request, held or answered */
+    const deliveryIds: unknown[] = []
     let answer: 'hold' | 200 = 'hold'
     const receiver = await listenOnLoopback(
       createServer((req: IncomingMessage, res: ServerResponse) => {
         let body = ''
         req.on('data', (chunk) => (body += chunk))
         req.on('end', () => {
+          deliveryIds.push(req.headers['x-checkout-delivery-id'])
           if (answer === 'hold') {
             // the replica's attempt hangs here: the delivery is claimed and under way when the replica dies
             held.push(res)
@@ -431,6 +434,9 @@ describe.skipIf(skip !== undefined)(`two sandbox replicas on one PostgreSQL${ski
       const deliveries = `SELECT count(*) AS n FROM deliveries WHERE tenant = $1 AND doc NOT LIKE '%"kind":"job"%'`
       await until(async () => Number((await db.query(deliveries, [tenant.id])).rows[0].n) === 0)
       expect(received).toEqual([{id, status: 200}])
+      // what the dead replica sent and what the other resent carry one delivery id: a receiver can deduplicate
+      expect(new Set(deliveryIds).size).toBe(1)
+      expect(deliveryIds[0]).toEqual(expect.any(String))
     } finally {
       await db.end()
       await receiver.close()
