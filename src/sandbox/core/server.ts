@@ -84,7 +84,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
   const {clock: savedClock, created, modules: states, pending, store} = await openState(modules, {database: options.database, file: options.stateFile, notice})
   let clock: SandboxClock
   try {
-    clock = await startClock(savedClock, options.clock, notice)
+    clock = await startClock(savedClock, options.clock, notice, pending)
     await store.commit()
   } catch (error) {
     await store.close()
@@ -273,7 +273,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
  * `--clock` moves it forward from there, and is ignored, with a notice, when it is earlier.
  * Every move from then on is saved with the request that made it.
  */
-async function startClock(saved: SavedClock, start: string | undefined, notice: (message: string) => void): Promise<SandboxClock> {
+async function startClock(saved: SavedClock, start: string | undefined, notice: (message: string) => void, pending?: PendingDeliveries): Promise<SandboxClock> {
   const clock = new SandboxClock()
   const offset = await saved.get()
   if (offset !== undefined) clock.restore(offset)
@@ -282,7 +282,12 @@ async function startClock(saved: SavedClock, start: string | undefined, notice: 
     else notice(`the clock stays at ${clock.now().toISOString()}, where the state left it: --clock ${start} would move it back`)
   }
 
-  if (clock.offset !== offset) await saved.set(clock.offset)
+  if (clock.offset !== offset) {
+    await saved.set(clock.offset)
+    // --clock moved a saved clock forward: what was due on the way is due now
+    if (offset !== undefined) await pending?.shift(clock.offset - offset)
+  }
+
   // on SQLite the write runs synchronously, in the transaction of the request that moved the clock
   clock.onMove = (offsetMs) => {
     saved.set(offsetMs).catch((error: unknown) => process.stderr.write(`sandbox: could not save the clock: ${(error as Error).message}\n`))
