@@ -74,6 +74,12 @@ function compile(engine: Engine) {
       .compile().sql,
     /** (tenant, delivery_id, checkout_id, doc) */
     addAttempt: db.insertInto('delivery_attempts').values({tenant: P, delivery_id: P, checkout_id: P, doc: P}).compile().sql,
+    /** (tenant, tenant, 1, keep): drops all but the tenant's `keep` newest attempts */
+    trimAttempts: db
+      .deleteFrom('delivery_attempts')
+      .where('tenant', '=', P)
+      .where('seq', '<=', db.selectFrom('delivery_attempts').select('seq').where('tenant', '=', P).orderBy('seq', 'desc').limit(N).offset(N))
+      .compile().sql,
     /** (tenant) -> {doc}, in the order they were made */
     listAttempts: db.selectFrom('delivery_attempts').select('doc').where('tenant', '=', P).orderBy('seq').compile().sql,
     /** (tenant, checkout_id) -> {doc} */

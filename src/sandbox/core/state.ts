@@ -112,8 +112,10 @@ export class PendingDeliveries {
 
   /** Records an attempt, on its own (a delivery) or in the request's transaction (`within`: a resend). */
   async log(attempt: DeliveryAttempt, within = false): Promise<void> {
-    const params = [this.tenant, attempt.deliveryId, attempt.checkoutId, JSON.stringify(attempt)]
-    await (within ? this.store.change(this.store.queries.addAttempt, ...params) : this.store.runAlone(this.store.queries.addAttempt, ...params))
+    const Q = this.store.queries
+    const run = (sql: string, ...params: unknown[]) => (within ? this.store.change(sql, ...params) : this.store.runAlone(sql, ...params))
+    await run(Q.addAttempt, this.tenant, attempt.deliveryId, attempt.checkoutId, JSON.stringify(attempt))
+    await run(Q.trimAttempts, this.tenant, this.tenant, 1, MAX_LOGGED_ATTEMPTS)
   }
 
   /** The attempts of the tenant's deliveries, oldest first: of one checkout, or of one delivery. */
@@ -143,6 +145,9 @@ export async function claimDueDeliveries(
   const rows = await store.runAlone<{doc: string; id: string; tenant: string}>(store.queries.claimDue, options.until, options.lapsedBefore, Date.now(), options.limit)
   return rows.map((row) => ({due: JSON.parse(row.doc) as DueWork, id: row.id, tenant: row.tenant}))
 }
+
+/** The delivery log keeps a tenant's newest attempts, this many (each holds the body it sent). */
+export const MAX_LOGGED_ATTEMPTS = 5000
 
 const CLOCK_COLLECTION = 'core.clock'
 const CLOCK_KEY = 'offset'
