@@ -16,6 +16,8 @@ export interface TenantInfo {
   clock?: string
   createdAt: string
   seeded: boolean
+  /** when a tenant created with a TTL is removed */
+  expiresAt?: string
 }
 
 /** A tenant as created: its keys, shown this once. */
@@ -27,8 +29,8 @@ export interface CreatedTenant extends TenantInfo {
 const own = (sandbox: SandboxControlTarget): SandboxControlTarget => ({origin: sandbox.origin, token: sandbox.token})
 
 /** Past the sandbox's cap on tenants (SANDBOX_MAX_TENANTS) it answers 409: a refusal, exit 5. */
-export async function createTenant(transport: Transport, sandbox: SandboxControlTarget, seed: boolean): Promise<CreatedTenant> {
-  return (await sandboxControl(transport, own(sandbox), 'POST', 'tenants', {seed})) as CreatedTenant
+export async function createTenant(transport: Transport, sandbox: SandboxControlTarget, seed: boolean, ttlSeconds?: number): Promise<CreatedTenant> {
+  return (await sandboxControl(transport, own(sandbox), 'POST', 'tenants', {seed, ...(ttlSeconds === undefined ? {} : {ttlSeconds})})) as CreatedTenant
 }
 
 export async function listTenants(transport: Transport, sandbox: SandboxControlTarget): Promise<TenantInfo[]> {

@@ -124,6 +124,12 @@ export interface SandboxContext {
    * them. When another request's change is open, it waits for that one's commit rather than join it.
    */
   commitNow(change: () => Promise<void>): Promise<void>
+  /**
+   * Stores work of the module `service` due at `at` on the tenant's clock, with the request's
+   * change: when the clock reaches it (advanced, or real time passing), the module's `due` runs
+   * it, once, in a transaction of its own, on whichever replica claims it.
+   */
+  schedule(service: string, at: Date, work: unknown): Promise<void>
 }
 
 /** The body a row's success answer carries (the fields its response schema names; more may travel), or nothing. */
@@ -164,6 +170,8 @@ export interface SandboxModule<S extends ServiceDefinition = ServiceDefinition> 
   answerHeaders?(request: {headers: Record<string, string | string[] | undefined>; id: string}): Record<string, string>
   /** Where sign-in sessions live (`ctx.sessions` reads and writes them): the module whose service signs users in. */
   sessionTable?(ctx: SandboxContext): SessionTable
+  /** Runs work it scheduled (`ctx.schedule`) once it falls due on the tenant's clock. */
+  due?(work: unknown, ctx: SandboxContext): Promise<void>
   /** The callback URL registered for an event, if any: the core delivers the event there. */
   webhookTarget?(event: SandboxEvent, ctx: SandboxContext): Promise<string | undefined>
 }

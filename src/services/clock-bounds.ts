@@ -1,7 +1,8 @@
 /**
  * How far the sandbox clock may move. Beyond a few thousand years a JavaScript Date is invalid and
  * every answer that prints a time would fail, so the clock stays within ten years of the real time,
- * and an advance only goes forward (setting a time is how to go back).
+ * and it only goes forward: an advance is never negative, and a time set is never before its now
+ * (what fell due on the way has happened; a sandbox reset starts a tenant over).
  */
 const DAY_MS = 86_400_000
 
@@ -11,7 +12,7 @@ export const CLOCK_RANGE_MS = CLOCK_RANGE_DAYS * DAY_MS
 
 /** Why advancing the clock by `ms` is refused; undefined when it is allowed. */
 export function advanceProblem(ms: number): string | undefined {
-  if (Number.isNaN(ms) || ms < 0) return 'must not be negative: the clock only moves forward (set a time to go back)'
+  if (Number.isNaN(ms) || ms < 0) return 'must not be negative: the clock only moves forward (sandbox reset starts a tenant over)'
   if (ms > CLOCK_RANGE_MS) return `may move the clock at most 10 years (${CLOCK_RANGE_DAYS}d) at a time`
   return undefined
 }

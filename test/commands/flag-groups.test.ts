@@ -16,7 +16,7 @@ import {pathParams} from '../../src/http/operation.js'
 import {cli, type CommandHarness, commandHarness, loadConfig} from '../helpers/command.js'
 
 /** Confirms a change that is not a service call: a local removal, a whole sandbox state replaced or a tenant deleted through control routes. */
-const LOCAL_CHANGES = new Set(['profile:remove', 'sandbox:import', 'sandbox:tenant:delete'])
+const LOCAL_CHANGES = new Set(['profile:remove', 'sandbox:import', 'sandbox:reset', 'sandbox:tenant:delete'])
 /** Runs its probes that change data only when --yes says so (and never on production): it calls no one row. */
 const PROBES_WITH_CHANGES = new Set(['sandbox:diff'])
 

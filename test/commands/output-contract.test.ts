@@ -82,6 +82,7 @@ const ELSEWHERE: Record<string, string> = {
   'sandbox diff': 'test/commands/sandbox-diff.test.ts (it probes two services)',
   'scenario run': 'test/e2e/scenario.test.ts (it runs a scenario file)',
   smoke: 'test/commands/smoke.test.ts and test/e2e/smoke.test.ts (it runs every operation)',
+  'webhook deliveries': 'test/e2e/due-work.test.ts (a sandbox control route, against a real sandbox)',
 }
 const LISTING = new Map(await listingCommands())
 /** Listings whose document is an array, its own list: their views have no `list` key to find them by. */

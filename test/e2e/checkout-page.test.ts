@@ -252,21 +252,23 @@ describe('the hosted page for a buyer', () => {
     expect(html).toContain('<a href="https://shop.example/failed">Back to the shop</a>')
   })
 
-  it('a colour white text cannot be read on is refused: by customize set before sending, and by the sandbox', async () => {
+  it("any hex colour is accepted, by customize set (a warning naming the contrast) and by the sandbox; the page's button text is black or white, whichever reads", async () => {
     const flags = ['--logo-url', 'https://cdn.example/l.png', '--icon-url', 'https://cdn.example/i.ico', '--apple-touch-icon-url', 'https://cdn.example/t.png', '--title', 'Shop']
-    const refused = await run(CustomizeSet, [...flags, '--color', '#ffff00'])
-    expect(refused.code).toBe(2)
-    expect(refused.stderr.split('\n')[0]).toBe(
-      'Error: --color: white button text on #ffff00 has a contrast of 1.07:1, below the 4.5:1 that text needs to be readable (WCAG AA); choose a darker colour',
-    )
+    const brand = await run(CustomizeSet, [...flags, '--color', '#368d5c'])
+    expect(brand.code).toBe(0)
+    expect(brand.stderr).toContain('Warning: --color: white text on #368d5c has a contrast of 4.10:1')
+    expect((await json(CustomizeGet, [])).colorScheme).toBe('#368d5c')
+    const buttonText = async () => /button\.pay\{[^}]*;color:(#[\da-f]{6});/.exec((await page(await create())).html)?.[1]
+    expect(await buttonText()).toBe('#000000')
 
     const res = await fetch(`${file.sandbox.checkoutUrl}/v1/customizations`, {
-      body: JSON.stringify({appleTouchIconUrl: 'https://cdn.example/t.png', colorScheme: '#ffff00', customTitle: 'Shop', iconUrl: 'https://cdn.example/i.ico', logoUrl: 'https://cdn.example/l.png'}),
+      body: JSON.stringify({appleTouchIconUrl: 'https://cdn.example/t.png', colorScheme: '#0a3d1b', customTitle: 'Shop', iconUrl: 'https://cdn.example/i.ico', logoUrl: 'https://cdn.example/l.png'}),
       headers: {authorization: `Basic ${Buffer.from(`${file.sandbox.secretKey}:`).toString('base64')}`, 'content-type': 'application/json'},
       method: 'POST',
     })
-    expect(res.status).toBe(400)
-    expect(JSON.stringify(await res.json())).toContain('colorScheme')
-    expect((await run(CustomizeGet, [])).code).toBe(4)
+    expect(res.status).toBe(200)
+    expect(await buttonText()).toBe('#ffffff')
+    const dark = await run(CustomizeSet, [...flags, '--color', '#0a3d1b'])
+    expect(dark.stderr).not.toContain('contrast')
   })
 })

@@ -10,6 +10,7 @@ import {createInterface} from 'node:readline'
 import {afterAll, beforeAll, describe, expect, it, onTestFinished} from 'vitest'
 
 import SandboxClock from '../../src/commands/sandbox/clock.js'
+import SandboxReset from '../../src/commands/sandbox/reset.js'
 import {isolate, runCommand, runJson} from '../helpers/command.js'
 import {type InProcessSandbox, inProcessSandbox} from '../helpers/sandbox.js'
 import {baseEnv, ROOT, runCli, startSandbox} from './harness.js'
@@ -82,6 +83,24 @@ describe('opsctl sandbox clock', () => {
     const set = await runJson(SandboxClock, ['--set', '2027-01-01T00:00:00Z'])
     expect(set.now.slice(0, 10)).toBe('2027-01-01')
     expect((await sandbox.control('clock')).now.slice(0, 10)).toBe('2027-01-01')
+  })
+
+  it('refuses a --set before the clock\'s now (exit 2, naming the current time) and leaves the clock where it was', async () => {
+    const before = (await sandbox.control('clock')).now
+    const result = await runCommand(SandboxClock, ['--set', '2026-11-21T15:00:00Z'])
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain(`--set 2026-11-21T15:00:00Z is before the sandbox clock, now ${before.slice(0, 16)}`)
+    expect(result.stderr).toContain('the clock moves forward only')
+    const after = (await sandbox.control('clock')).now
+    expect(Date.parse(after) - Date.parse(before)).toBeGreaterThanOrEqual(0)
+    expect(Date.parse(after) - Date.parse(before)).toBeLessThan(60_000)
+  })
+
+  it('sandbox reset starts the tenant over at the real time: the only way its clock goes back', async () => {
+    expect((await runCommand(SandboxReset, [], {stdin: ''})).code).toBe(2)
+    expect(await runJson(SandboxReset, ['--yes'])).toEqual({reset: true})
+    expect(Math.abs(Date.parse((await sandbox.control('clock')).now) - Date.now())).toBeLessThan(60_000)
+    await runJson(SandboxClock, ['--set', '2027-01-01T00:00:00Z'])
   })
 
   it('refuses a malformed duration without calling the sandbox (exit 2)', async () => {

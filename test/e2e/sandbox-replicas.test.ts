@@ -251,6 +251,35 @@ describe.skipIf(skip !== undefined)(`two sandbox replicas on one PostgreSQL${ski
       expect(smoke.code, smoke.stdout + smoke.stderr).toBe(0)
     }
   })
+  it('removes a tenant created with --ttl 2s a few seconds later: its URLs refused and not listed, through either replica', async () => {
+    for (const [maker, other] of [replicas, [...replicas].reverse()]) {
+      const env = {OPSCTL_CONFIG_DIR: maker.configDir, OPSCTL_SANDBOX_TOKEN: TOKEN}
+      const created = await runCli(['sandbox', 'tenant', 'create', '--sandbox-url', maker.origin, '--ttl', '2s', '--json'], {env})
+      expect(created.code, created.stderr).toBe(0)
+      const tenant = JSON.parse(created.stdout)
+      expect(Date.parse(tenant.expiresAt) - Date.parse(tenant.createdAt)).toBeGreaterThanOrEqual(2000)
+      const listed = async (origin: string) => (await call(origin, '/__sandbox/tenants', {token: TOKEN})).body.tenants.map((t: {id: string}) => t.id)
+      expect(await listed(other.origin)).toContain(tenant.id)
+      const id = await createCheckout(`${other.origin}/t/${tenant.id}`, '10.00', tenant.publicKey)
+
+      // polled, not slept: gone once its TTL has passed and a replica looked
+      await until(async () => !(await listed(other.origin)).includes(tenant.id))
+      expect(await listed(maker.origin)).not.toContain(tenant.id)
+      for (const origin of [maker.origin, other.origin]) {
+        const read = await call(origin, `/t/${tenant.id}/checkout/v1/checkouts/${id}`, {key: tenant.secretKey})
+        expect([401, 404]).toContain(read.status)
+      }
+
+      const rows = new pgDriver.Client({connectionString: pg.url})
+      await rows.connect()
+      try {
+        await until(async () => Number((await rows.query('SELECT count(*) AS n FROM documents WHERE tenant = $1', [tenant.id])).rows[0].n) === 0)
+      } finally {
+        await rows.end()
+      }
+    }
+  })
+
   /**
    * One more replica, killed with SIGKILL once `killAfter` writes were answered, with other writes in
    * flight. Every checkout it answered (created; paid) is then on the surviving replica as answered.
@@ -323,15 +352,52 @@ describe.skipIf(skip !== undefined)(`two sandbox replicas on one PostgreSQL${ski
     for (const id of acknowledged) expect([id, (await call(survivor.origin, `/checkout/v1/checkouts/${id}`, {key: SANDBOX_KEYS.secretKey})).status]).toEqual([id, 200])
   })
 
+  it("expires an unpaid checkout once as its tenant's clock passes the hour: the clock moved through one replica, CHECKOUT_DROPOUT sent once, the log the same through both", async () => {
+    const [a, b] = replicas
+    const received: string[] = []
+    const receiver = await listenOnLoopback(
+      createServer((req: IncomingMessage, res: ServerResponse) => {
+        let body = ''
+        req.on('data', (chunk) => (body += chunk))
+        req.on('end', () => {
+          received.push(`${req.headers['x-checkout-event']} ${JSON.parse(body).id}`)
+          res.writeHead(200).end()
+        })
+      }),
+    )
+    const db = new pgDriver.Client({connectionString: pg.url})
+    await db.connect()
+    try {
+      const tenant = await a.control('/tenants', {})
+      const base = `/t/${tenant.id}`
+      const hook = await call(a.origin, `${base}/checkout/v1/webhooks`, {method: 'POST', key: tenant.secretKey, json: {name: 'CHECKOUT_DROPOUT', callbackUrl: `${receiver.origin}/dropout`}})
+      expect(hook.status).toBe(200)
+      const id = await createCheckout(a.origin + base, '42.00', tenant.publicKey)
+      expect((await call(b.origin, `${base}/__sandbox/clock`, {method: 'POST', token: TOKEN, json: {advance: '61m'}})).status).toBe(200)
+      const logOf = async (origin: string) => (await call(origin, `${base}/__sandbox/webhook-deliveries`, {token: TOKEN})).body.deliveries
+      await until(async () => (await logOf(a.origin)).length > 0)
+      await until(async () => Number((await db.query('SELECT count(*) AS n FROM deliveries WHERE tenant = $1', [tenant.id])).rows[0].n) === 0)
+      expect(received).toEqual([`CHECKOUT_DROPOUT ${id}`])
+      expect(await logOf(b.origin)).toEqual(await logOf(a.origin))
+      expect((await logOf(b.origin)).map((d: {event: string; outcome: string}) => [d.event, d.outcome])).toEqual([['CHECKOUT_DROPOUT', 'delivered']])
+    } finally {
+      await db.end()
+      await receiver.close()
+    }
+  })
+
   it('delivers once, through the other replica, a webhook that was due when its replica died', async () => {
     const received: {status: number; id: string}[] = []
     const held: ServerResponse[] = []
+    /** the delivery id of each request, held or answered */
+    const deliveryIds: unknown[] = []
     let answer: 'hold' | 200 = 'hold'
     const receiver = await listenOnLoopback(
       createServer((req: IncomingMessage, res: ServerResponse) => {
         let body = ''
         req.on('data', (chunk) => (body += chunk))
         req.on('end', () => {
+          deliveryIds.push(req.headers['x-checkout-delivery-id'])
           if (answer === 'hold') {
             // the replica's attempt hangs here: the delivery is claimed and under way when the replica dies
             held.push(res)
@@ -364,8 +430,13 @@ describe.skipIf(skip !== undefined)(`two sandbox replicas on one PostgreSQL${ski
       answer = 200
       // the other replicas take it over once the dead one's claim lapses
       await until(() => received.length > 0)
-      await until(async () => Number((await db.query('SELECT count(*) AS n FROM deliveries')).rows[0].n) === 0)
+      // its deliveries are done (the checkout's expiry, due in an hour, stays)
+      const deliveries = `SELECT count(*) AS n FROM deliveries WHERE tenant = $1 AND doc NOT LIKE '%"kind":"job"%'`
+      await until(async () => Number((await db.query(deliveries, [tenant.id])).rows[0].n) === 0)
       expect(received).toEqual([{id, status: 200}])
+      // what the dead replica sent and what the other resent carry one delivery id: a receiver can deduplicate
+      expect(new Set(deliveryIds).size).toBe(1)
+      expect(deliveryIds[0]).toEqual(expect.any(String))
     } finally {
       await db.end()
       await receiver.close()

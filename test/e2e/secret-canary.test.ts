@@ -153,6 +153,7 @@ const ARGV: Record<string, (c: Ctx) => Variant[]> = {
   'sandbox:import': (c) => [{argv: ['sandbox', 'import', join(dirname(c.scenarioFile), 'canary-state.json'), '--yes']}],
   // Its port is taken (by the echo server): it fails at once instead of serving forever.
   'sandbox:start': (c) => [{argv: ['sandbox', 'start', '--host', '127.0.0.1', '--port', String(c.port)], local: true}],
+  'sandbox:reset': () => [{argv: ['sandbox', 'reset', '--yes']}],
   'sandbox:tenant:create': () => [{argv: ['sandbox', 'tenant', 'create', '--save-profile', 'tenant-1']}],
   'sandbox:tenant:delete': () => [{argv: ['sandbox', 'tenant', 'delete', 'tn_0123456789abcdef', '--yes']}],
   'sandbox:tenant:list': () => [{argv: ['sandbox', 'tenant', 'list']}],
@@ -175,9 +176,11 @@ const ARGV: Record<string, (c: Ctx) => Variant[]> = {
   'users:logout': () => [{argv: ['users', 'logout'], local: true}],
   'users:me': () => [{argv: ['users', 'me']}],
   'webhook:delete': () => [{argv: ['webhook', 'delete', 'wh-1', '--yes']}],
+  'webhook:deliveries': () => [{argv: ['webhook', 'deliveries', '--checkout', CID]}],
   'webhook:list': () => [{argv: ['webhook', 'list']}],
   // --register reads the webhooks first; the echo server refuses, so the listener stops at once.
   'webhook:listen': () => [{argv: ['webhook', 'listen', '--register']}],
+  'webhook:resend': () => [{argv: ['webhook', 'resend', 'dl-1']}],
   'webhook:register': () => [{argv: ['webhook', 'register', '--name', 'CHECKOUT_SUCCESS', '--url', 'https://shop.example/hooks/paid']}],
   'webhook:update': () => [{argv: ['webhook', 'update', 'wh-1', '--url', 'https://shop.example/hooks/v2']}],
 }

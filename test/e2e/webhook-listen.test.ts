@@ -227,6 +227,12 @@ describe('webhook listen --forward-to', () => {
 
     const id = await newCheckout('99.99')
     await json(CheckoutPay, [id])
+    const forwards = () => listener.stdout.filter((l) => l.includes(id)).length
+    await listener.waitForLine((l) => l.includes(id) && l.includes(`forward 500 ${app.url}`), 'the first forward')
+    // the sandbox retries on its clock: 5 minutes after the first failure, 15 after the second
+    await file.sandbox.control('clock', {advance: '5m'})
+    await listener.waitForLine(() => forwards() === 2, 'the second forward')
+    await file.sandbox.control('clock', {advance: '15m'})
     await listener.waitForLine((l) => l.includes(id) && l.includes(`forward 200 ${app.url}`), 'the third forward')
 
     // The app answered 500, 500, 200: the listener answered the sandbox the same, so it retried twice.

@@ -48,6 +48,7 @@ function fakeContext(): Fake {
       fake.events.push(event)
     },
     commitNow: async (change: () => Promise<void>) => change(),
+    schedule: async () => {},
   }
   return fake
 }

@@ -79,7 +79,20 @@ describe('sandbox clock control route', () => {
       expect([read.url, res.statusCode]).toEqual([read.url, 200])
     }
 
-    expect((await post('/__sandbox/clock', {set: new Date().toISOString()})).status).toBe(200)
+    expect((await post('/__sandbox/reset', {})).status).toBe(200)
+    expect(Math.abs((await clock()) - Date.now())).toBeLessThan(60_000)
+  })
+
+  it('moves forward only: a set before its now is a 400 naming the current time, and the clock stays', async () => {
+    const ahead = await post('/__sandbox/clock', {advance: '48h'})
+    const back = await post('/__sandbox/clock', {set: new Date(Date.now() + DAY).toISOString()})
+    expect(back.status).toBe(400)
+    expect(back.json.message).toContain(`is before the clock's now, ${ahead.json.now.slice(0, 16)}`)
+    expect(back.json.message).toContain('the clock moves forward only')
+    expect((await clock()) - Date.parse(ahead.json.now)).toBeGreaterThanOrEqual(0)
+    expect((await clock()) - Date.parse(ahead.json.now)).toBeLessThan(60_000)
+    const later = new Date(Date.parse(ahead.json.now) + DAY).toISOString()
+    expect((await post('/__sandbox/clock', {set: later})).json).toEqual({now: expect.stringMatching(new RegExp(`^${later.slice(0, 16)}`))})
   })
 
   it('refuses to start a sandbox whose --clock is outside the range', async () => {

@@ -48,6 +48,19 @@ async function script(run: Run): Promise<unknown[]> {
   await run('dropTenantDocs', 't1')
   await run('dropTenantEvents', 't1')
   await read('tenantsWithRows')
+  // the delivery log keeps a tenant's newest attempts, and only its own are trimmed
+  for (let i = 1; i <= 5; i++) await run('addAttempt', 't3', 'd1', 'chk', `{"attempt":${i}}`)
+  await run('addAttempt', 't4', 'd2', 'chk', '{"attempt":1}')
+  await run('trimAttempts', 't3', 't3', 1, 2)
+  await read('listAttempts', 't3')
+  await read('checkoutAttempts', 't4', 'chk')
+  // due work falls due in order, and a clock move shifts it
+  await run('addDelivery', 't5', 'later', '{"n":2}', 2000)
+  await run('addDelivery', 't5', 'sooner', '{"n":1}', 1000)
+  await run('addDelivery', 't5', 'now', '{"n":0}', null)
+  await read('claimDue', 99, 0, 1500, 10)
+  await run('shiftDue', 1000, 't5')
+  await read('claimDue', 99, 0, 1500, 10)
   return seen
 }
 
@@ -81,6 +94,11 @@ describe.skipIf(skip !== undefined)(`the repositories' queries on both engines${
         {doc: '{"v":3}', key: 'b'},
         {doc: '{"v":2}', key: 'a'},
       ])
+      const [attempts, others, dueFirst, dueAfterShift] = onSqlite.slice(-4) as {doc?: string; id?: string}[][]
+      expect(attempts.map((row) => row.doc)).toEqual(['{"attempt":4}', '{"attempt":5}'])
+      expect(others).toHaveLength(1)
+      expect(dueFirst.map((row) => row.id).sort()).toEqual(['now', 'sooner'])
+      expect(dueAfterShift.map((row) => row.id)).toEqual(['later'])
     } finally {
       await client.end()
     }

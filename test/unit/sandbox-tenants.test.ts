@@ -203,6 +203,24 @@ describe('sandbox tenants', () => {
     expect((await control('DELETE', `/__sandbox/tenants/${a.id}`)).status).toBe(404)
   })
 
+  it('expires a tenant created with a TTL (SQLite): refused and unlisted once it has passed, then removed with its rows', async () => {
+    for (const ttlSeconds of [0, 1.5, -1, '2s', 31 * 86_400]) {
+      const refused = await control('POST', '/__sandbox/tenants', {ttlSeconds})
+      expect([ttlSeconds, refused.status, refused.json.message]).toEqual([ttlSeconds, 400, expect.stringContaining('"ttlSeconds" must be a whole number of seconds')])
+    }
+
+    const t = await createTenant({ttlSeconds: 1})
+    expect(Date.parse((t as CreatedTenant & {expiresAt: string}).expiresAt) - Date.now()).toBeLessThanOrEqual(1000)
+    const id = (await createCheckout(t, t.publicKey)).json().checkoutId
+    const listed = async () => (await control('GET', '/__sandbox/tenants')).json.tenants.map((x: {id: string}) => x.id)
+    expect(await listed()).toContain(t.id)
+    // polled, not slept: the TTL is real time
+    while ((await listed()).includes(t.id)) await new Promise((resolve) => setTimeout(resolve, 50))
+    expect((await getCheckout(t, t.secretKey, id)).statusCode).toBe(404)
+    const rows = () => statement(sqliteDb(sb.store), 'SELECT count(*) AS n FROM documents WHERE tenant = ?').get(t.id) as {n: number}
+    while (rows().n > 0) await new Promise((resolve) => setTimeout(resolve, 50))
+  })
+
   it('guards tenant creation and deletion with the control token, serves them only at the sandbox\'s own control plane, and refuses malformed ids', async () => {
     const a = await createTenant()
     expect((await sb.app.inject({method: 'POST', url: '/__sandbox/tenants', headers: JSON_TYPE, payload: '{}'})).statusCode).toBe(401)
@@ -234,7 +252,8 @@ describe('sandbox tenants: the limit', () => {
     for (let i = 0; i < MAX_TENANTS; i++) ids.push((await create()).json().id)
     const refused = await create()
     expect(refused.statusCode).toBe(409)
-    expect(refused.json().message).toContain(`${MAX_TENANTS} tenants`)
+    expect(refused.json()).toEqual({code: 'CONFLICT', message: expect.stringContaining(`${MAX_TENANTS} tenants`)})
+    expect(refused.json().message).toMatch(/sandbox tenant delete ID.*--ttl/)
     await sb.app.inject({method: 'DELETE', url: `/__sandbox/tenants/${ids[0]}`, headers: controlHeaders(sb.token)})
     expect((await create()).statusCode).toBe(201)
   })

@@ -20,7 +20,7 @@ All five are required; the URLs must be http(s) and the colour a hex colour (#1a
     'icon-url': Flags.string({description: 'URL of the favicon', required: true}),
     'apple-touch-icon-url': Flags.string({description: 'URL of the Apple touch icon (120 x 120 px)', required: true}),
     title: Flags.string({description: 'title of the payment page', required: true}),
-    color: Flags.string({description: 'hex colour of the pay button, e.g. #0a7d3b; dark enough for its white text (4.5:1)', required: true}),
+    color: Flags.string({description: 'hex colour of the pay button, e.g. #0a7d3b; any hex colour is sent (a warning when white text reads poorly on it)', required: true}),
   }
 
   static override view: View = {columns: CUSTOMIZATION_COLUMNS}

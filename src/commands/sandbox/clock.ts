@@ -11,14 +11,16 @@ export default class SandboxClock extends BaseCommand<typeof SandboxClock> {
   static override requiresSandbox = {why: 'sandbox clock moves the clock of an embedded sandbox'}
   static override description = `Show or move the clock of the sandbox the profile points at.
 
-Every sandbox rule reads this clock: the void window, session expiry, checkout expiry, metric ranges.`
+Every sandbox rule reads this clock: the void window, session expiry, checkout expiry, metric ranges.
+
+The clock moves forward only (a --set before its now is refused, exit 2; "sandbox reset" starts the tenant over), and what falls due on the way happens, in order: an unpaid checkout expires an hour after it was created (CHECKOUT_DROPOUT), a failed webhook delivery is retried 5, 15 and 45 minutes after each failure.`
   static override examples = [
     '<%= config.bin %> sandbox clock',
     '<%= config.bin %> sandbox clock --advance 24h',
     '<%= config.bin %> sandbox clock --set 2026-11-21T15:59:59Z',
   ]
   static override flags = {
-    set: Flags.string({description: 'set the clock to this ISO 8601 time (within 10 years of today)', exclusive: ['advance']}),
+    set: Flags.string({description: 'move the clock forward to this ISO 8601 time (not before its now; within 10 years of today)', exclusive: ['advance']}),
     advance: Flags.string({description: 'move the clock forward by a duration (at most 3653d): 26h, 90m, 1d12h'}),
   }
 
@@ -41,6 +43,13 @@ Every sandbox rule reads this clock: the void window, session expiry, checkout e
 
     const sandbox = await localSandbox((await this.profile()).profile.health.baseUrl, this.configDir)
     const transport = createTransport(this.clientOptions())
+    if (body?.set !== undefined && !this.dryRun) {
+      const {now} = await sandboxControl(transport, sandbox, 'GET', 'clock')
+      if (Date.parse(body.set) < Date.parse(now)) {
+        throw new UsageError(`--set ${body.set} is before the sandbox clock, now ${now}: the clock moves forward only (sandbox reset starts the tenant over)`)
+      }
+    }
+
     const result = await sandboxControl(transport, sandbox, body ? 'POST' : 'GET', 'clock', body)
     return {now: result.now}
   }

@@ -1,14 +1,14 @@
+import type {Handler, HandlersFor, SandboxContext} from '../types.js'
+import type {CheckoutStore, StoredCheckout, StoredRefund, StoredWebhook} from './state.js'
+
+import {type Cents, formatCents, parseAmount} from '../../services/checkout/money.js'
 /**
  * The checkout service's behaviour in the sandbox: one plain function per operation over
  * `ctx.state.checkout` (the module's repositories: a changed record is saved with `set`), enforcing the rules of src/services/checkout/rules.ts (the same functions the
  * CLI uses to refuse early). All time comes from `ctx.clock.now()` (the core dates every answer
  * with it too). Each returns the answer's body; the core sends it with the row's success status.
  */
-import type {checkoutService} from '../../services/checkout/operations.js'
-import type {Handler, HandlersFor, SandboxContext} from '../types.js'
-import type {CheckoutStore, StoredCheckout, StoredRefund, StoredWebhook} from './state.js'
-
-import {type Cents, formatCents, parseAmount} from '../../services/checkout/money.js'
+import {checkoutService} from '../../services/checkout/operations.js'
 import {CHECKOUT_TTL_MS, checkRefund, checkVoid, CODES, isExpired, refundedCents, RuleViolation} from '../../services/checkout/rules.js'
 import {SandboxError} from '../types.js'
 
@@ -46,7 +46,11 @@ export async function findCheckout(ctx: SandboxContext, checkoutId: string): Pro
   return checkout
 }
 
-/** Expiry is evaluated lazily, on read: an unpaid checkout past its hour becomes a dropout. */
+/**
+ * An unpaid checkout past its hour becomes a dropout: as the tenant's clock passes that hour (its
+ * expiry is scheduled when it is created: `expireDue`), or at the first read after it, whichever
+ * comes first; CHECKOUT_DROPOUT is raised once, by the one that changes it.
+ */
 export async function refreshExpiry(ctx: SandboxContext, checkout: StoredCheckout): Promise<void> {
   if (!isExpired(checkout, ctx.clock.now())) return
   checkout.status = 'EXPIRED'
@@ -90,7 +94,19 @@ export async function createCheckout(ctx: SandboxContext, body: CheckoutBody): P
     expiredAt: new Date(now.getTime() + CHECKOUT_TTL_MS).toISOString(),
   }
   await checkoutState(ctx).checkouts.set(id, checkout)
+  await ctx.schedule(checkoutService.name, new Date(checkout.expiredAt), {expire: id} satisfies ExpiryJob)
   return checkout
+}
+
+interface ExpiryJob {
+  expire: string
+}
+
+/** The checkout module's due work: a checkout's expiry (a paid or cancelled one stays as it is). */
+export async function expireDue(work: unknown, ctx: SandboxContext): Promise<void> {
+  const id = (work as Partial<ExpiryJob>).expire
+  const checkout = typeof id === 'string' ? await checkoutState(ctx).checkouts.get(id) : undefined
+  if (checkout) await refreshExpiry(ctx, checkout)
 }
 
 const initiateCheckout: Handler<Ops['initiateCheckout']> = async (req, ctx) => {

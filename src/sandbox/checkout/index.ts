@@ -8,7 +8,7 @@ import {lastFour} from '../../services/checkout/test-cards.js'
 import {sandboxModule} from '../types.js'
 import {checkoutAnswerHeaders, checkoutAuthentication, checkoutErrors} from './auth.js'
 import {registerCors} from './cors.js'
-import {CHECKOUT_PREFIX, checkoutHandlers, checkoutState, createCheckout, saveCheckout, webhookFor} from './handlers.js'
+import {CHECKOUT_PREFIX, checkoutHandlers, checkoutState, createCheckout, expireDue, saveCheckout, webhookFor} from './handlers.js'
 import {PAGE_HEADERS, type PageReply, showPaymentPage, submitPaymentForm} from './page.js'
 import {SEEDED_REFERENCES, seededCheckouts} from './seeded.js'
 import {CheckoutStore} from './state.js'
@@ -93,6 +93,8 @@ export const checkoutModule = sandboxModule({
       return {refundOutcomes: outcomes}
     })
   },
+
+  due: expireDue,
 
   /** The core delivers each checkout event to the one webhook registered for its name. */
   async webhookTarget(event: SandboxEvent, ctx: SandboxContext) {

@@ -6,6 +6,7 @@
  */
 import type {StoredCheckout, StoredCustomization} from './state.js'
 
+import {buttonTextColor} from '../../services/checkout/contrast.js'
 import {TEST_CARDS} from '../../services/checkout/test-cards.js'
 
 const DEFAULT_LOOK = {customTitle: 'Checkout', colorScheme: '#1f6feb'}
@@ -72,7 +73,7 @@ export function layout(customization: null | StoredCustomization, body: string, 
 ${icons}
 <style>
 ${STYLE}
-button.pay{background:${escapeHtml(color)};color:#fff;border:0;padding:.75rem 1.5rem;font-size:1rem;margin-top:1rem;cursor:pointer}
+button.pay{background:${escapeHtml(color)};color:${buttonTextColor(color)};border:0;padding:.75rem 1.5rem;font-size:1rem;margin-top:1rem;cursor:pointer}
 </style>
 </head>
 <body>

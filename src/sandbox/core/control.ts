@@ -2,6 +2,7 @@ import type {FastifyInstance, FastifyRequest} from 'fastify'
 
 import type {Tenant} from './tenants.js'
 
+import {clockTimeProblem} from '../../services/clock-bounds.js'
 import {parseDuration} from '../../services/duration.js'
 import {ClockMoveError} from './clock.js'
 import {FaultScript, MAX_PENDING_FAULTS} from './faults.js'
@@ -10,6 +11,8 @@ interface ControlDeps {
   /** the tenant the request's URL names */
   tenantOf(request: FastifyRequest): Tenant
   onReset(tenant: Tenant): Promise<void>
+  /** The tenant's clock moved by `ms` (in the request's transaction): what falls due on the way happens */
+  onClockMoved(tenant: Tenant, ms: number): Promise<void>
 }
 
 /**
@@ -34,11 +37,16 @@ export function registerControlRoutes(app: FastifyInstance, deps: ControlDeps): 
 
   app.get('/__sandbox/clock', async (request) => ({now: deps.tenantOf(request).clock.now().toISOString()}))
   app.post('/__sandbox/clock', async (request) => {
-    const {clock, ctx, savedClock} = deps.tenantOf(request)
+    const tenant = deps.tenantOf(request)
+    const {clock, ctx, savedClock} = tenant
+    const before = clock.offset
     const body = (request.body ?? {}) as {advance?: unknown; set?: unknown}
     if (typeof body.set === 'string') {
       const at = body.set
       if (Number.isNaN(Date.parse(at))) throw bad(`"set" must be an ISO 8601 time, got ${at}`)
+      const now = ctx.clock.now()
+      // what fell due on the way has happened: going back would undo it (a void before its payment)
+      if (Date.parse(at) < now.getTime() && !clockTimeProblem(Date.parse(at))) throw bad(`"set" ${at} is before the clock's now, ${now.toISOString()}: the clock moves forward only (POST /__sandbox/reset starts the tenant over)`)
       moveClock(() => ctx.clock.set(at))
     } else if (typeof body.advance === 'string' || typeof body.advance === 'number') {
       const ms = typeof body.advance === 'number' ? body.advance : parseDuration(body.advance)
@@ -50,6 +58,7 @@ export function registerControlRoutes(app: FastifyInstance, deps: ControlDeps): 
 
     // saved here too (beside the clock's onMove), so a failed save fails this request and rolls the clock back
     await savedClock.set(clock.offset)
+    await deps.onClockMoved(tenant, clock.offset - before)
     return {now: ctx.clock.now().toISOString()}
   })
 

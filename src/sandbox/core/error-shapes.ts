@@ -11,6 +11,7 @@ const STATUS_NAMES = new Map<number, string>([
   [401, 'UNAUTHORIZED'],
   [403, 'FORBIDDEN'],
   [404, 'NOT_FOUND'],
+  [409, 'CONFLICT'],
   [413, 'PAYLOAD_TOO_LARGE'],
   [415, 'UNSUPPORTED_MEDIA_TYPE'],
   [421, 'MISDIRECTED_REQUEST'],

@@ -167,7 +167,7 @@ export class PostgresStore implements SandboxStore {
 
   async dropTenant(tenant: string): Promise<void> {
     this.scope.cache.clear()
-    for (const text of [this.queries.dropTenantDocs, this.queries.dropTenantEvents, this.queries.dropTenantDeliveries]) await this.change(text, tenant)
+    for (const text of [this.queries.dropTenantDocs, this.queries.dropTenantEvents, this.queries.dropTenantDeliveries, this.queries.dropTenantAttempts]) await this.change(text, tenant)
   }
 
   async close(): Promise<void> {

@@ -5,18 +5,22 @@
  * Each is compiled with placeholder values: its parameters are the arguments listed beside it, in
  * that order.
  */
+import {sql} from 'kysely'
+
 import {compilerFor, type Engine} from './schema.js'
 
 /** A placeholder value: queries are compiled once, their parameters given when they run. */
 const P = '' as string
 const N = 0 as number
 
-/** (now, limit): the deliveries nobody holds, oldest first; on PostgreSQL, rows another replica is claiming right now are skipped, not waited for. */
+/** (lapsedBefore, now, limit): the rows due now that nobody holds, in the order they fell due; on PostgreSQL, rows another replica is claiming right now are skipped, not waited for. */
 function claimable(db: ReturnType<typeof compilerFor>, engine: Engine) {
   const due = db
     .selectFrom('deliveries')
     .select('seq')
     .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', N)]))
+    .where((eb) => eb.or([eb('due_at', 'is', null), eb('due_at', '<=', N)]))
+    .orderBy(sql`coalesce(due_at, 0)`)
     .orderBy('seq')
     .limit(N)
   return engine === 'postgres' ? due.forUpdate().skipLocked() : due
@@ -53,25 +57,52 @@ function compile(engine: Engine) {
       .select('tenant')
       .union(db.selectFrom('events').select('tenant'))
       .union(db.selectFrom('deliveries').select('tenant'))
+      .union(db.selectFrom('delivery_attempts').select('tenant'))
       .compile().sql,
     /** (tenant) */
     dropTenantDeliveries: db.deleteFrom('deliveries').where('tenant', '=', P).compile().sql,
-    /** (tenant, id, doc) */
-    addDelivery: db.insertInto('deliveries').values({tenant: P, id: P, doc: P}).compile().sql,
+    /** (tenant, id, doc, due_at) */
+    addDelivery: db.insertInto('deliveries').values({tenant: P, id: P, doc: P, due_at: N}).compile().sql,
+    /** (doc, due_at, tenant, id): a failed delivery's next attempt, unclaimed */
+    rescheduleDelivery: db.updateTable('deliveries').set({doc: P, due_at: N, claimed_until: sql<null>`null`}).where('tenant', '=', P).where('id', '=', P).compile().sql,
+    /** (shift, tenant): the tenant's clock moved by `shift` ms; what falls due falls due that much sooner in real time */
+    shiftDue: db
+      .updateTable('deliveries')
+      .set((eb) => ({due_at: eb('due_at', '-', N)}))
+      .where('tenant', '=', P)
+      .where('due_at', 'is not', null)
+      .compile().sql,
+    /** (tenant, delivery_id, checkout_id, doc) */
+    addAttempt: db.insertInto('delivery_attempts').values({tenant: P, delivery_id: P, checkout_id: P, doc: P}).compile().sql,
+    /** (tenant, tenant, 1, keep): drops all but the tenant's `keep` newest attempts */
+    trimAttempts: db
+      .deleteFrom('delivery_attempts')
+      .where('tenant', '=', P)
+      .where('seq', '<=', db.selectFrom('delivery_attempts').select('seq').where('tenant', '=', P).orderBy('seq', 'desc').limit(N).offset(N))
+      .compile().sql,
+    /** (tenant) -> {doc}, in the order they were made */
+    listAttempts: db.selectFrom('delivery_attempts').select('doc').where('tenant', '=', P).orderBy('seq').compile().sql,
+    /** (tenant, checkout_id) -> {doc} */
+    checkoutAttempts: db.selectFrom('delivery_attempts').select('doc').where('tenant', '=', P).where('checkout_id', '=', P).orderBy('seq').compile().sql,
+    /** (tenant, delivery_id) -> {doc} */
+    deliveryAttempts: db.selectFrom('delivery_attempts').select('doc').where('tenant', '=', P).where('delivery_id', '=', P).orderBy('seq').compile().sql,
+    /** (tenant) */
+    dropTenantAttempts: db.deleteFrom('delivery_attempts').where('tenant', '=', P).compile().sql,
     /** (tenant, id) */
     deleteDelivery: db.deleteFrom('deliveries').where('tenant', '=', P).where('id', '=', P).compile().sql,
-    /** (until, tenant, id, now) -> {doc}: claims one delivery unless another process holds an unexpired claim on it */
+    /** (until, tenant, id, now, now) -> {doc}: claims one delivery that is due unless another process holds an unexpired claim on it */
     claimDelivery: db
       .updateTable('deliveries')
       .set({claimed_until: N})
       .where('tenant', '=', P)
       .where('id', '=', P)
       .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', N)]))
+      .where((eb) => eb.or([eb('due_at', 'is', null), eb('due_at', '<=', N)]))
       .returning('doc')
       .compile().sql,
     /** (until, tenant, id): the claimer is still delivering it */
     renewClaim: db.updateTable('deliveries').set({claimed_until: N}).where('tenant', '=', P).where('id', '=', P).compile().sql,
-    /** (until, now, limit) -> {tenant, id, doc}: claims deliveries nobody holds (never claimed, or their claimer's claim lapsed) */
+    /** (until, lapsedBefore, now, limit) -> {tenant, id, doc}: claims due rows nobody holds (never claimed, or their claimer's claim lapsed) */
     claimDue: db
       .updateTable('deliveries')
       .set({claimed_until: N})

@@ -152,6 +152,22 @@ const MIGRATIONS: readonly Migration[] = [
       .expression(db.selectFrom('documents').select(['tenant', 'key', 'doc']).where('collection', '=', sql.lit('core.deliveries')).orderBy('seq')),
     db.deleteFrom('documents').where('collection', '=', sql.lit('core.deliveries')),
   ],
+  // 4: due work runs on the tenant's time. A row of `deliveries` (a webhook delivery, or a module's
+  // job such as a checkout's expiry) is due at `due_at` (ms since the epoch, real time: the tenant's
+  // due time less its clock's offset, moved with the clock; null: now). Every attempt of every
+  // delivery is kept in `delivery_attempts`, so every replica lists and resends the same.
+  (db, engine) => [
+    db.schema.alterTable('deliveries').addColumn('due_at', 'bigint'),
+    db.schema.createIndex('deliveries_by_due').on('deliveries').columns(['due_at']),
+    db.schema
+      .createTable('delivery_attempts')
+      .addColumn('seq', seqType(engine), (c) => c.primaryKey())
+      .addColumn('tenant', 'text', (c) => c.notNull())
+      .addColumn('delivery_id', 'text', (c) => c.notNull())
+      .addColumn('checkout_id', 'text', (c) => c.notNull())
+      .addColumn('doc', 'text', (c) => c.notNull()),
+    db.schema.createIndex('delivery_attempts_by_tenant').on('delivery_attempts').columns(['tenant', 'seq']),
+  ],
 ]
 
 /** The SQL texts of the migrations from version `from`, in an engine's dialect. */

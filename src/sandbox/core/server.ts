@@ -20,6 +20,7 @@ import {answer, handlersOf} from './answer.js'
 import {SandboxClock} from './clock.js'
 import {newControlToken, registerControlGuard} from './control-guard.js'
 import {registerControlRoutes} from './control.js'
+import {registerDeliveryRoutes} from './delivery-routes.js'
 import {DueDeliveries} from './due-deliveries.js'
 import {ErrorShapes, fieldsOf} from './error-shapes.js'
 import {FaultQueue} from './faults.js'
@@ -30,7 +31,7 @@ import {type SandboxStore, type TenantStore} from './store.js'
 import {DEFAULT_TENANT, tenantPath} from './tenant-ids.js'
 import {registerTenantRoutes} from './tenant-routes.js'
 import {keyKindOf, publishedKeyKind, readyForHandler, registerTenantResolution, rewriteTenantUrl, type Tenant, tenantOf, Tenants} from './tenants.js'
-import {WebhookDeliveries} from './webhooks.js'
+import {WebhookSender} from './webhooks.js'
 
 export interface SandboxOptions {
   port?: number
@@ -83,7 +84,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
   const {clock: savedClock, created, modules: states, pending, store} = await openState(modules, {database: options.database, file: options.stateFile, notice})
   let clock: SandboxClock
   try {
-    clock = await startClock(savedClock, options.clock, notice)
+    clock = await startClock(savedClock, options.clock, notice, pending)
     await store.commit()
   } catch (error) {
     await store.close()
@@ -131,10 +132,11 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
         })
       },
       commitNow: (change) => store.commitNow(change),
+      schedule: (service, at, work) => parts.pending.schedule(service, work, at, tenantClock.offset),
     }
     const tenant: Tenant = {
       ctx,
-      deliveries: new WebhookDeliveries(tenantClock),
+      deliveries: new WebhookSender(),
       events,
       faults: new FaultQueue(parts.handle),
       id,
@@ -155,7 +157,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
   const tenantOfRequest = (request: FastifyRequest) => tenantOf(request, tenants)
   const contextOf: ContextOf = (request) => tenantOfRequest(request).ctx
 
-  const webhooks = new DueDeliveries(store, tenants)
+  const webhooks = new DueDeliveries(store, tenants, modules)
   const deliver = (tenant: Tenant, id: string) => webhooks.claimAndDeliver(tenant, id)
 
   /** Commits what the request wrote, then lets listeners hear the events of those changes. Throws (or rejects) when the commit fails. */
@@ -196,9 +198,16 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
 
   registerControlRoutes(app, {
     tenantOf: tenantOfRequest,
+    async onClockMoved(tenant, ms) {
+      await tenant.pending.shift(ms)
+      store.afterCommit(() => webhooks.pollNow())
+    },
     async onReset(tenant) {
       for (const m of tenant.states.values()) await m.reset()
       await tenant.pending.clear()
+      // a tenant starts over at the real time: the only way its forward-only clock goes back
+      tenant.clock.restore(0)
+      await tenant.savedClock.set(0)
     },
   })
   registerStateRoutes(app, {store, tenantOf: tenantOfRequest})
@@ -212,7 +221,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
   })
   for (const m of modules) m.control?.(app, contextOf)
 
-  app.get('/__sandbox/webhook-deliveries', async (request) => ({deliveries: tenantOfRequest(request).deliveries.attempts}))
+  registerDeliveryRoutes(app, tenantOfRequest)
 
   if (options.seed && created) {
     for (const m of modules) await m.seed?.(own.ctx)
@@ -264,7 +273,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
  * `--clock` moves it forward from there, and is ignored, with a notice, when it is earlier.
  * Every move from then on is saved with the request that made it.
  */
-async function startClock(saved: SavedClock, start: string | undefined, notice: (message: string) => void): Promise<SandboxClock> {
+async function startClock(saved: SavedClock, start: string | undefined, notice: (message: string) => void, pending?: PendingDeliveries): Promise<SandboxClock> {
   const clock = new SandboxClock()
   const offset = await saved.get()
   if (offset !== undefined) clock.restore(offset)
@@ -273,7 +282,12 @@ async function startClock(saved: SavedClock, start: string | undefined, notice: 
     else notice(`the clock stays at ${clock.now().toISOString()}, where the state left it: --clock ${start} would move it back`)
   }
 
-  if (clock.offset !== offset) await saved.set(clock.offset)
+  if (clock.offset !== offset) {
+    await saved.set(clock.offset)
+    // --clock moved a saved clock forward: what was due on the way is due now
+    if (offset !== undefined) await pending?.shift(clock.offset - offset)
+  }
+
   // on SQLite the write runs synchronously, in the transaction of the request that moved the clock
   clock.onMove = (offsetMs) => {
     saved.set(offsetMs).catch((error: unknown) => process.stderr.write(`sandbox: could not save the clock: ${(error as Error).message}\n`))

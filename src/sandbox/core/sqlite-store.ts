@@ -164,7 +164,7 @@ export class SqliteStore implements SandboxStore {
   async dropTenant(tenant: string): Promise<void> {
     this.write()
     this.cache.clear()
-    for (const sql of [Q.dropTenantDocs, Q.dropTenantEvents, Q.dropTenantDeliveries]) await this.change(sql, tenant)
+    for (const sql of [Q.dropTenantDocs, Q.dropTenantEvents, Q.dropTenantDeliveries, Q.dropTenantAttempts]) await this.change(sql, tenant)
   }
 
   close(): void {

@@ -8,6 +8,7 @@ import type {FastifyInstance, FastifyRequest} from 'fastify'
 import type {SandboxModule} from '../types.js'
 import type {Tenant, TenantRecord, Tenants} from './tenants.js'
 
+import {SANDBOX_MAX_TENANT_TTL_SECONDS as MAX_TTL_SECONDS} from '../../services/sandbox-defaults.js'
 import {isTenantId, tenantPath} from './tenant-ids.js'
 import {TenantLimitError} from './tenants.js'
 
@@ -29,6 +30,7 @@ function describe(request: FastifyRequest, modules: readonly SandboxModule[], re
     clock: tenant?.clock.now().toISOString(),
     createdAt: record.createdAt,
     seeded: record.seeded,
+    ...(record.expiresAt ? {expiresAt: record.expiresAt} : {}),
   }
 }
 
@@ -40,14 +42,19 @@ export function registerTenantRoutes(app: FastifyInstance, deps: TenantDeps): vo
     if (deps.tenantOf(request) !== tenants.defaultTenant) throw failure(404, 'Tenants are managed at the sandbox\'s own /__sandbox/tenants, not under a tenant')
   }
 
-  /** `{"seed": true}` for demo data. Answers the keys, the one time they are shown. */
+  /** `{"seed": true}` for demo data, `{"ttlSeconds": 3600}` for a tenant that expires. Answers the keys, the one time they are shown. */
   app.post('/__sandbox/tenants', async (request, reply) => {
     ownPlane(request)
-    const body = (request.body ?? {}) as {seed?: unknown}
+    const body = (request.body ?? {}) as {seed?: unknown; ttlSeconds?: unknown}
     if (body.seed !== undefined && typeof body.seed !== 'boolean') throw failure(400, 'Expected {"seed": true|false}')
+    const ttl = body.ttlSeconds
+    if (ttl !== undefined && !(typeof ttl === 'number' && Number.isSafeInteger(ttl) && ttl >= 1 && ttl <= MAX_TTL_SECONDS)) {
+      throw failure(400, `"ttlSeconds" must be a whole number of seconds from 1 to ${MAX_TTL_SECONDS} (30 days)`)
+    }
+
     let created
     try {
-      created = await tenants.create({now: new Date(), seed: deps.seed, seeded: body.seed === true})
+      created = await tenants.create({now: new Date(), seed: deps.seed, seeded: body.seed === true, ...(ttl === undefined ? {} : {ttlMs: ttl * 1000})})
     } catch (error) {
       if (error instanceof TenantLimitError) throw failure(409, error.message)
       throw error

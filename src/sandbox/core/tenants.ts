@@ -19,7 +19,7 @@ import type {SandboxClock} from './clock.js'
 import type {ErrorShapes} from './error-shapes.js'
 import type {FaultQueue} from './faults.js'
 import type {PendingDeliveries, SavedClock} from './state.js'
-import type {WebhookDeliveries} from './webhooks.js'
+import type {WebhookSender} from './webhooks.js'
 
 import {SANDBOX_KEYS,SANDBOX_MAX_TENANTS} from '../../services/sandbox-defaults.js'
 import {DocTable, type SandboxStore} from './store.js'
@@ -43,7 +43,8 @@ export interface Tenant {
   faults: FaultQueue
   /** its recent events, for GET /__sandbox/events */
   events: (SandboxEvent & {at: string})[]
-  deliveries: WebhookDeliveries
+  /** sends its deliveries' attempts */
+  deliveries: WebhookSender
   /** the kind of a checkout API key when it is one of this tenant's; undefined for any other */
   keyKind(key: string): KeyKind | undefined
 }
@@ -53,6 +54,8 @@ export interface TenantRecord {
   id: string
   createdAt: string
   seeded: boolean
+  /** real time: from then on the tenant is gone, and any replica removes its rows (a CI job cancelled before its delete leaks nothing) */
+  expiresAt?: string
   keyDigests: {publicKey: string; secretKey: string}
 }
 
@@ -67,7 +70,8 @@ export class TenantLimitError extends Error {}
 
 const digestOf = (key: string) => createHash('sha256').update(key, 'utf8').digest('base64url')
 
-/** The key kinds of a record's digests. */
+const expired = (record: TenantRecord) => record.expiresAt !== undefined && Date.parse(record.expiresAt) <= Date.now()
+
 /** The default tenant's API keys: the published test keys (a Map: the key looked up is whatever a client sends). */
 const PUBLISHED_KEYS = new Map<string, KeyKind>([
   [SANDBOX_KEYS.publicKey, 'public'],
@@ -113,7 +117,7 @@ export class Tenants {
   async get(id: string): Promise<Tenant | undefined> {
     if (id === DEFAULT_TENANT) return this.defaultTenant
     const record = await this.registry.get(id)
-    if (!record) {
+    if (!record || expired(record)) {
       this.forget(id)
       return undefined
     }
@@ -128,8 +132,23 @@ export class Tenants {
     return [this.defaultTenant, ...this.live.values()]
   }
 
+  /** The tenants that have not expired. */
   async records(): Promise<TenantRecord[]> {
-    return this.registry.values()
+    return (await this.registry.values()).filter((record) => !expired(record))
+  }
+
+  /** Removes every expired tenant with its rows, each in a transaction of its own; another replica may be removing them too. */
+  async removeExpired(): Promise<void> {
+    let records: TenantRecord[] = []
+    await this.store.commitNow(async () => {
+      records = await this.registry.values()
+    })
+    for (const {id} of records.filter((record) => expired(record))) {
+      await this.store.commitNow(async () => {
+        await this.store.beginWrite(id)
+        await this.delete(id)
+      })
+    }
   }
 
   async record(id: string): Promise<TenantRecord | undefined> {
@@ -137,9 +156,11 @@ export class Tenants {
   }
 
   /** A new tenant with a fresh state (and demo data when `seed`), in the request's transaction. Throws TenantLimitError past MAX_TENANTS. */
-  async create(options: {now: Date; seed(tenant: Tenant): Promise<void>; seeded: boolean}): Promise<CreatedTenant> {
+  async create(options: {now: Date; seed(tenant: Tenant): Promise<void>; seeded: boolean; ttlMs?: number}): Promise<CreatedTenant> {
     if ((await this.registry.count()) >= MAX_TENANTS) {
-      throw new TenantLimitError(`This sandbox has ${MAX_TENANTS} tenants, its limit; delete one first`)
+      throw new TenantLimitError(
+        `This sandbox has ${MAX_TENANTS} tenants, its limit: delete one (sandbox tenant list, sandbox tenant delete ID), or wait for one created with --ttl to expire; give CI tenants a --ttl so a cancelled job leaks none`,
+      )
     }
 
     let id = newTenantId()
@@ -149,6 +170,7 @@ export class Tenants {
       id,
       createdAt: options.now.toISOString(),
       seeded: options.seeded,
+      ...(options.ttlMs === undefined ? {} : {expiresAt: new Date(Date.now() + options.ttlMs).toISOString()}),
       keyDigests: {publicKey: digestOf(keys.publicKey), secretKey: digestOf(keys.secretKey)},
     }
     await this.registry.set(id, record)

@@ -1,10 +1,12 @@
 /**
- * The hosted page draws its pay button in the customization's colour with white text: a colour
- * too light for white text (#ffff00 gives 1.07:1) makes the one button a buyer must read
- * unreadable. WCAG 2's contrast ratio, and AA's minimum for normal text.
+ * The hosted page draws its pay button in the merchant's colour. Any hex colour is accepted, as
+ * the spec and the real service accept it; the page writes the button's text in black or white,
+ * whichever reads better on that colour (one of the two always reaches 4.5:1, WCAG AA's minimum
+ * for normal text). `customize set` warns when white text, the usual choice, would read poorly.
  */
-export const BUTTON_TEXT_COLOR = '#ffffff'
 export const MIN_CONTRAST = 4.5
+const WHITE = '#ffffff'
+const BLACK = '#000000'
 
 /** The contrast ratio of two `#rgb` or `#rrggbb` colours, from 1 (none) to 21 (black on white). */
 export function contrastRatio(a: string, b: string): number {
@@ -12,11 +14,16 @@ export function contrastRatio(a: string, b: string): number {
   return (lighter + 0.05) / (darker + 0.05)
 }
 
-/** Why white button text on this colour is hard to read; undefined when it is not. */
-export function buttonContrastProblem(color: string): string | undefined {
-  const ratio = contrastRatio(color, BUTTON_TEXT_COLOR)
+/** Black or white: the text colour that reads better on a button of this colour. */
+export function buttonTextColor(color: string): string {
+  return contrastRatio(color, WHITE) >= contrastRatio(color, BLACK) ? WHITE : BLACK
+}
+
+/** A warning when white text on this colour is hard to read (the page then uses black); undefined when it reads well. */
+export function whiteTextWarning(color: string): string | undefined {
+  const ratio = contrastRatio(color, WHITE)
   if (ratio >= MIN_CONTRAST) return undefined
-  return `white button text on ${color} has a contrast of ${ratio.toFixed(2)}:1, below the ${MIN_CONTRAST}:1 that text needs to be readable (WCAG AA); choose a darker colour`
+  return `white text on ${color} has a contrast of ${ratio.toFixed(2)}:1, below ${MIN_CONTRAST}:1 (WCAG AA); the sandbox's page writes the button's text in black instead, another page may not`
 }
 
 function luminance(hex: string): number {

@@ -1,9 +1,9 @@
 /**
  * `opsctl customize set`: the five fields of the hosted page's customization, checked before
- * anything is sent (exit 2 names the flag).
+ * anything is sent (exit 2 names the flag); a colour white text reads poorly on is a warning, never a refusal.
  */
 import {UsageError} from '../../errors.js'
-import {buttonContrastProblem} from './contrast.js'
+import {whiteTextWarning} from './contrast.js'
 import {type CustomizationRequest, HEX_COLOR} from './operations.js'
 
 export interface CustomizationFlags {
@@ -39,9 +39,9 @@ export function customizationFromFlags(flags: CustomizationFlags): {body: Custom
   }
   if (!body.customTitle) throw new UsageError('--title must not be empty')
   if (!HEX_COLOR.test(body.colorScheme)) throw new UsageError(`--color must be a hex colour such as #1a2b3c or #fff, got "${flags.color}"`)
-  const contrast = buttonContrastProblem(body.colorScheme)
-  if (contrast) throw new UsageError(`--color: ${contrast}`)
   const warnings: string[] = []
+  const contrast = whiteTextWarning(body.colorScheme)
+  if (contrast) warnings.push(`Warning: --color: ${contrast}`)
   for (const [flag, value] of [
     ['--logo-url', body.logoUrl],
     ['--icon-url', body.iconUrl],

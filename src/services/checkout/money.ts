@@ -112,7 +112,10 @@ export function amountOfNumber(value: number): {problem: string} | {text: string
   return {text: formatCents(parseAmount(text))}
 }
 
-/** A quantity sent as a JSON number (`"quantity": 1`), as the numeric string the spec shows; anything but a whole number of 1 or more is refused. */
+/** A quantity sent as a JSON number (`"quantity": 1`), as the numeric string the spec shows; a negative or non-finite number is refused. */
 export function quantityOfNumber(value: number): {problem: string} | {text: string} {
-  return Number.isSafeInteger(value) && value >= 1 ? {text: String(value)} : {problem: `expected a whole number of 1 or more, got ${value}`}
+  return Number.isFinite(value) && value >= 0 ? {text: String(value)} : {problem: `expected a quantity of 0 or more, got ${value}`}
 }
+
+/** "quantity, sent as a numeric string": any the spec allows, as paymaya-node-sdk's default "0.00" (the CLI's own --item asks for a whole number). */
+export const QUANTITY_PATTERN = /^\d+(?:\.\d+)?$/

@@ -12,8 +12,7 @@
 import * as z from 'zod'
 
 import {defineService} from '../../http/operation.js'
-import {buttonContrastProblem} from './contrast.js'
-import {AMOUNT_PATTERN, amountOfNumber, centsOf, quantityOfNumber} from './money.js'
+import {AMOUNT_PATTERN, amountOfNumber, centsOf, QUANTITY_PATTERN, quantityOfNumber} from './money.js'
 
 // ---------------------------------------------------------------------------------------------
 // Shared pieces
@@ -81,8 +80,8 @@ export const ItemRequest = z.looseObject({
   name: z.string().min(1),
   code: z.string().optional(),
   description: z.string().optional(),
-  /** "quantity, sent as a numeric string": a whole number of 1 or more (a JSON number is accepted and becomes the string). */
-  quantity: stringOrNumber('a whole number of 1 or more', quantityOfNumber, z.string().regex(/^[1-9]\d*$/, 'expected a whole number of 1 or more')).optional(),
+  /** "quantity, sent as a numeric string" (a JSON number is accepted and becomes the string). */
+  quantity: stringOrNumber('a numeric string such as "2"', quantityOfNumber, z.string().regex(QUANTITY_PATTERN, 'expected a numeric string such as "2"')).optional(),
   amount: ItemAmountRequest.optional(),
   totalAmount: ItemAmountRequest.optional(),
 })
@@ -248,13 +247,7 @@ export const CustomizationRequest = z.looseObject({
   iconUrl: HttpUrl,
   appleTouchIconUrl: HttpUrl,
   customTitle: z.string().trim().min(1),
-  colorScheme: z
-    .string()
-    .regex(HEX_COLOR, 'expected a hex colour such as #1a2b3c')
-    .superRefine((color, ctx) => {
-      const problem = HEX_COLOR.test(color) ? buttonContrastProblem(color) : undefined
-      if (problem) ctx.addIssue({code: 'custom', message: problem})
-    }),
+  colorScheme: z.string().regex(HEX_COLOR, 'expected a hex colour such as #1a2b3c'),
 })
 export type CustomizationRequest = z.infer<typeof CustomizationRequest>
 

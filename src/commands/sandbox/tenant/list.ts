@@ -7,14 +7,14 @@ import {listTenants, type TenantInfo} from '../../../runtime/sandbox-tenants.js'
 export default class SandboxTenantList extends BaseCommand<typeof SandboxTenantList> {
   static override description = `List the tenants of a sandbox: ids, base URLs, clocks (never their keys).
 
-The sandbox is the origin of the profile's sandbox, or --sandbox-url. The default tenant (the sandbox's own URLs) is not listed.`
+The sandbox is the origin of the profile's sandbox, or --sandbox-url. The default tenant (the sandbox's own URLs) is not listed, nor a tenant whose --ttl has run out.`
   static override examples = [
     '<%= config.bin %> sandbox tenant list',
     '<%= config.bin %> sandbox tenant list --sandbox-url http://127.0.0.1:5010 --json',
   ]
   static override flags = {...sandboxUrlFlag}
 
-  static override view: View = {columns: ['id', 'healthBaseUrl', 'checkoutBaseUrl', 'clock', 'createdAt', 'seeded'], list: 'tenants'}
+  static override view: View = {columns: ['id', 'healthBaseUrl', 'checkoutBaseUrl', 'clock', 'createdAt', 'expiresAt', 'seeded'], list: 'tenants'}
 
   async run(): Promise<{tenants: TenantInfo[]}> {
     const sandbox = await tenantSandbox(this.flags['sandbox-url'], () => this.profile(), this.configDir)
