@@ -4,6 +4,8 @@ import {setTimeout as sleep} from 'node:timers/promises'
 
 import type {Operation} from '../../http/operation.js'
 
+import {escapeControlChars} from '../../control-chars.js'
+import {nestsDeeperThan, SANDBOX_BODY_MAX_DEPTH} from '../../services/sandbox-defaults.js'
 import {sandboxModules} from '../modules.js'
 import {
   type ContextOf,
@@ -30,6 +32,7 @@ import {type SandboxStore, type TenantStore} from './store.js'
 import {DEFAULT_TENANT, tenantPath} from './tenant-ids.js'
 import {registerTenantRoutes} from './tenant-routes.js'
 import {keyKindOf, publishedKeyKind, readyForHandler, registerTenantResolution, rewriteTenantUrl, type Tenant, tenantOf, Tenants} from './tenants.js'
+import {registerTextChecks} from './text-checks.js'
 import {WebhookDeliveries} from './webhooks.js'
 
 export interface SandboxOptions {
@@ -161,9 +164,14 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
   /** Commits what the request wrote, then lets listeners hear the events of those changes. Throws (or rejects) when the commit fails. */
   const persist = (request: FastifyRequest) => store.within(request.raw, () => store.commit())
 
+  const errors = new ErrorShapes(modules)
   const app: FastifyInstance = Fastify({
     bodyLimit: BODY_LIMIT,
     forceCloseConnections: true,
+    // a URL that does not decode (invalid UTF-8 after %-decoding): the 400 in the service's shape
+    frameworkErrors(_error, request, reply) {
+      ;(reply as FastifyReply).code(400).send(errors.refusal(request.url, 400, 'The URL is not valid: it does not decode as UTF-8', request.id))
+    },
     genReqId: () => randomUUID(),
     logger: false,
     onConstructorPoisoning: 'error',
@@ -180,9 +188,9 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
     }
   })
   const token = options.token ?? newControlToken()
-  const errors = new ErrorShapes(modules)
   registerControlGuard(app, {allowedHosts: options.allowedHosts, errors, host: options.host ?? '127.0.0.1', token})
   if (store.shared) registerAbandonment(app, store)
+  registerTextChecks(app, errors)
   registerTenantResolution(app, tenants, errors, store)
   registerParsers(app)
   registerResponseHeaders(app, tenantOfRequest, errors)
@@ -389,6 +397,8 @@ function registerParsers(app: FastifyInstance): void {
     const body = String(text)
     if (body.trim() === '') return done(null, undefined)
     parseJson(request, body, (error, parsed) => {
+      // before anything walks it: validation, the handlers, JSON.stringify and the redaction walks recurse
+      if (!error && nestsDeeperThan(parsed, SANDBOX_BODY_MAX_DEPTH)) return done(badBody(`The body is nested deeper than ${SANDBOX_BODY_MAX_DEPTH} levels`), undefined)
       if (!error) return done(null, parsed)
       let wellFormed = true
       try {
@@ -484,7 +494,8 @@ function registerErrorHandling(app: FastifyInstance, store: SandboxStore, errors
     const status = error.statusCode && error.statusCode >= 400 ? error.statusCode : 500
     // A request that failed unexpectedly keeps nothing of what it wrote (refusals keep theirs: an expired session stays deleted).
     if (status >= 500) await store.within(request.raw, () => store.discard())
-    if (status === 500) process.stderr.write(`sandbox: ${request.method} ${request.url} failed: ${error.stack ?? error.message}\n`)
+    // one line, never a stack trace: the URL and the message are the client's doing, escaped
+    if (status === 500) process.stderr.write(`sandbox: ${request.method} ${escapeControlChars(request.url)}: internal error (${escapeControlChars(error.message)}); request ${request.id}\n`)
     // a route may allow more than BODY_LIMIT (PUT /__sandbox/state): the answer names the limit of the route asked
     const limit = request.routeOptions.bodyLimit ?? BODY_LIMIT
     const message = status === 413 ? `The body is larger than ${limit} bytes` : status === 500 ? 'Internal sandbox error' : error.message
