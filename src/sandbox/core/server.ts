@@ -31,7 +31,7 @@ import {moduleStates, openState, PendingDeliveries, SavedClock} from './state.js
 import {type SandboxStore, type TenantStore} from './store.js'
 import {DEFAULT_TENANT, tenantPath} from './tenant-ids.js'
 import {registerTenantRoutes} from './tenant-routes.js'
-import {keyKindOf, publishedKeyKind, readyForHandler, registerTenantResolution, rewriteTenantUrl, type Tenant, tenantOf, Tenants} from './tenants.js'
+import {keyKindOf, publishedKeyKind, readyForHandler, registerTenantResolution, rewriteTenantUrl, type Tenant, TenantGoneError, tenantOf, Tenants} from './tenants.js'
 import {registerTextChecks} from './text-checks.js'
 import {WebhookDeliveries} from './webhooks.js'
 
@@ -161,8 +161,21 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
   const webhooks = new DueDeliveries(store, tenants)
   const deliver = (tenant: Tenant, id: string) => webhooks.claimAndDeliver(tenant, id)
 
-  /** Commits what the request wrote, then lets listeners hear the events of those changes. Throws (or rejects) when the commit fails. */
-  const persist = (request: FastifyRequest) => store.within(request.raw, () => store.commit())
+  /**
+   * Commits what the request wrote, then lets listeners hear the events of those changes. Throws (or
+   * rejects) when the commit fails, and with TenantGoneError when its tenant was deleted meanwhile
+   * (then nothing of it is kept). A read, or a write of the default tenant, commits at once.
+   */
+  const persist = (request: FastifyRequest) =>
+    store.within(request.raw, () => {
+      const tenant = tenantOfRequest(request)
+      return tenant === own || !store.writing() ? store.commit() : commitIfHeld(tenant.id)
+    })
+  const commitIfHeld = async (id: string) => {
+    if (await tenants.holds(id)) return store.commit()
+    await store.discard()
+    throw new TenantGoneError(id)
+  }
 
   const errors = new ErrorShapes(modules)
   const app: FastifyInstance = Fastify({
@@ -449,8 +462,14 @@ function registerSaveBeforeAnswer(app: FastifyInstance, store: SandboxStore, per
   // callback-style hooks (here and below): an async one costs every answer a promise (SQLite commits synchronously)
   app.addHook('onSend', (request, reply, payload, done) => {
     const failed = (error: unknown) => {
+      reply.type('application/json; charset=utf-8').removeHeader('location')
+      if (error instanceof TenantGoneError) {
+        reply.code(404)
+        return done(null, JSON.stringify(errors.refusal(request.url, 404, error.message, request.id)))
+      }
+
       process.stderr.write(`sandbox: could not save the state: ${(error as Error).message}\n`)
-      reply.code(500).type('application/json; charset=utf-8').removeHeader('location')
+      reply.code(500)
       done(null, JSON.stringify(errors.refusal(request.url, 500, 'The sandbox could not save this change; its outcome is unknown', request.id)))
     }
 

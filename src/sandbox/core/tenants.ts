@@ -65,6 +65,15 @@ export interface CreatedTenant {
 
 export class TenantLimitError extends Error {}
 
+/** A request's tenant was deleted while it was under way: what it wrote is dropped, and it answers 404. */
+export class TenantGoneError extends Error {
+  readonly statusCode = 404
+
+  constructor(id: string) {
+    super(`No tenant ${id} on this sandbox`)
+  }
+}
+
 const digestOf = (key: string) => createHash('sha256').update(key, 'utf8').digest('base64url')
 
 /** The key kinds of a record's digests. */
@@ -158,13 +167,31 @@ export class Tenants {
     return {keys, record, tenant}
   }
 
-  /** Deletes a tenant and every row of it; false when there is none of that id. */
+  /**
+   * Deletes a tenant and every row of it; false when there is none of that id. On PostgreSQL it
+   * first takes the tenant's lock, so the tenant's writes under way (on any replica) commit before
+   * it, and go with it; a write that commits after finds the tenant gone (`holds`).
+   */
   async delete(id: string): Promise<boolean> {
-    if (!(await this.registry.has(id))) return false
-    await this.store.dropTenant(id)
+    await this.store.beginWrite(id)
+    if ((await this.registry.reread(id)) === undefined) return false
     await this.registry.delete(id)
+    await this.store.dropTenant(id)
     this.forget(id)
     return true
+  }
+
+  /**
+   * Whether the tenant still exists, asked just before a change of it is committed: under the
+   * tenant's lock (PostgreSQL), so a deletion is either wholly before the answer (false: the change
+   * is dropped, 404) or waits for the commit (and then deletes what it wrote).
+   */
+  async holds(id: string): Promise<boolean> {
+    if (id === DEFAULT_TENANT) return true
+    await this.store.beginWrite(id)
+    if ((await this.registry.reread(id)) !== undefined) return true
+    this.forget(id)
+    return false
   }
 
   private forget(id: string): void {
