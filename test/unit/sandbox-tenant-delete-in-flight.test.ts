@@ -4,17 +4,20 @@
  * behind. On SQLite (one process) and on PostgreSQL with two replicas, the deletion sent to the
  * other replica than the writes.
  */
-import {request as httpRequest} from 'node:http'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {basicAuth} from '../../src/http/services.js'
 import {createSandbox, type RunningSandbox} from '../../src/sandbox/core/server.js'
+import {TENANT_ACTIVE_SHARE} from '../../src/sandbox/core/tenant-shares.js'
 import {controlHeaders} from '../helpers/control.js'
 import {type PostgresCluster, postgresSkipReason, startPostgres} from '../helpers/postgres.js'
 
 const skipPostgres = postgresSkipReason()
 const TOKEN = 'delete-in-flight-token'
-const WRITES = 40
+// as many as hold a turn of the tenant at once on PostgreSQL (tenant-shares.ts), leaving one for the control calls
+const WRITES = TENANT_ACTIVE_SHARE - 1
+/** far longer than a deletion takes, even on a loaded machine */
+const DELAY_MS = 8000
 const CHECKOUT = JSON.stringify({totalAmount: {value: '1.00', currency: 'PHP'}, items: [{name: 'Tea'}], requestReferenceNumber: 'in-flight'})
 
 describe.each([
@@ -37,33 +40,30 @@ describe.each([
     await cluster?.stop()
   })
 
-  it.skipIf(skip !== undefined)('answers every write whose body arrives after the deletion 404, and leaves no row of the tenant', async () => {
+  it.skipIf(skip !== undefined)('answers every write under way during the deletion 404, and leaves no row of the tenant', async () => {
     const created = await fetch(`${writer.origin}/__sandbox/tenants`, {method: 'POST', headers: {...controlHeaders(TOKEN), 'content-type': 'application/json'}, body: '{}'})
     const tenant = (await created.json()) as {id: string; publicKey: string}
-    const path = `/t/${tenant.id}/checkout/v1/checkouts`
-    const headers = {authorization: basicAuth(tenant.publicKey), 'content-length': String(Buffer.byteLength(CHECKOUT)), 'content-type': 'application/json'}
-
-    // writes under way: their headers are in (the tenant is resolved), their bodies not yet
-    const pending = Array.from({length: WRITES}, () => {
-      const req = httpRequest(`${writer.origin}${path}`, {agent: false, headers, method: 'POST'})
-      req.flushHeaders()
-      const status = new Promise<number>((resolve, reject) => {
-        req.on('response', (res) => {
-          res.resume()
-          res.on('end', () => resolve(res.statusCode ?? 0))
-        })
-        req.on('error', reject)
-      })
-      return {req, status}
+    const base = `${writer.origin}/t/${tenant.id}`
+    const control = (path: string, init: {body?: string; method?: string} = {}) => fetch(`${base}/__sandbox/${path}`, {...init, headers: {...controlHeaders(TOKEN), 'content-type': 'application/json'}})
+    // each write takes a delay fault after its tenant is resolved and its body read: it is under
+    // way, holding its tenant, until the deletion has been answered
+    const faults = Array.from({length: WRITES}, () => ({kind: 'delay', ms: DELAY_MS, op: 'initiateCheckout'}))
+    expect((await control('faults', {body: JSON.stringify({next: faults}), method: 'POST'})).status).toBe(200)
+    const writes = Array.from({length: WRITES}, async () => {
+      const res = await fetch(`${base}/checkout/v1/checkouts`, {method: 'POST', headers: {authorization: basicAuth(tenant.publicKey), 'content-type': 'application/json'}, body: CHECKOUT})
+      await res.text()
+      return res.status
     })
-    // one whole write after them: answered, so the sandbox has read the headers sent before it
-    const before = await fetch(`${writer.origin}${path}`, {method: 'POST', headers, body: CHECKOUT})
-    expect(before.status).toBe(200)
+    // every fault taken: every write is under way
+    for (;;) {
+      const {pending} = (await (await control('faults')).json()) as {pending: unknown[]}
+      if (pending.length === 0) break
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
 
     const deleted = await fetch(`${deleter.origin}/__sandbox/tenants/${tenant.id}`, {method: 'DELETE', headers: controlHeaders(TOKEN)})
     expect(deleted.status).toBe(200)
-    for (const {req} of pending) req.end(CHECKOUT)
-    const statuses = await Promise.all(pending.map(({status}) => status))
+    const statuses = await Promise.all(writes)
 
     expect(statuses.filter((status) => status !== 404)).toEqual([])
     // no row of the tenant is left: none was committed after its deletion

@@ -31,6 +31,7 @@ import {moduleStates, openState, PendingDeliveries, SavedClock} from './state.js
 import {type SandboxStore, type TenantStore} from './store.js'
 import {DEFAULT_TENANT, tenantPath} from './tenant-ids.js'
 import {registerTenantRoutes} from './tenant-routes.js'
+import {registerTenantShares} from './tenant-shares.js'
 import {keyKindOf, publishedKeyKind, readyForHandler, registerTenantResolution, rewriteTenantUrl, type Tenant, TenantGoneError, tenantOf, Tenants} from './tenants.js'
 import {registerTextChecks} from './text-checks.js'
 import {WebhookDeliveries} from './webhooks.js'
@@ -203,6 +204,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
   const token = options.token ?? newControlToken()
   registerControlGuard(app, {allowedHosts: options.allowedHosts, errors, host: options.host ?? '127.0.0.1', token})
   if (store.shared) registerAbandonment(app, store)
+  if (store.shared) registerTenantShares(app, errors)
   registerTextChecks(app, errors)
   registerTenantResolution(app, tenants, errors, store)
   registerParsers(app)
@@ -503,11 +505,20 @@ function registerResponseHeaders(app: FastifyInstance, tenantOf: (request: Fasti
   })
 }
 
+/** pg's pool gave up waiting for a connection (postgres-database.ts): the sandbox is busy, not broken. */
+const waitedForConnection = (error: Error) => error.message === 'timeout exceeded when trying to connect'
+
 function registerErrorHandling(app: FastifyInstance, store: SandboxStore, errors: ErrorShapes): void {
   app.setErrorHandler(async (error: Error & {statusCode?: number; code?: string}, request, reply) => {
     if (error instanceof SandboxError) {
       reply.code(error.status).headers(error.headers)
       return reply.send(errors.body(errors.moduleOf(request.url), error, request.id))
+    }
+
+    if (waitedForConnection(error)) {
+      await store.within(request.raw, () => store.discard())
+      reply.code(503).header('retry-after', '1')
+      return reply.send(errors.refusal(request.url, 503, 'The sandbox is busy (no database connection came free in time); retry later', request.id))
     }
 
     const status = error.statusCode && error.statusCode >= 400 ? error.statusCode : 500

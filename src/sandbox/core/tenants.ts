@@ -214,6 +214,11 @@ export async function readyForHandler(request: FastifyRequest, tenant: Tenant, s
   tenant.clock.restore((await tenant.savedClock.get()) ?? 0)
 }
 
+/** The id of the tenant a request's URL names (the default tenant's for an unprefixed URL), before it is resolved. */
+export function tenantNamed(raw: IncomingMessage): string {
+  return named.get(raw) ?? DEFAULT_TENANT
+}
+
 /** The tenant each request is for, as resolved before any route runs. */
 const resolved = new WeakMap<FastifyRequest, Tenant>()
 /** The tenant id a request's URL named, taken off its URL before routing. */
@@ -239,7 +244,7 @@ export function rewriteTenantUrl(raw: IncomingMessage): string {
  */
 export function registerTenantResolution(app: FastifyInstance, tenants: Tenants, errors: ErrorShapes, store: SandboxStore): void {
   app.addHook('onRequest', async (request, reply) => {
-    const id = named.get(request.raw) ?? DEFAULT_TENANT
+    const id = tenantNamed(request.raw)
     await store.within(request.raw, async () => {
       const tenant = await tenants.get(id)
       if (!tenant) {
