@@ -124,6 +124,8 @@ export interface SandboxContext {
    * them. When another request's change is open, it waits for that one's commit rather than join it.
    */
   commitNow(change: () => Promise<void>): Promise<void>
+  /** Why the sandbox would not send a webhook to this callback URL (core/callback-targets.ts), or undefined. */
+  callbackRefusal(url: string): string | undefined
 }
 
 /** The body a row's success answer carries (the fields its response schema names; more may travel), or nothing. */

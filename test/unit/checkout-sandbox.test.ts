@@ -48,6 +48,7 @@ function fakeContext(): Fake {
       fake.events.push(event)
     },
     commitNow: async (change: () => Promise<void>) => change(),
+    callbackRefusal: () => undefined,
   }
   return fake
 }

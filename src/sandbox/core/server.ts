@@ -19,6 +19,7 @@ import {
   type SandboxState,
 } from '../types.js'
 import {answer, handlersOf} from './answer.js'
+import {callbackRefusal, deliveryRefusal} from './callback-targets.js'
 import {SandboxClock} from './clock.js'
 import {newControlToken, registerControlGuard} from './control-guard.js'
 import {registerControlRoutes} from './control.js'
@@ -34,7 +35,7 @@ import {registerTenantRoutes} from './tenant-routes.js'
 import {registerTenantShares} from './tenant-shares.js'
 import {keyKindOf, publishedKeyKind, readyForHandler, registerTenantResolution, rewriteTenantUrl, type Tenant, TenantGoneError, tenantOf, Tenants} from './tenants.js'
 import {registerTextChecks} from './text-checks.js'
-import {WebhookDeliveries} from './webhooks.js'
+import {SANDBOX_DELIVERY, WebhookDeliveries} from './webhooks.js'
 
 export interface SandboxOptions {
   port?: number
@@ -57,6 +58,8 @@ export interface SandboxOptions {
   token?: string
   /** host names answered besides the loopback names and the bound address (`--allowed-host`) */
   allowedHosts?: readonly string[]
+  /** webhooks to loopback and private addresses are refused too (`--public` without `--allow-private-callbacks`); link-local and metadata addresses always are */
+  refusePrivateCallbacks?: boolean
 }
 
 export interface RunningSandbox {
@@ -95,6 +98,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
   }
 
   let origin = ''
+  const callbackRules = {refusePrivate: options.refusePrivateCallbacks === true}
   const newId = (prefix?: string) => (prefix ? `${prefix}_${randomBytes(12).toString('hex')}` : randomUUID())
   const hex = (length: number) =>
     randomBytes(Math.ceil(length / 2))
@@ -135,10 +139,11 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
         })
       },
       commitNow: (change) => store.commitNow(change),
+      callbackRefusal: (url) => callbackRefusal(url, callbackRules),
     }
     const tenant: Tenant = {
       ctx,
-      deliveries: new WebhookDeliveries(tenantClock),
+      deliveries: new WebhookDeliveries(tenantClock, SANDBOX_DELIVERY, (url) => deliveryRefusal(url, callbackRules)),
       events,
       faults: new FaultQueue(parts.handle),
       id,

@@ -55,6 +55,8 @@ export class WebhookDeliveries {
   constructor(
     private readonly clock: Clock,
     private readonly policy: DeliveryPolicy = SANDBOX_DELIVERY,
+    /** why a URL is not called now (callback-targets.ts): the delivery is given up, recorded with the reason */
+    private readonly refusal: (url: string) => Promise<string | undefined> = async () => undefined,
   ) {}
 
   /** Starts a delivery and returns at once; `settled` runs once it is delivered or given up. */
@@ -89,6 +91,8 @@ export class WebhookDeliveries {
       if (this.attempts.length > 5000) this.attempts.shift()
     }
 
+    const refused = await this.refusal(url)
+    if (refused) return record(null, `refused: ${refused}`)
     try {
       const res = await this.transport.send({
         method: 'POST',
