@@ -35,6 +35,8 @@ export type Caller = Pick<SandboxRequest, 'key' | 'userId'>
 
 /** The sessions table of the module that keeps sign-ins (core/sessions.ts reads and writes it). */
 export interface SessionTable {
+  /** every session: an imported state signs no one in unless asked to keep them (core/state-routes.ts) */
+  clear(): Promise<void>
   delete(key: string): Promise<boolean>
   get(key: string): Promise<undefined | {lastSeen: number; userId: string}>
   set(key: string, session: {lastSeen: number; userId: string}): Promise<void>

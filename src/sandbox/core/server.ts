@@ -229,7 +229,13 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
       await tenant.pending.clear()
     },
   })
-  registerStateRoutes(app, {store, tenantOf: tenantOfRequest})
+  registerStateRoutes(app, {
+    async dropSessions(tenant) {
+      for (const m of modules) await m.sessionTable?.(tenant.ctx).clear()
+    },
+    store,
+    tenantOf: tenantOfRequest,
+  })
   registerTenantRoutes(app, {
     modules,
     async seed(tenant) {
