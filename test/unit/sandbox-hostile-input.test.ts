@@ -14,9 +14,8 @@ import {checkoutOps} from '../../src/services/checkout/operations.js'
 import {healthOps} from '../../src/services/health/operations.js'
 import {SANDBOX_KEYS, SANDBOX_STATE_MAX_DEPTH} from '../../src/services/sandbox-defaults.js'
 import {controlHeaders} from '../helpers/control.js'
-import {type PostgresCluster, postgresSkipReason, startPostgres} from '../helpers/postgres.js'
+import {bothEngines, type PostgresCluster, startPostgres} from '../helpers/postgres.js'
 
-const skipPostgres = postgresSkipReason()
 const V = {'x-ph-api-version': '3.14.0'}
 const deepValue = (depth: number) => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`
 const CHECKOUT = `{"totalAmount":{"value":"1.00","currency":"PHP"},"items":[{"name":"Tea"}],"requestReferenceNumber":"deep","metadata":${deepValue(10_000)}}`
@@ -28,10 +27,7 @@ const ROUTES = [
 ]
 const pathWith = (op: Operation, prefix: string, value: string) => prefix + op.path.replaceAll(/{\w+}/g, value)
 
-describe.each([
-  {engine: 'sqlite', skip: undefined},
-  {engine: 'postgres', skip: skipPostgres},
-])('hostile input on $engine', ({engine, skip}) => {
+describe.each(bothEngines())('hostile input on $engine', ({engine, skip}) => {
   let cluster: PostgresCluster | undefined
   let sb: RunningSandbox
   let cookie = ''

@@ -10,9 +10,8 @@ import {basicAuth} from '../../src/http/services.js'
 import {createSandbox, type RunningSandbox} from '../../src/sandbox/core/server.js'
 import {TENANT_ACTIVE_SHARE} from '../../src/sandbox/core/tenant-shares.js'
 import {controlHeaders} from '../helpers/control.js'
-import {type PostgresCluster, postgresSkipReason, startPostgres} from '../helpers/postgres.js'
+import {bothEngines, type PostgresCluster, startPostgres} from '../helpers/postgres.js'
 
-const skipPostgres = postgresSkipReason()
 const TOKEN = 'delete-in-flight-token'
 // as many as hold a turn of the tenant at once on PostgreSQL (tenant-shares.ts), leaving one for the control calls
 const WRITES = TENANT_ACTIVE_SHARE - 1
@@ -20,10 +19,7 @@ const WRITES = TENANT_ACTIVE_SHARE - 1
 const DELAY_MS = 8000
 const CHECKOUT = JSON.stringify({totalAmount: {value: '1.00', currency: 'PHP'}, items: [{name: 'Tea'}], requestReferenceNumber: 'in-flight'})
 
-describe.each([
-  {engine: 'sqlite', skip: undefined},
-  {engine: 'postgres', skip: skipPostgres},
-])('deleting a tenant with writes in flight, on $engine', ({engine, skip}) => {
+describe.each(bothEngines())('deleting a tenant with writes in flight, on $engine', ({engine, skip}) => {
   let cluster: PostgresCluster | undefined
   let writer: RunningSandbox
   let deleter: RunningSandbox
