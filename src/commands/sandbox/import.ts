@@ -18,7 +18,7 @@ The file is one written by "sandbox export" (or a --state file of the JSON forma
   static override examples = [
     '<%= config.bin %> sandbox import fixtures/sandbox.json',
     '<%= config.bin %> sandbox import fixtures/sandbox.json --yes',
-    '<%= config.bin %> sandbox import backup.json --keep-sessions --yes    # its own export: signed-in users stay signed in',
+    '<%= config.bin %> sandbox import backup.json --keep-sessions \\\n  --yes    # its own export: users stay signed in',
   ]
   static override flags = {
     'keep-sessions': Flags.boolean({description: "keep the file's sign-in sessions (by default everyone signs in again)"}),
