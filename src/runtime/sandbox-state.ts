@@ -99,9 +99,15 @@ export async function readStateFile(file: string): Promise<StateFile> {
  * changes anything). A document the sandbox refuses (400: a record of the wrong shape, named by
  * its path; 413: too large) is bad input, like the checks above: the state is left as it was.
  */
-export async function importState(transport: Transport, sandbox: SandboxControlTarget, file: string, state: StateFile): Promise<StateSummary> {
+export async function importState(
+  transport: Transport,
+  sandbox: SandboxControlTarget,
+  file: string,
+  state: StateFile,
+  options: {keepSessions?: boolean} = {},
+): Promise<StateSummary> {
   try {
-    await sandboxControl(transport, sandbox, 'PUT', 'state', undefined, state.bytes)
+    await sandboxControl(transport, sandbox, 'PUT', options.keepSessions ? 'state?keepSessions=true' : 'state', undefined, state.bytes)
   } catch (error) {
     if (error instanceof ApiError && (error.status === 400 || error.status === 413)) {
       throw new UsageError(`${file}: ${error.serverMessage}; the sandbox's state is unchanged`)

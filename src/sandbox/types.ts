@@ -35,6 +35,8 @@ export type Caller = Pick<SandboxRequest, 'key' | 'userId'>
 
 /** The sessions table of the module that keeps sign-ins (core/sessions.ts reads and writes it). */
 export interface SessionTable {
+  /** every session: an imported state signs no one in unless asked to keep them (core/state-routes.ts) */
+  clear(): Promise<void>
   delete(key: string): Promise<boolean>
   get(key: string): Promise<undefined | {lastSeen: number; userId: string}>
   set(key: string, session: {lastSeen: number; userId: string}): Promise<void>
@@ -130,6 +132,8 @@ export interface SandboxContext {
    * it, once, in a transaction of its own, on whichever replica claims it.
    */
   schedule(service: string, at: Date, work: unknown): Promise<void>
+  /** Why the sandbox would not send a webhook to this callback URL (core/callback-targets.ts), or undefined. */
+  callbackRefusal(url: string): string | undefined
 }
 
 /** The body a row's success answer carries (the fields its response schema names; more may travel), or nothing. */

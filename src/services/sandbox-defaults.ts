@@ -51,6 +51,9 @@ export const SANDBOX_STATE_LIMIT_BYTES = 256 * 1024 * 1024
  */
 export const SANDBOX_STATE_MAX_DEPTH = 64
 
+/** How deep any JSON body sent to the sandbox may nest: the same limit, checked as the body is parsed, before any route walks it. */
+export const SANDBOX_BODY_MAX_DEPTH = SANDBOX_STATE_MAX_DEPTH
+
 /** True when a JSON value nests more than `limit` arrays or objects deep: iterative, so any depth is measured without recursion. */
 export function nestsDeeperThan(value: unknown, limit: number): boolean {
   const stack: [unknown, number][] = [[value, 0]]

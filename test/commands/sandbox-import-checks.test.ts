@@ -101,6 +101,6 @@ describe('sandbox import checks every record', () => {
     const deep = `{"version": 2, "checkout": {"checkouts": [["c1", ${'{"a": '.repeat(10_000)}1${'}'.repeat(10_000)}]]}}`
     const refused = await per.sandbox.running.app.inject({method: 'PUT', url: '/__sandbox/state', payload: deep, headers: {...controlHeaders(per.sandbox.running.token), 'content-type': 'application/json'}})
     expect(refused.statusCode).toBe(400)
-    expect(refused.json().message).toBe(`Not a valid sandbox state: it is nested deeper than ${SANDBOX_STATE_MAX_DEPTH} levels`)
+    expect(refused.json().message).toBe(`The body is nested deeper than ${SANDBOX_STATE_MAX_DEPTH} levels`)
   })
 })

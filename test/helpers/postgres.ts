@@ -23,6 +23,14 @@ export function postgresSkipReason(): string | undefined {
   return 'PostgreSQL binaries (initdb, postgres) not found: install Debian postgresql or set OPSCTL_POSTGRES_BIN'
 }
 
+/** Both engines, for `describe.each(bothEngines())`: PostgreSQL with the reason it is skipped, if it is. */
+export function bothEngines(): {engine: 'postgres' | 'sqlite'; skip: string | undefined}[] {
+  return [
+    {engine: 'sqlite', skip: undefined},
+    {engine: 'postgres', skip: postgresSkipReason()},
+  ]
+}
+
 export async function startPostgres(): Promise<PostgresCluster> {
   return startCluster({folderPrefix: 'opsctl-pg-', password: 'sandbox-test-password'})
 }

@@ -47,6 +47,7 @@ export async function fakeContext(now = '2026-03-05T04:00:00.000Z'): Promise<Fak
     origin: () => 'http://127.0.0.1:4010',
     id: (prefix = 'id') => `${prefix}_${++counter}`,
     apiKeyKind: () => undefined,
+    callbackRefusal: () => undefined,
     hex(length) {
       return (++counter).toString(16).padStart(length, '0')
     },

@@ -1,4 +1,4 @@
-import {Args} from '@oclif/core'
+import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
 import {requireConsentPossible} from '../../cli/consent.js'
@@ -14,8 +14,15 @@ export default class SandboxImport extends BaseCommand<typeof SandboxImport> {
   static override requiresSandbox = {why: 'sandbox import replaces the whole state of an embedded sandbox'}
   static override description = `Replace the whole state of the sandbox the profile points at with a JSON file.
 
-The file is one written by "sandbox export" (or a --state file of the JSON format of earlier versions), at most 256 MiB. Everything the sandbox held is replaced, all or nothing: the sandbox checks every record before it changes anything, and a bad one is named by its path (exit 2, the state unchanged). The clock is not part of the file. It asks first in a terminal; without one, pass --yes.`
-  static override examples = ['<%= config.bin %> sandbox import fixtures/sandbox.json', '<%= config.bin %> sandbox import fixtures/sandbox.json --yes']
+The file is one written by "sandbox export" (or a --state file of the JSON format of earlier versions), at most 256 MiB. Everything the sandbox held is replaced, all or nothing: the sandbox checks every record before it changes anything, and a bad one is named by its path (exit 2, the state unchanged). The clock is not part of the file. Sign-in sessions in the file are dropped (everyone signs in again), so an export of one tenant imported into another lets none of the first one's cookies in; --keep-sessions keeps them (restoring a tenant's own export). It asks first in a terminal; without one, pass --yes.`
+  static override examples = [
+    '<%= config.bin %> sandbox import fixtures/sandbox.json',
+    '<%= config.bin %> sandbox import fixtures/sandbox.json --yes',
+    '<%= config.bin %> sandbox import backup.json --keep-sessions \\\n  --yes    # its own export: users stay signed in',
+  ]
+  static override flags = {
+    'keep-sessions': Flags.boolean({description: "keep the file's sign-in sessions (by default everyone signs in again)"}),
+  }
   static override args = {
     file: Args.string({description: 'JSON file written by sandbox export', required: true}),
   }
@@ -32,7 +39,7 @@ The file is one written by "sandbox export" (or a --state file of the JSON forma
       throw new UsageError('Not confirmed; nothing was sent')
     }
 
-    const summary = await importState(createTransport(this.clientOptions()), sandbox, file, state)
+    const summary = await importState(createTransport(this.clientOptions()), sandbox, file, state, {keepSessions: this.flags['keep-sessions']})
     if (this.dryRun) return {file}
     const result = {file, ...summary}
     return result

@@ -52,6 +52,7 @@ function codeForStatus(status: number): string {
   if (status === 404) return 'PY0404'
   if (status === 413) return 'PY0413'
   if (status === 415) return 'PY0415'
+  if (status === 429) return 'PY0429'
   if (status === 503) return 'PY0503'
   return status >= 500 ? 'PY0500' : 'PY0001'
 }

@@ -209,8 +209,15 @@ async function assertNameFree(ctx: SandboxContext, name: string, exceptId?: stri
   }
 }
 
+/** A callback URL the sandbox will not call (link-local, metadata; private on a --public sandbox) is refused when it is registered. */
+function assertCallbackAllowed(ctx: SandboxContext, url: string): void {
+  const refusal = ctx.callbackRefusal(url)
+  if (refusal) throw new SandboxError(400, 'PY0001', `Invalid callbackUrl: ${refusal}`, [{field: 'callbackUrl', description: refusal}])
+}
+
 const registerWebhook: Handler<Ops['registerWebhook']> = async (req, ctx) => {
   const body = req.body as {name: string; callbackUrl: string}
+  assertCallbackAllowed(ctx, body.callbackUrl)
   await assertNameFree(ctx, body.name)
   const now = iso(ctx)
   const webhook: StoredWebhook = {id: ctx.id('wh'), name: body.name, callbackUrl: body.callbackUrl, createdAt: now, updatedAt: now}
@@ -224,6 +231,7 @@ const listWebhooks: Handler<Ops['listWebhooks']> = async (_req, ctx) =>
 const updateWebhook: Handler<Ops['updateWebhook']> = async (req, ctx) => {
   const webhook = await findWebhook(ctx, req.params.webhookId)
   const body = req.body as {name: string; callbackUrl: string}
+  assertCallbackAllowed(ctx, body.callbackUrl)
   await assertNameFree(ctx, body.name, webhook.id)
   webhook.name = body.name
   webhook.callbackUrl = body.callbackUrl

@@ -151,7 +151,7 @@ export class DueDeliveries {
     const at = due.dueAt ?? new Date(Date.now() + offset).toISOString()
     const result = await tenant.deliveries.attempt({attempt, body, event: due.event.type, id, url: due.url})
     const delivered = result.status !== null && result.status >= 200 && result.status < 300
-    const outcome: DeliveryAttempt['outcome'] = delivered ? 'delivered' : attempt >= MAX_ATTEMPTS ? 'gave-up' : 'retrying'
+    const outcome: DeliveryAttempt['outcome'] = delivered ? 'delivered' : result.refused || attempt >= MAX_ATTEMPTS ? 'gave-up' : 'retrying'
     await tenant.pending.log({
       at,
       attempt,

@@ -87,6 +87,10 @@ export class PostgresStore implements SandboxStore {
     await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`opsctl-tenant:${tenant}`}, 0))`.execute(trx)
   }
 
+  writing(): boolean {
+    return this.scope.trx !== undefined || this.scope.opening !== undefined
+  }
+
   async commit(): Promise<void> {
     const scope = this.scope
     const trx = await this.opened(scope)

@@ -4,6 +4,8 @@ import {setTimeout as sleep} from 'node:timers/promises'
 
 import type {Operation} from '../../http/operation.js'
 
+import {escapeControlChars} from '../../control-chars.js'
+import {nestsDeeperThan, SANDBOX_BODY_MAX_DEPTH} from '../../services/sandbox-defaults.js'
 import {sandboxModules} from '../modules.js'
 import {
   type ContextOf,
@@ -17,6 +19,7 @@ import {
   type SandboxState,
 } from '../types.js'
 import {answer, handlersOf} from './answer.js'
+import {callbackRefusal, deliveryRefusal} from './callback-targets.js'
 import {SandboxClock} from './clock.js'
 import {newControlToken, registerControlGuard} from './control-guard.js'
 import {registerControlRoutes} from './control.js'
@@ -30,7 +33,9 @@ import {moduleStates, openState, PendingDeliveries, SavedClock} from './state.js
 import {type SandboxStore, type TenantStore} from './store.js'
 import {DEFAULT_TENANT, tenantPath} from './tenant-ids.js'
 import {registerTenantRoutes} from './tenant-routes.js'
-import {keyKindOf, publishedKeyKind, readyForHandler, registerTenantResolution, rewriteTenantUrl, type Tenant, tenantOf, Tenants} from './tenants.js'
+import {registerTenantShares} from './tenant-shares.js'
+import {keyKindOf, publishedKeyKind, readyForHandler, registerTenantResolution, rewriteTenantUrl, type Tenant, TenantGoneError, tenantOf, Tenants} from './tenants.js'
+import {registerTextChecks} from './text-checks.js'
 import {WebhookSender} from './webhooks.js'
 
 export interface SandboxOptions {
@@ -54,6 +59,8 @@ export interface SandboxOptions {
   token?: string
   /** host names answered besides the loopback names and the bound address (`--allowed-host`) */
   allowedHosts?: readonly string[]
+  /** webhooks to loopback and private addresses are refused too (`--public` without `--allow-private-callbacks`); link-local and metadata addresses always are */
+  refusePrivateCallbacks?: boolean
 }
 
 export interface RunningSandbox {
@@ -92,6 +99,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
   }
 
   let origin = ''
+  const callbackRules = {refusePrivate: options.refusePrivateCallbacks === true}
   const newId = (prefix?: string) => (prefix ? `${prefix}_${randomBytes(12).toString('hex')}` : randomUUID())
   const hex = (length: number) =>
     randomBytes(Math.ceil(length / 2))
@@ -133,10 +141,11 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
       },
       commitNow: (change) => store.commitNow(change),
       schedule: (service, at, work) => parts.pending.schedule(service, work, at, tenantClock.offset),
+      callbackRefusal: (url) => callbackRefusal(url, callbackRules),
     }
     const tenant: Tenant = {
       ctx,
-      deliveries: new WebhookSender(),
+      deliveries: new WebhookSender((url) => deliveryRefusal(url, callbackRules)),
       events,
       faults: new FaultQueue(parts.handle),
       id,
@@ -160,12 +169,30 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
   const webhooks = new DueDeliveries(store, tenants, modules)
   const deliver = (tenant: Tenant, id: string) => webhooks.claimAndDeliver(tenant, id)
 
-  /** Commits what the request wrote, then lets listeners hear the events of those changes. Throws (or rejects) when the commit fails. */
-  const persist = (request: FastifyRequest) => store.within(request.raw, () => store.commit())
+  /**
+   * Commits what the request wrote, then lets listeners hear the events of those changes. Throws (or
+   * rejects) when the commit fails, and with TenantGoneError when its tenant was deleted meanwhile
+   * (then nothing of it is kept). A read, or a write of the default tenant, commits at once.
+   */
+  const persist = (request: FastifyRequest) =>
+    store.within(request.raw, () => {
+      const tenant = tenantOfRequest(request)
+      return tenant === own || !store.writing() ? store.commit() : commitIfHeld(tenant.id)
+    })
+  const commitIfHeld = async (id: string) => {
+    if (await tenants.holds(id)) return store.commit()
+    await store.discard()
+    throw new TenantGoneError(id)
+  }
 
+  const errors = new ErrorShapes(modules)
   const app: FastifyInstance = Fastify({
     bodyLimit: BODY_LIMIT,
     forceCloseConnections: true,
+    // a URL that does not decode (invalid UTF-8 after %-decoding): the 400 in the service's shape
+    frameworkErrors(_error, request, reply) {
+      ;(reply as FastifyReply).code(400).send(errors.refusal(request.url, 400, 'The URL is not valid: it does not decode as UTF-8', request.id))
+    },
     genReqId: () => randomUUID(),
     logger: false,
     onConstructorPoisoning: 'error',
@@ -182,9 +209,10 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
     }
   })
   const token = options.token ?? newControlToken()
-  const errors = new ErrorShapes(modules)
   registerControlGuard(app, {allowedHosts: options.allowedHosts, errors, host: options.host ?? '127.0.0.1', token})
   if (store.shared) registerAbandonment(app, store)
+  if (store.shared) registerTenantShares(app, errors)
+  registerTextChecks(app, errors)
   registerTenantResolution(app, tenants, errors, store)
   registerParsers(app)
   registerResponseHeaders(app, tenantOfRequest, errors)
@@ -210,7 +238,13 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
       await tenant.savedClock.set(0)
     },
   })
-  registerStateRoutes(app, {store, tenantOf: tenantOfRequest})
+  registerStateRoutes(app, {
+    async dropSessions(tenant) {
+      for (const m of modules) await m.sessionTable?.(tenant.ctx).clear()
+    },
+    store,
+    tenantOf: tenantOfRequest,
+  })
   registerTenantRoutes(app, {
     modules,
     async seed(tenant) {
@@ -385,6 +419,14 @@ function drop(request: FastifyRequest, reply: FastifyReply): void {
 /** Body keys that would reach an object's prototype if a parser let them through. */
 const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype'])
 
+/**
+ * A NUL character in a body: no field takes one, and PostgreSQL refuses it in a text column, so it
+ * is refused as the body is parsed, on both engines. In JSON it can only be the escape `\u0000`
+ * (a raw control character is not valid JSON); one preceded by an odd number of backslashes is text.
+ */
+const JSON_NUL = /(?<!\\)(?:\\\\)*\\u0000/i
+const NUL_REFUSAL = 'The body holds a NUL character (\\u0000), which no field accepts'
+
 function badBody(message: string): Error {
   return Object.assign(new Error(message), {statusCode: 400})
 }
@@ -402,7 +444,10 @@ function registerParsers(app: FastifyInstance): void {
   app.addContentTypeParser(/^application\/([\w.+-]+\+)?json/, {parseAs: 'string'}, (request, text, done) => {
     const body = String(text)
     if (body.trim() === '') return done(null, undefined)
+    if (JSON_NUL.test(body)) return done(badBody(NUL_REFUSAL), undefined)
     parseJson(request, body, (error, parsed) => {
+      // before anything walks it: validation, the handlers, JSON.stringify and the redaction walks recurse
+      if (!error && nestsDeeperThan(parsed, SANDBOX_BODY_MAX_DEPTH)) return done(badBody(`The body is nested deeper than ${SANDBOX_BODY_MAX_DEPTH} levels`), undefined)
       if (!error) return done(null, parsed)
       let wellFormed = true
       try {
@@ -418,6 +463,7 @@ function registerParsers(app: FastifyInstance): void {
     const form: Record<string, string> = Object.create(null)
     for (const [key, value] of new URLSearchParams(String(text))) {
       if (PROTOTYPE_KEYS.has(key)) return done(badBody(`The form has a forbidden field name: ${key}`), undefined)
+      if (key.includes('\u0000') || value.includes('\u0000')) return done(badBody(NUL_REFUSAL), undefined)
       form[key] = value
     }
 
@@ -453,8 +499,14 @@ function registerSaveBeforeAnswer(app: FastifyInstance, store: SandboxStore, per
   // callback-style hooks (here and below): an async one costs every answer a promise (SQLite commits synchronously)
   app.addHook('onSend', (request, reply, payload, done) => {
     const failed = (error: unknown) => {
+      reply.type('application/json; charset=utf-8').removeHeader('location')
+      if (error instanceof TenantGoneError) {
+        reply.code(404)
+        return done(null, JSON.stringify(errors.refusal(request.url, 404, error.message, request.id)))
+      }
+
       process.stderr.write(`sandbox: could not save the state: ${(error as Error).message}\n`)
-      reply.code(500).type('application/json; charset=utf-8').removeHeader('location')
+      reply.code(500)
       done(null, JSON.stringify(errors.refusal(request.url, 500, 'The sandbox could not save this change; its outcome is unknown', request.id)))
     }
 
@@ -488,6 +540,9 @@ function registerResponseHeaders(app: FastifyInstance, tenantOf: (request: Fasti
   })
 }
 
+/** pg's pool gave up waiting for a connection (postgres-database.ts): the sandbox is busy, not broken. */
+const waitedForConnection = (error: Error) => error.message === 'timeout exceeded when trying to connect'
+
 function registerErrorHandling(app: FastifyInstance, store: SandboxStore, errors: ErrorShapes): void {
   app.setErrorHandler(async (error: Error & {statusCode?: number; code?: string}, request, reply) => {
     if (error instanceof SandboxError) {
@@ -495,10 +550,17 @@ function registerErrorHandling(app: FastifyInstance, store: SandboxStore, errors
       return reply.send(errors.body(errors.moduleOf(request.url), error, request.id))
     }
 
+    if (waitedForConnection(error)) {
+      await store.within(request.raw, () => store.discard())
+      reply.code(503).header('retry-after', '1')
+      return reply.send(errors.refusal(request.url, 503, 'The sandbox is busy (no database connection came free in time); retry later', request.id))
+    }
+
     const status = error.statusCode && error.statusCode >= 400 ? error.statusCode : 500
     // A request that failed unexpectedly keeps nothing of what it wrote (refusals keep theirs: an expired session stays deleted).
     if (status >= 500) await store.within(request.raw, () => store.discard())
-    if (status === 500) process.stderr.write(`sandbox: ${request.method} ${request.url} failed: ${error.stack ?? error.message}\n`)
+    // one line, never a stack trace: the URL and the message are the client's doing, escaped
+    if (status === 500) process.stderr.write(`sandbox: ${request.method} ${escapeControlChars(request.url)}: internal error (${escapeControlChars(error.message)}); request ${request.id}\n`)
     // a route may allow more than BODY_LIMIT (PUT /__sandbox/state): the answer names the limit of the route asked
     const limit = request.routeOptions.bodyLimit ?? BODY_LIMIT
     const message = status === 413 ? `The body is larger than ${limit} bytes` : status === 500 ? 'Internal sandbox error' : error.message

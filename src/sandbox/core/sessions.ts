@@ -7,6 +7,8 @@ export const SESSION_IDLE_MS = 30 * 60 * 1000
 
 /** The sessions table: by the SHA-256 of the session id (a keyed table, since the id is whatever cookie a client sends). */
 interface SessionTable {
+  /** every session: an imported state signs no one in (state-routes.ts) */
+  clear(): Promise<void>
   delete(key: string): Promise<boolean>
   get(key: string): Promise<undefined | {lastSeen: number; userId: string}>
   set(key: string, session: {lastSeen: number; userId: string}): Promise<void>

@@ -78,6 +78,10 @@ export class SqliteStore implements SandboxStore {
 
   beginWrite(): void {}
 
+  writing(): boolean {
+    return this.db.inTransaction
+  }
+
   /** Called before every write: opens the transaction the core commits before the answer. */
   write(): void {
     if (!this.db.inTransaction) this.db.exec('BEGIN IMMEDIATE')

@@ -12,6 +12,8 @@ export const STATE_BODY_LIMIT = SANDBOX_STATE_LIMIT_BYTES
 
 interface StateDeps {
   store: SandboxStore
+  /** signs everyone of the tenant out: what an import does unless asked to keep the sessions */
+  dropSessions(tenant: Tenant): Promise<void>
   /** the tenant the request's URL names: its state alone is exported or replaced */
   tenantOf(request: FastifyRequest): Tenant
 }
@@ -22,7 +24,9 @@ interface StateDeps {
  * all or nothing, committed before the answer like any change: every record is checked first
  * (the module states' `load`), and the first bad one is answered 400 with its path, the state
  * left as it was. A body over STATE_BODY_LIMIT is answered 413 before it is read whole.
- * Deliveries still due are dropped with the state they belonged to.
+ * Deliveries still due are dropped with the state they belonged to. The sessions of the document
+ * are dropped too unless the URL asks to keep them (`?keepSessions=true`): an export of one
+ * tenant imported into another must not let the first one's cookies sign in to the second.
  */
 export function registerStateRoutes(app: FastifyInstance, deps: StateDeps): void {
   app.get('/__sandbox/state', async (request) => dumpState(deps.tenantOf(request).states))
@@ -39,6 +43,8 @@ export function registerStateRoutes(app: FastifyInstance, deps: StateDeps): void
     }
 
     await tenant.pending.clear()
-    return {imported: true}
+    const keepSessions = (request.query as Record<string, unknown>).keepSessions === 'true'
+    if (!keepSessions) await deps.dropSessions(tenant)
+    return {imported: true, keptSessions: keepSessions}
   })
 }

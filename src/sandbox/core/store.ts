@@ -37,6 +37,8 @@ export interface SandboxStore {
    * committed. SQLite's one connection gives the same order without asking.
    */
   beginWrite(tenant: string): Promise<void> | void
+  /** True when the scope has a transaction open: it wrote, or it is a write request (PostgreSQL). */
+  writing(): boolean
   /** Makes what the scope wrote durable, then runs its after-commit work. When the commit fails, nothing of it stays, and the error is thrown. */
   commit(): Promise<void> | void
   /** Drops what the scope wrote so far (it failed unexpectedly), and its after-commit work. */

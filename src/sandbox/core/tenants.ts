@@ -68,6 +68,15 @@ export interface CreatedTenant {
 
 export class TenantLimitError extends Error {}
 
+/** A request's tenant was deleted while it was under way: what it wrote is dropped, and it answers 404. */
+export class TenantGoneError extends Error {
+  readonly statusCode = 404
+
+  constructor(id: string) {
+    super(`No tenant ${id} on this sandbox`)
+  }
+}
+
 const digestOf = (key: string) => createHash('sha256').update(key, 'utf8').digest('base64url')
 
 const expired = (record: TenantRecord) => record.expiresAt !== undefined && Date.parse(record.expiresAt) <= Date.now()
@@ -180,13 +189,31 @@ export class Tenants {
     return {keys, record, tenant}
   }
 
-  /** Deletes a tenant and every row of it; false when there is none of that id. */
+  /**
+   * Deletes a tenant and every row of it; false when there is none of that id. On PostgreSQL it
+   * first takes the tenant's lock, so the tenant's writes under way (on any replica) commit before
+   * it, and go with it; a write that commits after finds the tenant gone (`holds`).
+   */
   async delete(id: string): Promise<boolean> {
-    if (!(await this.registry.has(id))) return false
-    await this.store.dropTenant(id)
+    await this.store.beginWrite(id)
+    if ((await this.registry.reread(id)) === undefined) return false
     await this.registry.delete(id)
+    await this.store.dropTenant(id)
     this.forget(id)
     return true
+  }
+
+  /**
+   * Whether the tenant still exists, asked just before a change of it is committed: under the
+   * tenant's lock (PostgreSQL), so a deletion is either wholly before the answer (false: the change
+   * is dropped, 404) or waits for the commit (and then deletes what it wrote).
+   */
+  async holds(id: string): Promise<boolean> {
+    if (id === DEFAULT_TENANT) return true
+    await this.store.beginWrite(id)
+    if ((await this.registry.reread(id)) !== undefined) return true
+    this.forget(id)
+    return false
   }
 
   private forget(id: string): void {
@@ -207,6 +234,11 @@ export async function readyForHandler(request: FastifyRequest, tenant: Tenant, s
   if (!store.shared) return
   if (request.method !== 'GET' && request.method !== 'HEAD') await store.beginWrite(tenant.id)
   tenant.clock.restore((await tenant.savedClock.get()) ?? 0)
+}
+
+/** The id of the tenant a request's URL names (the default tenant's for an unprefixed URL), before it is resolved. */
+export function tenantNamed(raw: IncomingMessage): string {
+  return named.get(raw) ?? DEFAULT_TENANT
 }
 
 /** The tenant each request is for, as resolved before any route runs. */
@@ -234,7 +266,7 @@ export function rewriteTenantUrl(raw: IncomingMessage): string {
  */
 export function registerTenantResolution(app: FastifyInstance, tenants: Tenants, errors: ErrorShapes, store: SandboxStore): void {
   app.addHook('onRequest', async (request, reply) => {
-    const id = named.get(request.raw) ?? DEFAULT_TENANT
+    const id = tenantNamed(request.raw)
     await store.within(request.raw, async () => {
       const tenant = await tenants.get(id)
       if (!tenant) {

@@ -7,6 +7,8 @@ export interface AttemptResult {
   status: null | number
   error?: string
   durationMs: number
+  /** not sent: the callback's address is refused now (callback-targets.ts); never retried */
+  refused?: true
 }
 
 /** The user agent of deliveries: the service's, as a receiver of the real one sees a service (never the CLI's). */
@@ -28,8 +30,15 @@ export class WebhookSender {
   private readonly pending = new Set<Promise<unknown>>()
   private readonly transport = new HttpTransport({pool: 'private'})
 
+  constructor(
+    /** why a URL is not called now (callback-targets.ts): checked before every attempt, after resolving its host */
+    private readonly refusal: (url: string) => Promise<string | undefined> = async () => undefined,
+  ) {}
+
   async attempt(delivery: {id: string; attempt: number; event: string; url: string; body: string}): Promise<AttemptResult> {
     const started = performance.now()
+    const refused = await this.refusal(delivery.url)
+    if (refused) return {durationMs: Math.round(performance.now() - started), error: `refused: ${refused}`, refused: true, status: null}
     const job = this.transport
       .send({
         method: 'POST',
