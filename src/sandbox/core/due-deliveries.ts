@@ -171,7 +171,9 @@ export class DueDeliveries {
     }
 
     const next = Date.parse(at) + RETRY_DELAYS_MS[attempt - 1]
-    const nextReal = next - offset
+    // the clock read now: it may have been advanced while the attempt was under way
+    const nowOffset = this.store.shared ? await tenant.pending.savedOffset() : tenant.clock.offset
+    const nextReal = next - nowOffset
     await tenant.pending.reschedule(id, {...due, attempt: attempt + 1, body, dueAt: new Date(next).toISOString()}, nextReal)
     // a clock advanced past it: the next attempt is due already
     if (nextReal <= Date.now()) await this.claimOne(tenant, id)
