@@ -6,6 +6,7 @@
  */
 import {spawn} from 'node:child_process'
 import {existsSync, mkdtempSync, readFileSync, rmSync, statSync} from 'node:fs'
+import {createServer} from 'node:http'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {createInterface} from 'node:readline'
@@ -26,7 +27,7 @@ describe('the sandbox control token (processes)', () => {
     onTestFinished(async () => {
       await sandbox.stop()
     })
-    const tokenFile = join(configDir, 'sandboxes', `${new URL(sandbox.origin).port}.json`)
+    const tokenFile = join(configDir, 'sandboxes', `http-127.0.0.1-${new URL(sandbox.origin).port}.json`)
     expect(statSync(tokenFile).mode & 0o777).toBe(0o600)
     expect(statSync(join(configDir, 'sandboxes')).mode & 0o777).toBe(0o700)
 
@@ -51,6 +52,31 @@ describe('the sandbox control token (processes)', () => {
 
     expect(await sandbox.stop('SIGTERM')).toBe(0)
     expect(existsSync(tokenFile)).toBe(false)
+  })
+
+  it('goes only to the origin the sandbox bound: a listener on 127.0.0.2 with the same port never sees it', async () => {
+    const configDir = tempDir('opsctl-origin-')
+    const sandbox = await startSandbox([], {OPSCTL_CONFIG_DIR: configDir})
+    onTestFinished(async () => {
+      await sandbox.stop()
+    })
+    const port = Number(new URL(sandbox.origin).port)
+    const seen: string[] = []
+    const impostor = createServer((req, res) => {
+      seen.push(req.headers.authorization ?? '(none)')
+      res.writeHead(401, {'content-type': 'application/json'}).end('{"error":{"code":"unauthorized","message":"no"}}')
+    })
+    await new Promise<void>((resolve) => impostor.listen(port, '127.0.0.2', resolve))
+    onTestFinished(() => new Promise<void>((resolve) => impostor.close(() => resolve())))
+
+    const env = {OPSCTL_CONFIG_DIR: configDir}
+    const elsewhere = await runCli(['sandbox', 'tenant', 'create', '--sandbox-url', `http://127.0.0.2:${port}`, '--json'], {env})
+    expect(elsewhere.code).not.toBe(0)
+    expect(seen.length).toBeGreaterThan(0)
+    expect(seen.join('\n')).not.toContain(sandbox.token)
+    // the origin that wrote it still gets it
+    const own = await runCli(['sandbox', 'tenant', 'create', '--sandbox-url', sandbox.origin, '--json'], {env})
+    expect(own.code, own.stderr).toBe(0)
   })
 
   it('a user without the token is refused (exit 3, nothing changed) and told where it comes from', async () => {

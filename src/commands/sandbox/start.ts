@@ -19,7 +19,7 @@ Health is served under /api/..., checkout under /checkout/v1/... (checkout base 
 
 These URLs are the default tenant's. "sandbox tenant create" adds isolated tenants, each with its own URLs (<origin>/t/<id>), keys, clock and data, so that jobs sharing one sandbox never see each other.
 
-The /__sandbox/ control routes need a control token (Authorization: Bearer ...), random for each start unless --token (or ${SECRET_ENV.sandboxToken}) gives one. It is written to <config folder>/sandboxes/<port>.json (mode 0600) while the sandbox runs, where opsctl on this machine finds it; elsewhere set ${SECRET_ENV.sandboxToken}. No browser can call the control routes, and every route answers only the host names the sandbox serves (loopback, the --host address, --allowed-host).
+The /__sandbox/ control routes need a control token (Authorization: Bearer ...), random for each start unless --token (or ${SECRET_ENV.sandboxToken}) gives one. It is written to <config folder>/sandboxes/<scheme>-<host>-<port>.json (mode 0600) while the sandbox runs, where opsctl on this machine finds it; elsewhere set ${SECRET_ENV.sandboxToken}. No browser can call the control routes, and every route answers only the host names the sandbox serves (loopback, the --host address, --allowed-host).
 
 --database postgres://... (or OPSCTL_SANDBOX_DATABASE) keeps the state in PostgreSQL instead: several sandboxes started with the same database and --token, on one machine or many, serve the same tenants (replicas behind a load balancer; see docs/architecture.md). Its password is never printed.
 
@@ -104,10 +104,9 @@ A --state file in the JSON format of earlier versions is imported once, in place
       throw new UsageError(`Cannot start the sandbox: ${(error as Error).message}`)
     }
 
-    const port = Number(new URL(sandbox.origin).port)
     let tokenFile: string
     try {
-      tokenFile = await writeSandboxToken(this.configDir, port, {origin: sandbox.origin, pid: process.pid, token: sandbox.token})
+      tokenFile = await writeSandboxToken(this.configDir, {origin: sandbox.origin, pid: process.pid, token: sandbox.token})
     } catch (error) {
       await sandbox.close()
       throw new UsageError(
@@ -122,7 +121,7 @@ A --state file in the JSON format of earlier versions is imported once, in place
         try {
           await sandbox.close()
         } finally {
-          await removeSandboxToken(this.configDir, port, sandbox.token)
+          await removeSandboxToken(this.configDir, sandbox.origin, sandbox.token)
         }
 
         resolve()
