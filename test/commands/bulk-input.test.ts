@@ -72,6 +72,21 @@ describe('the file', () => {
     expect(h.calls()).toEqual([])
   })
 
+  it('refuses a file of more than 50,000 rows before any request, as CSV, JSON lines and standard input', async () => {
+    const ids = Array.from({length: 50_001}, (_, i) => `chk_${i}`)
+    const csv = 'checkoutId,amount,currency,reason\n' + ids.map((id) => `${id},1.00,PHP,x\n`).join('')
+    const jsonLines = ids.map((checkoutId) => `${JSON.stringify({amount: '1.00', checkoutId, currency: 'PHP', reason: 'x'})}\n`).join('')
+    const journal = join(folder, 'stdin.journal')
+    for (const argv of [['--from-file', file(csv)], ['--from-file', file(jsonLines)], ['--from-file', '-', '--journal', journal]]) {
+       
+      const out = await h.run(RefundCreate, [...argv, '--yes'], argv.includes('-') ? {stdin: jsonLines} : {})
+      expect(out.code, out.stderr).toBe(2)
+      expect(out.stderr).toContain('has more than 50,000 rows; split it into several files. Nothing was sent')
+    }
+
+    expect(h.calls()).toEqual([])
+  })
+
   it('reads CSV as RFC 4180 on one line: quotes, doubled quotes, commas inside; says what is wrong otherwise', () => {
     expect(splitCsvLine('chk_1,"10.00",PHP,"broken, ""badly"""')).toEqual(['chk_1', '10.00', 'PHP', 'broken, "badly"'])
     expect(splitCsvLine('chk_1,,,')).toEqual(['chk_1', '', '', ''])
