@@ -1,7 +1,7 @@
 import {readFile, rm} from 'node:fs/promises'
 import {join} from 'node:path'
 
-import {ensurePrivateFolder, PRIVATE_FILE_MODE} from './private-files.js'
+import {ensurePrivateFolder, PRIVATE_FILE_MODE, privateFolderProblem} from './private-files.js'
 
 /**
  * The control tokens of the sandboxes running on this machine: `sandbox start` writes one file
@@ -29,7 +29,7 @@ export function sandboxTokenPath(configDir: string, origin: string): string {
 /** Written whole under a temporary name and renamed (write-file-atomic, as profiles.json): a reader sees no file or the whole file. */
 export async function writeSandboxToken(configDir: string, entry: SandboxTokenFile): Promise<string> {
   const path = sandboxTokenPath(configDir, entry.origin)
-  await ensurePrivateFolder(join(configDir, 'sandboxes'))
+  await ensurePrivateFolder(join(configDir, 'sandboxes'), {linked: 'refuse'})
   const {default: writeFileAtomic} = await import('write-file-atomic')
   await writeFileAtomic(path, JSON.stringify(entry) + '\n', {mode: PRIVATE_FILE_MODE})
   return path
@@ -37,6 +37,8 @@ export async function writeSandboxToken(configDir: string, entry: SandboxTokenFi
 
 /** The token of the sandbox that bound this origin (or every address on its port), when one wrote it; a missing or unreadable file is no token. */
 export async function readSandboxToken(configDir: string, origin: string): Promise<string | undefined> {
+  // a linked or foreign folder holds no token of ours (writeSandboxToken refuses it)
+  if (await privateFolderProblem(join(configDir, 'sandboxes'), {linked: 'refuse'}).catch(() => 'unreadable')) return undefined
   const url = new URL(origin)
   const bound = [url.origin, ...ALL_ADDRESSES.map((host) => `${url.protocol}//${host}:${url.port}`)]
   for (const candidate of bound) {

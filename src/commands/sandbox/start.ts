@@ -109,6 +109,7 @@ A --state file in the JSON format of earlier versions is imported once, in place
       tokenFile = await writeSandboxToken(this.configDir, {origin: sandbox.origin, pid: process.pid, token: sandbox.token})
     } catch (error) {
       await sandbox.close()
+      if (error instanceof OpsError) throw error
       throw new UsageError(
         `Cannot write the control token file in ${this.configDir}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}; set OPSCTL_CONFIG_DIR to a folder you can write`,
       )
