@@ -7,7 +7,7 @@
  */
 import type {TableStream} from './output/table.js'
 
-import {type CellStyle, cellText, headerText, rowCells} from './output/cells.js'
+import {type CellStyle, cellText, headerText, rowCells, spreadsheetSafe} from './output/cells.js'
 import {shortTableTime} from './output/times.js'
 import {layoutOf, listOf, type Row, type View} from './output/view.js'
 
@@ -49,9 +49,10 @@ function columnsOf(rows: Row[], chosen?: readonly string[]): string[] {
   return [...seen]
 }
 
+/** CSV (`,`) is what spreadsheets open: its cells are made formula-safe; TSV is for scripts and keeps exact values (docs/output.md). */
 async function separated(records: string[][], delimiter: string): Promise<string> {
   const {stringify} = await import('csv-stringify/sync')
-  return stringify(records, {delimiter})
+  return stringify(delimiter === ',' ? records.map((r) => r.map((c) => spreadsheetSafe(c))) : records, {delimiter})
 }
 
 /**

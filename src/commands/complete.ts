@@ -15,6 +15,8 @@ export default class Complete extends Command {
     const {argv} = await this.parse(Complete)
     const commands = this.config.commands as unknown as CompletableCommand[]
     const found = await completions(commands, argv as string[], localKnowledge(defaultConfigDir(this.config.configDir)))
-    if (found.length > 0) process.stdout.write(`${found.join('\n')}\n`)
+    // values are id-safe already (candidates.ts); no word with a control character reaches the terminal whatever its source
+    const words = found.filter((w) => !/\p{C}/u.test(w))
+    if (words.length > 0) process.stdout.write(`${words.join('\n')}\n`)
   }
 }

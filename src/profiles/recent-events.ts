@@ -7,6 +7,7 @@
 import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 
+import {isIdSafe} from './id-safe.js'
 import {ensurePrivateFolder, PRIVATE_FILE_MODE} from './private-files.js'
 
 const FILE = 'recent-events.json'
@@ -24,7 +25,7 @@ function readAll(configDir: string): Map<string, string[]> {
     const json = JSON.parse(text) as unknown
     if (!json || typeof json !== 'object' || Array.isArray(json)) return table
     for (const [profile, ids] of Object.entries(json)) {
-      if (Array.isArray(ids)) table.set(profile, ids.filter((id): id is string => typeof id === 'string').slice(0, RECENT_EVENT_IDS))
+      if (Array.isArray(ids)) table.set(profile, ids.filter((id): id is string => typeof id === 'string' && isIdSafe(id)).slice(0, RECENT_EVENT_IDS))
     }
   } catch {
     // none yet, or unreadable: nothing to offer
@@ -39,9 +40,11 @@ export function recentEventIds(configDir: string, profile: string): string[] {
 
 /** Puts `ids` (newest first) in front of what the profile had; a failed write only costs Tab its suggestions. */
 export async function rememberEventIds(configDir: string, profile: string, ids: readonly string[]): Promise<void> {
-  if (ids.length === 0) return
+  // an id Tab could not offer is not kept either (src/profiles/id-safe.ts)
+  const safe = ids.filter((id) => isIdSafe(id))
+  if (safe.length === 0) return
   const table = readAll(configDir)
-  table.set(profile, [...new Set([...ids, ...(table.get(profile) ?? [])])].slice(0, RECENT_EVENT_IDS))
+  table.set(profile, [...new Set([...safe, ...(table.get(profile) ?? [])])].slice(0, RECENT_EVENT_IDS))
   try {
     await ensurePrivateFolder(configDir)
     const {default: writeFileAtomic} = await import('write-file-atomic')

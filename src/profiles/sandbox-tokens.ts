@@ -1,14 +1,16 @@
 import {readFile, rm} from 'node:fs/promises'
 import {join} from 'node:path'
 
-import {ensurePrivateFolder, PRIVATE_FILE_MODE} from './private-files.js'
+import {ensurePrivateFolder, PRIVATE_FILE_MODE, privateFolderProblem} from './private-files.js'
 
 /**
  * The control tokens of the sandboxes running on this machine: `sandbox start` writes one file
- * per sandbox (`<config dir>/sandboxes/<port>.json`, 0600, folder 0700) and removes it when it
- * stops, and the CLI reads it, so control commands need no step from the user. The file is keyed
- * by the port: the CLI reaches a local sandbox over loopback, by whichever loopback name its
- * profile uses (localhost, 127.0.0.1, [::1]), and one port has one listener.
+ * per sandbox (`<config dir>/sandboxes/<scheme>-<host>-<port>.json`, 0600, folder 0700) and
+ * removes it when it stops, and the CLI reads it, so control commands need no step from the user.
+ * The file is keyed by the origin as the sandbox bound it, and its token goes to that exact origin
+ * only: another process may hold the same port on another loopback address (127.0.0.2:P beside
+ * 127.0.0.1:P). A sandbox bound to every address (0.0.0.0, ::) holds its port on all of them, so
+ * its token goes to any loopback name with that port.
  */
 export interface SandboxTokenFile {
   origin: string
@@ -16,37 +18,57 @@ export interface SandboxTokenFile {
   token: string
 }
 
-export function sandboxTokenPath(configDir: string, port: number | string): string {
-  return join(configDir, 'sandboxes', `${port}.json`)
+const ALL_ADDRESSES = ['0.0.0.0', '[::]']
+
+export function sandboxTokenPath(configDir: string, origin: string): string {
+  const url = new URL(origin)
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1')
+  return join(configDir, 'sandboxes', `${url.protocol.replace(':', '')}-${host}-${url.port}.json`)
 }
 
 /** Written whole under a temporary name and renamed (write-file-atomic, as profiles.json): a reader sees no file or the whole file. */
-export async function writeSandboxToken(configDir: string, port: number, entry: SandboxTokenFile): Promise<string> {
-  const path = sandboxTokenPath(configDir, port)
-  await ensurePrivateFolder(join(configDir, 'sandboxes'))
+export async function writeSandboxToken(configDir: string, entry: SandboxTokenFile): Promise<string> {
+  const path = sandboxTokenPath(configDir, entry.origin)
+  await ensurePrivateFolder(join(configDir, 'sandboxes'), {linked: 'refuse'})
   const {default: writeFileAtomic} = await import('write-file-atomic')
   await writeFileAtomic(path, JSON.stringify(entry) + '\n', {mode: PRIVATE_FILE_MODE})
   return path
 }
 
-/** The token of the sandbox listening on this port, when one wrote it; a missing or unreadable file is no token. */
-export async function readSandboxToken(configDir: string, port: number | string): Promise<string | undefined> {
+/** The token of the sandbox that bound this origin (or every address on its port), when one wrote it; a missing or unreadable file is no token. */
+export async function readSandboxToken(configDir: string, origin: string): Promise<string | undefined> {
+  // a linked or foreign folder holds no token of ours (writeSandboxToken refuses it)
+  if (await privateFolderProblem(join(configDir, 'sandboxes'), {linked: 'refuse'}).catch(() => 'unreadable')) return undefined
+  const url = new URL(origin)
+  const bound = [url.origin, ...ALL_ADDRESSES.map((host) => `${url.protocol}//${host}:${url.port}`)]
+  for (const candidate of bound) {
+     
+    const token = await tokenOf(configDir, candidate)
+    if (token) return token
+  }
+
+  return undefined
+}
+
+async function tokenOf(configDir: string, origin: string): Promise<string | undefined> {
   let text: string
   try {
-    text = await readFile(sandboxTokenPath(configDir, port), 'utf8')
+    text = await readFile(sandboxTokenPath(configDir, origin), 'utf8')
   } catch {
     return undefined
   }
 
   try {
     const entry = JSON.parse(text) as Partial<SandboxTokenFile>
+    // the file says whose it is: a file copied or renamed to another origin's name gives nothing
+    if (typeof entry.origin !== 'string' || new URL(entry.origin).origin !== new URL(origin).origin) return undefined
     return typeof entry.token === 'string' && entry.token !== '' ? entry.token : undefined
   } catch {
     return undefined
   }
 }
 
-/** Removes the file if it still holds this token (a sandbox started since on the same port keeps its own). */
-export async function removeSandboxToken(configDir: string, port: number, token: string): Promise<void> {
-  if ((await readSandboxToken(configDir, port)) === token) await rm(sandboxTokenPath(configDir, port), {force: true})
+/** Removes the file if it still holds this token (a sandbox started since on the same origin keeps its own). */
+export async function removeSandboxToken(configDir: string, origin: string, token: string): Promise<void> {
+  if ((await tokenOf(configDir, origin)) === token) await rm(sandboxTokenPath(configDir, origin), {force: true})
 }

@@ -32,7 +32,7 @@ export function sandboxOrigin(healthBaseUrl: string): string {
  */
 export async function localSandbox(healthBaseUrl: string, configDir: string): Promise<SandboxControlTarget> {
   const origin = sandboxOrigin(healthBaseUrl)
-  const token = process.env[SECRET_ENV.sandboxToken] || (await readSandboxToken(configDir, portOf(origin)))
+  const token = process.env[SECRET_ENV.sandboxToken] || (await readSandboxToken(configDir, origin))
   registerSecret(token)
   const tenant = sandboxTenantOf(healthBaseUrl)
   return tenant ? {origin, tenant, token} : {origin, token}
@@ -82,9 +82,4 @@ function controlAuth(token: string | undefined): AuthParts {
     headers: token ? {authorization: `Bearer ${token}`} : {},
     secrets: token ? [token] : [],
   }
-}
-
-function portOf(origin: string): number {
-  const url = new URL(origin)
-  return Number(url.port || (url.protocol === 'https:' ? 443 : 80))
 }

@@ -3,7 +3,7 @@
  * waits, is read again, then sent again: never resent blindly), the file's limits and its CSV, and
  * one run per journal. Against mocked services (test/helpers/command.ts).
  */
-import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {Readable} from 'node:stream'
@@ -69,6 +69,33 @@ describe('the file', () => {
     const locked = await h.run(RefundCreate, ['--from-file', path, '--yes'])
     expect(locked.code).toBe(2)
     expect(locked.stderr).toContain(`Another run (process ${process.pid}) is using the journal`)
+    expect(h.calls()).toEqual([])
+  })
+
+  it('refuses a file of more than 50,000 rows before any request, as CSV, JSON lines and standard input', async () => {
+    const ids = Array.from({length: 50_001}, (_, i) => `chk_${i}`)
+    const csv = 'checkoutId,amount,currency,reason\n' + ids.map((id) => `${id},1.00,PHP,x\n`).join('')
+    const jsonLines = ids.map((checkoutId) => `${JSON.stringify({amount: '1.00', checkoutId, currency: 'PHP', reason: 'x'})}\n`).join('')
+    const journal = join(folder, 'stdin.journal')
+    for (const argv of [['--from-file', file(csv)], ['--from-file', file(jsonLines)], ['--from-file', '-', '--journal', journal]]) {
+       
+      const out = await h.run(RefundCreate, [...argv, '--yes'], argv.includes('-') ? {stdin: jsonLines} : {})
+      expect(out.code, out.stderr).toBe(2)
+      expect(out.stderr).toContain('has more than 50,000 rows; split it into several files. Nothing was sent')
+    }
+
+    expect(h.calls()).toEqual([])
+  })
+
+  it('refuses a journal path that is a symbolic link (exit 2, why), sending nothing and writing nothing through it', async () => {
+    const target = join(folder, 'precious.txt')
+    writeFileSync(target, 'keep me\n')
+    const link = join(folder, 'link.journal')
+    symlinkSync(target, link)
+    const out = await h.run(RefundCreate, ['--from-file', file('checkoutId,amount,currency,reason\nchk_1,10.00,PHP,x\n'), '--journal', link, '--yes'])
+    expect(out.code, out.stderr).toBe(2)
+    expect(out.stderr).toContain(`The journal ${link} is a symbolic link; a journal is written only to a real file`)
+    expect(readFileSync(target, 'utf8')).toBe('keep me\n')
     expect(h.calls()).toEqual([])
   })
 

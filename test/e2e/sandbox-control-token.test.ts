@@ -5,7 +5,8 @@
  * it never shows in a --verbose trace or a --dry-run; --public says what it exposes.
  */
 import {spawn} from 'node:child_process'
-import {existsSync, mkdtempSync, readFileSync, rmSync, statSync} from 'node:fs'
+import {existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
+import {createServer} from 'node:http'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {createInterface} from 'node:readline'
@@ -26,7 +27,7 @@ describe('the sandbox control token (processes)', () => {
     onTestFinished(async () => {
       await sandbox.stop()
     })
-    const tokenFile = join(configDir, 'sandboxes', `${new URL(sandbox.origin).port}.json`)
+    const tokenFile = join(configDir, 'sandboxes', `http-127.0.0.1-${new URL(sandbox.origin).port}.json`)
     expect(statSync(tokenFile).mode & 0o777).toBe(0o600)
     expect(statSync(join(configDir, 'sandboxes')).mode & 0o777).toBe(0o700)
 
@@ -51,6 +52,31 @@ describe('the sandbox control token (processes)', () => {
 
     expect(await sandbox.stop('SIGTERM')).toBe(0)
     expect(existsSync(tokenFile)).toBe(false)
+  })
+
+  it('goes only to the origin the sandbox bound: a listener on 127.0.0.2 with the same port never sees it', async () => {
+    const configDir = tempDir('opsctl-origin-')
+    const sandbox = await startSandbox([], {OPSCTL_CONFIG_DIR: configDir})
+    onTestFinished(async () => {
+      await sandbox.stop()
+    })
+    const port = Number(new URL(sandbox.origin).port)
+    const seen: string[] = []
+    const impostor = createServer((req, res) => {
+      seen.push(req.headers.authorization ?? '(none)')
+      res.writeHead(401, {'content-type': 'application/json'}).end('{"error":{"code":"unauthorized","message":"no"}}')
+    })
+    await new Promise<void>((resolve) => impostor.listen(port, '127.0.0.2', resolve))
+    onTestFinished(() => new Promise<void>((resolve) => impostor.close(() => resolve())))
+
+    const env = {OPSCTL_CONFIG_DIR: configDir}
+    const elsewhere = await runCli(['sandbox', 'tenant', 'create', '--sandbox-url', `http://127.0.0.2:${port}`, '--json'], {env})
+    expect(elsewhere.code).not.toBe(0)
+    expect(seen.length).toBeGreaterThan(0)
+    expect(seen.join('\n')).not.toContain(sandbox.token)
+    // the origin that wrote it still gets it
+    const own = await runCli(['sandbox', 'tenant', 'create', '--sandbox-url', sandbox.origin, '--json'], {env})
+    expect(own.code, own.stderr).toBe(0)
   })
 
   it('a user without the token is refused (exit 3, nothing changed) and told where it comes from', async () => {
@@ -105,5 +131,43 @@ describe('the sandbox control token (processes)', () => {
     expect(teammate.code, teammate.stderr).toBe(0)
     child.kill('SIGTERM')
     expect(await exited).toBe(0)
+  })
+
+  it('no secret needs argv: --token-file and PGPASSWORD-style files work; a secret typed as a flag value is warned about in one line', async () => {
+    const configDir = tempDir('opsctl-argv-')
+    const token = 'token-from-a-file-7f3a9c2b1d'
+    writeFileSync(join(configDir, 'token'), `${token}\n`, {mode: 0o600})
+    const sandbox = await startSandbox(['--token-file', join(configDir, 'token')], {OPSCTL_CONFIG_DIR: configDir})
+    onTestFinished(async () => {
+      await sandbox.stop()
+    })
+    const elsewhere = tempDir('opsctl-argv-elsewhere-')
+    const teammate = await runCli(['sandbox', 'clock', '--json'], {env: {OPSCTL_CONFIG_DIR: elsewhere, OPSCTL_HEALTH_URL: sandbox.healthUrl, OPSCTL_SANDBOX_TOKEN: token}})
+    expect(teammate.code, teammate.stderr).toBe(0)
+
+    // typed on the command line: warned (one line), never echoed; both fail here before listening (a short token, a closed port)
+    const typed = await runCli(['sandbox', 'start', '--port', '0', '--token', 'short'], {env: {OPSCTL_CONFIG_DIR: configDir}, timeoutMs: 20_000})
+    expect(typed.code).toBe(2)
+    expect(typed.stderr.split('\n').filter((l) => l.startsWith('Warning:'))).toEqual([
+      'Warning: --token on the command line is readable by every local user (ps) and lands in shell history; use OPSCTL_SANDBOX_TOKEN or --token-file',
+    ])
+    const password = 'db-pass-5e8d1c'
+    const database = await runCli(['sandbox', 'start', '--port', '0', '--database', `postgres://u:${password}@127.0.0.1:1/db`], {env: {OPSCTL_CONFIG_DIR: configDir}, timeoutMs: 60_000})
+    expect(database.code).not.toBe(0)
+    expect(database.stderr).toContain("Warning: --database's password on the command line is readable by every local user (ps)")
+    expect(database.stderr).not.toContain(password)
+    writeFileSync(join(configDir, 'db-password'), `${password}\n`, {mode: 0o600})
+    const fromFile = await runCli(['sandbox', 'start', '--port', '0', '--database', 'postgres://u@127.0.0.1:1/db', '--database-password-file', join(configDir, 'db-password')], {
+      env: {OPSCTL_CONFIG_DIR: configDir},
+      timeoutMs: 60_000,
+    })
+    expect(fromFile.code).not.toBe(0)
+    expect(fromFile.stderr).not.toContain('Warning:')
+    expect(fromFile.stderr).not.toContain(password)
+
+    // the help's examples put no secret on the command line
+    const help = await runCli(['sandbox', 'start', '--help'])
+    expect(help.stdout).toContain('EXAMPLES')
+    expect(help.stdout.split('EXAMPLES')[1]).not.toMatch(/--token ["$\w]|postgres:\/\/[^@\s]*:[^@\s]*@/)
   })
 })

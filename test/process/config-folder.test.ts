@@ -3,7 +3,7 @@
  * while holding the lock, and the modes of what is created under `umask 000`. Needs `npm run build`.
  */
 import {spawn} from 'node:child_process'
-import {existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync} from 'node:fs'
+import {chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync} from 'node:fs'
 import {createServer} from 'node:http'
 import {type AddressInfo} from 'node:net'
 import {tmpdir} from 'node:os'
@@ -89,5 +89,35 @@ describe('modes', () => {
     expect(readdirSync(dir).sort()).toEqual(['audit.jsonl', 'profiles.json'])
     expect(mode(join(dir, 'profiles.json'))).toBe(0o600)
     expect(mode(join(dir, 'audit.jsonl'))).toBe(0o600)
+  })
+})
+
+describe('the sandboxes folder of the control tokens', () => {
+  // Were sandbox start to accept the folder it would serve until killed: the bound makes that a failure, not a hang.
+  const start = (env: Record<string, string> = {}) => runCli(['sandbox', 'start', '--port', '0'], {env: {OPSCTL_CONFIG_DIR: configDir, ...env}, timeoutMs: 20_000})
+
+  it('a symbolic link in its place is refused (exit 2, why), and its target is neither chmod-ed nor written', async () => {
+    const target = join(configDir, 'elsewhere')
+    mkdirSync(target)
+    chmodSync(target, 0o755)
+    symlinkSync(target, join(configDir, 'sandboxes'))
+    const r = await start()
+    expect(r.code, r.stderr).toBe(2)
+    expect(r.stderr).toContain(`${join(configDir, 'sandboxes')} is a symbolic link`)
+    expect(mode(target)).toBe(0o755)
+    expect(readdirSync(target)).toEqual([])
+  })
+
+  // Only root can give a folder to another user; elsewhere this case cannot be set up.
+  it.runIf(process.getuid?.() === 0)('a folder owned by another user is refused (exit 2, why), and left as it was', async () => {
+    const folder = join(configDir, 'sandboxes')
+    mkdirSync(folder)
+    chmodSync(folder, 0o777)
+    chownSync(folder, 65_534, 65_534)
+    const r = await start()
+    expect(r.code, r.stderr).toBe(2)
+    expect(r.stderr).toContain(`${folder} is owned by another user (uid 65534)`)
+    expect(mode(folder)).toBe(0o777)
+    expect(readdirSync(folder)).toEqual([])
   })
 })

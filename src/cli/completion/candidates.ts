@@ -3,6 +3,7 @@
  * sources of local knowledge (profile names, checkout ids from the audit log). Nothing here sends
  * a request: Tab never waits on a network.
  */
+import {isIdSafe} from '../../profiles/id-safe.js'
 
 export interface CompletableFlag {
   name: string
@@ -134,9 +135,10 @@ function readWords(flags: readonly CompletableFlag[], words: readonly string[]):
   return state
 }
 
+/** A value is offered only if it is id-safe, whatever its source: the shell inserts it into the command line as it is. */
 async function valuesOf(name: string, options: readonly string[] | undefined, known: LocalKnowledge): Promise<string[]> {
-  if (options) return [...options]
-  return (await VALUES_BY_NAME[name]?.(known)) ?? []
+  const values = options ? [...options] : ((await VALUES_BY_NAME[name]?.(known)) ?? [])
+  return values.filter((v) => isIdSafe(v))
 }
 
 function startingWith(values: readonly string[], prefix: string): string[] {

@@ -1,7 +1,9 @@
 /**
  * The shell side of completion: a function that hands the words typed so far to
  * `<bin> complete -- WORD...` and offers what it prints, one candidate a line. Where nothing is
- * offered (a file argument, say), bash and zsh complete file names as usual.
+ * offered (a file argument, say), bash and zsh complete file names as usual. A candidate is
+ * inserted quoted (bash `printf %q`, zsh `compadd` without -Q) and never split, globbed or
+ * substituted: besides `complete` printing id-safe words only (src/profiles/id-safe.ts).
  */
 export const COMPLETION_SHELLS = ['bash', 'zsh'] as const
 export type CompletionShell = (typeof COMPLETION_SHELLS)[number]
@@ -11,8 +13,12 @@ export function completionScript(shell: CompletionShell, bin: string): string {
   if (shell === 'bash') {
     return `# ${bin} completion for bash: eval "$(${bin} autocomplete bash --script)"
 ${fn}() {
-  local IFS=$'\\n'
-  COMPREPLY=($(${bin} complete -- "\${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null))
+  local word quoted
+  COMPREPLY=()
+  while IFS= read -r word; do
+    printf -v quoted '%q' "$word"
+    COMPREPLY+=("$quoted")
+  done < <(${bin} complete -- "\${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null)
 }
 complete -o default -F ${fn} ${bin}
 `
@@ -23,7 +29,7 @@ ${fn}() {
   local -a candidates
   candidates=(\${(f)"$(${bin} complete -- "\${(@)words[2,CURRENT]}" 2>/dev/null)"})
   if (( \${#candidates} )); then
-    compadd -Q -- "\${candidates[@]}"
+    compadd -- "\${candidates[@]}"
   else
     _files
   fi

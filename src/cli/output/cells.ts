@@ -22,6 +22,18 @@ export function cellText(value: unknown, cell: CellStyle): string {
   return String(value)
 }
 
+const FORMULA_START = /^[=+\-@\t\r]/
+const NUMBER = /^-\d+(\.\d+)?(e[+-]?\d+)?$/i
+
+/**
+ * A CSV cell a spreadsheet cannot run (the OWASP rule): one that begins with `=`, `+`, `-` (unless
+ * it is a number), `@`, tab or carriage return gets a leading `'`. csv-stringify's
+ * `escape_formulas` would quote `-5.00` too: our cells are all strings by then.
+ */
+export function spreadsheetSafe(cell: string): string {
+  return FORMULA_START.test(cell) && !NUMBER.test(cell) ? `'${cell}` : cell
+}
+
 /** A column name or a record's key as a header: a service's keys are its text too. */
 export function headerText(name: string): string {
   return escapeControlChars(name)

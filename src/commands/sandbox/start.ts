@@ -3,6 +3,7 @@ import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {jsonFlag} from '../../cli/flags.js'
 import {hints} from '../../cli/hints.js'
+import {argvWarning, onArgv, readSecretFile} from '../../cli/secret-input.js'
 import {OpsError, UsageError} from '../../errors.js'
 import {SECRET_ENV} from '../../http/services.js'
 import {isLoopback} from '../../http/url.js'
@@ -19,9 +20,9 @@ Health is served under /api/..., checkout under /checkout/v1/... (checkout base 
 
 These URLs are the default tenant's. "sandbox tenant create" adds isolated tenants, each with its own URLs (<origin>/t/<id>), keys, clock and data, so that jobs sharing one sandbox never see each other.
 
-The /__sandbox/ control routes need a control token (Authorization: Bearer ...), random for each start unless --token (or ${SECRET_ENV.sandboxToken}) gives one. It is written to <config folder>/sandboxes/<port>.json (mode 0600) while the sandbox runs, where opsctl on this machine finds it; elsewhere set ${SECRET_ENV.sandboxToken}. No browser can call the control routes, and every route answers only the host names the sandbox serves (loopback, the --host address, --allowed-host).
+The /__sandbox/ control routes need a control token (Authorization: Bearer ...), random for each start unless ${SECRET_ENV.sandboxToken} or --token-file gives one (--token works too, but is readable by every local user in ps). It is written to <config folder>/sandboxes/<scheme>-<host>-<port>.json (mode 0600) while the sandbox runs, where opsctl on this machine finds it; elsewhere set ${SECRET_ENV.sandboxToken}. No browser can call the control routes, and every route answers only the host names the sandbox serves (loopback, the --host address, --allowed-host).
 
---database postgres://... (or OPSCTL_SANDBOX_DATABASE) keeps the state in PostgreSQL instead: several sandboxes started with the same database and --token, on one machine or many, serve the same tenants (replicas behind a load balancer; see docs/architecture.md). Its password is never printed.
+--database postgres://... (better OPSCTL_SANDBOX_DATABASE, its password in PGPASSWORD or --database-password-file) keeps the state in PostgreSQL instead: several sandboxes started with the same database and control token, on one machine or many, serve the same tenants (replicas behind a load balancer; see docs/architecture.md). Its password is never printed.
 
 A --state file in the JSON format of earlier versions is imported once, in place: the JSON is kept beside it as FILE.v<version>.json. One sandbox at a time uses a state file. Move whole states in and out with "sandbox export" and "sandbox import".`
   static override examples = [
@@ -29,8 +30,8 @@ A --state file in the JSON format of earlier versions is imported once, in place
     '<%= config.bin %> sandbox start --seed --state ./sandbox.db',
     '<%= config.bin %> sandbox start --port 0 \\\n  --json    # free port; prints one JSON line with the URLs',
     '<%= config.bin %> sandbox start --clock 2026-11-21T15:00:00Z --latency 200 \\\n  --fail-rate 0.1',
-    '<%= config.bin %> sandbox start --public --host 0.0.0.0 \\\n  --allowed-host sandbox.team.internal --token "$OPSCTL_SANDBOX_TOKEN"',
-    'OPSCTL_SANDBOX_DATABASE=postgres://sandbox:secret@db.team.internal/sandbox \\\n  <%= config.bin %> sandbox start --public --host 0.0.0.0 --port 4010 \\\n  --allowed-host sandbox.team.internal    # one replica of a shared sandbox',
+    '<%= config.bin %> sandbox start --public --host 0.0.0.0 \\\n  --allowed-host sandbox.team.internal --token-file ./sandbox-token',
+    'export OPSCTL_SANDBOX_DATABASE=postgres://sandbox@db.team.internal/sandbox\nexport PGPASSWORD    # set from your secret store, never on the command line\n<%= config.bin %> sandbox start --public --host 0.0.0.0 --port 4010 \\\n  --allowed-host sandbox.team.internal    # one replica of a shared sandbox',
   ]
   static override flags = {
     port: Flags.integer({
@@ -51,6 +52,10 @@ A --state file in the JSON format of earlier versions is imported once, in place
       env: 'OPSCTL_SANDBOX_DATABASE',
       exclusive: ['state'],
     }),
+    'database-password-file': Flags.string({
+      description: "read the database password from this file rather than the URL (PGPASSWORD works too): a URL's password on the command line is readable in ps",
+      dependsOn: ['database'],
+    }),
     clock: Flags.string({
       description: 'start the sandbox clock at this ISO 8601 time (it runs on from there); a --state clock that is later is kept',
     }),
@@ -62,6 +67,10 @@ A --state file in the JSON format of earlier versions is imported once, in place
     token: Flags.string({
       description: 'control token the /__sandbox/ routes ask for (at least 16 characters; default: a random one)',
       env: SECRET_ENV.sandboxToken,
+    }),
+    'token-file': Flags.string({
+      description: `read the control token from this file (rather than --token, readable in ps; ${SECRET_ENV.sandboxToken} works too)`,
+      exclusive: ['token'],
     }),
     'allowed-host': Flags.string({
       description: 'another host name the sandbox answers to (repeatable); loopback names and the --host address always are',
@@ -78,11 +87,18 @@ A --state file in the JSON format of earlier versions is imported once, in place
     const failRate = Number(flags['fail-rate'])
     if (!(failRate >= 0 && failRate <= 1)) throw new UsageError(`--fail-rate must be between 0 and 1, got ${flags['fail-rate']}`)
     if (flags.clock && Number.isNaN(Date.parse(flags.clock))) throw new UsageError(`--clock must be an ISO 8601 time, got ${flags.clock}`)
-    if (flags.token !== undefined && !/^[\u0021-\u007E]{16,}$/.test(flags.token)) {
-      throw new UsageError('--token must be at least 16 printable characters without spaces')
+    if (onArgv(this.argv, 'token')) process.stderr.write(argvWarning('--token', `${SECRET_ENV.sandboxToken} or --token-file`))
+    const token = flags['token-file'] === undefined ? flags.token : await readSecretFile(flags['token-file'], '--token-file')
+    if (token !== undefined && !/^[\u0021-\u007E]{16,}$/.test(token)) {
+      throw new UsageError(`${flags['token-file'] === undefined ? '--token' : '--token-file'} must hold at least 16 printable characters without spaces`)
     }
 
-    const database = flags.database === undefined ? undefined : databaseUrl(flags.database)
+    const password = flags['database-password-file'] === undefined ? undefined : await readSecretFile(flags['database-password-file'], '--database-password-file')
+    const database = flags.database === undefined ? undefined : databaseUrl(flags.database, password)
+    if (database && onArgv(this.argv, 'database') && new URL(flags.database!).password !== '') {
+      process.stderr.write(argvWarning("--database's password", 'OPSCTL_SANDBOX_DATABASE, PGPASSWORD or --database-password-file'))
+    }
+
     const {createSandbox} = await import('../../sandbox/core/server.js')
     let sandbox
     try {
@@ -95,7 +111,7 @@ A --state file in the JSON format of earlier versions is imported once, in place
         port: flags.port,
         seed: flags.seed,
         stateFile: flags.state,
-        token: flags.token,
+        token,
         allowedHosts: flags['allowed-host'],
         refusePrivateCallbacks: flags.public && !flags['allow-private-callbacks'],
       })
@@ -108,12 +124,12 @@ A --state file in the JSON format of earlier versions is imported once, in place
       throw new UsageError(`Cannot start the sandbox: ${(error as Error).message}`)
     }
 
-    const port = Number(new URL(sandbox.origin).port)
     let tokenFile: string
     try {
-      tokenFile = await writeSandboxToken(this.configDir, port, {origin: sandbox.origin, pid: process.pid, token: sandbox.token})
+      tokenFile = await writeSandboxToken(this.configDir, {origin: sandbox.origin, pid: process.pid, token: sandbox.token})
     } catch (error) {
       await sandbox.close()
+      if (error instanceof OpsError) throw error
       throw new UsageError(
         `Cannot write the control token file in ${this.configDir}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}; set OPSCTL_CONFIG_DIR to a folder you can write`,
       )
@@ -126,7 +142,7 @@ A --state file in the JSON format of earlier versions is imported once, in place
         try {
           await sandbox.close()
         } finally {
-          await removeSandboxToken(this.configDir, port, sandbox.token)
+          await removeSandboxToken(this.configDir, sandbox.origin, sandbox.token)
         }
 
         resolve()
@@ -174,7 +190,7 @@ A --state file in the JSON format of earlier versions is imported once, in place
 }
 
 /** A PostgreSQL URL (its password is a secret from the start: sources.ts registers --database and OPSCTL_SANDBOX_DATABASE). */
-function databaseUrl(text: string): string {
+function databaseUrl(text: string, password?: string): string {
   let url: URL
   try {
     url = new URL(text)
@@ -186,7 +202,9 @@ function databaseUrl(text: string): string {
     throw new UsageError(`--database must be a PostgreSQL URL (postgres://...), got one of ${url.protocol.replace(/:$/, '')}`)
   }
 
-  return text
+  if (password === undefined) return text
+  url.password = encodeURIComponent(password)
+  return url.href
 }
 
 /** What --public exposes, said once on stderr: the operator chose it, and should know what anyone on the network now reaches. */

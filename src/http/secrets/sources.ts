@@ -52,6 +52,8 @@ export function registerEnv(env: NodeJS.ProcessEnv = process.env): void {
   for (const name of named) registerSecret(env[name])
   for (const [name, value] of Object.entries(env)) if (SECRET_ENV_NAME.test(name)) registerSecret(value)
   registerUrlPassword(env.OPSCTL_SANDBOX_DATABASE)
+  // PostgreSQL's own variable, which `sandbox start --database` reads (docs: secrets stay off argv)
+  registerSecret(env.PGPASSWORD)
 }
 
 /** The password of a URL (a database's), as written and decoded. */

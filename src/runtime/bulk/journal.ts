@@ -11,7 +11,7 @@
  * treated as never journalled, so the service's own state decides (a refund or void that went out
  * makes the rules refuse the row, never send it twice).
  */
-import {constants, type FileHandle, open, readFile, rm, stat} from 'node:fs/promises'
+import {constants, type FileHandle, lstat, open, readFile, rm} from 'node:fs/promises'
 import * as z from 'zod'
 
 import type {BulkKind} from './rows.js'
@@ -60,7 +60,10 @@ export async function readJournal(path: string, kind: BulkKind): Promise<Journal
   const state: JournalState = {damaged: [], rows: new Map()}
   let size: number
   try {
-    size = (await stat(path)).size
+    const found = await lstat(path)
+    // a link could point the journal's appends at any file the user can write
+    if (found.isSymbolicLink()) throw new UsageError(`The journal ${path} is a symbolic link; a journal is written only to a real file. Pass --journal with another path. Nothing was sent`)
+    size = found.size
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return state
     throw error

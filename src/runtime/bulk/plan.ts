@@ -10,7 +10,7 @@ import {createHash} from 'node:crypto'
 import type {ServiceClient} from '../../http/client.js'
 import type {Line} from './lines.js'
 
-import {ApiError, ExitCode} from '../../errors.js'
+import {ApiError, ExitCode, UsageError} from '../../errors.js'
 import {type Cents, centsOf, formatCents} from '../../services/checkout/money.js'
 import {checkoutOps} from '../../services/checkout/operations.js'
 import {checkRefund, checkVoid, RuleViolation} from '../../services/checkout/rules.js'
@@ -124,7 +124,18 @@ async function planRow(client: ServiceClient, kind: BulkKind, row: InputRow): Pr
   }
 }
 
+/** Rows in one input, counted (and each row's format checked) before the plan sends its first read. */
+export const MAX_ROWS = 50_000
+
+async function refuseOverCap(options: PlanOptions): Promise<void> {
+  let count = 0
+  for await (const _row of parseRows(options.input.lines(), options.input.label, options.rules)) {
+    if (++count > MAX_ROWS) throw new UsageError(`${options.input.label} has more than ${MAX_ROWS.toLocaleString('en')} rows; split it into several files. Nothing was sent`)
+  }
+}
+
 export async function planBulk(client: ServiceClient, options: PlanOptions): Promise<Plan> {
+  await refuseOverCap(options)
   const hash = createHash('sha256')
   const plan: Plan = {inputHash: '', kind: options.kind, refused: new Map(), rows: 0, skipped: 0, toReconcile: 0, toSend: 0, totals: new Map()}
   const add = (currency: string, amount: Cents) => plan.totals.set(currency, (plan.totals.get(currency) ?? 0n) + amount)
