@@ -59,7 +59,7 @@ describe('opsctl scenario run', () => {
         // The command in the operation column (not `line 2`), its line beside it
         expect(result.stderr).toContain(`FAIL fails > ${argv.join(' ')} (${argv.slice(0, 2).join(' ')}, line 2)`)
         expect(step).toMatchObject({line: 2, operation: argv.slice(0, 2).join(' ')})
-        expect(result.stderr).toContain(`- exit ${exit} (expected 0): ${step.message}`)
+        expect(result.stderr).toContain(`- ${step.message} (exit ${exit}, expected 0)`)
       }
     } finally {
       cli.cleanup()

@@ -40,18 +40,18 @@ Each attempt at a checkout creation, void, refund, webhook change or customizati
 
   static override view: View = {
     columns: ['time', 'operation', 'outcome', 'status', 'code', 'amount.value', 'amount.currency', 'reason', 'checkoutId', 'refundId', 'webhookId'],
-    // Narrow terminals keep what happened to which checkout; the amount and the other ids follow.
+    // Narrow terminals keep what happened to which checkout; the time, the amount and the reason follow.
     layout: {
       'amount.currency': {priority: 4},
-      'amount.value': {priority: 3},
+      'amount.value': {priority: 2},
       checkoutId: {kind: 'id', priority: 1},
       code: {priority: 2},
-      operation: {kind: 'id', priority: 1},
+      operation: {priority: 1},
       outcome: {priority: 1},
       reason: {kind: 'text', priority: 2},
       refundId: {kind: 'id', priority: 4},
       status: {priority: 3},
-      time: {priority: 1},
+      time: {priority: 2},
       webhookId: {kind: 'id', priority: 4},
     },
     list: 'entries',

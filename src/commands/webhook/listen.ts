@@ -17,7 +17,7 @@ const TERMINAL_VIEW: View = {
     checkoutId: {kind: 'id', min: 36, priority: 1},
     event: {kind: 'id', min: 16, priority: 1},
     forwarded: {kind: 'text', priority: 2},
-    status: {kind: 'text', min: 16, priority: 2},
+    status: {min: 16, priority: 2},
     time: {priority: 1},
   },
 }
