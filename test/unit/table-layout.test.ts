@@ -93,3 +93,29 @@ describe('what a person needs stays whole', () => {
     expect(followed.dropped).toEqual([])
   })
 })
+
+describe('a reason is read whole', () => {
+  it('a refused row\'s reason continues on the next lines, between words, and the id stays whole', () => {
+    const names = ['line', 'checkoutId', 'outcome', 'code', 'message']
+    const reason = 'was voided on 2026-11-24; there is nothing to refund, and a second refund would be refused too'
+    const {lines} = draw(names, [['3', 'chk_63112d02a4b5c6d7e8f9a0b1', 'refused', 'not-voidable', reason]], 80, {
+      checkoutId: {kind: 'id', priority: 1},
+      message: {kind: 'reason', priority: 1},
+    })
+    for (const line of lines) expect(displayWidth(line), line).toBeLessThanOrEqual(80)
+    expect(lines[1]).toMatch(/^3 +chk_63112d02a4b5c6d7e8f9a0b1 {2}refused {2}not-voidable {2}was voided/)
+    expect(lines.join('\n')).not.toContain('…')
+    const start = lines[0].indexOf('message')
+    expect(lines.slice(1).map((l) => l.slice(start).trim()).join(' ')).toBe(reason)
+  })
+})
+
+describe('headers', () => {
+  it('a column whose header does not fit is left out, not cut, even with room for part of it', () => {
+    const names = ['period', 'date', 'eventsRescue', 'eventsRescueNight', 'eventsRescueNightManual', 'eventsControllerAdministered']
+    const rows = [['daily', '2026-11-24', '1', '0', '0', '2']]
+    const {dropped, lines} = draw(names, rows, 80)
+    expect(lines[0]).not.toContain('…')
+    expect(dropped).toEqual(['eventsControllerAdministered'])
+  })
+})

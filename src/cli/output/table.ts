@@ -24,9 +24,11 @@ const SPACES = ' '.repeat(GAP)
  *   whole column that does not fit is left out (lowest priority first) and named.
  * - `id`: whole, and the column that tells rows apart: the "Left out" note's `--columns` starts with it.
  * - `text`: free text and URLs. May be cut (with …) to fit.
+ * - `reason`: text a person acts on (why a row was refused, why a step failed): never cut, its
+ *   cell continues on the next lines, broken between words.
  */
 export interface ColumnLayout {
-  kind?: 'id' | 'text' | 'whole'
+  kind?: 'id' | 'reason' | 'text' | 'whole'
   /**
    * 1 is kept longest; when the table cannot fit, the highest numbers are left out first (a
    * secondary date: drop it first with a high number). Default 2. Before any of them, a column that
@@ -101,8 +103,9 @@ export function wrapCell(text: string, width: number): string[] {
 interface Column {
   index: number
   headerWidth: number
-  /** `time`: every cell a time (whole with its year or without); `whole` never cut; `text` may be cut. */
+  /** `time`: every cell a time (whole with its year or without); `whole` never cut; `text` may be cut (a `reason` wraps instead). */
   kind: 'text' | 'time' | 'whole'
+  wraps: boolean
   /** Declared `id`: the note's `--columns` starts with it. */
   id: boolean
   priority: number
@@ -119,8 +122,8 @@ interface Column {
 }
 
 export interface Layout {
-  /** The columns shown, in their order, with their widths. */
-  shown: {index: number; shortTimes: boolean; width: number}[]
+  /** The columns shown, in their order, with their widths; `wraps`: a longer cell continues on the next lines. */
+  shown: {index: number; shortTimes: boolean; width: number; wraps?: boolean}[]
   /** Indexes of the columns left out. */
   dropped: number[]
   /** Of `dropped`, the columns left out because every row has one value: index and value. */
@@ -163,10 +166,11 @@ function measure(names: readonly string[], headers: readonly string[], rows: rea
       natural = Math.max(natural, declared.min)
     }
 
-    const kind = times > 0 && others === 0 ? 'time' : declared.kind === 'text' ? 'text' : 'whole'
+    const kind = times > 0 && others === 0 ? 'time' : declared.kind === 'text' || declared.kind === 'reason' ? 'text' : 'whole'
     if (kind !== 'time') short = natural
     const min = kind === 'text' ? Math.max(headerWidth, Math.min(natural, declared.min ?? 10)) : short
-    return {constant, headerWidth, id: declared.kind === 'id', index, kind, min, natural, priority: declared.priority ?? 2, short, shortTimes: false, width: natural}
+    const wraps = declared.kind === 'reason'
+    return {constant, headerWidth, id: declared.kind === 'id', index, kind, min, natural, priority: declared.priority ?? 2, short, shortTimes: false, width: natural, wraps}
   })
 }
 
@@ -212,10 +216,12 @@ export function layoutTable(names: readonly string[], headers: readonly string[]
   // Room left: a column left out comes back when it costs no other column a character.
   for (const c of fit.chosen ? [] : [...candidates.sort(byPriority), ...constant]) {
     if (shown.includes(c)) continue
+    // Compared without the rest the last column takes: that is room, not a need.
+    size(shown, fit.width, false)
     const before = new Map(shown.map((s) => [s, s.width]))
     const trial = columns.filter((s) => s === c || shown.includes(s))
-    size(trial, fit.width)
-    if (total(trial.map((s) => s.width)) <= fit.width && shown.every((s) => s.width >= before.get(s)!)) shown = trial
+    size(trial, fit.width, false)
+    if (total(trial.map((s) => s.min)) <= fit.width && shown.every((s) => s.width >= before.get(s)!)) shown = trial
     size(shown, fit.width)
   }
 
@@ -225,7 +231,7 @@ export function layoutTable(names: readonly string[], headers: readonly string[]
     constant: same.map((c) => ({index: c.index, value: c.constant!})),
     dropped: left.map((c) => c.index),
     see: seeing(shown, left.filter((c) => !same.includes(c)), fit.width),
-    shown: shown.map((c) => ({index: c.index, shortTimes: c.shortTimes, width: c.width})),
+    shown: shown.map((c) => ({index: c.index, shortTimes: c.shortTimes, width: c.width, ...(c.wraps && c.width < c.natural ? {wraps: true} : {})})),
   }
 }
 
@@ -237,12 +243,17 @@ function seeing(shown: Column[], left: Column[], width: number): {columns: numbe
     if (total([...chosen, c].map((s) => s.min)) <= width) chosen.push(c)
   }
 
-  const columns = chosen.map((c) => c.index).sort((a, b) => a - b)
+  const columns = [...ids.map((c) => c.index), ...chosen.filter((c) => !ids.includes(c)).map((c) => c.index).sort((a, b) => a - b)]
   return {columns, complete: left.every((c) => chosen.includes(c))}
 }
 
 function renderRow(row: readonly string[], layout: Layout, fit: Pick<Fit, 'shortTime' | 'truncate'>): string {
   const {truncate} = fit
+  if (truncate && layout.shown.some((c) => c.wraps && displayWidth(row[c.index] ?? '') > c.width)) {
+    const cells = layout.shown.map((c) => (c.wraps ? wrapWordsCell(row[c.index] ?? '', c.width) : [fitCell(c.shortTimes ? (fit.shortTime?.(row[c.index] ?? '') ?? row[c.index] ?? '') : (row[c.index] ?? ''), c.width)]))
+    return stack(cells, layout)
+  }
+
   if (truncate) {
     let line = ''
     for (const [i, c] of layout.shown.entries()) {
@@ -254,15 +265,48 @@ function renderRow(row: readonly string[], layout: Layout, fit: Pick<Fit, 'short
     return line.trimEnd()
   }
 
-  const cells = layout.shown.map((c) => wrapCell(row[c.index] ?? '', c.width))
+  return stack(
+    layout.shown.map((c) => wrapCell(row[c.index] ?? '', c.width)),
+    layout,
+  )
+}
+
+/** Cells of one row, each as lines, side by side. */
+function stack(cells: string[][], layout: Layout): string {
   const height = Math.max(...cells.map((lines) => lines.length))
   const lines: string[] = []
   for (let l = 0; l < height; l++) lines.push(cells.map((lines, i) => lines[l] ?? ' '.repeat(layout.shown[i].width)).join(SPACES).trimEnd())
   return lines.join('\n')
 }
 
+/** `text` as lines of exactly `width` columns, broken between words (a word wider than the column between characters). */
+function wrapWordsCell(text: string, width: number): string[] {
+  const lines: string[] = []
+  let line = ''
+  for (const word of text.split(' ')) {
+    const joined = line === '' ? word : `${line} ${word}`
+    if (displayWidth(joined) <= width) {
+      line = joined
+      continue
+    }
+
+    if (line !== '') lines.push(line)
+    if (displayWidth(word) <= width) {
+      line = word
+      continue
+    }
+
+    const pieces = wrapCell(word, width).map((p) => p.trimEnd())
+    lines.push(...pieces.slice(0, -1))
+    line = pieces.at(-1)!
+  }
+
+  lines.push(line)
+  return lines.map((l) => fitCell(l, width))
+}
+
 /** Widths of the `shown` columns within `width`: each at its narrowest, then the spare room shared out. */
-function size(shown: Column[], width: number): void {
+function size(shown: Column[], width: number, lastTakesRest = true): void {
   for (const c of shown) c.width = c.min
   // Only when a lone column is wider than the terminal: free text to its header, then the widest cut.
   let over = total(shown.map((c) => c.width)) - width
@@ -297,7 +341,7 @@ function size(shown: Column[], width: number): void {
   for (const c of texts) grow(c, c.natural)
   // The last column may take the rest: trailing spaces are trimmed, and a later page may be longer.
   const last = shown.at(-1)
-  if (last && last.kind !== 'time' && spare > 0) last.width += spare
+  if (lastTakesRest && last && last.kind !== 'time' && spare > 0) last.width += spare
   for (const c of shown) c.shortTimes = c.kind === 'time' && c.width < c.natural
 }
 

@@ -11,6 +11,7 @@ import {Event, healthOps} from '../../services/health/operations.js'
  * triggers. The 24-character id goes before them (the note's --columns brings it back).
  */
 const EVENT_LAYOUT: Record<string, ColumnLayout> = {
+  address: {kind: 'text', priority: 3},
   date: {priority: 1},
   doses: {priority: 1},
   id: {kind: 'id', priority: 2},
