@@ -137,7 +137,10 @@ describe.each([80, 120])('a terminal %i columns wide', (cols) => {
     for (const row of screen.lines.slice(1)) expect(row).toMatch(/^chk_[\da-f]{24} /)
   })
 
-  it('webhook listen --register: each delivery one line within the terminal', async () => {
+  it('webhook listen --register: each delivery one line within the terminal, at the sandbox\'s time in PH time', async () => {
+    // The sandbox's clock days ahead of this machine's (at 120, the last use of the first user's session here).
+    if (cols === 120) expect((await cli.run(['sandbox', 'clock', '--advance', '72h'])).code).toBe(0)
+    const sandboxNow = new Date((await cli.json(['sandbox', 'clock'])).now)
     const screen = await inTerminal(['webhook', 'listen', '--register'], cols, async (stderr, type) => {
       const url = await until(() => /Listening on (\S+)/.exec(stderr())?.[1], 'the listener')
       const delivery = {
@@ -154,6 +157,8 @@ describe.each([80, 120])('a terminal %i columns wide', (cols) => {
     expectFits(screen, cols, ['time', 'event', 'checkoutId', 'amount', 'status', 'answered', 'forwarded'])
     const row = screen.lines.find((l) => l.includes('CHECKOUT_SUCCESS'))
     expect(row).toContain('f1c2d3e4-0000-4000-8000-00000000abcd')
+    const day = new Intl.DateTimeFormat('en-CA', {day: '2-digit', month: '2-digit', timeZone: 'Asia/Manila'}).format(sandboxNow)
+    expect(row).toMatch(new RegExp(`^(?:\\d{4}-)?${day} \\d{2}:\\d{2} \\+08:00 `))
   })
 })
 
