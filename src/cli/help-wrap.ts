@@ -33,9 +33,9 @@ function wrapLine(line: string, width: number): string[] {
     current = ''
   }
 
-  for (const word of line.slice(indent.length).split(/ +/)) {
-    if (word === '') continue
-    const joined = current === '' ? word : `${current} ${word}`
+  // Each word with the spaces before it, kept while on the same line (aligned columns stay aligned).
+  for (const [, gap, word] of line.slice(indent.length).matchAll(/( *)(\S+)/g)) {
+    const joined = current === '' ? word : `${current}${gap}${word}`
     if (stringWidth(joined) <= room) {
       current = joined
       continue
@@ -43,7 +43,7 @@ function wrapLine(line: string, width: number): string[] {
 
     // The word goes to the next line, after a `|` when it has one, or cut only when one piece is too long.
     for (const [i, piece] of pieces(word).entries()) {
-      const next = current === '' ? piece : i === 0 ? `${current} ${piece}` : current + piece
+      const next = current === '' ? piece : i === 0 ? `${current}${gap}${piece}` : current + piece
       if (stringWidth(next) <= room) {
         current = next
         continue
@@ -60,9 +60,13 @@ function wrapLine(line: string, width: number): string[] {
   return out
 }
 
-export function wrapHelp(text: string, width: number): string {
+/**
+ * `text` within `width`. `trim`: each line without its leading and trailing spaces first, as
+ * oclif's own wrapping does (its callers indent the result); else each line keeps its indentation.
+ */
+export function wrapHelp(text: string, width: number, trim = false): string {
   return text
     .split('\n')
-    .flatMap((line) => wrapLine(line, width))
+    .flatMap((line) => wrapLine(trim ? line.trim() : line, width))
     .join('\n')
 }

@@ -20,7 +20,7 @@ class CommandHelpWithShortUsage extends CommandHelp {
   }
 
   override wrap(body: string, spacing = this.indentSpacing): string {
-    return wrapHelp(this.render(body), this.opts.maxWidth - spacing)
+    return wrapHelp(this.render(body), this.opts.maxWidth - spacing, true)
   }
 }
 
@@ -33,6 +33,6 @@ export default class OpsctlHelp extends Help {
   }
 
   override wrap(body: string, spacing = this.indentSpacing): string {
-    return wrapHelp(this.render(body), this.opts.maxWidth - spacing)
+    return wrapHelp(this.render(body), this.opts.maxWidth - spacing, true)
   }
 }
