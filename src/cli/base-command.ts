@@ -21,7 +21,7 @@ import {defaultConfigDir, ProfileStore} from '../profiles/store.js'
 // Every service's module, registered with the HTTP layer before a client is made.
 import '../services/registry.js'
 import {type ConsentContext, consentHook, describeChange, requireConsentPossible} from './consent.js'
-import {writeError} from './error-output.js'
+import {writeError, writeNote} from './error-output.js'
 import {type GlobalFlagValues, sendFlags} from './flags.js'
 import {type HintContext, hints, withHints} from './hints.js'
 import {type Format, ListWriter, type OutputMode, renderDocument} from './output.js'
@@ -225,7 +225,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       dryRun: this.dryRun,
       timeoutMs: (this.globals.timeout ?? 30) * 1000,
       trace: this.globals.verbose ? stderr : undefined,
-      warn: (text) => stderr(escapeControlChars(text)),
+      warn: (text) => writeNote(escapeControlChars(text)),
       traceMasked: service === undefined ? undefined : patientTraceMask(service),
     }
   }
@@ -341,7 +341,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     const {applyQuery, emptyResultWarning} = await import('./output/query.js')
     const queried = await applyQuery(document, query)
     const warning = emptyResultWarning(document, query, queried)
-    if (warning) process.stderr.write(escapeControlChars(warning) + '\n')
+    if (warning) writeNote(escapeControlChars(warning))
     const mode = await this.outputMode()
     this.checkColumnsAgainst(queried)
     await renderDocument(queried, {}, mode)
@@ -395,7 +395,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   /** Chatter for people, on stderr; silent under --json. It may quote a service (a redirect URL, an email): control characters escaped. */
   protected note(message: string): void {
-    if (!this.jsonEnabled()) process.stderr.write(escapeControlChars(message, {keepNewlines: true}) + '\n')
+    if (!this.jsonEnabled()) writeNote(escapeControlChars(message, {keepNewlines: true}))
   }
 
   private consentContext(): ConsentContext {

@@ -1,4 +1,4 @@
-import {formatErrorForHuman, type OpsError} from '../errors.js'
+import {formatErrorForHuman, type OpsError, wrapWords} from '../errors.js'
 import {scrubSecrets} from '../http/redact.js'
 
 /**
@@ -16,4 +16,10 @@ export function writeError(error: OpsError, json: boolean): void {
 /** The width to wrap errors at: the terminal's (80 when it does not say), none when stderr is not a terminal. */
 export function errorWidth(stream: Pick<NodeJS.WriteStream, 'columns' | 'isTTY'> = process.stderr): number | undefined {
   return stream.isTTY ? stream.columns || 80 : undefined
+}
+
+/** Chatter for people (notes, warnings) on stderr: in a terminal each line broken between words at its width, piped as it is. */
+export function writeNote(text: string): void {
+  const width = errorWidth()
+  process.stderr.write(text.split('\n').flatMap((line) => wrapWords(line, width, '  ')).join('\n') + '\n')
 }

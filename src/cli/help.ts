@@ -1,9 +1,12 @@
 /**
- * oclif's help, shorter where it was long: a command's USAGE names its arguments and required
- * flags, then `[FLAGS]` (the flags are listed below it), instead of every flag with every allowed
- * value, which ran to four lines at 80 columns and broke words across them.
+ * oclif's help, shorter where it was long and wrapped where a reader expects it: a command's USAGE
+ * names its arguments and required flags, then `[FLAGS]` (the flags are listed below it), instead
+ * of every flag with every allowed value; and text is broken between words and after the `|` of an
+ * option list (./help-wrap.ts), never inside a word as oclif's own wrapping does.
  */
 import {CommandHelp, Help} from '@oclif/core'
+
+import {wrapHelp} from './help-wrap.js'
 
 class CommandHelpWithShortUsage extends CommandHelp {
   protected override defaultUsage(): string {
@@ -15,8 +18,21 @@ class CommandHelpWithShortUsage extends CommandHelp {
     const optional = flags.some((f) => !f.required) ? ['[FLAGS]'] : []
     return [this.command.id, ...args, ...required, ...optional].join(' ')
   }
+
+  override wrap(body: string, spacing = this.indentSpacing): string {
+    return wrapHelp(this.render(body), this.opts.maxWidth - spacing, true)
+  }
 }
 
 export default class OpsctlHelp extends Help {
   override CommandHelpClass = CommandHelpWithShortUsage
+
+  /** Every line within the width, whatever part of oclif's help made it (the root description too). */
+  protected override log(...args: string[]): void {
+    super.log(...args.map((text) => wrapHelp(text, this.opts.maxWidth)))
+  }
+
+  override wrap(body: string, spacing = this.indentSpacing): string {
+    return wrapHelp(this.render(body), this.opts.maxWidth - spacing, true)
+  }
 }

@@ -5,8 +5,9 @@
  * `csv` comma-separated. Terminal tables (./output/table.ts, with string-width) and CSV (csv-stringify)
  * load only when asked for.
  */
-import type {TableStream} from './output/table.js'
+import type {Dropped, TableStream} from './output/table.js'
 
+import {wrapWords} from '../errors.js'
 import {type CellStyle, cellText, headerText, rowCells, spreadsheetSafe} from './output/cells.js'
 import {shortTableTime} from './output/times.js'
 import {layoutOf, listOf, type Row, type View} from './output/view.js'
@@ -148,21 +149,28 @@ export class ListWriter {
     const chosen = Boolean(this.mode.columns && this.mode.columns.length > 0)
     const fit = {chosen, layout: layoutOf(this.view), shortTime: shortTableTime, truncate: this.mode.truncate, width: this.mode.width}
     const {TableStream} = await import('./output/table.js')
-    this.table = new TableStream(this.columns!, this.columns!.map((c) => headerText(c)), fit, this.sinks.out, this.mode.headers !== false, (dropped, shown) =>
-      this.sinks.err(droppedNote(dropped, shown, this.view, this.mode.width)),
+    this.table = new TableStream(this.columns!, this.columns!.map((c) => headerText(c)), fit, this.sinks.out, this.mode.headers !== false, (dropped) =>
+      this.sinks.err(droppedNote(dropped, this.mode.width)),
     )
     return this.table
   }
 }
 
 /**
- * The one stderr line naming the columns left out to fit, with the `--columns` that shows them:
- * the ids shown (to know which row is which) and the columns left out.
+ * The stderr note under a table that left columns out, within `width` (broken between words when a
+ * line would be wider): the columns that read the same on every row, named once with their value;
+ * how many others, and the `--columns` that shows them (the ids first, to tell the rows apart).
  */
-export function droppedNote(dropped: readonly string[], shown: readonly string[], view: Pick<View, 'layout'>, width: number): string {
-  const ids = shown.filter((c) => view.layout?.[c]?.kind === 'id')
-  const wanted = [...(ids.length > 0 ? ids : shown.slice(0, 1)), ...dropped]
-  return `Left out to fit ${width} columns: ${dropped.join(', ')} (see them: --columns ${wanted.join(',')})\n`
+export function droppedNote({constant, dropped, see}: Dropped, width: number): string {
+  const lines: string[] = []
+  if (constant.length > 0) lines.push(`Left out, the same on every row: ${constant.map(([name, value]) => `${name} = ${value === '' ? '(empty)' : value}`).join(', ')}`)
+  const others = dropped.length - constant.length
+  if (others > 0 && see) {
+    const rest = see.complete ? '' : ' (every column: --no-truncate)'
+    lines.push(`Left out ${others} column${others === 1 ? '' : 's'} to fit ${width}: see ${others === 1 ? 'it' : 'them'} with --columns ${see.columns.join(',')}${rest}`)
+  }
+
+  return lines.flatMap((line) => wrapWords(line, width, '  ')).join('\n') + '\n'
 }
 
 /** Renders a whole document under its view (the document after `--query` has no view: `{}`). */
@@ -201,7 +209,8 @@ export async function renderDocument(document: unknown, view: View, mode: Output
   const keys = chosen && chosen.length > 0 ? [...chosen] : Object.keys(record).filter((k) => k !== omit)
   await writeRecord(record, keys, mode, sinks)
   if (list) {
-    sinks.out('\n')
+    // In a terminal the second table says what it is (the first is the record itself).
+    sinks.out(mode.format === 'table' && mode.terminal ? `\n${headerText(omit ?? 'list')} (${list.length}):\n` : '\n')
     await writeList(list, {}, {...mode, columns: undefined}, sinks)
   }
 }

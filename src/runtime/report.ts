@@ -29,11 +29,11 @@ export interface StepResult {
   exit?: {code: number; expected: number}
 }
 
-/** What went wrong, with the exit code first when that was the surprise. */
+/** What went wrong: the reason first (a narrow table cuts the end), then the exit code when that was the surprise. */
 export function failureText(r: StepResult): string | undefined {
   if (!r.exit) return r.message
-  const exit = `exit ${r.exit.code} (expected ${r.exit.expected})`
-  return r.message ? `${exit}: ${r.message}` : exit
+  const exit = `exit ${r.exit.code}, expected ${r.exit.expected}`
+  return r.message ? `${r.message} (${exit})` : exit
 }
 
 export interface Summary {

@@ -18,6 +18,42 @@ class CommandText extends OpsctlHelp {
   }
 }
 
+/** The whole of `opsctl <command> --help` (or `opsctl --help`) as printed, at one width. */
+class PrintedHelp extends OpsctlHelp {
+  lines: string[] = []
+
+  async print(command?: Command.Loadable): Promise<void> {
+    await (command ? this.showCommandHelp(command) : this.showRootHelp())
+  }
+
+  protected override log(...args: string[]): void {
+    const before = this.lines.length
+    super.log(...args)
+    if (this.lines.length === before) this.lines.push(...args.join('\n').split('\n'))
+  }
+}
+
+async function printed(width: number, command?: Command.Loadable): Promise<string[]> {
+  const config = await loadConfig()
+  const h = new PrintedHelp(config, {maxWidth: width, stripAnsi: true})
+  // oclif's log goes to stdout: catch it here, with what OpsctlHelp made of it.
+  const write = process.stdout.write
+  process.stdout.write = ((chunk: string) => {
+    h.lines.push(...String(chunk).replace(/\n$/, '').split('\n'))
+    return true
+  }) as typeof process.stdout.write
+  try {
+    await h.print(command)
+  } finally {
+    process.stdout.write = write
+  }
+
+  return h.lines
+}
+
+/** The words of help text: a line break inside an option list (after `|`) is not a break in a word. */
+const words = (lines: string[]) => lines.join('\n').replaceAll(/\|\n\s*/g, '|').split(/\s+/).filter(Boolean)
+
 let commands: Command.Loadable[]
 let help: CommandText
 let narrow: CommandText
@@ -100,4 +136,18 @@ describe('help of every command', () => {
     })
     expect(problems).toEqual([])
   })
+})
+
+describe('help at 80 columns', () => {
+  it('opsctl --help and every command\'s --help: no line over 80, no word broken (the same words as at 300 columns)', async () => {
+    const problems: string[] = []
+    for (const command of [undefined, ...commands]) {
+      const [narrowLines, wideLines] = [await printed(80, command), await printed(300, command)]
+      const name = `opsctl ${command?.id.replaceAll(':', ' ') ?? ''}`.trim()
+      for (const line of narrowLines) if (line.length > 80) problems.push(`${name} (${line.length}): ${line}`)
+      expect(words(narrowLines), name).toEqual(words(wideLines))
+    }
+
+    expect(problems).toEqual([])
+  }, 60_000)
 })

@@ -175,7 +175,7 @@ describe('users inspect and plan show', () => {
     const table = await h.run(PlanShow, ['me'])
     expect(table.code, table.stderr).toBe(0)
     expect(table.stdout).toMatch(/^med-fluticasone\tcontroller\t08:00 x2/m)
-    expect(table.stdout).toMatch(/^med-salbutamol\trescue\t\tAA:BB:CC:00:00:02 75%/m)
+    expect(table.stdout).toMatch(/^med-salbutamol\trescue\t\tAA:BB:CC:00:00:02 \(battery 75%\)/m)
     const json = JSON.parse((await h.run(PlanShow, ['me', '--json'])).stdout)
     expect(json).toEqual({userId: 'u-1', medications: PLAN.medications})
   })

@@ -59,7 +59,7 @@ describe('opsctl scenario run', () => {
         // The command in the operation column (not `line 2`), its line beside it
         expect(result.stderr).toContain(`FAIL fails > ${argv.join(' ')} (${argv.slice(0, 2).join(' ')}, line 2)`)
         expect(step).toMatchObject({line: 2, operation: argv.slice(0, 2).join(' ')})
-        expect(result.stderr).toContain(`- exit ${exit} (expected 0): ${step.message}`)
+        expect(result.stderr).toContain(`- ${step.message} (exit ${exit}, expected 0)`)
       }
     } finally {
       cli.cleanup()
@@ -80,7 +80,7 @@ describe('opsctl scenario run', () => {
       const result = await cli.run(['scenario', 'run', file, '--reporter', 'junit', '--junit-file', junit])
       expect(result.code, result.stderr).toBe(1)
       const xml = readFileSync(junit, 'utf8')
-      expect(xml).toMatch(/<failure message="exit 5 \(expected 0\): An account with email [*.-]+@[*.-]+ already exists/)
+      expect(xml).toMatch(/<failure message="An account with email [*.-]+@[*.-]+ already exists .*\(exit 5, expected 0\)"/)
       expect(xml).toMatch(/<testcase [^>]*name="users create --type patient --email [*.-]+@[*.-]+ /)
       for (const text of [xml, result.stdout, result.stderr]) {
         expect(text).not.toContain(email)

@@ -104,6 +104,18 @@ export interface RunOptions {
   stdin?: string
   /** environment variables for this run only (`undefined` unsets one) */
   env?: Record<string, string | undefined>
+  /** stdout and stderr are a terminal this many columns wide (stdin is not: no prompts) */
+  terminal?: number
+}
+
+/** Makes process.stdout and process.stderr look like a terminal `columns` wide; returns the undo. */
+function asTerminal(columns: number | undefined): () => void {
+  if (columns === undefined) return () => {}
+  const saved = [process.stdout, process.stderr].map((s) => [s, s.isTTY, s.columns] as const)
+  for (const [s] of saved) Object.assign(s, {columns, isTTY: true})
+  return () => {
+    for (const [s, isTTY, cols] of saved) Object.assign(s, {columns: cols, isTTY})
+  }
 }
 
 export async function runCommand(Cmd: Runnable, argv: string[], options: RunOptions = {}): Promise<CommandResult> {
@@ -122,6 +134,7 @@ export async function runCommand(Cmd: Runnable, argv: string[], options: RunOpti
     options.stdin === undefined ? undefined : vi.spyOn(process, 'stdin', 'get').mockReturnValue(Readable.from([options.stdin]) as any)
   const savedEnv = Object.fromEntries(Object.keys(options.env ?? {}).map((k) => [k, process.env[k]]))
   setEnv(options.env ?? {})
+  const undoTerminal = asTerminal(options.terminal)
   process.exitCode = undefined
   // As a fresh process starts: no secret known from an earlier run may hide (redact) a leak in this one.
   forgetSecrets()
@@ -132,6 +145,7 @@ export async function runCommand(Cmd: Runnable, argv: string[], options: RunOpti
     out.mockRestore()
     err.mockRestore()
     stdin?.mockRestore()
+    undoTerminal()
     setEnv(savedEnv)
   }
 

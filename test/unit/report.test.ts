@@ -97,7 +97,7 @@ describe('what a step carries from its file and its services', () => {
     expect(XMLValidator.validate(junit)).toBe(true)
     const testcase = new XMLParser({ignoreAttributes: false, attributeNamePrefix: ''}).parse(junit).testsuites.testsuite.testcase
     expect(testcase.name).toBe(String.raw`users create --email *******@****-******.**** --family-name '** ** ****' --given-name ***\u202e --type patient`)
-    expect(testcase.failure.message).toBe(String.raw`exit 5 (expected 0): An account with email *******@****-******.**** already exists; ref \e]0;pwned\x07`)
+    expect(testcase.failure.message).toBe(String.raw`An account with email *******@****-******.**** already exists; ref \e]0;pwned\x07 (exit 5, expected 0)`)
     for (const text of [junit, await listed([step]), progressLine(step)]) {
       expect(text).not.toContain('patient@demo-clinic.test')
       expect(text).not.toMatch(RAW)

@@ -4,13 +4,14 @@
  */
 import {describe, expect, it} from 'vitest'
 
-import {displayWidth, TableStream} from '../../src/cli/output/table.js'
+import {droppedNote} from '../../src/cli/output.js'
+import {displayWidth, type Dropped, TableStream} from '../../src/cli/output/table.js'
 import {shortTableTime} from '../../src/cli/output/times.js'
 
 function draw(names: string[], rows: string[][], width: number, layout = {}, chosen = false): {dropped: string[]; lines: string[]} {
   let out = ''
   let dropped: string[] = []
-  new TableStream(names, names, {chosen, layout, shortTime: shortTableTime, truncate: true, width}, (t) => (out += t), true, (d) => (dropped = d)).page(rows)
+  new TableStream(names, names, {chosen, layout, shortTime: shortTableTime, truncate: true, width}, (t) => (out += t), true, (d) => (dropped = d.dropped)).page(rows)
   return {dropped, lines: out.trimEnd().split('\n')}
 }
 
@@ -46,5 +47,75 @@ describe('a table narrower than its cells', () => {
     const starts = lines.map((l) => displayWidth(l.slice(0, l.indexOf(l.includes('bo') ? 'bo' : 'e\u0301te\u0301'))))
     expect(new Set(starts.slice(1)).size).toBe(1)
     expect(lines[1]).toContain('👩‍👩‍👧')
+  })
+})
+
+describe('what a person needs stays whole', () => {
+  function left(names: string[], rows: string[][], width: number, layout = {}): Dropped | undefined {
+    let note: Dropped | undefined
+    new TableStream(names, names, {layout, shortTime: shortTableTime, truncate: true, width}, () => {}, true, (d) => (note = d)).page(rows)
+    return note
+  }
+
+  it('a column with one value on every row goes first, and the note names its value once', () => {
+    const names = ['period', 'date', 'eventsRescue', 'eventsRescueNight', 'eventsRescueDay', 'eventsController']
+    const rows = ['2026-11-23', '2026-11-24', '2026-11-25'].map((d, i) => ['daily', d, `${i + 3}`, `${i}`, `${2 * i}`, `${10 * i}`])
+    const {dropped, lines} = draw(names, rows, 80)
+    expect(dropped).toEqual(['period'])
+    expect(lines[0].split(/ {2,}/)).toEqual(names.slice(1))
+    for (const [i, line] of lines.slice(1).entries()) expect(line.startsWith(rows[i][1] + ' ')).toBe(true)
+    expect(droppedNote(left(names, rows, 80)!, 80)).toBe('Left out, the same on every row: period = daily\n')
+  })
+
+  it('a whole column (an enum, an amount, a URL declared whole) is left out, never cut; free text is cut', () => {
+    const names = ['id', 'name', 'callbackUrl', 'createdAt']
+    const row = ['wh_c5f285c4752af0d1e2f3a4b5', 'CHECKOUT_SUCCESS', 'https://shop.example/hooks/paymaya/notifications/checkout', '2026-11-24 21:05 +08:00']
+    const layout = {callbackUrl: {kind: 'text', priority: 2}, createdAt: {priority: 3}, id: {kind: 'id', priority: 1}, name: {priority: 1}}
+    const {dropped, lines} = draw(names, [row, [...row.slice(0, 1), 'CHECKOUT_FAILURE', ...row.slice(2)]], 80, layout)
+    expect(lines[1]).toMatch(/^wh_c5f285c4752af0d1e2f3a4b5 {2}CHECKOUT_SUCCESS {2}https:\/\/shop/)
+    expect(lines[2]).toContain(' CHECKOUT_FAILURE ')
+    for (const line of lines) expect(displayWidth(line)).toBeLessThanOrEqual(80)
+    expect(dropped).toEqual([])
+    expect(lines[1]).toMatch(/ https:\/\/shop\S*… {2}11-24 21:05 \+08:00$/)
+  })
+
+  it('the "Left out" note fits the terminal: how many, and a --columns that fits to see them', () => {
+    const names = ['id', 'date', 'medicationType', 'medicationId', 'source', 'doses', 'nightEvent', 'symptoms', 'triggers']
+    const row = ['65f0c1d2e3a4b5c6d7e8f9a0', '2026-11-24 21:05 +08:00', 'rescue', 'med-salbutamol', 'manual', '2', 'true', 'wokenAtNight, cough, wheeze', 'dust, exercise']
+    const layout = {date: {priority: 1}, doses: {priority: 2}, id: {kind: 'id', priority: 1}, medicationId: {priority: 3}, medicationType: {priority: 1}, source: {priority: 4}, symptoms: {kind: 'text', priority: 1}, triggers: {kind: 'text', priority: 2}}
+    const other = ['65f0c1d2e3a4b5c6d7e8f9a1', '2026-11-25 02:10 +08:00', 'controller', 'med-fluticasone', 'sensor', '1', 'false', 'cough', 'pollen']
+    const note = droppedNote(left(names, [row, other], 80, layout)!, 80)
+    for (const line of note.trimEnd().split('\n')) expect(line.length, line).toBeLessThanOrEqual(80)
+    expect(note).toMatch(/^Left out \d columns to fit 80: see them with\s+--columns\s+id,\S+/)
+    const wanted = /--columns\s+(\S+)/.exec(note)![1].split(',')
+    // Following the note shows what it names, and leaves nothing else out.
+    const followed = draw(wanted, [wanted.map((n) => row[names.indexOf(n)])], 80, layout, true)
+    expect(followed.dropped).toEqual([])
+  })
+})
+
+describe('a reason is read whole', () => {
+  it('a refused row\'s reason continues on the next lines, between words, and the id stays whole', () => {
+    const names = ['line', 'checkoutId', 'outcome', 'code', 'message']
+    const reason = 'was voided on 2026-11-24; there is nothing to refund, and a second refund would be refused too'
+    const {lines} = draw(names, [['3', 'chk_63112d02a4b5c6d7e8f9a0b1', 'refused', 'not-voidable', reason]], 80, {
+      checkoutId: {kind: 'id', priority: 1},
+      message: {kind: 'reason', priority: 1},
+    })
+    for (const line of lines) expect(displayWidth(line), line).toBeLessThanOrEqual(80)
+    expect(lines[1]).toMatch(/^3 +chk_63112d02a4b5c6d7e8f9a0b1 {2}refused {2}not-voidable {2}was voided/)
+    expect(lines.join('\n')).not.toContain('…')
+    const start = lines[0].indexOf('message')
+    expect(lines.slice(1).map((l) => l.slice(start).trim()).join(' ')).toBe(reason)
+  })
+})
+
+describe('headers', () => {
+  it('a column whose header does not fit is left out, not cut, even with room for part of it', () => {
+    const names = ['period', 'date', 'eventsRescue', 'eventsRescueNight', 'eventsRescueNightManual', 'eventsControllerAdministered']
+    const rows = [['daily', '2026-11-24', '1', '0', '0', '2']]
+    const {dropped, lines} = draw(names, rows, 80)
+    expect(lines[0]).not.toContain('…')
+    expect(dropped).toEqual(['eventsControllerAdministered'])
   })
 })

@@ -37,7 +37,6 @@ export function bulkFlags(kind: 'refund' | 'void') {
 export const BULK_VIEW: View = {
   columns: ['line', 'checkoutId', 'outcome', 'code', 'message'],
   fields: ['refundId', 'amount', 'currency', 'reconciled'],
-  freeText: ['message'],
-  layout: {checkoutId: {kind: 'id'}},
+  layout: {checkoutId: {kind: 'id', priority: 1}, code: {priority: 2}, line: {priority: 1}, message: {kind: 'reason', priority: 1}, outcome: {priority: 1}},
   list: 'results',
 }

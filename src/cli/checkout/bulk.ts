@@ -10,6 +10,7 @@ import {checkoutTarget, type ResolvedProfile} from '../../profiles/resolve.js'
 import {type BulkKind} from '../../runtime/bulk/rows.js'
 import {type BulkDocument, type PlanDocument, type PlanSummary, type RowResult, runBulk, type Total} from '../../runtime/bulk/run.js'
 import {consentHook} from '../consent.js'
+import {writeNote} from '../error-output.js'
 import {idProblem} from '../input-text.js'
 import {progress} from '../progress.js'
 import {askConfirm, askTypeBack} from '../prompt.js'
@@ -49,9 +50,9 @@ interface BulkRun {
 
 /** The one confirmation of a bulk run: the count and totals; on production the totals typed back. */
 async function confirmOnce(kind: BulkKind, plan: PlanSummary, refused: RowResult[], run: BulkRun): Promise<void> {
-  process.stderr.write(planLine(plan) + '\n')
+  writeNote(planLine(plan))
   if (run.yes) return
-  for (const line of refusedLines(refused)) process.stderr.write(line + '\n')
+  for (const line of refusedLines(refused)) writeNote(line)
   const count = plan.toSend + plan.toReconcile
   const what = `${kind === 'refund' ? 'Refund' : 'Void'} ${count} ${count === 1 ? 'checkout' : 'checkouts'}, ${totalsText(plan.totals)} in total`
   const typed = totalsText(plan.totals)
@@ -116,7 +117,7 @@ export async function runFromFile(run: BulkRun): Promise<{document: BulkDocument
     kind: run.kind,
     progress: bar(run.kind),
     rules: {defaultReason: run.reason, idProblem, kind: run.kind},
-    warn: (text) => process.stderr.write(escapeControlChars(text) + '\n'),
+    warn: (text) => writeNote(escapeControlChars(text)),
   })
   if ('plan' in document) {
     const {plan} = document

@@ -12,6 +12,7 @@ import {sessionFromHeaders} from '../../http/session-cookie.js'
 import {ENV} from '../../profiles/resolve.js'
 import {Bcp47, healthOps, User} from '../../services/health/operations.js'
 import {BaseCommand} from '../base-command.js'
+import {writeNote} from '../error-output.js'
 import {idArg} from '../input-text.js'
 import {fieldsOf, type View} from '../output/view.js'
 import {askSecret, isInteractive, readStdin} from '../prompt.js'
@@ -121,7 +122,7 @@ export abstract class HealthCommand<T extends typeof Command> extends BaseComman
     }
 
     if (flags.password !== undefined) {
-      process.stderr.write('Warning: --password lands in your shell history; prefer --password-stdin\n')
+      writeNote('Warning: --password lands in your shell history; prefer --password-stdin')
       return flags.password
     }
 

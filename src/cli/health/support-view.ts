@@ -16,7 +16,7 @@ export function planRows(medications: readonly PlanMedication[]): Record<string,
     medication: m.medicationId,
     type: m.medicationType ?? '',
     usage: usageText(m.usageList),
-    sensors: m.sensors.map((s) => (s.batteryLevel === undefined ? s.mac : `${s.mac} ${s.batteryLevel}%`)).join(', '),
+    sensors: m.sensors.map((s) => (s.batteryLevel === undefined ? s.mac : `${s.mac} (battery ${s.batteryLevel}%)`)).join(', '),
   }))
 }
 

@@ -1,11 +1,12 @@
 /**
  * Tables like gh's: no boxes or rules, two spaces between columns, fitted to the terminal.
  *
- * Each column has a kind and a priority (declared by the view, ./view.ts `layout`): ids are never
- * cut (people copy them into the next command), times are never cut (the year goes first), free
- * text shrinks first, headers are never cut. When even the narrowest columns do not fit, the
- * columns of lowest priority are left out and named (`onDropped`). Spare room goes back to times,
- * then to the other values, then to free text, so a wide terminal shows whole cells.
+ * Each column says what a person needs from it (declared by the view, ./view.ts `layout`): ids,
+ * names, enum values, dates, amounts and statuses stay whole (people copy and compare them), free
+ * text and URLs may be cut, headers are never cut. When the columns do not fit at their widest, a
+ * column that reads the same on every row is left out first (the note names its value once), then
+ * whole columns of the lowest priority: left out and named (`onDropped`), never cut. Spare room
+ * goes to the year of times, then to free text, so a wide terminal shows whole cells.
  *
  * Rows come in pages; the first page fixes the layout and every page is written at once, so time
  * stays linear in rows. Every cell goes through one path whatever its characters: widths are
@@ -17,13 +18,24 @@ import stringWidth from 'string-width'
 const GAP = 2
 const SPACES = ' '.repeat(GAP)
 
-/** How a column gives way when the table is too wide for the terminal. */
+/**
+ * How a column gives way when the table is too wide for the terminal: what a person needs from it.
+ * - `whole` (the default): ids, names, enum values, dates and times, amounts, statuses. Never cut: a
+ *   whole column that does not fit is left out (lowest priority first) and named.
+ * - `id`: whole, and the column that tells rows apart: the "Left out" note's `--columns` starts with it.
+ * - `text`: free text and URLs. May be cut (with …) to fit.
+ * - `reason`: text a person acts on (why a row was refused, why a step failed): never cut, its
+ *   cell continues on the next lines, broken between words.
+ */
 export interface ColumnLayout {
-  /** `id`: never cut (ids and names people type into the next command). `text`: free text, shrinks first. `value` (default): shrinks after free text. */
-  kind?: 'id' | 'text' | 'value'
-  /** 1 is kept longest; when the table cannot fit, the highest numbers are left out first. Default 2. */
+  kind?: 'id' | 'reason' | 'text' | 'whole'
+  /**
+   * 1 is kept longest; when the table cannot fit, the highest numbers are left out first (a
+   * secondary date: drop it first with a high number). Default 2. Before any of them, a column that
+   * reads the same on every row is left out and its value named once.
+   */
   priority?: number
-  /** The narrowest the column may get before it is left out instead (never below its header). */
+  /** The narrowest a `text` column may get before it is left out instead (never below its header); the least width of any column, for values of later pages. */
   min?: number
 }
 
@@ -91,7 +103,11 @@ export function wrapCell(text: string, width: number): string[] {
 interface Column {
   index: number
   headerWidth: number
-  kind: 'id' | 'text' | 'time' | 'value'
+  /** `time`: every cell a time (whole with its year or without); `whole` never cut; `text` may be cut (a `reason` wraps instead). */
+  kind: 'text' | 'time' | 'whole'
+  wraps: boolean
+  /** Declared `id`: the note's `--columns` starts with it. */
+  id: boolean
   priority: number
   /** Widest cell of the first page, or the header. */
   natural: number
@@ -101,31 +117,36 @@ interface Column {
   width: number
   /** Times shown without the year. */
   shortTimes: boolean
+  /** The one value of every row of the first page (two rows or more), else undefined. */
+  constant?: string
 }
 
 export interface Layout {
-  /** The columns shown, in their order, with their widths. */
-  shown: {index: number; shortTimes: boolean; width: number}[]
+  /** The columns shown, in their order, with their widths; `wraps`: a longer cell continues on the next lines. */
+  shown: {index: number; shortTimes: boolean; width: number; wraps?: boolean}[]
   /** Indexes of the columns left out. */
   dropped: number[]
+  /** Of `dropped`, the columns left out because every row has one value: index and value. */
+  constant?: {index: number; value: string}[]
+  /** Columns whose `--columns` shows the ones left out (the ids first) within the width; every one of `dropped` when `complete`. */
+  see?: {columns: number[]; complete: boolean}
 }
 
 const total = (widths: number[]) => (widths.length === 0 ? 0 : widths.reduce((a, b) => a + b, 0) + GAP * (widths.length - 1))
+const byPriority = (a: Column, b: Column) => a.priority - b.priority || a.index - b.index
 
-/**
- * The layout of a table of `names` (headers `headers`) whose first page is `rows`.
- * Deterministic in its input; linear in cells.
- */
-export function layoutTable(names: readonly string[], headers: readonly string[], rows: readonly string[][], fit: Fit): Layout {
-  const columns: Column[] = names.map((name, index) => {
+function measure(names: readonly string[], headers: readonly string[], rows: readonly string[][], fit: Fit): Column[] {
+  return names.map((name, index) => {
     const declared = fit.layout?.[name] ?? {}
     const headerWidth = displayWidth(headers[index])
     let natural = headerWidth
     let short = headerWidth
     let times = 0
     let others = 0
+    let constant: string | undefined = rows.length > 1 ? (rows[0][index] ?? '') : undefined
     for (const row of rows) {
       const cell = row[index] ?? ''
+      if (constant !== undefined && cell !== constant) constant = undefined
       const w = displayWidth(cell)
       if (w > natural) natural = w
       if (cell === '') continue
@@ -145,18 +166,34 @@ export function layoutTable(names: readonly string[], headers: readonly string[]
       natural = Math.max(natural, declared.min)
     }
 
-    const kind = times > 0 && others === 0 ? 'time' : (declared.kind ?? 'value')
+    const kind = times > 0 && others === 0 ? 'time' : declared.kind === 'text' || declared.kind === 'reason' ? 'text' : 'whole'
     if (kind !== 'time') short = natural
-    const min = kind === 'id' || kind === 'time' ? short : Math.max(headerWidth, Math.min(natural, declared.min ?? (kind === 'text' ? 10 : 8)))
-    return {headerWidth, index, kind, min, natural, priority: declared.priority ?? 2, short, shortTimes: false, width: natural}
+    const min = kind === 'text' ? Math.max(headerWidth, Math.min(natural, declared.min ?? 10)) : short
+    const wraps = declared.kind === 'reason'
+    return {constant, headerWidth, id: declared.kind === 'id', index, kind, min, natural, priority: declared.priority ?? 2, short, shortTimes: false, width: natural, wraps}
   })
+}
 
-  if (!fit.truncate) return {dropped: [], shown: columns.map((c) => ({index: c.index, shortTimes: false, width: c.natural}))}
+/**
+ * The layout of a table of `names` (headers `headers`) whose first page is `rows`: every column at
+ * its widest when that fits; else columns that read the same on every row go first, then whole
+ * columns of the lowest priority, and free text is cut last.
+ * Deterministic in its input; linear in cells.
+ */
+export function layoutTable(names: readonly string[], headers: readonly string[], rows: readonly string[][], fit: Fit): Layout {
+  const columns = measure(names, headers, rows, fit)
+  if (!fit.truncate || total(columns.map((c) => c.natural)) <= fit.width) {
+    return {dropped: [], shown: columns.map((c) => ({index: c.index, shortTimes: false, width: c.natural}))}
+  }
 
+  // The same on every row: said once in the note, not on every line.
+  // Ids and free text are what rows are told apart and read by: they stay in the table.
+  const constant = fit.chosen ? [] : columns.filter((c) => c.constant !== undefined && c.kind !== 'text' && !c.id && c.natural <= fit.width / 4)
+  const candidates = constant.length < columns.length ? columns.filter((c) => !constant.includes(c)) : columns
   // Which columns: by priority (then their order), each one that still fits at its narrowest.
   const kept = new Set<Column>()
   let used = -GAP
-  for (const c of [...columns].sort((a, b) => a.priority - b.priority || a.index - b.index)) {
+  for (const c of [...candidates].sort(byPriority)) {
     if (kept.size > 0 && used + GAP + c.min > fit.width) continue
     kept.add(c)
     used += GAP + c.min
@@ -168,7 +205,7 @@ export function layoutTable(names: readonly string[], headers: readonly string[]
   // A cell cut while a column of lower priority is shown: that column is left out instead.
   while (!fit.chosen) {
     // Only cells that fit in half the terminal: a long message is cut anyway, and leaves the other columns be.
-    const cut = shown.filter((c) => (c.kind === 'text' || c.kind === 'value') && c.width < c.natural && c.natural <= fit.width / 2)
+    const cut = shown.filter((c) => c.kind === 'text' && c.width < c.natural && c.natural <= fit.width / 2)
     const before = Math.min(...cut.map((c) => c.priority))
     const out = shown.findLast((c) => c.priority > before && c.priority === Math.max(...shown.map((s) => s.priority)))
     if (cut.length === 0 || !out) break
@@ -177,21 +214,46 @@ export function layoutTable(names: readonly string[], headers: readonly string[]
   }
 
   // Room left: a column left out comes back when it costs no other column a character.
-  for (const c of fit.chosen ? [] : [...columns].sort((a, b) => a.priority - b.priority || a.index - b.index)) {
+  for (const c of fit.chosen ? [] : [...candidates.sort(byPriority), ...constant]) {
     if (shown.includes(c)) continue
+    // Compared without the rest the last column takes: that is room, not a need.
+    size(shown, fit.width, false)
     const before = new Map(shown.map((s) => [s, s.width]))
     const trial = columns.filter((s) => s === c || shown.includes(s))
-    size(trial, fit.width)
-    if (total(trial.map((s) => s.width)) <= fit.width && shown.every((s) => s.width >= before.get(s)!)) shown = trial
+    size(trial, fit.width, false)
+    if (total(trial.map((s) => s.min)) <= fit.width && shown.every((s) => s.width >= before.get(s)!)) shown = trial
     size(shown, fit.width)
   }
 
-  const dropped = columns.filter((c) => !shown.includes(c)).map((c) => c.index)
-  return {dropped, shown: shown.map((c) => ({index: c.index, shortTimes: c.shortTimes, width: c.width}))}
+  const left = columns.filter((c) => !shown.includes(c))
+  const same = left.filter((c) => constant.includes(c))
+  return {
+    constant: same.map((c) => ({index: c.index, value: c.constant!})),
+    dropped: left.map((c) => c.index),
+    see: seeing(shown, left.filter((c) => !same.includes(c)), fit.width),
+    shown: shown.map((c) => ({index: c.index, shortTimes: c.shortTimes, width: c.width, ...(c.wraps && c.width < c.natural ? {wraps: true} : {})})),
+  }
+}
+
+/** The columns a `--columns` names to show what was left out: the ids shown, then as many of `left` as fit whole. */
+function seeing(shown: Column[], left: Column[], width: number): {columns: number[]; complete: boolean} {
+  const ids = shown.some((c) => c.id) ? shown.filter((c) => c.id) : shown.slice(0, 1)
+  const chosen = [...ids]
+  for (const c of [...left].sort(byPriority)) {
+    if (total([...chosen, c].map((s) => s.min)) <= width) chosen.push(c)
+  }
+
+  const columns = [...ids.map((c) => c.index), ...chosen.filter((c) => !ids.includes(c)).map((c) => c.index).sort((a, b) => a - b)]
+  return {columns, complete: left.every((c) => chosen.includes(c))}
 }
 
 function renderRow(row: readonly string[], layout: Layout, fit: Pick<Fit, 'shortTime' | 'truncate'>): string {
   const {truncate} = fit
+  if (truncate && layout.shown.some((c) => c.wraps && displayWidth(row[c.index] ?? '') > c.width)) {
+    const cells = layout.shown.map((c) => (c.wraps ? wrapWordsCell(row[c.index] ?? '', c.width) : [fitCell(c.shortTimes ? (fit.shortTime?.(row[c.index] ?? '') ?? row[c.index] ?? '') : (row[c.index] ?? ''), c.width)]))
+    return stack(cells, layout)
+  }
+
   if (truncate) {
     let line = ''
     for (const [i, c] of layout.shown.entries()) {
@@ -203,19 +265,58 @@ function renderRow(row: readonly string[], layout: Layout, fit: Pick<Fit, 'short
     return line.trimEnd()
   }
 
-  const cells = layout.shown.map((c) => wrapCell(row[c.index] ?? '', c.width))
+  return stack(
+    layout.shown.map((c) => wrapCell(row[c.index] ?? '', c.width)),
+    layout,
+  )
+}
+
+/** Cells of one row, each as lines, side by side. */
+function stack(cells: string[][], layout: Layout): string {
   const height = Math.max(...cells.map((lines) => lines.length))
   const lines: string[] = []
   for (let l = 0; l < height; l++) lines.push(cells.map((lines, i) => lines[l] ?? ' '.repeat(layout.shown[i].width)).join(SPACES).trimEnd())
   return lines.join('\n')
 }
 
+/** `text` as lines of exactly `width` columns, broken between words (a word wider than the column between characters). */
+function wrapWordsCell(text: string, width: number): string[] {
+  const lines: string[] = []
+  let line = ''
+  for (const word of text.split(' ')) {
+    const joined = line === '' ? word : `${line} ${word}`
+    if (displayWidth(joined) <= width) {
+      line = joined
+      continue
+    }
+
+    if (line !== '') lines.push(line)
+    if (displayWidth(word) <= width) {
+      line = word
+      continue
+    }
+
+    const pieces = wrapCell(word, width).map((p) => p.trimEnd())
+    lines.push(...pieces.slice(0, -1))
+    line = pieces.at(-1)!
+  }
+
+  lines.push(line)
+  return lines.map((l) => fitCell(l, width))
+}
+
 /** Widths of the `shown` columns within `width`: each at its narrowest, then the spare room shared out. */
-function size(shown: Column[], width: number): void {
+function size(shown: Column[], width: number, lastTakesRest = true): void {
   for (const c of shown) c.width = c.min
-  // A first column too wide alone shrinks to its header; ids and times stay whole.
-  if (total(shown.map((c) => c.width)) > width) {
-    for (const c of shown) if (c.kind === 'text' || c.kind === 'value') c.width = Math.min(c.width, c.headerWidth)
+  // Only when a lone column is wider than the terminal: free text to its header, then the widest cut.
+  let over = total(shown.map((c) => c.width)) - width
+  if (over > 0) for (const c of shown) if (c.kind === 'text') c.width = Math.min(c.width, c.headerWidth)
+  over = total(shown.map((c) => c.width)) - width
+  for (const c of [...shown].sort((a, b) => b.width - a.width)) {
+    if (over <= 0) break
+    const by = Math.min(over, c.width - 1)
+    c.width -= by
+    over -= by
   }
 
   let spare = width - total(shown.map((c) => c.width))
@@ -225,8 +326,7 @@ function size(shown: Column[], width: number): void {
     spare -= by
   }
 
-  // Room goes to values first, then to the year of times, then to free text.
-  for (const c of shown) if (c.kind === 'value') grow(c, c.natural)
+  // Room goes to the year of times first, then to free text.
   // A time is whole either way: with its year or without, nothing between.
   for (const c of shown) if (c.kind === 'time' && spare >= c.natural - c.width) grow(c, c.natural)
   const texts = shown.filter((c) => c.kind === 'text')
@@ -241,9 +341,18 @@ function size(shown: Column[], width: number): void {
   for (const c of texts) grow(c, c.natural)
   // The last column may take the rest: trailing spaces are trimmed, and a later page may be longer.
   const last = shown.at(-1)
-  if (last && (last.kind === 'text' || last.kind === 'value') && spare > 0) last.width += spare
+  if (lastTakesRest && last && last.kind !== 'time' && spare > 0) last.width += spare
   for (const c of shown) c.shortTimes = c.kind === 'time' && c.width < c.natural
+}
 
+/** What the table left out, for the note under it. */
+export interface Dropped {
+  /** Names of the columns left out. */
+  dropped: string[]
+  /** Those left out because every row reads the same: name and value. */
+  constant: [string, string][]
+  /** The `--columns` that shows the others (none when only constant columns went), and whether it shows all of them. */
+  see?: {columns: string[]; complete: boolean}
 }
 
 /** An aligned table for a terminal, written page by page. */
@@ -261,7 +370,7 @@ export class TableStream {
     private readonly fit: Fit,
     private readonly write: (text: string) => void,
     private readonly showHeaders = true,
-    private readonly onDropped?: (dropped: string[], shown: string[]) => void,
+    private readonly onDropped?: (dropped: Dropped) => void,
   ) {}
 
   /** The header row alone, fitted like a table's: a list that turned out empty. */
@@ -277,10 +386,13 @@ export class TableStream {
     if (!this.layout) {
       this.layout = layoutTable(this.names, this.headers, rows, this.fit)
       if (this.layout.dropped.length > 0) {
-        this.onDropped?.(
-          this.layout.dropped.map((i) => this.names[i]),
-          this.layout.shown.map((c) => this.names[c.index]),
-        )
+        const {constant = [], dropped, see} = this.layout
+        const named = (indexes: number[]) => indexes.map((i) => this.names[i])
+        this.onDropped?.({
+          constant: constant.map((c): [string, string] => [this.names[c.index], c.value]),
+          dropped: named(dropped),
+          see: see && dropped.length > constant.length ? {columns: named(see.columns), complete: see.complete} : undefined,
+        })
       }
 
       if (this.showHeaders) lines.push(renderRow(this.headers, {...this.layout, shown: this.layout.shown.map((c) => ({...c, shortTimes: false}))}, {truncate: true}))

@@ -18,14 +18,14 @@ function reportRow(step: StepResult): Row {
 
 export const REPORT_VIEW: View<{results: StepResult[]; summary: Summary}> = {
   columns: REPORT_COLUMNS,
-  // A failure's message is the point of the report; the suite and timing give way first.
+  // A failure's message is the point of the report, with the step it is about; the operation and timing give way first.
   layout: {
-    detail: {kind: 'text', priority: 1},
+    detail: {kind: 'reason', priority: 1},
     ms: {priority: 3},
     name: {kind: 'text', min: 12, priority: 1},
     operation: {priority: 3},
     outcome: {priority: 1},
-    suite: {priority: 2},
+    suite: {priority: 1},
   },
   rows: (document) => document.results.map((r) => reportRow(r)),
 }

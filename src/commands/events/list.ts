@@ -7,17 +7,21 @@ import {type PagedDocument, pagingFlags} from '../../cli/paging.js'
 import {RECENT_EVENT_IDS, rememberEventIds} from '../../profiles/recent-events.js'
 import {Event, healthOps} from '../../services/health/operations.js'
 
-/** What support reads first in a narrow terminal: which event, when, and its symptoms. */
+/**
+ * What support reads in a narrow terminal: when, which medication and how much, the symptoms and
+ * triggers. The 24-character id goes before them (the note's --columns brings it back).
+ */
 const EVENT_LAYOUT: Record<string, ColumnLayout> = {
+  address: {kind: 'text', priority: 3},
   date: {priority: 1},
-  doses: {priority: 3},
-  id: {kind: 'id', priority: 1},
-  medicationId: {kind: 'text', priority: 3},
-  medicationType: {priority: 2},
-  nightEvent: {priority: 2},
+  doses: {priority: 1},
+  id: {kind: 'id', priority: 2},
+  medicationId: {priority: 2},
+  medicationType: {priority: 1},
+  nightEvent: {priority: 3},
   source: {priority: 3},
   symptoms: {kind: 'text', priority: 1},
-  triggers: {kind: 'text', priority: 3},
+  triggers: {kind: 'text', priority: 1},
 }
 
 export default class EventsList extends HealthCommand<typeof EventsList> {

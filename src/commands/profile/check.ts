@@ -14,7 +14,7 @@ export default class ProfileCheck extends BaseCommand<typeof ProfileCheck> {
 One cheap authenticated read per credential: the health session reads the signed-in user, the checkout secret key lists the webhooks. Each is reported as ok, bad credentials, unreachable or not configured. Exit 0 when all work, 3 when one is refused or missing, 7 when a service cannot be reached.`
   static override examples = ['<%= config.bin %> profile check', '<%= config.bin %> profile check prod --json']
 
-  static override view: View = {columns: ['service', 'credential', 'status', 'detail'], list: 'checks', freeText: ['detail']}
+  static override view: View = {columns: ['service', 'credential', 'status', 'detail'], layout: {credential: {kind: 'id'}, detail: {kind: 'reason'}}, list: 'checks'}
 
   async run(): Promise<{profile: string; checks: CredentialCheck[]}> {
     if (this.args.name) this.flags.profile = this.args.name

@@ -8,7 +8,21 @@ export default class ProfileList extends BaseCommand<typeof ProfileList> {
   static override description = 'List profiles, secrets masked; settings overridden by OPSCTL_* variables show as an "env" row'
   static override examples = ['<%= config.bin %> profile list', '<%= config.bin %> profile list --json']
 
-  static override view: View = {columns: ['name', 'active', 'env', 'healthUrl', 'checkoutUrl', 'publicKey', 'secretKey', 'session'], list: 'profiles'}
+  static override view: View = {
+    columns: ['name', 'active', 'env', 'healthUrl', 'checkoutUrl', 'publicKey', 'secretKey', 'session'],
+    // The name (`--profile` takes it) and where it points; the credentials' state goes first.
+    layout: {
+      active: {priority: 1},
+      checkoutUrl: {kind: 'text', min: 24, priority: 2},
+      env: {priority: 2},
+      healthUrl: {kind: 'text', min: 24, priority: 1},
+      name: {kind: 'id', priority: 1},
+      publicKey: {priority: 3},
+      secretKey: {priority: 3},
+      session: {priority: 3},
+    },
+    list: 'profiles',
+  }
 
   async run(): Promise<{profiles: Record<string, unknown>[]; path: string}> {
     const store = await this.profileStore()

@@ -3,12 +3,15 @@ import {Flags} from '@oclif/core'
 import type {ChangedWebhook, ReceivedEvent} from '../../runtime/checkout/webhook-receiver.js'
 
 import {BaseCommand} from '../../cli/base-command.js'
-import {WEBHOOK_DELIVERY_COLUMNS} from '../../cli/checkout/columns.js'
+import {CHECKOUT_ZONE, WEBHOOK_DELIVERY_COLUMNS} from '../../cli/checkout/columns.js'
 import {type View} from '../../cli/output/view.js'
 import {OpsError, UsageError} from '../../errors.js'
+import {createTransport} from '../../http/create-transport.js'
+import {localSandbox, sandboxControl} from '../../runtime/sandbox-control.js'
 
 /** In a terminal: one table row per delivery, fitted to its width (widths declared: rows come one at a time). */
 const TERMINAL_VIEW: View = {
+  zone: CHECKOUT_ZONE,
   columns: ['time', 'event', 'checkoutId', 'amount', 'status', 'answered'],
   fields: WEBHOOK_DELIVERY_COLUMNS,
   layout: {
@@ -17,7 +20,7 @@ const TERMINAL_VIEW: View = {
     checkoutId: {kind: 'id', min: 36, priority: 1},
     event: {kind: 'id', min: 16, priority: 1},
     forwarded: {kind: 'text', priority: 2},
-    status: {kind: 'text', min: 16, priority: 2},
+    status: {min: 16, priority: 2},
     time: {priority: 1},
   },
 }
@@ -58,7 +61,8 @@ Listens on 127.0.0.1 (a free port unless --port) and prints one line per deliver
     register: Flags.boolean({description: 'point the three webhooks at the listener; restore the previous ones on exit'}),
   }
 
-  static override view: View = {columns: WEBHOOK_DELIVERY_COLUMNS}
+  // Times as every checkout command shows them: PH Standard Time.
+  static override view: View = {columns: WEBHOOK_DELIVERY_COLUMNS, zone: CHECKOUT_ZONE}
 
   protected override get view(): View {
     if (!this.terminalTable) return WebhookListen.view
@@ -67,6 +71,22 @@ Listens on 127.0.0.1 (a free port unless --port) and prints one line per deliver
 
   private get terminalTable(): boolean {
     return process.stdout.isTTY === true && this.format === 'table' && !this.jsonEnabled()
+  }
+
+  /**
+   * On a sandbox profile, the sandbox's clock (which `sandbox clock` may have moved): a delivery's
+   * time then reads like the checkout's own times. Undefined elsewhere; a read that fails keeps this machine's time.
+   */
+  private async sandboxClock(): Promise<(() => Promise<string | undefined>) | undefined> {
+    const profile = (await this.profile().catch(() => undefined))?.profile
+    if (profile?.env !== 'sandbox') return undefined
+    const sandbox = await localSandbox(profile.health.baseUrl, this.configDir).catch(() => undefined)
+    if (!sandbox) return undefined
+    const transport = createTransport({...this.clientOptions(), dryRun: false})
+    return async () => {
+      const answer = await sandboxControl(transport, sandbox, 'GET', 'clock').catch(() => undefined)
+      return typeof answer?.now === 'string' ? answer.now : undefined
+    }
   }
 
   /** Runs until SIGINT/SIGTERM; returns nothing (under --json the events were the output). */
@@ -88,7 +108,9 @@ Listens on 127.0.0.1 (a free port unless --port) and prints one line per deliver
       await import('../../runtime/checkout/webhook-receiver.js')
     const ndjson = this.jsonEnabled() || this.format === 'ndjson' || this.format === 'json'
     const rows = (this.format === 'csv' && !this.jsonEnabled()) || this.terminalTable ? await this.listWriter<object>() : undefined
+    const clock = await this.sandboxClock()
     const onEvent = async (event: ReceivedEvent) => {
+      if (clock) event.time = (await clock()) ?? event.time
       if (ndjson) process.stdout.write(JSON.stringify(event) + '\n')
       else if (rows) {
         // each event is written as it arrives, not a page later

@@ -81,8 +81,10 @@ export function journalSays(entry: RowJournal | undefined): 'applied' | 'reconci
   return entry.outcome.outcome === 'applied' ? 'applied' : undefined
 }
 
-/** A refusal for the results: its code and the first words of its message. */
-export function refusal(row: {checkoutId?: string; line: number}, code: string | undefined, message: string, amount?: {currency?: string; value: string}): RowResult {
+/** A refusal for the results: its code and the first words of its message, the reason first (the row has the checkout id). */
+export function refusal(row: {checkoutId?: string; line: number}, code: string | undefined, said: string, amount?: {currency?: string; value: string}): RowResult {
+  const subject = row.checkoutId ? `checkout ${row.checkoutId} ` : undefined
+  const message = subject && said.toLowerCase().startsWith(subject.toLowerCase()) ? said.slice(subject.length) : said
   return {
     line: row.line,
     ...(row.checkoutId ? {checkoutId: row.checkoutId} : {}),

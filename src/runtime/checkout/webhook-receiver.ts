@@ -18,7 +18,7 @@ import {checkoutOps, WEBHOOK_EVENTS, type WebhookEvent, type WebhookRecord} from
 
 /** One delivery as the listener saw it. Fields the payload does not carry are null. */
 export interface ReceivedEvent {
-  /** when it arrived (this machine's clock, ISO 8601 UTC) */
+  /** when it arrived, ISO 8601 UTC: this machine's clock, or a sandbox's (`webhook listen` on a sandbox profile) */
   time: string
   event: string
   checkoutId: null | string

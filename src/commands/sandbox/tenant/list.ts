@@ -14,7 +14,20 @@ The sandbox is the origin of the profile's sandbox, or --sandbox-url. The defaul
   ]
   static override flags = {...sandboxUrlFlag}
 
-  static override view: View = {columns: ['id', 'healthBaseUrl', 'checkoutBaseUrl', 'clock', 'createdAt', 'expiresAt', 'seeded'], list: 'tenants'}
+  static override view: View = {
+    columns: ['id', 'healthBaseUrl', 'checkoutBaseUrl', 'clock', 'createdAt', 'expiresAt', 'seeded'],
+    // CI copies the tenant id (`tenant delete`) and reads its clock; the base URLs are in its profile.
+    layout: {
+      checkoutBaseUrl: {kind: 'text', min: 24, priority: 3},
+      clock: {priority: 1},
+      createdAt: {priority: 3},
+      expiresAt: {priority: 2},
+      healthBaseUrl: {kind: 'text', min: 24, priority: 2},
+      id: {kind: 'id', priority: 1},
+      seeded: {priority: 2},
+    },
+    list: 'tenants',
+  }
 
   async run(): Promise<{tenants: TenantInfo[]}> {
     const sandbox = await tenantSandbox(this.flags['sandbox-url'], () => this.profile(), this.configDir)
