@@ -6,7 +6,7 @@ import type {PagedDocument, PagedOperation, StreamOptions} from './paging.js'
 
 import {appendAudit, entryFromAttempt} from '../audit/log.js'
 import {escapeControlChars} from '../control-chars.js'
-import {ExitCode, OpsError, UsageError} from '../errors.js'
+import {ExitCode, InputError, OpsError, UsageError} from '../errors.js'
 import {type ClientOptions, ServiceClient} from '../http/client.js'
 import {closeConnections} from '../http/connections.js'
 import {DryRunRequest} from '../http/dry-run.js'
@@ -24,6 +24,7 @@ import {type ConsentContext, consentHook, describeChange, requireConsentPossible
 import {writeError, writeNote} from './error-output.js'
 import {type GlobalFlagValues, sendFlags} from './flags.js'
 import {type HintContext, hints, withHints} from './hints.js'
+import {flagNamer} from './input-words.js'
 import {type Format, ListWriter, type OutputMode, renderDocument} from './output.js'
 import {knownColumns, type Row, tablesOf, unknownColumns, type View} from './output/view.js'
 import {parseUsageError} from './parse-error.js'
@@ -89,6 +90,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   static defaultFormat: Format = 'table'
   /** How the document `run()` returns is shown in tables, CSV and ndjson (./output/view.ts). */
   static view: View = {}
+  /** A service input this command's flag spells otherwise (`{callbackUrl: 'url'}`); the rest are `--` + the input in kebab case. */
+  static inputFlags?: Readonly<Record<string, string>>
   static override enableJsonFlag = true
 
   protected args!: InferArgs<T>
@@ -487,6 +490,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   }
 
   private toOpsError(error: Error & {oclif?: {exit?: number}}): OpsError {
+    if (error instanceof InputError) return error.worded(flagNamer((this.ctor as unknown as typeof BaseCommand).inputFlags))
     if (error instanceof OpsError) return error
     if (error.name === 'ExitPromptError' || error.name === 'AbortPromptError') return new UsageError('Cancelled; nothing was sent')
     if (error.oclif?.exit !== undefined) return this.usageError(error)

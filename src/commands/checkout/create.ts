@@ -2,13 +2,14 @@ import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
 import {CHECKOUT_ZONE} from '../../cli/checkout/columns.js'
+import {buildCheckoutRequest, completeRequest} from '../../cli/checkout/request-flags.js'
 import {parsePairs, readJsonData} from '../../cli/data-input.js'
 import {openInBrowser} from '../../cli/open-browser.js'
 import {type View} from '../../cli/output/view.js'
 import {checkRequestBody} from '../../cli/request-body.js'
 import {escapeControlChars} from '../../control-chars.js'
 import {checkoutOps} from '../../services/checkout/operations.js'
-import {buildCheckoutRequest, checkRequestTotals, completeRequest} from '../../services/checkout/request.js'
+import {checkRequestTotals} from '../../services/checkout/request.js'
 
 const BUILDING_FLAGS = [
   'amount',

@@ -2,8 +2,8 @@ import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
 import {CUSTOMIZATION_COLUMNS} from '../../cli/checkout/columns.js'
+import {customizationFromFlags} from '../../cli/checkout/customization-flags.js'
 import {type View} from '../../cli/output/view.js'
-import {customizationFromFlags} from '../../services/checkout/customization.js'
 import {checkoutOps} from '../../services/checkout/operations.js'
 
 

@@ -34,9 +34,9 @@ The period is this month (from the first day of the month in the user's time zon
     const {flags} = this
     const now = new Date()
     // A date is midnight in the user's zone, known once the user is read; checked before anything is sent.
-    const at = (value: string | undefined, flag: string) => (zone?: string) => (value === undefined ? undefined : parseTimeInput(value, flag, {dateZone: zone, now, zone}))
-    const since = at(flags.since, '--since')
-    const until = at(flags.until, '--until')
+    const at = (value: string | undefined, input: string) => (zone?: string) => (value === undefined ? undefined : parseTimeInput(value, input, {dateZone: zone, now, zone}))
+    const since = at(flags.since, 'since')
+    const until = at(flags.until, 'until')
     const [from, to] = [since(), until()]
     if (from && to && from >= to) throw new UsageError('--since must be before --until; nothing was sent')
     const client = await this.health()

@@ -85,6 +85,7 @@ function rowAfterError(
     return unknown(error.code ?? `http-${error.status}`, error.serverMessage, 'unknown')
   }
 
+  // An InputError names the input plainly, which is the row's column (`reason`), never a flag.
   if (error instanceof UsageError) return {journal: 'refused', result: refusal(row, 'invalid-input', error.message, asked)}
   return undefined
 }

@@ -18,7 +18,7 @@
 import type {CallOptions, ServiceClient} from '../../http/client.js'
 import type {Operation} from '../../http/operation.js'
 
-import {ApiError, NetworkError, type NextStep, RuleError, UsageError} from '../../errors.js'
+import {ApiError, InputError, NetworkError, type NextStep, RuleError, UsageError} from '../../errors.js'
 import {describeIssues} from '../../http/client.js'
 import {type Cents, centsOf, formatCents} from './money.js'
 import {checkoutOps, type CheckoutRecord, type RefundRecord, type WebhookRecord, WebhookRequest} from './operations.js'
@@ -254,6 +254,8 @@ async function reconcileVoid(
   }
 }
 
+const emptyReason = (): InputError => new InputError(['reason'], (name) => ({message: `${name('reason')} must not be empty`}))
+
 /**
  * Voids a checkout: reads it first and refuses (exit 5) when it cannot be voided or the void
  * window has closed, then sends the DELETE once (the client's `beforeSend` asks for consent). With `check: false`
@@ -271,7 +273,7 @@ export async function voidCheckoutChecked(
 ): Promise<VoidOutcome> {
   const {checkoutId} = input
   const reason = input.reason.trim()
-  if (!reason) throw new UsageError('--reason must not be empty')
+  if (!reason) throw emptyReason()
   let before: CheckoutRecord | undefined
   let window: undefined | VoidWindow
   if (input.check !== false) {
@@ -472,11 +474,15 @@ export async function refundCheckoutChecked(
 ): Promise<RefundOutcome> {
   const {checkoutId} = input
   const reason = input.reason.trim()
-  if (!reason) throw new UsageError('--reason must not be empty')
+  if (!reason) throw emptyReason()
   let before: RefundOutcome['before']
   let plan: RefundPlan | undefined
   if (input.check === false) {
-    if (input.amount === undefined) throw new UsageError('--full needs to read the checkout; with --dry-run pass --amount instead')
+    if (input.amount === undefined) {
+      throw new InputError(['amount'], (name) => ({
+        message: `${name('full')} needs to read the checkout; with ${name('dryRun')} pass ${name('amount')} instead`,
+      }))
+    }
   } else {
     const read = await readCheckout(client, checkoutId)
     const refunds = (await client.call(checkoutOps.listRefunds, {params: {checkoutId}})).data
@@ -537,7 +543,10 @@ export async function updateWebhookMerged(
   webhookId: string,
   change: Partial<WebhookRequest>,
 ): Promise<WebhookRecord> {
-  if (change.name === undefined && change.callbackUrl === undefined) throw new UsageError('Nothing to change: pass --name and/or --url')
+  if (change.name === undefined && change.callbackUrl === undefined) {
+    throw new InputError(['name', 'callbackUrl'], (name) => ({message: `Nothing to change: pass ${name('name')} and/or ${name('callbackUrl')}`}))
+  }
+
   // Checked before the current webhook is read: a URL the PUT would refuse sends nothing at all.
   const partial = WebhookRequest.partial().safeParse(change)
   if (!partial.success) throw new UsageError(`Invalid request: ${describeIssues(partial.error.issues)}`)
