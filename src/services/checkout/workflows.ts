@@ -5,7 +5,7 @@
  *
  * The returned objects carry what was read before sending (`before`), so that when the answer to
  * a void or refund is lost (a timeout or a dropped connection after sending: `NetworkError` with
- * `outcomeUnknown`) a fresh read tells what it can. That reconciliation is reported, never
+ * `outcomeUnknown`) a fresh read tells what it can (the rule, shared with bulk: ./reconcile.ts). That reconciliation is reported, never
  * retried, and never claims more than the read shows:
  * - the read shows the change -> applied: the result as usual with `reconciled: true` (exit 0);
  * - the read does not show it, and the server closed the connection -> `LostAnswerError`
@@ -22,6 +22,7 @@ import {ApiError, InputError, NetworkError, type NextStep, RuleError, UsageError
 import {describeIssues} from '../../http/client.js'
 import {type Cents, centsOf, formatCents} from './money.js'
 import {checkoutOps, type CheckoutRecord, type RefundRecord, type WebhookRecord, WebhookRequest} from './operations.js'
+import {refundSeen, voidSeen} from './reconcile.js'
 import {checkRefund, checkVoid, CODES, formatPhTime, type RefundPlan, RuleViolation, type VoidWindow} from './rules.js'
 
 /** What to do instead of a refused void or refund, by the refusal's code (the service's or ours). */
@@ -207,8 +208,7 @@ async function reconcileVoid(
     )
   }
 
-  const applied = after.paymentStatus === 'VOIDED'
-  const outcome = applied ? 'applied' : serverClosedConnection(lost) ? 'not applied' : 'unknown'
+  const outcome = voidSeen(after) ?? (serverClosedConnection(lost) ? 'not applied' : 'unknown')
   const status = after.paymentStatus ?? 'not shown'
   await client.recordAudit({
     operation: checkoutOps.voidCheckout,
@@ -387,13 +387,9 @@ async function reconcileRefund(
     )
   }
 
-  const known = new Set(before.refunds.map((r) => r.id))
-  const cents = centsOf(value)
-  const fresh = after.filter(
-    (r) => !known.has(r.id) && centsOf(r.amount?.value) === cents && (!r.amount?.currency || r.amount.currency === currency),
-  )
-  const found = fresh.find((r) => r.status !== 'FAILED') ?? fresh[0]
-  const outcome = found ? (found.status === 'FAILED' ? 'not applied' : 'applied') : serverClosedConnection(lost) ? 'not applied' : 'unknown'
+  const seen = refundSeen(after, {cents: centsOf(value), currency, known: before.refunds.map((r) => r.id)})
+  const found = seen?.refund
+  const outcome = seen?.outcome ?? (serverClosedConnection(lost) ? 'not applied' : 'unknown')
   await client.recordAudit({
     operation: checkoutOps.refundCheckout,
     params: {checkoutId},
