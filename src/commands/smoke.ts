@@ -140,11 +140,11 @@ Progress goes to stderr as steps finish; the report goes to stdout, ending with 
     const {reporter} = this.flags
     if (reporter === 'json' || reporter === 'junit') {
       process.stdout.write((await renderReport(results, reporter, 'opsctl smoke')) + '\n')
-      this.markShown()
+      this.output.markShown()
     }
 
     // The run's last line, whatever the format of the report on stdout.
-    this.closeWith(summaryLine(summary))
+    this.output.closeWith(summaryLine(summary))
     // A failed check is a result, not a crash: the report is still printed (or returned under --json).
     if (summary.failed > 0) process.exitCode = 1
     return {results, summary}

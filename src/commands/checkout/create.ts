@@ -106,11 +106,11 @@ The request is built from flags, or read whole from --data. Amounts are decimal 
    * wrapped (a URL broken across lines cannot be clicked or copied); piped or as JSON the document is as usual.
    */
   private async showPageLine<D extends {redirectUrl?: string}>(document: D): Promise<D> {
-    if (this.format !== 'table' || this.documentWanted || !process.stdout.isTTY || !document.redirectUrl) return document
+    if (this.output.format !== 'table' || this.output.documentWanted || !process.stdout.isTTY || !document.redirectUrl) return document
     const columns = (CheckoutCreate.view.columns ?? []).filter((c) => c !== 'redirectUrl')
-    await this.renderPart(document, {...CheckoutCreate.view, columns})
+    await this.output.renderPart(document, {...CheckoutCreate.view, columns})
     process.stdout.write(`\nPayment page:\n${escapeControlChars(document.redirectUrl)}\n`)
-    this.markShown()
+    this.output.markShown()
     return document
   }
 }

@@ -48,9 +48,9 @@ Names must be supported for the periods asked (see "metrics names"); an unsuppor
     const client = await this.health()
     const userId = await this.readUserId(this.args.userId, client)
     const {data} = await client.call(healthOps.getMetrics, {params: {userId}, query})
-    if (flags.chart && !this.documentWanted) {
+    if (flags.chart && !this.output.documentWanted) {
       process.stdout.write((await chartMetrics(data, {width: process.stdout.columns || 80})) + '\n')
-      this.markShown()
+      this.output.markShown()
     }
 
     return data

@@ -87,7 +87,7 @@ Exits 0 when nothing differs, 1 when something does.`
       timeoutMs: (flags.timeout ?? 30) * 1000,
       transport,
     })
-    this.closeWith(diffSummary(report))
+    this.output.closeWith(diffSummary(report))
     if (report.differences.length > 0) process.exitCode = 1
     const {differences, left, probes: results} = report
     return left.length > 0 ? {differences, left, probes: results} : {differences, probes: results}

@@ -52,11 +52,11 @@ The whole file is checked before any step runs, and every problem is reported at
     if (flags['junit-file']) await this.writeOutputFile(flags['junit-file'], (await renderReport(results, 'junit', scenario.name)) + '\n')
     if (flags.reporter === 'json' || flags.reporter === 'junit') {
       process.stdout.write((await renderReport(results, flags.reporter, scenario.name)) + '\n')
-      this.markShown()
+      this.output.markShown()
     }
 
     // The run's last line, whatever the format of the report on stdout.
-    this.closeWith(summaryLine(summary))
+    this.output.closeWith(summaryLine(summary))
     // A failed check is a result, not a crash: the report is still printed (or returned under --json).
     if (summary.failed > 0) process.exitCode = 1
 
