@@ -62,11 +62,14 @@ export interface PagingHost<I> {
   viewList?: string
 }
 
+/** The input of a paged row's call, as `streamPages` takes it. */
+export type PagingInput<O extends PagedOperation> = InputArgs<O, CallOptions>[0]
+
 export async function streamPages<O extends PagedOperation>(
   host: PagingHost<ItemOf<O>>,
   client: Pick<ServiceClient, 'call'>,
   row: O,
-  input: InputArgs<O, CallOptions>[0],
+  input: PagingInput<O>,
   options: StreamOptions<ItemOf<O>> = {},
 ): Promise<PagedDocument<O>> {
   const {items: itemsKey, token: tokenKey} = row.paging

@@ -4,6 +4,7 @@ import type {ServiceTarget} from '../http/services.js'
 
 import {AUDIT_RUN_ENV} from '../audit/log.js'
 import {BaseCommand} from '../cli/base-command.js'
+import {writeOutputFile} from '../cli/output/command-output.js'
 import {type View} from '../cli/output/view.js'
 import {stepProgress} from '../cli/progress.js'
 import {REPORT_VIEW} from '../cli/views/report.js'
@@ -136,7 +137,7 @@ Progress goes to stderr as steps finish; the report goes to stdout, ending with 
 
   private async report(results: StepResult[]): Promise<{results: StepResult[]; summary: ReturnType<typeof summarize>}> {
     const summary = summarize(results)
-    if (this.flags['junit-file']) await this.writeOutputFile(this.flags['junit-file'], (await renderReport(results, 'junit', 'opsctl smoke')) + '\n')
+    if (this.flags['junit-file']) await writeOutputFile(this.flags['junit-file'], (await renderReport(results, 'junit', 'opsctl smoke')) + '\n')
     const {reporter} = this.flags
     if (reporter === 'json' || reporter === 'junit') {
       process.stdout.write((await renderReport(results, reporter, 'opsctl smoke')) + '\n')

@@ -6,9 +6,11 @@
  * stderr through `note`, silent under --json.
  */
 import type {GlobalFlagValues} from '../flags.js'
+import type {PagingHost} from '../paging.js'
 
 import {escapeControlChars} from '../../control-chars.js'
 import {UsageError} from '../../errors.js'
+import {scrubSecrets} from '../../http/redact.js'
 import {writeNote} from '../error-output.js'
 import {hints} from '../hints.js'
 import {type Format, ListWriter, type OutputMode, renderDocument} from '../output.js'
@@ -106,6 +108,11 @@ export class CommandOutput {
     return {end: () => writer.end(), endPage: () => writer.endPage(), items, push: (item) => writer.push(item as Row)}
   }
 
+  /** What a paged listing (../paging.ts) needs of the command: its name, flags, list writer and notes. */
+  pagingHost<I extends object>(id: string | undefined, flags: Record<string, unknown>): PagingHost<I> {
+    return {commandName: (id ?? '').replaceAll(':', ' '), flags, listWriter: () => this.listWriter<I>(), note: (m) => this.note(m), viewList: this.source.view().list}
+  }
+
   /** The command wrote its own view on stdout; the document is not printed again. */
   markShown(): void {
     this.shownOwnView = true
@@ -175,4 +182,10 @@ function checkColumnsAgainst(document: unknown, columns: string[] | undefined): 
 function unknownColumnsError(unknown: string[], known: string[]): UsageError {
   const names = unknown.map((c) => `"${c}"`).join(', ')
   return new UsageError(`--columns: unknown ${unknown.length === 1 ? 'column' : 'columns'} ${names}; available: ${known.join(', ')}`)
+}
+
+/** A file the user asked for (a JUnit report), scrubbed of secrets like stdout. */
+export async function writeOutputFile(path: string, text: string): Promise<void> {
+  const {writeFile} = await import('node:fs/promises')
+  await writeFile(path, scrubSecrets(text))
 }

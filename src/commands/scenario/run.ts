@@ -2,6 +2,7 @@ import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
 import {parsePairs} from '../../cli/data-input.js'
+import {writeOutputFile} from '../../cli/output/command-output.js'
 import {type View} from '../../cli/output/view.js'
 import {stepProgress} from '../../cli/progress.js'
 import {REPORT_VIEW} from '../../cli/views/report.js'
@@ -49,7 +50,7 @@ The whole file is checked before any step runs, and every problem is reported at
     })
     shown.done()
     const summary = summarize(results)
-    if (flags['junit-file']) await this.writeOutputFile(flags['junit-file'], (await renderReport(results, 'junit', scenario.name)) + '\n')
+    if (flags['junit-file']) await writeOutputFile(flags['junit-file'], (await renderReport(results, 'junit', scenario.name)) + '\n')
     if (flags.reporter === 'json' || flags.reporter === 'junit') {
       process.stdout.write((await renderReport(results, flags.reporter, scenario.name)) + '\n')
       this.output.markShown()
