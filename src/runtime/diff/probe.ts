@@ -28,7 +28,7 @@ export interface DiffSide {
   /** every service's target by name (`health` carries the session the probes read with) */
   targets: Record<string, ServiceTarget>
   transport: Transport
-  /** an opsctl sandbox: its hosted page takes the test cards and its control plane moves its clock */
+  /** an opsctl sandbox: its hosted page takes the test cards and its control plane makes tenants whose clocks move */
   sandbox?: SandboxControlTarget
   /** made for the run and removed whole after it: what its probes made needs no clean-up of its own */
   disposable?: boolean
