@@ -106,13 +106,23 @@ function loadNodeSqlite(): NodeSqlite | undefined {
 
 type BetterSqlite3 = new (file: string, options: {readonly: boolean; timeout: number}) => SqliteDatabase
 
+/**
+ * From opsctl's own node_modules (a clone: a devDependency), else beside opsctl in a global install
+ * (`npm install --global better-sqlite3` into the same prefix).
+ */
 function loadBetterSqlite3(): BetterSqlite3 {
+  const require = createRequire(import.meta.url)
+  const home = installFolder()
+  const globalModules = /[\\/]lib[\\/]node_modules[\\/][^\\/]+$/.test(home) ? dirname(home) : undefined
   try {
-    return createRequire(import.meta.url)('better-sqlite3') as BetterSqlite3
+    return require(require.resolve('better-sqlite3', {paths: [home, ...(globalModules ? [dirname(globalModules)] : [])]})) as BetterSqlite3
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw error
+    const fix = globalModules
+      ? `npm install --global better-sqlite3 --prefix ${dirname(dirname(globalModules))}`
+      : `npm install better-sqlite3 --prefix ${home}`
     throw new NativeModuleError(
-      `The sandbox needs SQLite: use Node 22.16 or later (it has node:sqlite), or add it to this Node ${process.version} with: npm install better-sqlite3 --prefix ${installFolder()}`,
+      `The sandbox needs SQLite: use Node 22.16 or later (it has node:sqlite), or add it to this Node ${process.version} with: ${fix}`,
       ExitCode.Unexpected,
     )
   }
