@@ -143,8 +143,9 @@ describe('the packed and installed package', {timeout: INSTALL_LIMIT_MS}, () => 
       ])
     }
 
-    // what that line says, done
-    await npm(['install', '--global', 'better-sqlite3', '--prefix', join(work, 'prefix'), '--offline'], work)
+    // what that line says, done (the clone's version, whose binary npm ci built: localSqlitePrebuild)
+    const {version} = JSON.parse(readFileSync(join(ROOT, 'node_modules/better-sqlite3/package.json'), 'utf8'))
+    await npm(['install', '--global', `better-sqlite3@${version}`, '--prefix', join(work, 'prefix'), '--offline'], work)
   })
 
   it('the installed opsctl prints its version, runs a sandbox, and talks to it with its user-agent', async () => {
