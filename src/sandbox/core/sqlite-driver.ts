@@ -84,7 +84,6 @@ function nodeSqlite(): NodeSqlite | undefined {
 }
 
 function loadNodeSqlite(): NodeSqlite | undefined {
-  if (process.env.OPSCTL_SQLITE === 'better-sqlite3') return undefined
   const getBuiltin = (process as {getBuiltinModule?: (id: string) => unknown}).getBuiltinModule
   if (!getBuiltin) return undefined
   // Node prints an ExperimentalWarning when node:sqlite first loads: it says nothing to a user of opsctl.
@@ -115,7 +114,9 @@ function loadBetterSqlite3(): BetterSqlite3 {
   const home = installFolder()
   const globalModules = /[\\/]lib[\\/]node_modules[\\/][^\\/]+$/.test(home) ? dirname(home) : undefined
   try {
-    return require(require.resolve('better-sqlite3', {paths: [home, ...(globalModules ? [dirname(globalModules)] : [])]})) as BetterSqlite3
+    // the paths of opsctl's own file first (a clone: its node_modules), then beside a global install
+    const paths = [dirname(fileURLToPath(import.meta.url)), ...(globalModules ? [dirname(globalModules)] : [])]
+    return require(require.resolve('better-sqlite3', {paths})) as BetterSqlite3
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw error
     const fix = globalModules
