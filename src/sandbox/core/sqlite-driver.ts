@@ -136,14 +136,19 @@ function installFolder(): string {
   return dirname(folder)
 }
 
+/** As better-sqlite3 does: a closed database is in no transaction, and closing it again does nothing. */
 class NodeSqliteDatabase implements SqliteDatabase {
+  private open = true
+
   constructor(private readonly db: NodeDatabase) {}
 
   get inTransaction(): boolean {
-    return this.db.isTransaction
+    return this.open && this.db.isTransaction
   }
 
   close(): void {
+    if (!this.open) return
+    this.open = false
     this.db.close()
   }
 
