@@ -64,14 +64,6 @@ function recordNativeObjects(): {created: {ref: WeakRef<object>; what: string}[]
 let dir: string
 let recorder: ReturnType<typeof recordNativeObjects> | undefined
 const onBetterSqlite3 = sqliteEngine() === 'better-sqlite3'
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'opsctl-native-'))
-  if (onBetterSqlite3) recorder = recordNativeObjects()
-})
-afterAll(() => {
-  recorder?.stop()
-  rmSync(dir, {force: true, recursive: true})
-})
 
 const event = (id: string, date: string) => ({id, date, medicationType: 'rescue', preemptive: false, addressConfirmed: true})
 
@@ -90,6 +82,16 @@ async function useAndClose(file?: string): Promise<void> {
 }
 
 describe.runIf(onBetterSqlite3)('the sandbox state on better-sqlite3', () => {
+  // Inside the suite: where it does not run (node:sqlite), vitest runs a file-level beforeAll but not its afterAll, and the folder stayed behind.
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'opsctl-native-'))
+    recorder = recordNativeObjects()
+  })
+  afterAll(() => {
+    recorder?.stop()
+    rmSync(dir, {force: true, recursive: true})
+  })
+
   it('keeps every better-sqlite3 object the sandbox state creates, after its store is closed', async () => {
     const file = join(dir, 'state.db')
     // a new file, the same file again (no migration), in memory
