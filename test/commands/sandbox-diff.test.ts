@@ -92,15 +92,18 @@ describe('opsctl sandbox diff', () => {
 
   it('two sandboxes answer alike: every probe runs, 0 differences, exit 0, and what the probes made is gone', async () => {
     await saveProfile('twin', sandbox.origin)
+    const tenantsBefore = (await sandbox.running.tenants.records()).map((t) => t.id)
     const r = await runCommand(SandboxDiff, ['--against', 'twin', '--yes', '--json'])
     expect(r.code, r.stderr).toBe(0)
+    // the next-day refund ran in tenants of its own (a clock moves only forward), deleted after
+    expect((await sandbox.running.tenants.records()).map((t) => t.id)).toEqual(tenantsBefore)
     const report = JSON.parse(r.stdout)
     expect(report.differences).toEqual([])
     expect(report.left).toBeUndefined()
     expect(report.probes.length).toBeGreaterThan(20)
     expect(report.probes.filter((p: any) => p.outcome !== 'same')).toEqual([])
 
-    // cleaned up on theirs: no webhook, no event, the clock back where it was, both paid checkouts settled
+    // cleaned up on theirs: no webhook, no event, the clock never moved, both paid checkouts settled
     expect(await tenantCall('/v1/webhooks')).toEqual([])
     const me = await (await fetch(`${tenant.healthBaseUrl}/api/users/me`, {headers: {cookie: `connect.sid=${session}`, 'x-ph-api-version': '3.14.0'}})).json()
     const events = await (await fetch(`${tenant.healthBaseUrl}/api/users/${me.id}/events`, {headers: {cookie: `connect.sid=${session}`, 'x-ph-api-version': '3.14.0'}})).json()

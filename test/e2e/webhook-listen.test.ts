@@ -8,7 +8,7 @@
 import {type ChildProcess, spawn} from 'node:child_process'
 import {createServer, type Server} from 'node:http'
 import {createInterface} from 'node:readline'
-import {afterAll, describe, expect, it} from 'vitest'
+import {afterAll, describe, expect, it, vi} from 'vitest'
 
 import AuditList from '../../src/commands/audit/list.js'
 import CheckoutCreate from '../../src/commands/checkout/create.js'
@@ -250,13 +250,19 @@ describe('webhook listen --forward-to', () => {
     ])
     expect(lines[0]).toMatch(new RegExp(`CHECKOUT_SUCCESS\\s+${id}\\s+99\\.99 PHP\\s+COMPLETED/PAYMENT_SUCCESS`))
 
-    const {deliveries} = await file.sandbox.control('webhook-deliveries')
-    const mine = deliveries.filter((d: any) => d.checkoutId === id)
-    expect(mine.map((d: any) => [d.attempt, d.status, d.url])).toEqual([
-      [1, 500, listener.url],
-      [2, 500, listener.url],
-      [3, 200, listener.url],
-    ])
+    // The sandbox logs an attempt once its answer is in, which can be just after the listener printed it.
+    await vi.waitFor(
+      async () => {
+        const {deliveries} = await file.sandbox.control('webhook-deliveries')
+        const mine = deliveries.filter((d: any) => d.checkoutId === id)
+        expect(mine.map((d: any) => [d.attempt, d.status, d.url])).toEqual([
+          [1, 500, listener.url],
+          [2, 500, listener.url],
+          [3, 200, listener.url],
+        ])
+      },
+      {interval: 50, timeout: 30_000},
+    )
 
     expect(await listener.stop()).toBe(0)
     expect(await webhooks()).toEqual(before)

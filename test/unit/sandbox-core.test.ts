@@ -10,7 +10,7 @@ import {createSandbox, type RunningSandbox} from '../../src/sandbox/core/server.
 import {SANDBOX_KEYS} from '../../src/services/sandbox-defaults.js'
 import {testModules} from '../fixtures/sandbox-modules.js'
 import {controlHeaders} from '../helpers/control.js'
-import {openDatabase, statement} from '../helpers/sqlite.js'
+import {firstValue, openDatabase} from '../helpers/sqlite.js'
 
 const V = {'x-ph-api-version': '3.14.0'}
 const JSON_HEADERS = {'content-type': 'application/json'}
@@ -326,7 +326,7 @@ describe('sandbox core: fail rate and persistence', () => {
       const {statSync} = await import('node:fs')
       expect(statSync(stateFile).mode & 0o777).toBe(0o600)
       const db = openDatabase(stateFile, {readonly: true})
-      expect(statement(db, 'PRAGMA user_version').pluck().get()).toBe(SCHEMA_VERSION)
+      expect(firstValue(db, 'PRAGMA user_version')).toBe(SCHEMA_VERSION)
       db.close()
     } finally {
       rmSync(dir, {force: true, recursive: true})

@@ -4,7 +4,6 @@
  * same file and a file of a newer schema are refused. (The kill -9 test with real processes is
  * test/e2e/sandbox-durability.test.ts.)
  */
-import type Database from 'better-sqlite3'
 
 import {mkdtempSync, readFileSync, rmSync, statSync} from 'node:fs'
 import {createServer} from 'node:http'
@@ -12,6 +11,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
+import type {SqliteDatabase} from '../../src/sandbox/core/sqlite-driver.js'
 import type {SandboxEvent} from '../../src/sandbox/types.js'
 
 import {basicAuth} from '../../src/http/services.js'
@@ -38,7 +38,7 @@ afterEach(async () => {
 })
 
 /** Every write to the documents table makes the transaction's commit fail (a deferred foreign key with no parent), until `heal`. */
-function failCommits(db: Database.Database): {heal(): void} {
+function failCommits(db: SqliteDatabase): {heal(): void} {
   db.exec(`
     CREATE TABLE parent (id INTEGER PRIMARY KEY);
     CREATE TABLE orphan (parent INTEGER REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED);

@@ -3,12 +3,13 @@
  * a change rolled back, a commit that failed, an import that failed half-way. And an
  * authenticated read writes nothing: the session's last use is stored at most once a minute.
  */
-import type Database from 'better-sqlite3'
 
 import {mkdtempSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
+
+import type {SqliteDatabase} from '../../src/sandbox/core/sqlite-driver.js'
 
 import {createSandbox} from '../../src/sandbox/core/server.js'
 import {openStore, type SqliteStore} from '../../src/sandbox/core/sqlite-store.js'
@@ -20,7 +21,7 @@ import {sqliteDb,statement} from '../helpers/sqlite.js'
 const V = {'x-ph-api-version': '3.14.0'}
 
 /** Changes this connection has made since it opened. */
-const changesOf = (db: Database.Database) => (statement(db, 'SELECT total_changes() AS n').get() as {n: number}).n
+const changesOf = (db: SqliteDatabase) => (statement(db, 'SELECT total_changes() AS n').get() as {n: number}).n
 
 describe('document reads from memory', () => {
   let store: SqliteStore

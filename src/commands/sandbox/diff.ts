@@ -32,7 +32,7 @@ export default class SandboxDiff extends BaseCommand<typeof SandboxDiff> {
 
 Each probe sends the same request to the profile's service ("theirs": the real service's sandbox, or another opsctl sandbox) and to a sandbox of our own ("ours": an embedded one started for the run, or with --sandbox-url a tenant made for the run and deleted after), and compares the status code, the answer's shape (field names, JSON types, null or absent) and the values of its statuses and error codes. Values meant to differ (ids, times, URLs, keys, amounts, messages) are not compared: see docs/sandbox-diff.md.
 
-Without --yes only reads are sent: health reads with the profile's own session. --yes adds the probes that create and remove (a checkout, a webhook, a health event, refusals of invalid bodies) and, when the profile is an opsctl sandbox, those that pay or move its clock; it is refused on a production profile (exit 2, nothing sent). What the probes made is removed at the end; what could not be is listed.
+Without --yes only reads are sent: health reads with the profile's own session. --yes adds the probes that create and remove (a checkout, a webhook, a health event, refusals of invalid bodies) and, when the profile is an opsctl sandbox, those that pay on its hosted page or need the next day (in a tenant made for them: its clock moves, never the profile's); it is refused on a production profile (exit 2, nothing sent). What the probes made is removed at the end; what could not be is listed.
 
 Exits 0 when nothing differs, 1 when something does.`
   static override examples = [

@@ -2,19 +2,23 @@
  * The checkout service's probes of `sandbox diff`, in the order they run. Reads first (a list, an
  * unknown id, a key that is not the account's), then, with --yes, what creates and removes: a
  * checkout (never paid, it expires on its own), a webhook (deleted), and on two opsctl sandboxes
- * a paid checkout refunded the same day, and one refunded twice the next day (the clock moved,
- * then put back).
+ * a paid checkout refunded the same day, and one refunded twice the next day (in a tenant made for
+ * that probe, whose clock is moved a day on: a sandbox clock only moves forward, so the profile's
+ * own is never moved).
  */
 import {randomBytes, randomUUID} from 'node:crypto'
 
 import {checkoutOps, WEBHOOK_EVENTS} from '../../services/checkout/operations.js'
 import {actAsBuyer} from '../checkout/buyer.js'
 import {sandboxControl} from '../sandbox-control.js'
-import {NotProbed, type Probe, type ProbeContext} from './probe.js'
+import {createTenant, deleteTenant, tenantProfile} from '../sandbox-tenants.js'
+import {type DiffSide, NotProbed, type Probe, probeContext, type ProbeContext} from './probe.js'
 
 /** Codes and statuses: the values an answer's reader branches on. */
 const ERROR_ENUMS = ['code']
 const CALLBACK_URL = 'https://example.invalid/opsctl-sandbox-diff'
+/** A probe's own tenant expires by itself even when the run is killed before deleting it. */
+const PROBE_TENANT_TTL_SECONDS = 600
 
 function checkoutBody(value: string) {
   return {
@@ -172,28 +176,42 @@ export const checkoutProbes: readonly Probe[] = [
     enums: ERROR_ENUMS,
     name: 'refund.second',
     needs: ['sandbox'],
-    async run(ctx) {
-      const checkoutId = await paidCheckout(ctx, '120.00', false)
-      await nextDay(ctx)
-      const client = ctx.client('checkout')
-      await client.call(checkoutOps.refundCheckout, {body: {amount: {currency: 'PHP', value: '20.00'}, reason: 'opsctl sandbox diff'}, params: {checkoutId}})
-      return ctx.send(checkoutOps.refundCheckout, {body: {amount: {currency: 'PHP', value: '20.00'}, reason: 'opsctl sandbox diff'}, params: {checkoutId}})
-    },
+    run: (ctx) =>
+      inProbeTenant(ctx, async (tenant) => {
+        const checkoutId = await paidCheckout(tenant, '120.00', false)
+        await sandboxControl(tenant.side.transport, tenant.side.sandbox!, 'POST', 'clock', {advance: '24h'})
+        const client = tenant.client('checkout')
+        await client.call(checkoutOps.refundCheckout, {body: {amount: {currency: 'PHP', value: '20.00'}, reason: 'opsctl sandbox diff'}, params: {checkoutId}})
+        return tenant.send(checkoutOps.refundCheckout, {body: {amount: {currency: 'PHP', value: '20.00'}, reason: 'opsctl sandbox diff'}, params: {checkoutId}})
+      }),
     service: 'checkout',
     what: 'refund a checkout the next day, then refund it again (one refund per checkout)',
   },
 ]
 
-/** Moves the sandbox's clock a day on, and puts it back at the end (what the probes left moves back with it). */
-async function nextDay(ctx: ProbeContext): Promise<void> {
-  const sandbox = ctx.side.sandbox!
-  const {transport} = ctx.side
-  await sandboxControl(transport, sandbox, 'POST', 'clock', {advance: '24h'})
-  ctx.cleanups.push({
-    what: 'the sandbox clock, 24 h ahead',
-    async run() {
-      const {now} = await sandboxControl(transport, sandbox, 'GET', 'clock')
-      await sandboxControl(transport, sandbox, 'POST', 'clock', {set: new Date(Date.parse(now) - 86_400_000).toISOString()})
-    },
-  })
+/**
+ * Runs `work` in a tenant made for it on the side's sandbox (reached through the side's own origin,
+ * so a proxy in front of it sees the probe too), deleted after. A clock moves only forward: a probe
+ * that needs the next day moves its own tenant's, never the profile's. A tenant that could not be
+ * deleted is left to the clean-ups, and expires by itself.
+ */
+async function inProbeTenant<T>(ctx: ProbeContext, work: (tenant: ProbeContext) => Promise<T>): Promise<T> {
+  const {sandbox, transport} = ctx.side
+  const control = {origin: sandbox!.origin, token: sandbox!.token}
+  const tenant = await createTenant(transport, control, false, PROBE_TENANT_TTL_SECONDS)
+  const {checkout} = tenantProfile(control.origin, tenant)
+  const side: DiffSide = {
+    ...ctx.side,
+    sandbox: {...control, tenant: tenant.id},
+    targets: {...ctx.side.targets, checkout: {baseUrl: checkout!.baseUrl, profileName: `tenant ${tenant.id}`, publicKey: tenant.publicKey, secretKey: tenant.secretKey, service: 'checkout'}},
+  }
+  const remove = async () => {
+    await deleteTenant(transport, control, tenant.id)
+  }
+
+  try {
+    return await work(probeContext(side))
+  } finally {
+    await remove().catch(() => ctx.cleanups.push({run: remove, what: `tenant ${tenant.id} (it expires by itself at ${tenant.expiresAt})`}))
+  }
 }

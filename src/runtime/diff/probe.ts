@@ -28,7 +28,7 @@ export interface DiffSide {
   /** every service's target by name (`health` carries the session the probes read with) */
   targets: Record<string, ServiceTarget>
   transport: Transport
-  /** an opsctl sandbox: its hosted page takes the test cards and its control plane moves its clock */
+  /** an opsctl sandbox: its hosted page takes the test cards and its control plane makes tenants whose clocks move */
   sandbox?: SandboxControlTarget
   /** made for the run and removed whole after it: what its probes made needs no clean-up of its own */
   disposable?: boolean
@@ -113,7 +113,8 @@ export function skipReason(probe: Probe, sides: Record<SideName, DiffSide>, opti
   return undefined
 }
 
-function context(side: DiffSide): ProbeContext {
+/** What probes on `side` run with: its targets, the values earlier probes left, its clean-ups. */
+export function probeContext(side: DiffSide): ProbeContext {
   // Keys and sessions never show in traces, errors or the report.
   for (const target of Object.values(side.targets)) for (const secret of [target.publicKey, target.secretKey, target.session]) registerSecret(secret)
   const clients = new Map<string, ServiceClient>()
@@ -158,7 +159,7 @@ export async function runProbes(
   sides: Record<SideName, DiffSide>,
   options: {changes: boolean; onProbe?: (result: ProbeResult) => void; onLeft?: (left: string[]) => void},
 ): Promise<DiffReport> {
-  const contexts = {ours: context(sides.ours), theirs: context(sides.theirs)}
+  const contexts = {ours: probeContext(sides.ours), theirs: probeContext(sides.theirs)}
   const report: DiffReport = {differences: [], left: [], probes: []}
   const done = (result: ProbeResult) => {
     report.probes.push(result)

@@ -1,5 +1,6 @@
 /**
- * better-sqlite3 is the one native module opsctl loads, and only when a sandbox starts. Its binary
+ * better-sqlite3 is the one native module opsctl may load (on a Node without node:sqlite:
+ * sqlite-driver.ts), and only when a sandbox starts. Its binary
  * is built for one Node ABI by its install script: after switching Node (20 to 22 or 24), or after
  * an install that ran no install scripts (`--ignore-scripts`, npm's allow-scripts), it cannot load.
  * That is one line with the fix, exit 1, not a stack.

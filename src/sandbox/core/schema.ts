@@ -10,7 +10,6 @@
  * services' schemas, so a field this version does not name survives. Beside the document, the
  * events table has the columns its filters and its paging order read, with indexes for them.
  */
-import type Database from 'better-sqlite3'
 
 import {
   type CompiledQuery,
@@ -24,6 +23,8 @@ import {
   SqliteIntrospector,
   SqliteQueryCompiler,
 } from 'kysely'
+
+import type {SqliteDatabase} from './sqlite-driver.js'
 
 import {keepAlive} from './native-lifetime.js'
 
@@ -192,18 +193,23 @@ export function newerSchemaError(found: number, where: string, instead: string):
  * The version the database has: 0 is a new database. Throws NewerSchemaError for one written by
  * a newer opsctl; call it before anything writes to the file, so a refused file stays as it was.
  */
-export function schemaVersionOf(db: Database.Database, file: string): number {
-  const found = keepAlive(db.prepare('PRAGMA user_version')).pluck().get() as number
+export function schemaVersionOf(db: SqliteDatabase, file: string): number {
+  const found = (keepAlive(db.prepare('PRAGMA user_version')).get() as {user_version: number}).user_version
   if (found > SCHEMA_VERSION) throw newerSchemaError(found, `the state file ${file}`, 'start with another --state file')
   return found
 }
 
 /** Brings a database of version `found` to SCHEMA_VERSION, in one transaction. */
-export function migrate(db: Database.Database, found: number): void {
+export function migrate(db: SqliteDatabase, found: number): void {
   if (found >= SCHEMA_VERSION) return
   const steps = migrationSql('sqlite', found)
-  db.transaction(() => {
+  db.exec('BEGIN')
+  try {
     for (const step of steps) db.exec(step)
     db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`)
-  })()
+    db.exec('COMMIT')
+  } catch (error) {
+    if (db.inTransaction) db.exec('ROLLBACK')
+    throw error
+  }
 }

@@ -1,5 +1,5 @@
 /**
- * The sandbox's embedded storage: one SQLite database (better-sqlite3), a file for `--state FILE`
+ * The sandbox's embedded storage: one SQLite database (node:sqlite or better-sqlite3: sqlite-driver.ts), a file for `--state FILE`
  * or an in-memory one without it, so both run the same code. WAL journal with `synchronous=FULL`:
  * a committed change survives a kill -9 or a power cut. The file is held with an exclusive lock
  * while the sandbox runs, so a second sandbox on the same file is refused instead of sharing it.
@@ -11,15 +11,14 @@
  * which every rollback empties. Statements run synchronously, so every await of a request resolves
  * in microtasks and no other request runs inside its transaction: one scope serves them all.
  */
-import Database from 'better-sqlite3'
 import {closeSync, openSync} from 'node:fs'
 import {setImmediate} from 'node:timers/promises'
 
 import {DocumentCache} from './document-cache.js'
 import {keepAlive} from './native-lifetime.js'
-import {withNativeModule} from './native-module.js'
 import {type Queries, queriesFor} from './queries.js'
 import {migrate, schemaVersionOf} from './schema.js'
+import {openSqlite, sqliteCode, type SqliteDatabase, type SqliteStatement} from './sqlite-driver.js'
 import {type SandboxStore, TenantStore} from './store.js'
 
 const Q = queriesFor('sqlite')
@@ -37,14 +36,14 @@ export class SqliteStore implements SandboxStore {
   readonly shared = false
   readonly queries: Queries = Q
   readonly cache = new DocumentCache()
-  private readonly statements = new Map<string, Database.Statement>()
+  private readonly statements = new Map<string, SqliteStatement>()
   private readonly discardListeners: (() => Promise<void> | void)[] = []
   private committed: (() => void)[] = []
 
-  constructor(readonly db: Database.Database) {}
+  constructor(readonly db: SqliteDatabase) {}
 
   /** A prepared statement, prepared once per SQL text (the texts are constants of the repositories). */
-  statement(sql: string): Database.Statement {
+  statement(sql: string): SqliteStatement {
     let statement = this.statements.get(sql)
     if (!statement) {
       statement = keepAlive(this.db.prepare(sql))
@@ -69,7 +68,7 @@ export class SqliteStore implements SandboxStore {
 
   async change(sql: string, ...params: unknown[]): Promise<number> {
     this.write()
-    return this.statement(sql).run(...params).changes
+    return Number(this.statement(sql).run(...params).changes)
   }
 
   within<T>(_key: object, work: () => T): T {
@@ -184,7 +183,7 @@ export class SqliteStore implements SandboxStore {
 export function openStore(file?: string): OpenedStore {
   if (file) closeSync(openSync(file, 'a', 0o600))
   // No busy wait: a file held by another sandbox is refused at once.
-  const db = keepAlive(withNativeModule(() => new Database(file ?? ':memory:', {timeout: 0})))
+  const db = keepAlive(openSqlite(file ?? ':memory:'))
   try {
     // Settings through exec, not pragma(), which would leave a statement behind (native-lifetime.ts).
     // Exclusive before the first read: the WAL then needs no shared-memory (-shm) file.
@@ -199,7 +198,7 @@ export function openStore(file?: string): OpenedStore {
     return {store: new SqliteStore(db), created: found === 0}
   } catch (error) {
     db.close()
-    if ((error as {code?: string}).code === 'SQLITE_BUSY') {
+    if (sqliteCode(error) === 'SQLITE_BUSY') {
       throw new StateFileInUseError(`the state file ${file} is in use by another sandbox; stop it, or start with another --state file`)
     }
 
