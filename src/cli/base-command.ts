@@ -73,7 +73,6 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   override async init(): Promise<void> {
     await super.init()
-    this.printWhatRunReturns()
     watchStdoutEpipe()
     // bin/run.js does this before oclif loads; here again for in-process runs (tests, bin/dev.js).
     guardOutputStreams()
@@ -116,20 +115,19 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   }
 
   /**
-   * A command's `run()` returns its document; this prints it in every format (oclif would print it
-   * only under --json, after `finally`). It wraps this instance's `run` so that printing happens
-   * inside oclif's error handling: a failure while printing reaches `catch` and has its exit code.
+   * The command's work, with args and flags parsed: one call into src/services or src/runtime, returning the one
+   * document (its declared type is the command's JSON shape) or nothing when it printed its own.
    */
-  private printWhatRunReturns(): void {
-    const run = this.run.bind(this)
-    this.run = async () => {
-      const result = await run()
-      await this.output.print(result)
-      return result
-    }
+  protected abstract execute(): Promise<unknown>
+
+  /** Runs `execute` and prints its document in every format, inside oclif's error handling (a failure while printing reaches `catch` and has its exit code). */
+  async run(): Promise<unknown> {
+    const result = await this.execute()
+    await this.output.print(result)
+    return result
   }
 
-  /** oclif prints a command's result under --json once the run ends; this class has printed it already (`printWhatRunReturns`). */
+  /** oclif prints a command's result under --json once the run ends; `run` has printed it already. */
   override logJson(json: unknown): void {
     if (!this.output.printed) super.logJson(json)
   }

@@ -63,7 +63,7 @@ Progress goes to stderr as steps finish; the report goes to stdout, ending with 
     return this.flags?.['dry-run'] ? Smoke.planView : Smoke.view
   }
 
-  async run(): Promise<SmokePlan | {results: StepResult[]; summary: ReturnType<typeof summarize>}> {
+  protected async execute(): Promise<SmokePlan | {results: StepResult[]; summary: ReturnType<typeof summarize>}> {
     const {flags} = this
     if (flags['dry-run']) return this.plan()
     const sandbox = flags.sandbox ? await (await import('../sandbox/core/server.js')).createSandbox({port: 0}) : undefined

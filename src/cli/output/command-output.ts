@@ -1,7 +1,7 @@
 /**
  * A command's output, as one small object the command reaches through `this.output`: the format
  * and view of this run, what was already shown (a list streamed as it arrived, a view of the
- * command's own), the closing line, and printing the document `run()` returned (after `--query`,
+ * command's own), the closing line, and printing the document `execute()` returned (after `--query`,
  * in the format asked for: ../output.ts). --json and -o json print the same thing. Chatter goes to
  * stderr through `note`, silent under --json.
  */
@@ -88,7 +88,7 @@ export class CommandOutput {
   /**
    * For a listing that arrives in pages (`events list --all`): in table, CSV and ndjson form each
    * item is written as it arrives and nothing is kept (`items` stays empty); for JSON and --query
-   * the items are collected into `items`, for the document `run()` returns.
+   * the items are collected into `items`, for the document `execute()` returns.
    */
   async listWriter<I extends object>(): Promise<ListSink<I>> {
     const items: I[] = []
@@ -123,7 +123,7 @@ export class CommandOutput {
     if (!this.source.jsonEnabled()) writeNote(escapeControlChars(message, {keepNewlines: true}))
   }
 
-  /** The document `run()` returned, unless it was streamed or shown already; then the closing line. */
+  /** The document `execute()` returned, unless it was streamed or shown already; then the closing line. */
   async print(document: unknown): Promise<void> {
     if (document !== undefined && !this.streamed && !this.shownOwnView) await this.printDocument(document)
     if (this.closingLine !== undefined) process.stderr.write(this.closingLine + '\n')

@@ -61,7 +61,7 @@ The request is built from flags, or read whole from --data. Amounts are decimal 
 
   static override view: View = {columns: ['checkoutId', 'redirectUrl', 'requestReferenceNumber', 'amount', 'currency'], zone: CHECKOUT_ZONE}
 
-  async run(): Promise<Record<string, unknown>> {
+  protected async execute(): Promise<Record<string, unknown>> {
     const {flags} = this
     const body = flags.data
       ? completeRequest(await readJsonData(flags.data))

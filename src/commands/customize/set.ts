@@ -25,7 +25,7 @@ All five are required; the URLs must be http(s) and the colour a hex colour (#1a
 
   static override view: View = {columns: CUSTOMIZATION_COLUMNS}
 
-  async run(): Promise<Record<string, unknown>> {
+  protected async execute(): Promise<Record<string, unknown>> {
     const {flags} = this
     const {body, warnings} = customizationFromFlags({
       logoUrl: flags['logo-url'],

@@ -40,7 +40,7 @@ One page (50 events) by default. --limit N reads pages until N events; --all fol
   static override view: View = {columns: EVENT_COLUMNS, fields: fieldsOf(Event), layout: EVENT_LAYOUT, list: 'events'}
 
   /** In table, CSV and ndjson form the events were written as they arrived, and `events` is empty. */
-  async run(): Promise<PagedDocument<typeof healthOps.getEvents>> {
+  protected async execute(): Promise<PagedDocument<typeof healthOps.getEvents>> {
     const {flags} = this
     const query = eventsQueryFromFlags(flags)
     const client = await this.health()

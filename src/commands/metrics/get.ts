@@ -36,7 +36,7 @@ Names must be supported for the periods asked (see "metrics names"); an unsuppor
     return {...MetricsGet.view, rows: (result: MetricsResult) => metricRows(result, this.flags.name).rows}
   }
 
-  async run(): Promise<MetricsResult> {
+  protected async execute(): Promise<MetricsResult> {
     const {flags} = this
     const periods = flags.period ?? []
     checkMetricRequest(flags.name, periods)

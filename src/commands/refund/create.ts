@@ -42,7 +42,7 @@ With --from-file, refunds every row of a file (CSV with the header checkoutId,am
   static override view: View = {zone: CHECKOUT_ZONE}
 
 
-  async run(): Promise<Record<string, unknown>> {
+  protected async execute(): Promise<Record<string, unknown>> {
     const {flags} = this
     const {checkoutId} = this.args
     if (flags['from-file'] !== undefined) return this.fromFile(flags['from-file'], checkoutId)

@@ -61,7 +61,7 @@ Exits 0 when nothing differs, 1 when something does.`
     return this.flags?.['dry-run'] ? SandboxDiff.planView : SandboxDiff.view
   }
 
-  async run(): Promise<DiffDocument | DiffPlan> {
+  protected async execute(): Promise<DiffDocument | DiffPlan> {
     const {flags} = this
     const resolved = await resolveProfile(await this.profileStore(), flags.against)
     for (const secret of profileSecrets(resolved.profile)) registerSecret(secret)

@@ -34,7 +34,7 @@ The whole file is checked before any step runs, and every problem is reported at
 
   static override view = REPORT_VIEW as View
 
-  async run(): Promise<{results: StepResult[]; summary: ReturnType<typeof summarize>}> {
+  protected async execute(): Promise<{results: StepResult[]; summary: ReturnType<typeof summarize>}> {
     const {args, flags} = this
     const vars = Object.fromEntries(Object.entries(parsePairs(flags.var, '--var')).map(([k, v]) => [k, Array.isArray(v) ? v.at(-1)! : v]))
     const scenario = await loadScenario(args.file, vars)

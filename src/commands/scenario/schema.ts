@@ -13,7 +13,7 @@ The same schema is published as docs/scenario.schema.json. With the YAML languag
     '<%= config.bin %> scenario schema | jq .properties.steps',
   ]
 
-  async run(): Promise<Record<string, unknown>> {
+  protected async execute(): Promise<Record<string, unknown>> {
     const schema = scenarioJsonSchema()
     if (!this.output.documentWanted) {
       process.stdout.write(JSON.stringify(schema, null, 2) + '\n')

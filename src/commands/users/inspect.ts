@@ -30,7 +30,7 @@ The period is this month (from the first day of the month in the user's time zon
   }
   static override view: View = {parts: ['user', 'plan', 'events', 'metrics']}
 
-  async run(): Promise<Inspection> {
+  protected async execute(): Promise<Inspection> {
     const {flags} = this
     const now = new Date()
     // A date is midnight in the user's zone, known once the user is read; checked before anything is sent.

@@ -15,7 +15,7 @@ The linked patients are the users a caregiver may read besides themself: their i
 
   static override view = USER_VIEW
 
-  async run(): Promise<User & {linkedPatients: LinkedPatient[]}> {
+  protected async execute(): Promise<User & {linkedPatients: LinkedPatient[]}> {
     const client = await this.health()
     const {data} = await client.call(healthOps.getUser)
     const document = {...data, linkedPatients: await linkedPatients(data, client)}

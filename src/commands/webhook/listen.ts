@@ -90,7 +90,7 @@ Listens on 127.0.0.1 (a free port unless --port) and prints one line per deliver
   }
 
   /** Runs until SIGINT/SIGTERM; returns nothing (under --json the events were the output). */
-  async run(): Promise<void> {
+  protected async execute(): Promise<void> {
     const {flags} = this
     const forwardTo = flags['forward-to'] ? checkForwardUrl(flags['forward-to']) : undefined
     const stderr = (line: string) => process.stderr.write(line + '\n')

@@ -25,7 +25,7 @@ The MAC is checked before sending (six hex pairs; lower case and "-" are normali
     'last-sync-date': Flags.string({description: 'last sync: ISO 8601, a duration ago (2h) or now'}),
   }
 
-  async run(): Promise<Record<string, unknown>> {
+  protected async execute(): Promise<Record<string, unknown>> {
     const {flags} = this
     const body = {
       mac: normalizeMac(flags.mac),
