@@ -171,7 +171,7 @@ export interface VoidOutcome {
   amount?: string
   currency?: string
   requestId?: string
-  /** The checkout as read before the void (undefined under --dry-run). */
+  /** The checkout as read before the void (undefined in a dry run). */
   before?: CheckoutRecord
   window?: {closesAt: string}
   /** Set when the answer was lost and a read showed the void happened. */
@@ -331,11 +331,11 @@ export interface RefundOutcome {
   amount: string
   currency: string
   kind?: RefundPlan['kind']
-  /** What can never be refunded after this refund (the checkout takes one), two decimals; unknown under --dry-run. */
+  /** What can never be refunded after this refund (the checkout takes one), two decimals; unknown in a dry run. */
   unrefundable?: string
   reason: string
   requestId?: string
-  /** What was read before sending (undefined under --dry-run). */
+  /** What was read before sending (undefined in a dry run). */
   before?: {checkout: CheckoutRecord; refunds: RefundRecord[]}
   /** Set when the answer was lost and a read showed the refund happened. */
   reconciled?: true
@@ -441,7 +441,7 @@ async function reconcileRefund(
 /**
  * Refunds a checkout: reads it and its refunds, refuses (exit 5) a second refund, a refund
  * before the void window closed, or an amount over what is left; `amount` undefined refunds what
- * is left (`--full`). Then sends the POST once (the client's `beforeSend` asks for consent). A refund the service
+ * is left. Then sends the POST once (the client's `beforeSend` asks for consent). A refund the service
  * answers FAILED is reported as a refusal (exit 5): nothing moved, and it does not use up the
  * one refund.
  */
@@ -450,7 +450,7 @@ export interface RefundToConfirm {
   checkoutId: string
   value: string
   currency: string
-  /** Undefined under --dry-run (nothing was read). */
+  /** Undefined in a dry run (nothing was read). */
   plan?: RefundPlan
 }
 
