@@ -183,4 +183,18 @@ export default [
       ],
     },
   },
+  // The domain speaks no CLI: a flag word (`--reason`) in src/services is the CLI's to write. A
+  // service throws an InputError naming its input, and a command words it with its flag.
+  {
+    files: ['src/services/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        ...['Literal[value=/--[a-z]/]', 'TemplateElement[value.raw=/--[a-z]/]'].map((selector) => ({
+          selector,
+          message: 'No flag words in src/services: throw an InputError naming the input; the command words it with its flag (src/cli/input-words.ts)',
+        })),
+      ],
+    },
+  },
 ]

@@ -32,6 +32,8 @@ export interface FieldError {
 export type NextStep =
   | {step: 'checkout-get'; checkoutId: string}
   | {period?: string; step: 'metrics-names'}
+  /** The metric is asked in its own period. */
+  | {period: string; step: 'metrics-period'}
   | {step: 'profile-add'; flag: 'base-urls' | 'public-key' | 'secret-key'}
   | {step: 'plan-show'; userId: string}
   | {step: 'profile-show'}
@@ -80,6 +82,34 @@ export class OpsError extends Error {
 export class UsageError extends OpsError {
   constructor(message: string, suggestions: string[] = []) {
     super(message, ExitCode.Usage, suggestions)
+  }
+}
+
+/** How a caller names an input it supplied: a command its flag (`--reason`), a bulk run its column (`reason`). */
+export type InputNamer = (input: string) => string
+
+/** An input named as the layer below the CLI knows it (`reason`, `callbackUrl`). */
+const plainName: InputNamer = (input) => input
+
+/**
+ * A value the caller supplied cannot be used (exit 2, nothing sent), as a fact: `inputs` are the
+ * service's own names for the values at fault and `wording` says what is wrong, naming each
+ * through the namer it is given. The layers below the CLI never spell a flag: a command words the
+ * error with its flags (`worded`), a bulk run with its columns; unworded it names the inputs plainly.
+ */
+export class InputError extends UsageError {
+  constructor(
+    readonly inputs: readonly string[],
+    private readonly wording: (name: InputNamer) => {message: string; suggestions?: string[]},
+  ) {
+    const {message, suggestions} = wording(plainName)
+    super(message, suggestions)
+  }
+
+  /** The same error in the caller's words for its inputs. */
+  worded(name: InputNamer): UsageError {
+    const {message, suggestions} = this.wording(name)
+    return new UsageError(message, suggestions).withNext(...this.next)
   }
 }
 

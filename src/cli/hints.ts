@@ -36,6 +36,10 @@ export function nextStepText(next: NextStep, context: HintContext = {}): string 
       return `opsctl checkout get ${next.checkoutId}`
     }
 
+    case 'metrics-period': {
+      return `Ask it with --period ${next.period}`
+    }
+
     case 'metrics-names': {
       return next.period ? `See the ${next.period} names: opsctl metrics names --period ${next.period}` : 'See every supported pair: opsctl metrics names'
     }

@@ -34,14 +34,13 @@ const singular = (items: string) => items.replace(/s$/, '')
 /** `--all`, `--limit` and the token flag of a paged row; the descriptions name its items. */
 export function pagingFlags<O extends PagedOperation>(row: O) {
   const {items} = row.paging
+  const token = Flags.string({description: 'start from this page (the token a previous listing printed)'})
   return {
     all: Flags.boolean({description: 'follow every page (streams)'}),
     limit: Flags.integer({description: `at most this many ${items} (follows pages as needed)`, min: 1}),
-    [tokenFlagOf(row)]: Flags.string({description: 'start from this page (the token a previous listing printed)'}),
-  } as {
-    all: ReturnType<typeof Flags.boolean<boolean>>
-    limit: ReturnType<typeof Flags.integer>
-  } & Record<TokenFlagOf<O>, ReturnType<typeof Flags.string>>
+    // A computed key widens to string: only its name is narrowed, the flag keeps oclif's own type.
+    ...({[tokenFlagOf(row)]: token} as Record<TokenFlagOf<O>, typeof token>),
+  }
 }
 
 /** The document of a paged listing: `{count, events: [...], paging: {next?}}`. */
@@ -63,11 +62,14 @@ export interface PagingHost<I> {
   viewList?: string
 }
 
+/** The input of a paged row's call, as `streamPages` takes it. */
+export type PagingInput<O extends PagedOperation> = InputArgs<O, CallOptions>[0]
+
 export async function streamPages<O extends PagedOperation>(
   host: PagingHost<ItemOf<O>>,
   client: Pick<ServiceClient, 'call'>,
   row: O,
-  input: InputArgs<O, CallOptions>[0],
+  input: PagingInput<O>,
   options: StreamOptions<ItemOf<O>> = {},
 ): Promise<PagedDocument<O>> {
   const {items: itemsKey, token: tokenKey} = row.paging

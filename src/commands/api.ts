@@ -40,7 +40,7 @@ ${OPERATION_INDEX}`
     ...reasonFlags,
   }
 
-  async run(): Promise<unknown> {
+  protected async execute(): Promise<unknown> {
     const {args, flags} = this
     const method = args.method.toUpperCase() as HttpMethod
     if (!(METHODS as readonly string[]).includes(method))

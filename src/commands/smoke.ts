@@ -4,6 +4,7 @@ import type {ServiceTarget} from '../http/services.js'
 
 import {AUDIT_RUN_ENV} from '../audit/log.js'
 import {BaseCommand} from '../cli/base-command.js'
+import {writeOutputFile} from '../cli/output/command-output.js'
 import {type View} from '../cli/output/view.js'
 import {stepProgress} from '../cli/progress.js'
 import {REPORT_VIEW} from '../cli/views/report.js'
@@ -62,7 +63,7 @@ Progress goes to stderr as steps finish; the report goes to stdout, ending with 
     return this.flags?.['dry-run'] ? Smoke.planView : Smoke.view
   }
 
-  async run(): Promise<SmokePlan | {results: StepResult[]; summary: ReturnType<typeof summarize>}> {
+  protected async execute(): Promise<SmokePlan | {results: StepResult[]; summary: ReturnType<typeof summarize>}> {
     const {flags} = this
     if (flags['dry-run']) return this.plan()
     const sandbox = flags.sandbox ? await (await import('../sandbox/core/server.js')).createSandbox({port: 0}) : undefined
@@ -136,15 +137,15 @@ Progress goes to stderr as steps finish; the report goes to stdout, ending with 
 
   private async report(results: StepResult[]): Promise<{results: StepResult[]; summary: ReturnType<typeof summarize>}> {
     const summary = summarize(results)
-    if (this.flags['junit-file']) await this.writeOutputFile(this.flags['junit-file'], (await renderReport(results, 'junit', 'opsctl smoke')) + '\n')
+    if (this.flags['junit-file']) await writeOutputFile(this.flags['junit-file'], (await renderReport(results, 'junit', 'opsctl smoke')) + '\n')
     const {reporter} = this.flags
     if (reporter === 'json' || reporter === 'junit') {
       process.stdout.write((await renderReport(results, reporter, 'opsctl smoke')) + '\n')
-      this.markShown()
+      this.output.markShown()
     }
 
     // The run's last line, whatever the format of the report on stdout.
-    this.closeWith(summaryLine(summary))
+    this.output.closeWith(summaryLine(summary))
     // A failed check is a result, not a crash: the report is still printed (or returned under --json).
     if (summary.failed > 0) process.exitCode = 1
     return {results, summary}

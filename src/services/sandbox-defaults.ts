@@ -21,7 +21,7 @@ export const SANDBOX_TENANT_ID = /^tn_[\da-f]{16}$/
 /** At most this many tenants on one sandbox besides the default one (`sandbox tenant create` past it: 409). */
 export const SANDBOX_MAX_TENANTS = 100
 
-/** The longest TTL a tenant may be given (`sandbox tenant create --ttl`): 30 days; a tenant to keep longer is made without one. */
+/** The longest TTL a tenant may be given (a tenant's TTL): 30 days; a tenant to keep longer is made without one. */
 export const SANDBOX_MAX_TENANT_TTL_SECONDS = 30 * 86_400
 
 /** The tenant a sandbox base URL names (`<origin>/t/<id>...`), or undefined for the default tenant's. */

@@ -5,9 +5,9 @@
  *   its midnight UTC);
  * - a duration back from now: `24h`, `7d`, `90m`, `1d12h`;
  * - `now`, `today` or `yesterday` (midnight at the start of that day, in this machine's time zone).
- * Anything else is a usage error naming the flag and these forms.
+ * Anything else is an input error naming the input (`input`, worded by the caller: a flag, a step key) and these forms.
  */
-import {UsageError} from '../errors.js'
+import {InputError} from '../errors.js'
 import {parseDuration} from './duration.js'
 import {zoneOffsetMs} from './zone-offset.js'
 
@@ -23,7 +23,7 @@ export interface TimeInputContext {
   dateZone?: string
 }
 
-export function parseTimeInput(value: string, flag: string, {dateZone, now = new Date(), zone}: TimeInputContext = {}): Date {
+export function parseTimeInput(value: string, input: string, {dateZone, now = new Date(), zone}: TimeInputContext = {}): Date {
   const text = value.trim()
   const word = text.toLowerCase()
   if (word === 'now') return now
@@ -39,9 +39,13 @@ export function parseTimeInput(value: string, flag: string, {dateZone, now = new
   const at = DATE_TIME.test(candidate) && isCalendarTime(candidate) ? Date.parse(candidate) : Number.NaN
   if (Number.isNaN(at)) {
     const hint = /T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(text) ? ' (add Z or an offset such as +08:00)' : ''
-    throw new UsageError(`${flag}: "${value}" is not a time${hint}`, [
-      `Use an ISO 8601 time (${flag} 2026-03-01T08:30:00Z, ${flag} 2026-03-01), a duration back from now (${flag} 7d), or today, yesterday, now`,
-    ])
+    throw new InputError([input], (name) => {
+      const flag = name(input)
+      return {
+        message: `${flag}: "${value}" is not a time${hint}`,
+        suggestions: [`Use an ISO 8601 time (${flag} 2026-03-01T08:30:00Z, ${flag} 2026-03-01), a duration back from now (${flag} 7d), or today, yesterday, now`],
+      }
+    })
   }
 
   return new Date(at)
@@ -71,10 +75,10 @@ function midnightIn(zone: string, year: number, month: number, day: number): Dat
   return new Date(midnightUtc - zoneOffsetMs(first, zone))
 }
 
-/** `--since` and `--until` of a listing, read at `now`; `--since` not before `--until` is a usage error. */
+/** The `since` and `until` of a listing, read at `now`; `since` not before `until` is an input error. */
 export function parseTimeRange(since: string | undefined, until: string | undefined, now = new Date()): {since?: Date; until?: Date} {
-  const from = since === undefined ? undefined : parseTimeInput(since, '--since', {now})
-  const to = until === undefined ? undefined : parseTimeInput(until, '--until', {now})
-  if (from && to && from.getTime() >= to.getTime()) throw new UsageError('--since must be before --until')
+  const from = since === undefined ? undefined : parseTimeInput(since, 'since', {now})
+  const to = until === undefined ? undefined : parseTimeInput(until, 'until', {now})
+  if (from && to && from.getTime() >= to.getTime()) throw new InputError(['since', 'until'], (name) => ({message: `${name('since')} must be before ${name('until')}`}))
   return {since: from, until: to}
 }

@@ -46,7 +46,7 @@ class ThingsList extends BaseCommand<typeof ThingsList> {
   static override flags = pagingFlags(listThings)
   static override view = {columns: ['id', 'name'], list: 'things'}
 
-  async run(): Promise<PagedDocument<typeof listThings>> {
+  protected async execute(): Promise<PagedDocument<typeof listThings>> {
     return this.streamPages(client, listThings, {query: {}})
   }
 }

@@ -19,7 +19,7 @@ class DeleteWebhook extends BaseCommand<typeof DeleteWebhook> {
   static override changes = checkoutOps.deleteWebhook
   static override description = 'test: a destructive change'
 
-  async run(): Promise<unknown> {
+  protected async execute(): Promise<unknown> {
     const client = await this.client('checkout')
     await client.call(checkoutOps.deleteWebhook, {params: {webhookId: this.args.webhookId}})
     return {deleted: this.args.webhookId}
@@ -30,7 +30,7 @@ class ListThings extends BaseCommand<typeof ListThings> {
   static override description = 'test: a listing'
   static override view = {columns: ['id', 'name'], fields: ['nested', 'nested.n']}
 
-  async run(): Promise<unknown> {
+  protected async execute(): Promise<unknown> {
     const rows = [
       {id: 'a', name: 'Alpha, Inc.', nested: {n: 1}},
       {id: 'b', name: 'Beta', nested: {n: 2}},
@@ -43,7 +43,7 @@ class ListThings extends BaseCommand<typeof ListThings> {
 class Explode extends BaseCommand<typeof Explode> {
   static override description = 'test: a bug'
 
-  async run(): Promise<unknown> {
+  protected async execute(): Promise<unknown> {
     const {profile} = await this.profile()
     throw new TypeError(`cannot read ${profile.checkout.secretKey}`)
   }
@@ -52,7 +52,7 @@ class Explode extends BaseCommand<typeof Explode> {
 class StoreSession extends BaseCommand<typeof StoreSession> {
   static override description = 'test: changes the profile like users login does, without saving'
 
-  async run(): Promise<unknown> {
+  protected async execute(): Promise<unknown> {
     const {name, store} = await this.profile()
     store.update(name, (p) => ({...p, health: {...p.health, session: 'sess-Kk11Ll22Mm33', userId: 'u-7'}}))
     if (process.env.TEST_BREAK_CONFIG_DIR) {

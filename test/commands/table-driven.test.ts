@@ -45,7 +45,7 @@ class GadgetDelete extends BaseCommand<typeof GadgetDelete> {
   static override changes = gadgets.deleteGadget
   static override description = 'test: delete a gadget'
 
-  async run(): Promise<unknown> {
+  protected async execute(): Promise<unknown> {
     const client = await this.client('checkout')
     await client.call(gadgets.deleteGadget, {params: {gadgetId: this.args.gadgetId}})
     return {deleted: this.args.gadgetId}
@@ -56,7 +56,7 @@ class GadgetCreate extends BaseCommand<typeof GadgetCreate> {
   static override description = 'test: create a gadget'
   static override flags = {name: Flags.string({required: true})}
 
-  async run(): Promise<unknown> {
+  protected async execute(): Promise<unknown> {
     const client = await this.client('checkout')
     const {data} = await client.call(gadgets.createGadget, {body: {name: this.flags.name}})
     return data
@@ -67,7 +67,7 @@ class GadgetCreate extends BaseCommand<typeof GadgetCreate> {
 class GadgetPrune extends BaseCommand<typeof GadgetPrune> {
   static override description = 'test: a command that reaches a destructive row it did not declare'
 
-  async run(): Promise<unknown> {
+  protected async execute(): Promise<unknown> {
     const client = await this.client('checkout')
     const {data} = await client.call(gadgets.listGadgets)
     for (const g of data.items.filter((i) => i.name === 'old')) await client.call(gadgets.deleteGadget, {params: {gadgetId: g.id}})

@@ -58,7 +58,9 @@ describe('health input checks', () => {
     expect(error).toBeInstanceOf(RuleError)
     expect((error as RuleError).exitCode).toBe(ExitCode.Refused)
     expect((error as RuleError).message).toBe('Metric eventsRescue is a daily metric, not weekly')
-    expect((error as RuleError).suggestions).toEqual(['Ask it with --period daily', 'Valid names for weekly: adherencePercent'])
+    // Asking it in its own period is a next step, worded with the flag by the CLI (src/cli/hints.ts).
+    expect((error as RuleError).next).toEqual([{period: 'daily', step: 'metrics-period'}])
+    expect((error as RuleError).suggestions).toEqual(['Valid names for weekly: adherencePercent'])
     expect(() => checkMetricRequest(['eventsRescue'], ['daily', 'monthly'])).toThrow(/^No metric asked for period monthly$/)
     expect(() => checkMetricRequest(['nope'])).toThrow(/Unknown metric nope/)
     expect(() => checkMetricRequest(['actAdult'], ['yearly'])).toThrow(/Unknown period yearly/)

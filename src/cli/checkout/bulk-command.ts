@@ -51,13 +51,13 @@ export abstract class BulkMoneyCommand<T extends typeof Command> extends BaseCom
       dryRun: this.dryRun,
       file,
       journal: flags.journal,
-      keepAll: this.documentWanted,
+      keepAll: this.output.documentWanted,
       kind: this.bulkKind,
       profile: await this.profile(),
       reason: flags.reason,
       yes: flags.yes === true,
     })
-    this.closeWith(run.closing)
+    this.output.closeWith(run.closing)
     process.exitCode = run.exitCode
     return run.document as unknown as Record<string, unknown>
   }

@@ -54,7 +54,7 @@ export async function eventBodyFromFlags(flags: EventFlagValues, options: {defau
     if (value !== undefined) body[key] = value
   }
 
-  set('date', flags.date === undefined ? undefined : parseTimeInput(flags.date, '--date').toISOString())
+  set('date', flags.date === undefined ? undefined : parseTimeInput(flags.date, 'date').toISOString())
   set('medicationId', flags['medication-id'])
   set('medicationType', flags['medication-type'])
   set('source', flags.source)

@@ -1,6 +1,6 @@
 /**
  * A view: how a command's one JSON document is shown in tables, CSV and ndjson. The document is
- * what `run()` returns; `--json`, `-o json` and `--query` see exactly that.
+ * what `execute()` returns; `--json`, `-o json` and `--query` see exactly that.
  */
 import type {ColumnLayout} from './table.js'
 

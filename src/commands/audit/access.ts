@@ -50,7 +50,7 @@ users get, users inspect, events list, events get, metrics get, plan show and ap
     list: 'entries',
   }
 
-  async run(): Promise<{entries: AccessEntry[]; path: string}> {
+  protected async execute(): Promise<{entries: AccessEntry[]; path: string}> {
     const {flags} = this
     const range = parseTimeRange(flags.since, flags.until)
     const since = range.since?.getTime()

@@ -61,7 +61,7 @@ Each attempt at a checkout creation, void, refund, webhook change or customizati
     zone: CHECKOUT_ZONE,
   }
 
-  async run(): Promise<{entries: AuditEntry[]; path: string}> {
+  protected async execute(): Promise<{entries: AuditEntry[]; path: string}> {
     const {flags} = this
     const {since, until} = parseTimeRange(flags.since, flags.until)
     const {damaged, entries} = await readAudit(this.configDir)

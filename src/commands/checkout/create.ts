@@ -2,13 +2,14 @@ import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
 import {CHECKOUT_ZONE} from '../../cli/checkout/columns.js'
+import {buildCheckoutRequest, completeRequest} from '../../cli/checkout/request-flags.js'
 import {parsePairs, readJsonData} from '../../cli/data-input.js'
 import {openInBrowser} from '../../cli/open-browser.js'
 import {type View} from '../../cli/output/view.js'
 import {checkRequestBody} from '../../cli/request-body.js'
 import {escapeControlChars} from '../../control-chars.js'
 import {checkoutOps} from '../../services/checkout/operations.js'
-import {buildCheckoutRequest, checkRequestTotals, completeRequest} from '../../services/checkout/request.js'
+import {checkRequestTotals} from '../../services/checkout/request.js'
 
 const BUILDING_FLAGS = [
   'amount',
@@ -60,7 +61,7 @@ The request is built from flags, or read whole from --data. Amounts are decimal 
 
   static override view: View = {columns: ['checkoutId', 'redirectUrl', 'requestReferenceNumber', 'amount', 'currency'], zone: CHECKOUT_ZONE}
 
-  async run(): Promise<Record<string, unknown>> {
+  protected async execute(): Promise<Record<string, unknown>> {
     const {flags} = this
     const body = flags.data
       ? completeRequest(await readJsonData(flags.data))
@@ -105,11 +106,11 @@ The request is built from flags, or read whole from --data. Amounts are decimal 
    * wrapped (a URL broken across lines cannot be clicked or copied); piped or as JSON the document is as usual.
    */
   private async showPageLine<D extends {redirectUrl?: string}>(document: D): Promise<D> {
-    if (this.format !== 'table' || this.documentWanted || !process.stdout.isTTY || !document.redirectUrl) return document
+    if (this.output.format !== 'table' || this.output.documentWanted || !process.stdout.isTTY || !document.redirectUrl) return document
     const columns = (CheckoutCreate.view.columns ?? []).filter((c) => c !== 'redirectUrl')
-    await this.renderPart(document, {...CheckoutCreate.view, columns})
+    await this.output.renderPart(document, {...CheckoutCreate.view, columns})
     process.stdout.write(`\nPayment page:\n${escapeControlChars(document.redirectUrl)}\n`)
-    this.markShown()
+    this.output.markShown()
     return document
   }
 }

@@ -16,7 +16,7 @@ The table shows the main fields; -o json (or --json) shows the whole record, ite
 
   static override view: View = {columns: CHECKOUT_COLUMNS, fields: fieldsOf(CheckoutRecord), zone: CHECKOUT_ZONE}
 
-  async run(): Promise<Record<string, unknown>> {
+  protected async execute(): Promise<Record<string, unknown>> {
     const client = await this.client('checkout')
     const {data} = await client.call(checkoutOps.getCheckout, {params: {checkoutId: this.args.checkoutId}})
     return data

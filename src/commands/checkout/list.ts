@@ -62,7 +62,7 @@ The checkout service has no endpoint that lists checkouts, so the list comes fro
   }
   static override requiresSandbox = {flag: 'sandbox-seeded', why: 'checkout list --sandbox-seeded asks a local sandbox for its demo data'}
 
-  async run(): Promise<{checkouts: unknown[]}> {
+  protected async execute(): Promise<{checkouts: unknown[]}> {
     if (this.flags['sandbox-seeded']) return this.seeded()
     const {name} = await this.profile()
     const {damaged, entries} = await readAudit(this.configDir)

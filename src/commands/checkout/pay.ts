@@ -41,7 +41,7 @@ The card data is posted only to the profile's checkout origin (the sandbox): a p
 
   static override view: View = {columns: ['checkoutId', 'action', 'sent.method', 'sent.url', 'sent.card', 'status', 'paymentStatus', 'redirectedTo'], zone: CHECKOUT_ZONE}
 
-  async run(): Promise<Record<string, unknown>> {
+  protected async execute(): Promise<Record<string, unknown>> {
     const {flags} = this
     const client = await this.client('checkout')
     const result = await actAsBuyer(client, {

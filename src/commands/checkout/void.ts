@@ -35,7 +35,7 @@ With --from-file, voids every row of a file (one checkout id per line, or CSV wi
   static override view: View = {zone: CHECKOUT_ZONE}
 
 
-  async run(): Promise<Record<string, unknown>> {
+  protected async execute(): Promise<Record<string, unknown>> {
     const {checkoutId} = this.args
     if (this.flags['from-file'] !== undefined) return this.fromFile(this.flags['from-file'], checkoutId)
     if (checkoutId === undefined) throw new UsageError('Missing the checkout id: opsctl checkout void CHECKOUTID', [hints.help(this.id)])

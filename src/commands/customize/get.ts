@@ -9,7 +9,7 @@ export default class CustomizeGet extends BaseCommand<typeof CustomizeGet> {
 
   static override view: View = {columns: CUSTOMIZATION_COLUMNS}
 
-  async run(): Promise<Record<string, unknown>> {
+  protected async execute(): Promise<Record<string, unknown>> {
     const client = await this.client('checkout')
     const {data} = await client.call(checkoutOps.getCustomization)
     return data

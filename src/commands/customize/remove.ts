@@ -10,7 +10,7 @@ export default class CustomizeRemove extends BaseCommand<typeof CustomizeRemove>
 Asks for confirmation (--yes without a terminal).`
   static override examples = ['<%= config.bin %> customize remove', '<%= config.bin %> customize remove --yes']
 
-  async run(): Promise<Record<string, unknown>> {
+  protected async execute(): Promise<Record<string, unknown>> {
     const client = await this.client('checkout')
     const {data} = await client.call(checkoutOps.removeCustomization, {confirm: {action: 'Remove the payment page customization'}})
     const result = {removed: true, message: data?.message ?? null}

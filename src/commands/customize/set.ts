@@ -2,8 +2,8 @@ import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
 import {CUSTOMIZATION_COLUMNS} from '../../cli/checkout/columns.js'
+import {customizationFromFlags} from '../../cli/checkout/customization-flags.js'
 import {type View} from '../../cli/output/view.js'
-import {customizationFromFlags} from '../../services/checkout/customization.js'
 import {checkoutOps} from '../../services/checkout/operations.js'
 
 
@@ -25,7 +25,7 @@ All five are required; the URLs must be http(s) and the colour a hex colour (#1a
 
   static override view: View = {columns: CUSTOMIZATION_COLUMNS}
 
-  async run(): Promise<Record<string, unknown>> {
+  protected async execute(): Promise<Record<string, unknown>> {
     const {flags} = this
     const {body, warnings} = customizationFromFlags({
       logoUrl: flags['logo-url'],

@@ -24,7 +24,7 @@ The medication is checked against the user's plan first (one read): a medication
 
   static override view: View = {columns: EVENT_COLUMNS, fields: fieldsOf(Event)}
 
-  async run(): Promise<Event> {
+  protected async execute(): Promise<Event> {
     const body = await eventBodyFromFlags(this.flags, {defaultDate: new Date().toISOString()})
     checkRequestBody(healthOps.addEvent, body)
     const client = await this.health()

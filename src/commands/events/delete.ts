@@ -16,7 +16,7 @@ It is not retried: one confirmation, one request.`
   ]
   static override flags = {...healthFlags}
 
-  async run(): Promise<{deleted: string}> {
+  protected async execute(): Promise<{deleted: string}> {
     const client = await this.health()
     const userId = await this.resolveUserId(this.args.userId, client)
     await client.call(healthOps.deleteEvent, {params: {userId, eventId: this.args.eventId}})

@@ -15,7 +15,7 @@ export default class EventsGet extends HealthCommand<typeof EventsGet> {
 
   static override view: View = {fields: fieldsOf(Event)}
 
-  async run(): Promise<Event> {
+  protected async execute(): Promise<Event> {
     const client = await this.health()
     const userId = await this.readUserId(this.args.userId, client)
     const {data} = await client.call(healthOps.getEventById, {params: {userId, eventId: this.args.eventId}})

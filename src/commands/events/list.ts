@@ -3,7 +3,7 @@ import {HealthCommand, healthFlags, userIdArg} from '../../cli/health/command.js
 import {eventFilterFlags, eventsQueryFromFlags} from '../../cli/health/events.js'
 import {reasonFlags} from '../../cli/health/reason-flag.js'
 import {type ColumnLayout, fieldsOf, type View} from '../../cli/output/view.js'
-import {type PagedDocument, pagingFlags} from '../../cli/paging.js'
+import {type PagedDocument, pagingFlags, streamPages} from '../../cli/paging.js'
 import {RECENT_EVENT_IDS, rememberEventIds} from '../../profiles/recent-events.js'
 import {Event, healthOps} from '../../services/health/operations.js'
 
@@ -40,14 +40,15 @@ One page (50 events) by default. --limit N reads pages until N events; --all fol
   static override view: View = {columns: EVENT_COLUMNS, fields: fieldsOf(Event), layout: EVENT_LAYOUT, list: 'events'}
 
   /** In table, CSV and ndjson form the events were written as they arrived, and `events` is empty. */
-  async run(): Promise<PagedDocument<typeof healthOps.getEvents>> {
+  protected async execute(): Promise<PagedDocument<typeof healthOps.getEvents>> {
     const {flags} = this
     const query = eventsQueryFromFlags(flags)
     const client = await this.health()
     const userId = await this.readUserId(this.args.userId, client)
     const newest: string[] = []
     const remember = (e: Event) => newest.length < RECENT_EVENT_IDS && typeof e.id === 'string' && newest.push(e.id)
-    const document = await this.streamPages(client, healthOps.getEvents, {params: {userId}, query}, {onItem: remember})
+    const pages = this.output.pagingHost<Event>(this.id, flags)
+    const document = await streamPages(pages, client, healthOps.getEvents, {params: {userId}, query}, {onItem: remember})
     // The signed-in user's newest ids, for Tab: `events get me <Tab>` (src/cli/completion).
     if (this.args.userId === 'me' && !flags['paging-token']) await rememberEventIds(this.configDir, (await this.profile()).name, newest)
     return document

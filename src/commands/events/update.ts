@@ -20,7 +20,7 @@ A change of medication or type is checked against the user's plan first (reading
   ]
   static override flags = {...healthFlags, ...eventFlags, ...planCheckFlags}
 
-  async run(): Promise<{eventId: string; updated: Record<string, unknown>}> {
+  protected async execute(): Promise<{eventId: string; updated: Record<string, unknown>}> {
     const body = await eventBodyFromFlags(this.flags)
     if (Object.keys(body).length === 0) throw new UsageError('Nothing to update: give at least one field flag or --data')
     checkRequestBody(healthOps.updateEvent, body)

@@ -17,7 +17,7 @@ The table lists the group's fields, then its medication catalogue.`
 
   static override view: View = {list: 'medications', withFields: true}
 
-  async run(): Promise<GroupConfig> {
+  protected async execute(): Promise<GroupConfig> {
     const client = await this.health()
     const {data} = await client.call(healthOps.getGroupConfig, {params: {idOrName: this.args.idOrName}})
     return data

@@ -36,7 +36,7 @@ Names must be supported for the periods asked (see "metrics names"); an unsuppor
     return {...MetricsGet.view, rows: (result: MetricsResult) => metricRows(result, this.flags.name).rows}
   }
 
-  async run(): Promise<MetricsResult> {
+  protected async execute(): Promise<MetricsResult> {
     const {flags} = this
     const periods = flags.period ?? []
     checkMetricRequest(flags.name, periods)
@@ -48,9 +48,9 @@ Names must be supported for the periods asked (see "metrics names"); an unsuppor
     const client = await this.health()
     const userId = await this.readUserId(this.args.userId, client)
     const {data} = await client.call(healthOps.getMetrics, {params: {userId}, query})
-    if (flags.chart && !this.documentWanted) {
+    if (flags.chart && !this.output.documentWanted) {
       process.stdout.write((await chartMetrics(data, {width: process.stdout.columns || 80})) + '\n')
-      this.markShown()
+      this.output.markShown()
     }
 
     return data

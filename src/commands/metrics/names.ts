@@ -21,7 +21,7 @@ Sends nothing.`
 
   static override view: View = {columns: ['period', 'name']}
 
-  async run(): Promise<{name: string; period: MetricPeriod}[]> {
+  protected async execute(): Promise<{name: string; period: MetricPeriod}[]> {
     const periods = this.flags.period ? [this.flags.period] : METRIC_PERIODS
     const rows = periods.flatMap((period) => METRIC_TABLE[period].map((name) => ({period, name})))
     return rows

@@ -19,7 +19,7 @@ A caregiver linked to the patient may read it. --json gives {userId, medications
     rows: (document) => planRows((document as {medications: PlanMedication[]}).medications),
   }
 
-  async run(): Promise<{medications: PlanMedication[]; userId: string}> {
+  protected async execute(): Promise<{medications: PlanMedication[]; userId: string}> {
     const client = await this.health()
     const userId = await this.readUserId(this.args.userId, client)
     const {data} = await client.call(healthOps.getUserById, {params: {userId}})

@@ -32,7 +32,7 @@ A sandbox profile defaults to the embedded sandbox and its test keys. A producti
     force: Flags.boolean({description: 'replace an existing profile of that name'}),
   }
 
-  async run(): Promise<Record<string, unknown>> {
+  protected async execute(): Promise<Record<string, unknown>> {
     const {flags} = this
     const store = await this.profileStore()
     const {name} = this.args

@@ -16,7 +16,7 @@ One cheap authenticated read per credential: the health session reads the signed
 
   static override view: View = {columns: ['service', 'credential', 'status', 'detail'], layout: {credential: {kind: 'id'}, detail: {kind: 'reason'}}, list: 'checks'}
 
-  async run(): Promise<{profile: string; checks: CredentialCheck[]}> {
+  protected async execute(): Promise<{profile: string; checks: CredentialCheck[]}> {
     if (this.args.name) this.flags.profile = this.args.name
     const {name, profile} = await this.profile()
     const checks = await checkCredentials(

@@ -24,7 +24,7 @@ export default class ProfileList extends BaseCommand<typeof ProfileList> {
     list: 'profiles',
   }
 
-  async run(): Promise<{profiles: Record<string, unknown>[]; path: string}> {
+  protected async execute(): Promise<{profiles: Record<string, unknown>[]; path: string}> {
     const store = await this.profileStore()
     // The listing works even when the profile in use does not resolve (none active, OPSCTL_PROFILE misspelt).
     const resolved = await this.profile().catch((error: Error) => {

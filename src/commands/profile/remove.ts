@@ -17,7 +17,7 @@ export default class ProfileRemove extends BaseCommand<typeof ProfileRemove> {
   /** What changed is said on stderr; the document is printed only when asked for (--json, -o json). */
   static override view: View = {quiet: true}
 
-  async run(): Promise<{removed: string; active: null | string}> {
+  protected async execute(): Promise<{removed: string; active: null | string}> {
     const store = await this.profileStore()
     store.require(this.args.name)
     if (!this.flags.yes) {

@@ -30,7 +30,7 @@ The settings are those of "profile add": env, health-url, checkout-url, public-k
     unset: Flags.boolean({description: 'remove the setting (public-key, secret-key and language only)'}),
   }
 
-  async run(): Promise<Record<string, unknown>> {
+  protected async execute(): Promise<Record<string, unknown>> {
     const {key, name} = this.args
     const setting: ProfileSetting = PROFILE_SETTINGS[key as keyof typeof PROFILE_SETTINGS]
     const value = this.flags.unset ? undefined : await this.newValue(key, setting)

@@ -12,7 +12,7 @@ export default class ProfileShow extends BaseCommand<typeof ProfileShow> {
   static override description = 'Show one profile as it resolves (environment overrides applied), secrets masked'
   static override examples = ['<%= config.bin %> profile show', '<%= config.bin %> profile show prod --json']
 
-  async run(): Promise<Record<string, unknown>> {
+  protected async execute(): Promise<Record<string, unknown>> {
     const store = await this.profileStore()
     // A named profile resolves as it would with --profile <name>: the OPSCTL_* overrides apply to it too.
     const resolved = this.args.name === undefined ? await this.profile() : await resolveProfile(store, this.args.name)

@@ -14,7 +14,7 @@ export default class ProfileUse extends BaseCommand<typeof ProfileUse> {
   /** What changed is said on stderr; the document is printed only when asked for (--json, -o json). */
   static override view: View = {quiet: true}
 
-  async run(): Promise<{active: string}> {
+  protected async execute(): Promise<{active: string}> {
     const store = await this.profileStore()
     store.use(this.args.name)
     await store.save()

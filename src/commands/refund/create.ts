@@ -4,13 +4,13 @@ import {BulkMoneyCommand} from '../../cli/checkout/bulk-command.js'
 import {bulkFlags} from '../../cli/checkout/bulk-flags.js'
 import {CHECKOUT_ZONE} from '../../cli/checkout/columns.js'
 import {refundConfirmation, refundUsedUp} from '../../cli/checkout/money-prompts.js'
+import {amountFlag} from '../../cli/checkout/request-flags.js'
 import {changeFlags} from '../../cli/flags.js'
 import {hints} from '../../cli/hints.js'
 import {idArg, visibleText} from '../../cli/input-text.js'
 import {type View} from '../../cli/output/view.js'
 import {UsageError} from '../../errors.js'
 import {checkoutOps} from '../../services/checkout/operations.js'
-import {amountFlag} from '../../services/checkout/request.js'
 import {refundCheckoutChecked} from '../../services/checkout/workflows.js'
 
 export default class RefundCreate extends BulkMoneyCommand<typeof RefundCreate> {
@@ -42,7 +42,7 @@ With --from-file, refunds every row of a file (CSV with the header checkoutId,am
   static override view: View = {zone: CHECKOUT_ZONE}
 
 
-  async run(): Promise<Record<string, unknown>> {
+  protected async execute(): Promise<Record<string, unknown>> {
     const {flags} = this
     const {checkoutId} = this.args
     if (flags['from-file'] !== undefined) return this.fromFile(flags['from-file'], checkoutId)

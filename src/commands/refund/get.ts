@@ -14,7 +14,7 @@ export default class RefundGet extends BaseCommand<typeof RefundGet> {
 
   static override view: View = {columns: ['id', 'checkout', 'status', 'amount.value', 'amount.currency', 'reason', 'createdAt'], fields: fieldsOf(RefundRecord), zone: CHECKOUT_ZONE}
 
-  async run(): Promise<Record<string, unknown>> {
+  protected async execute(): Promise<Record<string, unknown>> {
     const client = await this.client('checkout')
     const {data} = await client.call(checkoutOps.getRefund, {params: {checkoutId: this.args.checkoutId, refundId: this.args.refundId}})
     return data

@@ -11,7 +11,7 @@ export default class RefundList extends BaseCommand<typeof RefundList> {
 
   static override view: View = {columns: REFUND_COLUMNS, fields: fieldsOf(RefundRecord), layout: REFUND_LAYOUT, list: 'refunds', zone: CHECKOUT_ZONE}
 
-  async run(): Promise<{refunds: unknown[]}> {
+  protected async execute(): Promise<{refunds: unknown[]}> {
     const client = await this.client('checkout')
     const {data} = await client.call(checkoutOps.listRefunds, {params: {checkoutId: this.args.checkoutId}})
     const refunds = Array.isArray(data) ? data : []

@@ -24,7 +24,7 @@ The clock moves forward only (a --set before its now is refused, exit 2; "sandbo
     advance: Flags.string({description: 'move the clock forward by a duration (at most 3653d): 26h, 90m, 1d12h'}),
   }
 
-  async run(): Promise<{now: string}> {
+  protected async execute(): Promise<{now: string}> {
     const {flags} = this
     let body: undefined | {advance?: string; set?: string}
     if (flags.set !== undefined) {

@@ -61,7 +61,7 @@ Exits 0 when nothing differs, 1 when something does.`
     return this.flags?.['dry-run'] ? SandboxDiff.planView : SandboxDiff.view
   }
 
-  async run(): Promise<DiffDocument | DiffPlan> {
+  protected async execute(): Promise<DiffDocument | DiffPlan> {
     const {flags} = this
     const resolved = await resolveProfile(await this.profileStore(), flags.against)
     for (const secret of profileSecrets(resolved.profile)) registerSecret(secret)
@@ -87,7 +87,7 @@ Exits 0 when nothing differs, 1 when something does.`
       timeoutMs: (flags.timeout ?? 30) * 1000,
       transport,
     })
-    this.closeWith(diffSummary(report))
+    this.output.closeWith(diffSummary(report))
     if (report.differences.length > 0) process.exitCode = 1
     const {differences, left, probes: results} = report
     return left.length > 0 ? {differences, left, probes: results} : {differences, probes: results}

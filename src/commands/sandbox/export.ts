@@ -15,7 +15,7 @@ Users (with password hashes, never passwords), sessions (as digests), events, pl
     file: Args.string({description: 'JSON file to write (replaced if it exists)', required: true}),
   }
 
-  async run(): Promise<{file: string} & Partial<StateSummary>> {
+  protected async execute(): Promise<{file: string} & Partial<StateSummary>> {
     const {file} = this.args
     const sandbox = await localSandbox((await this.profile()).profile.health.baseUrl, this.configDir)
     const summary = await exportState(createTransport(this.clientOptions()), sandbox, file, this.dryRun)

@@ -27,7 +27,7 @@ The file is one written by "sandbox export" (or a --state file of the JSON forma
     file: Args.string({description: 'JSON file written by sandbox export', required: true}),
   }
 
-  async run(): Promise<{file: string} & Partial<StateSummary>> {
+  protected async execute(): Promise<{file: string} & Partial<StateSummary>> {
     const {file} = this.args
     const sandbox = await localSandbox((await this.profile()).profile.health.baseUrl, this.configDir)
     const {origin} = sandbox

@@ -14,7 +14,7 @@ export default class SandboxReset extends BaseCommand<typeof SandboxReset> {
 The sandbox clock moves forward only; this is how a tenant goes back. Other tenants are untouched. It asks first in a terminal; without one, pass --yes (else exit 2, nothing sent).`
   static override examples = ['<%= config.bin %> sandbox reset --yes', '<%= config.bin %> sandbox reset -p ci-job-1 --yes']
 
-  async run(): Promise<{reset: boolean}> {
+  protected async execute(): Promise<{reset: boolean}> {
     const action = 'Resetting the sandbox tenant'
     requireConsentPossible({dryRun: this.dryRun, yes: this.flags.yes}, action)
     const sandbox = await localSandbox((await this.profile()).profile.health.baseUrl, this.configDir)

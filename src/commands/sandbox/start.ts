@@ -78,7 +78,7 @@ A --state file in the JSON format of earlier versions is imported once, in place
     }),
   }
 
-  async run(): Promise<void> {
+  protected async execute(): Promise<void> {
     const {flags} = this
     if (!flags.public && !isLoopback(flags.host)) {
       throw new UsageError(`Refusing to listen on ${flags.host}: the sandbox accepts published test keys; pass --public to expose it`)

@@ -2,6 +2,7 @@ import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
 import {parsePairs} from '../../cli/data-input.js'
+import {writeOutputFile} from '../../cli/output/command-output.js'
 import {type View} from '../../cli/output/view.js'
 import {stepProgress} from '../../cli/progress.js'
 import {REPORT_VIEW} from '../../cli/views/report.js'
@@ -33,7 +34,7 @@ The whole file is checked before any step runs, and every problem is reported at
 
   static override view = REPORT_VIEW as View
 
-  async run(): Promise<{results: StepResult[]; summary: ReturnType<typeof summarize>}> {
+  protected async execute(): Promise<{results: StepResult[]; summary: ReturnType<typeof summarize>}> {
     const {args, flags} = this
     const vars = Object.fromEntries(Object.entries(parsePairs(flags.var, '--var')).map(([k, v]) => [k, Array.isArray(v) ? v.at(-1)! : v]))
     const scenario = await loadScenario(args.file, vars)
@@ -49,14 +50,14 @@ The whole file is checked before any step runs, and every problem is reported at
     })
     shown.done()
     const summary = summarize(results)
-    if (flags['junit-file']) await this.writeOutputFile(flags['junit-file'], (await renderReport(results, 'junit', scenario.name)) + '\n')
+    if (flags['junit-file']) await writeOutputFile(flags['junit-file'], (await renderReport(results, 'junit', scenario.name)) + '\n')
     if (flags.reporter === 'json' || flags.reporter === 'junit') {
       process.stdout.write((await renderReport(results, flags.reporter, scenario.name)) + '\n')
-      this.markShown()
+      this.output.markShown()
     }
 
     // The run's last line, whatever the format of the report on stdout.
-    this.closeWith(summaryLine(summary))
+    this.output.closeWith(summaryLine(summary))
     // A failed check is a result, not a crash: the report is still printed (or returned under --json).
     if (summary.failed > 0) process.exitCode = 1
 

@@ -13,11 +13,11 @@ The same schema is published as docs/scenario.schema.json. With the YAML languag
     '<%= config.bin %> scenario schema | jq .properties.steps',
   ]
 
-  async run(): Promise<Record<string, unknown>> {
+  protected async execute(): Promise<Record<string, unknown>> {
     const schema = scenarioJsonSchema()
-    if (!this.documentWanted) {
+    if (!this.output.documentWanted) {
       process.stdout.write(JSON.stringify(schema, null, 2) + '\n')
-      this.markShown()
+      this.output.markShown()
     }
 
     return schema

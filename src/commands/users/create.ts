@@ -23,7 +23,7 @@ The session the service answers with is stored in the profile in use (with the u
 
   static override view = USER_VIEW
 
-  async run(): Promise<User> {
+  protected async execute(): Promise<User> {
     const {flags} = this
     const password = await this.readPassword()
     const client = await this.health()

@@ -16,7 +16,7 @@ An email is looked up among the users the signed-in user may read: themself and,
 
   static override view = USER_VIEW
 
-  async run(): Promise<User> {
+  protected async execute(): Promise<User> {
     const client = await this.health()
     const userId = await this.readUserId(this.args.userId, client, {email: true})
     const {data} = await client.call(healthOps.getUserById, {params: {userId}})

@@ -30,21 +30,21 @@ The period is this month (from the first day of the month in the user's time zon
   }
   static override view: View = {parts: ['user', 'plan', 'events', 'metrics']}
 
-  async run(): Promise<Inspection> {
+  protected async execute(): Promise<Inspection> {
     const {flags} = this
     const now = new Date()
     // A date is midnight in the user's zone, known once the user is read; checked before anything is sent.
-    const at = (value: string | undefined, flag: string) => (zone?: string) => (value === undefined ? undefined : parseTimeInput(value, flag, {dateZone: zone, now, zone}))
-    const since = at(flags.since, '--since')
-    const until = at(flags.until, '--until')
+    const at = (value: string | undefined, input: string) => (zone?: string) => (value === undefined ? undefined : parseTimeInput(value, input, {dateZone: zone, now, zone}))
+    const since = at(flags.since, 'since')
+    const until = at(flags.until, 'until')
     const [from, to] = [since(), until()]
     if (from && to && from >= to) throw new UsageError('--since must be before --until; nothing was sent')
     const client = await this.health()
     const userId = await this.readUserId(this.args.userId, client, {email: true})
     const {inspection, more} = await inspectUser(client, userId, {events: flags.events, now, since, until})
-    if (!this.documentWanted) {
+    if (!this.output.documentWanted) {
       await this.show(inspection, more)
-      this.markShown()
+      this.output.markShown()
     }
 
     return inspection
@@ -52,12 +52,12 @@ The period is this month (from the first day of the month in the user's time zon
 
   private async show({events, metrics, plan, user}: Inspection, more: boolean): Promise<void> {
     const heading = (title: string) => process.stdout.write(`\n${title}\n`)
-    await this.renderPart(userDetail(user), {})
+    await this.output.renderPart(userDetail(user), {})
     heading(`Plan (${plan.medications.length} medications)`)
-    await this.renderPart(planRows(plan.medications), {columns: PLAN_COLUMNS})
+    await this.output.renderPart(planRows(plan.medications), {columns: PLAN_COLUMNS})
     heading(`Period: ${periodText(metrics)}`)
-    await this.renderPart(periodDetail(metrics), {})
+    await this.output.renderPart(periodDetail(metrics), {})
     heading(more ? `Events (the newest ${events.length}; more with --events N)` : `Events (${events.length}, newest first)`)
-    await this.renderPart(eventRows(events, user.timeZone), {columns: INSPECT_EVENT_COLUMNS})
+    await this.output.renderPart(eventRows(events, user.timeZone), {columns: INSPECT_EVENT_COLUMNS})
   }
 }

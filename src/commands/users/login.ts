@@ -21,7 +21,7 @@ The password is read from stdin (--password-stdin) or asked hidden in a terminal
 
   static override view = USER_VIEW
 
-  async run(): Promise<User> {
+  protected async execute(): Promise<User> {
     const email = this.flags.email ?? (await askText('Email', '--email'))
     const password = await this.readPassword()
     const client = await this.health()

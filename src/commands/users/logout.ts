@@ -9,7 +9,7 @@ export default class UsersLogout extends BaseCommand<typeof UsersLogout> {
 The service has no sign-out operation: the session stays valid on the server until it expires.`
   static override examples = ['<%= config.bin %> users logout', '<%= config.bin %> users logout -p staging']
 
-  async run(): Promise<{hadSession: boolean; loggedOut: boolean; profile: string}> {
+  protected async execute(): Promise<{hadSession: boolean; loggedOut: boolean; profile: string}> {
     const r = await this.profile()
     const had = Boolean(r.store.get(r.name)?.health.session)
     r.store.update(r.name, (p) => ({...p, health: {...p.health, session: undefined, userId: undefined}}))

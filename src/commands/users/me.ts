@@ -15,15 +15,15 @@ The linked patients are the users a caregiver may read besides themself: their i
 
   static override view = USER_VIEW
 
-  async run(): Promise<User & {linkedPatients: LinkedPatient[]}> {
+  protected async execute(): Promise<User & {linkedPatients: LinkedPatient[]}> {
     const client = await this.health()
     const {data} = await client.call(healthOps.getUser)
     const document = {...data, linkedPatients: await linkedPatients(data, client)}
-    if (this.format === 'table' && !this.documentWanted && !this.globals.columns?.length && document.linkedPatients.length > 0) {
-      await this.renderPart(data, USER_VIEW)
+    if (this.output.format === 'table' && !this.output.documentWanted && !this.globals.columns?.length && document.linkedPatients.length > 0) {
+      await this.output.renderPart(data, USER_VIEW)
       process.stdout.write(`\nLinked patients (${document.linkedPatients.length})\n`)
-      await this.renderPart(document.linkedPatients, {columns: LINKED_PATIENT_COLUMNS, layout: {email: {kind: 'id', priority: 1}, id: {kind: 'id', priority: 1}, name: {kind: 'text', priority: 2}}})
-      this.markShown()
+      await this.output.renderPart(document.linkedPatients, {columns: LINKED_PATIENT_COLUMNS, layout: {email: {kind: 'id', priority: 1}, id: {kind: 'id', priority: 1}, name: {kind: 'text', priority: 2}}})
+      this.output.markShown()
     }
 
     return document

@@ -16,7 +16,7 @@ Asks for confirmation (--yes without a terminal).`
 
   static override view: View = {zone: CHECKOUT_ZONE}
 
-  async run(): Promise<Record<string, unknown>> {
+  protected async execute(): Promise<Record<string, unknown>> {
     const {webhookId} = this.args
     const client = await this.client('checkout')
     const {data} = await client.call(checkoutOps.deleteWebhook, {params: {webhookId}, confirm: {action: `Delete webhook ${webhookId} (cannot be undone)`}})

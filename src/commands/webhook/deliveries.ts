@@ -22,7 +22,7 @@ Each delivery has an id, the same on every attempt (and on a resend), sent with 
 
   static override view: View = {columns: ['deliveryId', 'event', 'checkoutId', 'attempt', 'at', 'status', 'outcome', 'error'], list: 'deliveries'}
 
-  async run(): Promise<{deliveries: DeliveryAttempt[]}> {
+  protected async execute(): Promise<{deliveries: DeliveryAttempt[]}> {
     const sandbox = await localSandbox((await this.profile()).profile.health.baseUrl, this.configDir)
     return {deliveries: await listDeliveries(createTransport(this.clientOptions()), sandbox, this.flags.checkout)}
   }

@@ -9,7 +9,7 @@ export default class WebhookList extends BaseCommand<typeof WebhookList> {
 
   static override view: View = {columns: WEBHOOK_COLUMNS, layout: WEBHOOK_LAYOUT, list: 'webhooks', zone: CHECKOUT_ZONE}
 
-  async run(): Promise<{webhooks: unknown[]}> {
+  protected async execute(): Promise<{webhooks: unknown[]}> {
     const client = await this.client('checkout')
     const {data} = await client.call(checkoutOps.listWebhooks)
     const webhooks = Array.isArray(data) ? data : []

@@ -70,7 +70,7 @@ Listens on 127.0.0.1 (a free port unless --port) and prints one line per deliver
   }
 
   private get terminalTable(): boolean {
-    return process.stdout.isTTY === true && this.format === 'table' && !this.jsonEnabled()
+    return process.stdout.isTTY === true && this.output.format === 'table' && !this.jsonEnabled()
   }
 
   /**
@@ -90,7 +90,7 @@ Listens on 127.0.0.1 (a free port unless --port) and prints one line per deliver
   }
 
   /** Runs until SIGINT/SIGTERM; returns nothing (under --json the events were the output). */
-  async run(): Promise<void> {
+  protected async execute(): Promise<void> {
     const {flags} = this
     const forwardTo = flags['forward-to'] ? checkForwardUrl(flags['forward-to']) : undefined
     const stderr = (line: string) => process.stderr.write(line + '\n')
@@ -106,8 +106,8 @@ Listens on 127.0.0.1 (a free port unless --port) and prints one line per deliver
 
     const {describeProblems, formatEventLine, pointWebhooksAt, restoreWebhooks, startListener} =
       await import('../../runtime/checkout/webhook-receiver.js')
-    const ndjson = this.jsonEnabled() || this.format === 'ndjson' || this.format === 'json'
-    const rows = (this.format === 'csv' && !this.jsonEnabled()) || this.terminalTable ? await this.listWriter<object>() : undefined
+    const ndjson = this.jsonEnabled() || this.output.format === 'ndjson' || this.output.format === 'json'
+    const rows = (this.output.format === 'csv' && !this.jsonEnabled()) || this.terminalTable ? await this.output.listWriter<object>() : undefined
     const clock = await this.sandboxClock()
     const onEvent = async (event: ReceivedEvent) => {
       if (clock) event.time = (await clock()) ?? event.time

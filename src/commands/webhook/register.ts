@@ -20,7 +20,7 @@ export default class WebhookRegister extends BaseCommand<typeof WebhookRegister>
 
   static override view: View = {columns: WEBHOOK_COLUMNS, zone: CHECKOUT_ZONE}
 
-  async run(): Promise<Record<string, unknown>> {
+  protected async execute(): Promise<Record<string, unknown>> {
     const client = await this.client('checkout')
     const {data} = await client.call(checkoutOps.registerWebhook, {body: {name: this.flags.name, callbackUrl: this.flags.url}})
     return data

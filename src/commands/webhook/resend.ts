@@ -17,7 +17,7 @@ The attempt is the delivery's next number and is logged as "resent" (see "webhoo
 
   static override view: View = {columns: ['deliveryId', 'event', 'checkoutId', 'attempt', 'at', 'status', 'outcome', 'error']}
 
-  async run(): Promise<DeliveryAttempt> {
+  protected async execute(): Promise<DeliveryAttempt> {
     const sandbox = await localSandbox((await this.profile()).profile.health.baseUrl, this.configDir)
     return resendDelivery(createTransport(this.clientOptions()), sandbox, this.args.deliveryId)
   }

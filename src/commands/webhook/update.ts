@@ -22,9 +22,10 @@ The service replaces both fields; the one not given is kept from the current web
     url: Flags.string({description: 'callback URL (http or https)', parse: visibleText()}),
   }
 
+  static override inputFlags = {callbackUrl: 'url'}
   static override view: View = {columns: WEBHOOK_COLUMNS, zone: CHECKOUT_ZONE}
 
-  async run(): Promise<Record<string, unknown>> {
+  protected async execute(): Promise<Record<string, unknown>> {
     const client = await this.client('checkout')
     const data = await updateWebhookMerged(client, this.args.webhookId, {
       ...(this.flags.name ? {name: this.flags.name} : {}),

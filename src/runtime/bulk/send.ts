@@ -17,6 +17,7 @@ import {ApiError, ExitCode, NetworkError, RuleError, UsageError} from '../../err
 import {retryAfterMs} from '../../http/retry.js'
 import {type Cents, centsOf, formatCents} from '../../services/checkout/money.js'
 import {checkoutOps} from '../../services/checkout/operations.js'
+import {refundSeen, voidSeen} from '../../services/checkout/reconcile.js'
 import {LostAnswerError, readCheckout, refundCheckoutChecked, voidCheckoutChecked} from '../../services/checkout/workflows.js'
 import {type BulkInput} from './input.js'
 import {type JournalIntent, type JournalState, type JournalWriter} from './journal.js'
@@ -85,6 +86,7 @@ function rowAfterError(
     return unknown(error.code ?? `http-${error.status}`, error.serverMessage, 'unknown')
   }
 
+  // An InputError names the input plainly, which is the row's column (`reason`), never a flag.
   if (error instanceof UsageError) return {journal: 'refused', result: refusal(row, 'invalid-input', error.message, asked)}
   return undefined
 }
@@ -113,7 +115,7 @@ export async function sendBulk(client: ServiceClient, options: SendOptions): Pro
     const note = 'a run stopped before the outcome was journalled'
     if (kind === 'void') {
       const {checkout} = await readCheckout(client, row.checkoutId)
-      if (checkout.paymentStatus !== 'VOIDED') return undefined
+      if (voidSeen(checkout) !== 'applied') return undefined
       const paid = checkout.totalAmount
       const amount = paid ? {currency: paid.currency, value: String(paid.value)} : undefined
       await client.recordAudit({
@@ -135,16 +137,10 @@ export async function sendBulk(client: ServiceClient, options: SendOptions): Pro
     }
 
     const listed = (await client.call(checkoutOps.listRefunds, {params: {checkoutId: row.checkoutId}})).data
-    const known = new Set(intent.known ?? [])
-    const cents = centsOf(intent.amount)
-    const found = (Array.isArray(listed) ? listed : []).find(
-      (r) =>
-        !known.has(r.id) &&
-        r.status !== 'FAILED' &&
-        centsOf(r.amount?.value) === cents &&
-        (!intent.currency || !r.amount?.currency || r.amount.currency === intent.currency),
-    )
-    if (!found) return undefined
+    const seen = refundSeen(Array.isArray(listed) ? listed : [], {cents: centsOf(intent.amount), currency: intent.currency, known: intent.known ?? []})
+    // Not there, or there and FAILED (not applied: nothing moved, the one refund not used up): the row is sent again.
+    if (seen?.outcome !== 'applied') return undefined
+    const found = seen.refund
     await client.recordAudit({
       body: {amount: {currency: intent.currency, value: intent.amount}, reason: row.reason},
       data: {refundId: found.id, status: found.status},

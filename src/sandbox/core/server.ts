@@ -1,5 +1,5 @@
 import Fastify, {type FastifyInstance, type FastifyReply, type FastifyRequest} from 'fastify'
-import {randomBytes, randomUUID} from 'node:crypto'
+import {randomUUID} from 'node:crypto'
 import {setTimeout as sleep} from 'node:timers/promises'
 
 import type {Operation} from '../../http/operation.js'
@@ -10,16 +10,12 @@ import {sandboxModules} from '../modules.js'
 import {
   type ContextOf,
   type Handler,
-  type KeyKindOf,
-  type ModuleState,
   type SandboxContext,
   SandboxError,
   type SandboxEvent,
   type SandboxModule,
-  type SandboxState,
 } from '../types.js'
 import {answer, handlersOf} from './answer.js'
-import {callbackRefusal, deliveryRefusal} from './callback-targets.js'
 import {SandboxClock} from './clock.js'
 import {newControlToken, registerControlGuard} from './control-guard.js'
 import {registerControlRoutes} from './control.js'
@@ -27,16 +23,14 @@ import {registerDeliveryRoutes} from './delivery-routes.js'
 import {DueDeliveries} from './due-deliveries.js'
 import {ErrorShapes, fieldsOf} from './error-shapes.js'
 import {FaultQueue} from './faults.js'
-import {createSessions} from './sessions.js'
 import {registerStateRoutes} from './state-routes.js'
 import {moduleStates, openState, PendingDeliveries, SavedClock} from './state.js'
-import {type SandboxStore, type TenantStore} from './store.js'
-import {DEFAULT_TENANT, tenantPath} from './tenant-ids.js'
+import {type SandboxStore} from './store.js'
+import {DEFAULT_TENANT} from './tenant-ids.js'
 import {registerTenantRoutes} from './tenant-routes.js'
 import {registerTenantShares} from './tenant-shares.js'
-import {keyKindOf, publishedKeyKind, readyForHandler, registerTenantResolution, rewriteTenantUrl, type Tenant, TenantGoneError, tenantOf, Tenants} from './tenants.js'
+import {keyKindOf, openTenant, publishedKeyKind, readyForHandler, registerTenantResolution, rewriteTenantUrl, type Tenant, TenantGoneError, tenantOf, type TenantRuntimeDeps, Tenants} from './tenants.js'
 import {registerTextChecks} from './text-checks.js'
-import {WebhookSender} from './webhooks.js'
 
 export interface SandboxOptions {
   port?: number
@@ -99,67 +93,19 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
   }
 
   let origin = ''
-  const callbackRules = {refusePrivate: options.refusePrivateCallbacks === true}
-  const newId = (prefix?: string) => (prefix ? `${prefix}_${randomBytes(12).toString('hex')}` : randomUUID())
-  const hex = (length: number) =>
-    randomBytes(Math.ceil(length / 2))
-      .toString('hex')
-      .slice(0, length)
-
-  /** A tenant's runtime over its rows: the context its handlers get, its clock, faults, events and webhook deliveries. */
-  const openTenant = (
-    id: string,
-    parts: {clock: SandboxClock; handle: TenantStore; pending: PendingDeliveries; savedClock: SavedClock; states: Map<string, ModuleState>},
-    keyKind: KeyKindOf,
-  ): Tenant => {
-    const state = Object.fromEntries(parts.states) as unknown as SandboxState
-    const events: (SandboxEvent & {at: string})[] = []
-    const tenantClock = parts.clock
-    const ctx: SandboxContext = {
-      state,
-      clock: tenantClock,
-      sessions: createSessions(() => sessionTable(modules, ctx), tenantClock),
-      origin: () => origin + tenantPath(id),
-      id: newId,
-      hex,
-      apiKeyKind: keyKind,
-      async emit(event) {
-        events.push({...event, at: tenantClock.now().toISOString()})
-        if (events.length > 1000) events.shift()
-        // The deliveries it is due are stored with the change that raised it, so they survive a restart.
-        const due: string[] = []
-        for (const m of modules) {
-          const url = await m.webhookTarget?.(event, ctx)
-          if (url) due.push(await parts.pending.add(event, url))
-        }
-
-        // listeners (webhook delivery) hear of it once the change that raised it is durable
-        store.afterCommit(() => {
-          for (const l of listeners) l(event)
-          for (const id of due) deliver(tenant, id)
-        })
-      },
-      commitNow: (change) => store.commitNow(change),
-      schedule: (service, at, work) => parts.pending.schedule(service, work, at, tenantClock.offset),
-      callbackRefusal: (url) => callbackRefusal(url, callbackRules),
-    }
-    const tenant: Tenant = {
-      ctx,
-      deliveries: new WebhookSender((url) => deliveryRefusal(url, callbackRules)),
-      events,
-      faults: new FaultQueue(parts.handle),
-      id,
-      keyKind,
-      ...parts,
-    }
-    return tenant
+  const runtime: TenantRuntimeDeps = {
+    deliver: (tenant, id) => webhooks.claimAndDeliver(tenant, id),
+    listeners,
+    modules,
+    origin: () => origin,
+    refusePrivateCallbacks: options.refusePrivateCallbacks === true,
+    store,
   }
-
-  const tenants = new Tenants(store, openTenant(DEFAULT_TENANT, {clock, handle: store.forTenant(DEFAULT_TENANT), pending, savedClock, states}, publishedKeyKind), async (record) => {
+  const tenants = new Tenants(store, openTenant(DEFAULT_TENANT, {clock, handle: store.forTenant(DEFAULT_TENANT), pending, savedClock, states}, publishedKeyKind, runtime), async (record) => {
     const handle = store.forTenant(record.id)
     const saved = new SavedClock(handle)
     const parts = {handle, pending: new PendingDeliveries(handle), savedClock: saved, states: moduleStates(modules, handle)}
-    return openTenant(record.id, {...parts, clock: await startClock(saved, undefined, notice)}, keyKindOf(record))
+    return openTenant(record.id, {...parts, clock: await startClock(saved, undefined, notice)}, keyKindOf(record), runtime)
   })
   await tenants.dropOrphans()
   const own = tenants.defaultTenant
@@ -167,7 +113,6 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
   const contextOf: ContextOf = (request) => tenantOfRequest(request).ctx
 
   const webhooks = new DueDeliveries(store, tenants, modules)
-  const deliver = (tenant: Tenant, id: string) => webhooks.claimAndDeliver(tenant, id)
 
   /**
    * Commits what the request wrote, then lets listeners hear the events of those changes. Throws (or
@@ -331,10 +276,6 @@ async function startClock(saved: SavedClock, start: string | undefined, notice: 
 }
 
 /** The sessions table of the module that keeps sign-ins; a sandbox without one has no sessions to keep. */
-function sessionTable(modules: readonly SandboxModule[], ctx: SandboxContext): NonNullable<ReturnType<NonNullable<SandboxModule['sessionTable']>>> {
-  for (const m of modules) if (m.sessionTable) return m.sessionTable(ctx)
-  throw new Error('No sandbox module keeps sessions')
-}
 
 interface RouteDeps {
   errors: ErrorShapes

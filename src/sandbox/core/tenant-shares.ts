@@ -76,7 +76,7 @@ export class TenantShares {
 export function registerTenantShares(app: FastifyInstance, errors: ErrorShapes, shares = new TenantShares()): void {
   app.addHook('onRequest', (request, reply, done) => {
     if (request.method === 'GET' && request.url === '/__sandbox/health') return done()
-    const turn = shares.enter(tenantNamed(request.raw))
+    const turn = shares.enter(tenantNamed(request))
     if (!turn) {
       const message = `Too many requests of this tenant under way (${shares.active} at a time, ${shares.queue} waiting); retry after ${RETRY_AFTER_SECONDS} s`
       reply.code(429).header('retry-after', String(RETRY_AFTER_SECONDS)).send(errors.refusal(request.url, 429, message, request.id))

@@ -6,24 +6,38 @@
  * The registry (id, creation time, digests of its two checkout keys) is a collection of the
  * database, so it is committed with the request that changed it and survives restarts. Beside
  * it, the core holds each tenant's runtime (its context, clock, fault queue, event log, webhook
- * deliveries), opened on first use. The database decides: a tenant whose registry row is gone (a
- * creation rolled back, a deletion) is dropped from memory at its next lookup.
+ * deliveries), opened on first use (`openTenant`). The database decides: a tenant whose registry
+ * row is gone (a creation rolled back, a deletion) is dropped from memory at its next lookup.
+ *
+ * A request carries its tenant as `request.tenant` (fastify's `decorateRequest`), set in the one
+ * onRequest hook of `registerTenantResolution` from the `/t/<id>` its URL arrived with.
  */
 import type {FastifyInstance, FastifyRequest} from 'fastify'
-import type {IncomingMessage} from 'node:http'
 
-import {createHash, randomBytes} from 'node:crypto'
+import {createHash, randomBytes, randomUUID} from 'node:crypto'
 
-import type {ModuleState, SandboxContext, SandboxEvent} from '../types.js'
+import type {KeyKindOf, ModuleState, SandboxContext, SandboxEvent, SandboxModule, SandboxState} from '../types.js'
 import type {SandboxClock} from './clock.js'
 import type {ErrorShapes} from './error-shapes.js'
-import type {FaultQueue} from './faults.js'
 import type {PendingDeliveries, SavedClock} from './state.js'
-import type {WebhookSender} from './webhooks.js'
 
-import {SANDBOX_KEYS,SANDBOX_MAX_TENANTS} from '../../services/sandbox-defaults.js'
-import {DocTable, type SandboxStore} from './store.js'
-import {DEFAULT_TENANT, newTenantId, splitTenantUrl} from './tenant-ids.js'
+import {SANDBOX_KEYS, SANDBOX_MAX_TENANTS} from '../../services/sandbox-defaults.js'
+import {callbackRefusal, deliveryRefusal} from './callback-targets.js'
+import {FaultQueue} from './faults.js'
+import {createSessions} from './sessions.js'
+import {DocTable, type SandboxStore, type TenantStore} from './store.js'
+import {DEFAULT_TENANT, newTenantId, splitTenantUrl, tenantPath} from './tenant-ids.js'
+import {WebhookSender} from './webhooks.js'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /**
+     * The tenant this request is for, set by the one onRequest hook of `registerTenantResolution`
+     * before any route runs; null in the hooks before it (the control guard, tenant shares).
+     */
+    tenant: null | Tenant
+  }
+}
 
 /** At most this many tenants besides the default one: each holds memory while the sandbox runs (see docs/architecture.md). */
 export const MAX_TENANTS = SANDBOX_MAX_TENANTS
@@ -47,6 +61,87 @@ export interface Tenant {
   deliveries: WebhookSender
   /** the kind of a checkout API key when it is one of this tenant's; undefined for any other */
   keyKind(key: string): KeyKind | undefined
+}
+
+/** What every tenant's runtime shares: the modules, the database, the origin, and where its events go. */
+export interface TenantRuntimeDeps {
+  modules: readonly SandboxModule[]
+  store: SandboxStore
+  /** The sandbox's origin, known once it listens. */
+  origin(): string
+  /** Hear each event once the change that raised it is durable. */
+  listeners: readonly ((event: SandboxEvent) => void)[]
+  /** Claims and sends one due webhook delivery of a tenant (due-deliveries.ts). */
+  deliver(tenant: Tenant, deliveryId: string): void
+  /** Webhooks to loopback and private addresses are refused too (callback-targets.ts). */
+  refusePrivateCallbacks: boolean
+}
+
+/** A tenant's rows, as opened from the database: its clock, its handle, its pending deliveries, its modules' state. */
+export interface TenantParts {
+  clock: SandboxClock
+  handle: TenantStore
+  pending: PendingDeliveries
+  savedClock: SavedClock
+  states: Map<string, ModuleState>
+}
+
+const newId = (prefix?: string) => (prefix ? `${prefix}_${randomBytes(12).toString('hex')}` : randomUUID())
+const hex = (length: number) =>
+  randomBytes(Math.ceil(length / 2))
+    .toString('hex')
+    .slice(0, length)
+
+/** A tenant's runtime over its rows: the context its handlers get, its clock, faults, events and webhook deliveries. */
+export function openTenant(id: string, parts: TenantParts, keyKind: KeyKindOf, deps: TenantRuntimeDeps): Tenant {
+  const {modules, store} = deps
+  const callbackRules = {refusePrivate: deps.refusePrivateCallbacks}
+  const state = Object.fromEntries(parts.states) as unknown as SandboxState
+  const events: (SandboxEvent & {at: string})[] = []
+  const tenantClock = parts.clock
+  const ctx: SandboxContext = {
+    state,
+    clock: tenantClock,
+    sessions: createSessions(() => sessionTable(modules, ctx), tenantClock),
+    origin: () => deps.origin() + tenantPath(id),
+    id: newId,
+    hex,
+    apiKeyKind: keyKind,
+    async emit(event) {
+      events.push({...event, at: tenantClock.now().toISOString()})
+      if (events.length > 1000) events.shift()
+      // The deliveries it is due are stored with the change that raised it, so they survive a restart.
+      const due: string[] = []
+      for (const m of modules) {
+        const url = await m.webhookTarget?.(event, ctx)
+        if (url) due.push(await parts.pending.add(event, url))
+      }
+
+      // listeners (webhook delivery) hear of it once the change that raised it is durable
+      store.afterCommit(() => {
+        for (const l of deps.listeners) l(event)
+        for (const deliveryId of due) deps.deliver(tenant, deliveryId)
+      })
+    },
+    commitNow: (change) => store.commitNow(change),
+    schedule: (service, at, work) => parts.pending.schedule(service, work, at, tenantClock.offset),
+    callbackRefusal: (url) => callbackRefusal(url, callbackRules),
+  }
+  const tenant: Tenant = {
+    ctx,
+    deliveries: new WebhookSender((url) => deliveryRefusal(url, callbackRules)),
+    events,
+    faults: new FaultQueue(parts.handle),
+    id,
+    keyKind,
+    ...parts,
+  }
+  return tenant
+}
+
+function sessionTable(modules: readonly SandboxModule[], ctx: SandboxContext): NonNullable<ReturnType<NonNullable<SandboxModule['sessionTable']>>> {
+  for (const m of modules) if (m.sessionTable) return m.sessionTable(ctx)
+  throw new Error('No sandbox module keeps sessions')
 }
 
 /** A tenant as the registry keeps it: its keys only as SHA-256 digests, so no file or export holds a key that opens it. */
@@ -236,27 +331,20 @@ export async function readyForHandler(request: FastifyRequest, tenant: Tenant, s
   tenant.clock.restore((await tenant.savedClock.get()) ?? 0)
 }
 
-/** The id of the tenant a request's URL names (the default tenant's for an unprefixed URL), before it is resolved. */
-export function tenantNamed(raw: IncomingMessage): string {
-  return named.get(raw) ?? DEFAULT_TENANT
+/** The id of the tenant a request's URL named (the default tenant's for an unprefixed URL), read from the URL as it arrived, before it is resolved. */
+export function tenantNamed(request: FastifyRequest): string {
+  return splitTenantUrl(request.originalUrl)?.tenant ?? DEFAULT_TENANT
 }
 
-/** The tenant each request is for, as resolved before any route runs. */
-const resolved = new WeakMap<FastifyRequest, Tenant>()
-/** The tenant id a request's URL named, taken off its URL before routing. */
-const named = new WeakMap<IncomingMessage, string>()
-
 /**
- * fastify's `rewriteUrl`: `/t/<id>/...` is routed as `/...`, and the id is kept for the request.
- * Every route, hook and guard then sees the same paths for every tenant: the control guard's
- * `/__sandbox` test included. A malformed id is left in the URL, which no route matches (404).
+ * fastify's `rewriteUrl`: `/t/<id>/...` is routed as `/...`; the id stays in the request's
+ * `originalUrl` (`tenantNamed`). Every route, hook and guard then sees the same paths for every
+ * tenant: the control guard's `/__sandbox` test included. A malformed id is left in the URL, which
+ * no route matches (404).
  */
-export function rewriteTenantUrl(raw: IncomingMessage): string {
+export function rewriteTenantUrl(raw: {url?: string}): string {
   const url = raw.url ?? '/'
-  const split = splitTenantUrl(url)
-  if (!split) return url
-  named.set(raw, split.tenant)
-  return split.url
+  return splitTenantUrl(url)?.url ?? url
 }
 
 /**
@@ -265,8 +353,9 @@ export function rewriteTenantUrl(raw: IncomingMessage): string {
  * service's error shape.
  */
 export function registerTenantResolution(app: FastifyInstance, tenants: Tenants, errors: ErrorShapes, store: SandboxStore): void {
+  app.decorateRequest('tenant', null)
   app.addHook('onRequest', async (request, reply) => {
-    const id = tenantNamed(request.raw)
+    const id = tenantNamed(request)
     await store.within(request.raw, async () => {
       const tenant = await tenants.get(id)
       if (!tenant) {
@@ -274,7 +363,7 @@ export function registerTenantResolution(app: FastifyInstance, tenants: Tenants,
         return
       }
 
-      resolved.set(request, tenant)
+      request.tenant = tenant
     })
     return reply.sent ? reply : undefined
   })
@@ -283,7 +372,7 @@ export function registerTenantResolution(app: FastifyInstance, tenants: Tenants,
   // after the body is read (a slow upload holds no lock); an operation does this itself once its
   // faults are applied, so a delayed write holds none while it waits
   app.addHook('preHandler', async (request) => {
-    const tenant = resolved.get(request)
+    const {tenant} = request
     if (tenant && !(request.routeOptions.config as {operation?: boolean}).operation) {
       await store.within(request.raw, () => readyForHandler(request, tenant, store))
     }
@@ -292,10 +381,10 @@ export function registerTenantResolution(app: FastifyInstance, tenants: Tenants,
 
 /** The request's tenant; the default one for a request that was not resolved (none is: every request passes the hook). */
 export function tenantOf(request: FastifyRequest, tenants: Tenants): Tenant {
-  return resolved.get(request) ?? tenants.defaultTenant
+  return request.tenant ?? tenants.defaultTenant
 }
 
 /** The kind of checkout key a request's tenant gives `key`, for code outside the core's routes (CORS). */
 export function requestKeyKind(request: FastifyRequest, key: string): KeyKind | undefined {
-  return resolved.get(request)?.keyKind(key)
+  return request.tenant?.keyKind(key)
 }

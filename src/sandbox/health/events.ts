@@ -7,7 +7,7 @@
 import {sql} from 'kysely'
 import * as z from 'zod'
 
-import {type EventsQuery, healthService} from '../../services/health/operations.js'
+import {type EventsQuery, healthOps} from '../../services/health/operations.js'
 import {pageCursor} from '../core/page-cursor.js'
 import {compilerFor, type Engine} from '../core/schema.js'
 
@@ -18,7 +18,7 @@ export interface Cursor {
   dir: 'n' | 'p'
 }
 
-const tokens = pageCursor(healthService.operations.getEvents, z.tuple([z.enum(['n', 'p']), z.string(), z.string()]))
+const tokens = pageCursor(healthOps.getEvents, z.tuple([z.enum(['n', 'p']), z.string(), z.string()]))
 
 export function encodeToken(c: Cursor): string {
   return tokens.encode([c.dir, c.date, c.id])

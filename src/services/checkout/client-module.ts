@@ -8,7 +8,7 @@ import {CredentialsError} from '../../errors.js'
 import {basicAuth, type ServiceModule} from '../../http/services.js'
 import {CODES} from './codes.js'
 
-/** The keys a `--dry-run` curl refers to instead of printing them. */
+/** The keys a dry run's curl line refers to instead of printing them. */
 export const CHECKOUT_KEY_ENV = {public: 'OPSCTL_CHECKOUT_PUBLIC_KEY', secret: 'OPSCTL_CHECKOUT_SECRET_KEY'} as const
 
 /** Error codes that mean "a business rule refused this": exit 5, not 2. */

@@ -12,7 +12,7 @@ export const AMOUNT_PATTERN = /^(?:0|[1-9]\d*)\.\d{2}$/
 /** What people may type in a flag: `15`, `15.5`, `15.50` (normalised to `15.50`). */
 const INPUT_PATTERN = /^(\d+)(?:\.(\d{1,2}))?$/
 
-/** A malformed or out-of-range amount. `field` names where it came from (`--amount`, `items[0].amount`). */
+/** A malformed or out-of-range amount. `field` names where it came from (`amount`, `items[0].amount`; a command words it as its flag). */
 export class MoneyError extends Error {
   constructor(
     message: string,
@@ -117,5 +117,5 @@ export function quantityOfNumber(value: number): {problem: string} | {text: stri
   return Number.isFinite(value) && value >= 0 ? {text: String(value)} : {problem: `expected a quantity of 0 or more, got ${value}`}
 }
 
-/** "quantity, sent as a numeric string": any the spec allows, as paymaya-node-sdk's default "0.00" (the CLI's own --item asks for a whole number). */
+/** "quantity, sent as a numeric string": any the spec allows, as paymaya-node-sdk's default "0.00" (the CLI's own item flag asks for a whole number). */
 export const QUANTITY_PATTERN = /^\d+(?:\.\d+)?$/

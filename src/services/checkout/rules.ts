@@ -206,7 +206,7 @@ export interface RefundPlan {
 }
 
 /**
- * May this refund go ahead now? `amount` undefined means "what is left" (`--full`). Returns the
+ * May this refund go ahead now? `amount` undefined means "what is left". Returns the
  * plan or throws a RuleViolation. A currency other than the checkout's, or an amount of zero, is
  * a RuleViolation with status 400 and the code of an amount problem.
  */

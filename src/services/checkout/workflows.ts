@@ -5,7 +5,7 @@
  *
  * The returned objects carry what was read before sending (`before`), so that when the answer to
  * a void or refund is lost (a timeout or a dropped connection after sending: `NetworkError` with
- * `outcomeUnknown`) a fresh read tells what it can. That reconciliation is reported, never
+ * `outcomeUnknown`) a fresh read tells what it can (the rule, shared with bulk: ./reconcile.ts). That reconciliation is reported, never
  * retried, and never claims more than the read shows:
  * - the read shows the change -> applied: the result as usual with `reconciled: true` (exit 0);
  * - the read does not show it, and the server closed the connection -> `LostAnswerError`
@@ -18,10 +18,11 @@
 import type {CallOptions, ServiceClient} from '../../http/client.js'
 import type {Operation} from '../../http/operation.js'
 
-import {ApiError, NetworkError, type NextStep, RuleError, UsageError} from '../../errors.js'
+import {ApiError, InputError, NetworkError, type NextStep, RuleError, UsageError} from '../../errors.js'
 import {describeIssues} from '../../http/client.js'
 import {type Cents, centsOf, formatCents} from './money.js'
 import {checkoutOps, type CheckoutRecord, type RefundRecord, type WebhookRecord, WebhookRequest} from './operations.js'
+import {refundSeen, voidSeen} from './reconcile.js'
 import {checkRefund, checkVoid, CODES, formatPhTime, type RefundPlan, RuleViolation, type VoidWindow} from './rules.js'
 
 /** What to do instead of a refused void or refund, by the refusal's code (the service's or ours). */
@@ -170,7 +171,7 @@ export interface VoidOutcome {
   amount?: string
   currency?: string
   requestId?: string
-  /** The checkout as read before the void (undefined under --dry-run). */
+  /** The checkout as read before the void (undefined in a dry run). */
   before?: CheckoutRecord
   window?: {closesAt: string}
   /** Set when the answer was lost and a read showed the void happened. */
@@ -207,8 +208,7 @@ async function reconcileVoid(
     )
   }
 
-  const applied = after.paymentStatus === 'VOIDED'
-  const outcome = applied ? 'applied' : serverClosedConnection(lost) ? 'not applied' : 'unknown'
+  const outcome = voidSeen(after) ?? (serverClosedConnection(lost) ? 'not applied' : 'unknown')
   const status = after.paymentStatus ?? 'not shown'
   await client.recordAudit({
     operation: checkoutOps.voidCheckout,
@@ -254,6 +254,8 @@ async function reconcileVoid(
   }
 }
 
+const emptyReason = (): InputError => new InputError(['reason'], (name) => ({message: `${name('reason')} must not be empty`}))
+
 /**
  * Voids a checkout: reads it first and refuses (exit 5) when it cannot be voided or the void
  * window has closed, then sends the DELETE once (the client's `beforeSend` asks for consent). With `check: false`
@@ -271,7 +273,7 @@ export async function voidCheckoutChecked(
 ): Promise<VoidOutcome> {
   const {checkoutId} = input
   const reason = input.reason.trim()
-  if (!reason) throw new UsageError('--reason must not be empty')
+  if (!reason) throw emptyReason()
   let before: CheckoutRecord | undefined
   let window: undefined | VoidWindow
   if (input.check !== false) {
@@ -329,11 +331,11 @@ export interface RefundOutcome {
   amount: string
   currency: string
   kind?: RefundPlan['kind']
-  /** What can never be refunded after this refund (the checkout takes one), two decimals; unknown under --dry-run. */
+  /** What can never be refunded after this refund (the checkout takes one), two decimals; unknown in a dry run. */
   unrefundable?: string
   reason: string
   requestId?: string
-  /** What was read before sending (undefined under --dry-run). */
+  /** What was read before sending (undefined in a dry run). */
   before?: {checkout: CheckoutRecord; refunds: RefundRecord[]}
   /** Set when the answer was lost and a read showed the refund happened. */
   reconciled?: true
@@ -385,13 +387,9 @@ async function reconcileRefund(
     )
   }
 
-  const known = new Set(before.refunds.map((r) => r.id))
-  const cents = centsOf(value)
-  const fresh = after.filter(
-    (r) => !known.has(r.id) && centsOf(r.amount?.value) === cents && (!r.amount?.currency || r.amount.currency === currency),
-  )
-  const found = fresh.find((r) => r.status !== 'FAILED') ?? fresh[0]
-  const outcome = found ? (found.status === 'FAILED' ? 'not applied' : 'applied') : serverClosedConnection(lost) ? 'not applied' : 'unknown'
+  const seen = refundSeen(after, {cents: centsOf(value), currency, known: before.refunds.map((r) => r.id)})
+  const found = seen?.refund
+  const outcome = seen?.outcome ?? (serverClosedConnection(lost) ? 'not applied' : 'unknown')
   await client.recordAudit({
     operation: checkoutOps.refundCheckout,
     params: {checkoutId},
@@ -443,7 +441,7 @@ async function reconcileRefund(
 /**
  * Refunds a checkout: reads it and its refunds, refuses (exit 5) a second refund, a refund
  * before the void window closed, or an amount over what is left; `amount` undefined refunds what
- * is left (`--full`). Then sends the POST once (the client's `beforeSend` asks for consent). A refund the service
+ * is left. Then sends the POST once (the client's `beforeSend` asks for consent). A refund the service
  * answers FAILED is reported as a refusal (exit 5): nothing moved, and it does not use up the
  * one refund.
  */
@@ -452,7 +450,7 @@ export interface RefundToConfirm {
   checkoutId: string
   value: string
   currency: string
-  /** Undefined under --dry-run (nothing was read). */
+  /** Undefined in a dry run (nothing was read). */
   plan?: RefundPlan
 }
 
@@ -472,11 +470,15 @@ export async function refundCheckoutChecked(
 ): Promise<RefundOutcome> {
   const {checkoutId} = input
   const reason = input.reason.trim()
-  if (!reason) throw new UsageError('--reason must not be empty')
+  if (!reason) throw emptyReason()
   let before: RefundOutcome['before']
   let plan: RefundPlan | undefined
   if (input.check === false) {
-    if (input.amount === undefined) throw new UsageError('--full needs to read the checkout; with --dry-run pass --amount instead')
+    if (input.amount === undefined) {
+      throw new InputError(['amount'], (name) => ({
+        message: `${name('full')} needs to read the checkout; with ${name('dryRun')} pass ${name('amount')} instead`,
+      }))
+    }
   } else {
     const read = await readCheckout(client, checkoutId)
     const refunds = (await client.call(checkoutOps.listRefunds, {params: {checkoutId}})).data
@@ -537,7 +539,10 @@ export async function updateWebhookMerged(
   webhookId: string,
   change: Partial<WebhookRequest>,
 ): Promise<WebhookRecord> {
-  if (change.name === undefined && change.callbackUrl === undefined) throw new UsageError('Nothing to change: pass --name and/or --url')
+  if (change.name === undefined && change.callbackUrl === undefined) {
+    throw new InputError(['name', 'callbackUrl'], (name) => ({message: `Nothing to change: pass ${name('name')} and/or ${name('callbackUrl')}`}))
+  }
+
   // Checked before the current webhook is read: a URL the PUT would refuse sends nothing at all.
   const partial = WebhookRequest.partial().safeParse(change)
   if (!partial.success) throw new UsageError(`Invalid request: ${describeIssues(partial.error.issues)}`)

@@ -10,7 +10,7 @@ import {CredentialsError} from '../../errors.js'
 import {PATIENT_DATA_FIELDS} from './patient-data.js'
 
 export const HEALTH_API_VERSION = '3.14.0'
-/** The session a `--dry-run` curl refers to instead of printing it. */
+/** The session a dry run's curl line refers to instead of printing it. */
 export const HEALTH_SESSION_ENV = 'OPSCTL_HEALTH_SESSION'
 
 export const healthClientModule: ServiceModule = {

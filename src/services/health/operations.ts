@@ -16,6 +16,7 @@
 import * as z from 'zod'
 
 import {defineService} from '../../http/operation.js'
+import {QueryBool, QueryList} from '../query.js'
 
 // ---------------------------------------------------------------------------------------------
 // Vocabularies (issue 4)
@@ -248,10 +249,6 @@ export const Paging = z.looseObject({next: z.string().optional(), previous: z.st
 export const EventsPage = z.looseObject({events: z.array(Event), paging: Paging.default({})})
 export type EventsPage = z.output<typeof EventsPage>
 
-// Query strings arrive as text: these read `true`/`false` and a key given once or repeated. The
-// client validates the same schema before sending, where a flag is still a boolean.
-const QueryBool = z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')])
-const QueryList = z.union([z.string(), z.array(z.string())]).transform((v) => (Array.isArray(v) ? v : [v]))
 
 /**
  * Query of getEvents (spec section 4). Lists match when an event has ANY of the values given

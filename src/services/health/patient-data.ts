@@ -1,6 +1,6 @@
 /**
  * Patient data: the fields of health requests and answers that say who a patient is or how they
- * are. `--verbose` traces mask their values (src/http/redact.ts reads this list through the
+ * are. verbose traces mask their values (src/http/redact.ts reads this list through the
  * client's options); `OPSCTL_TRACE_PATIENT_DATA=1` shows them. The list is of field names, at any
  * depth (bodies and query parameters), matched without regard to case.
  *

@@ -13,7 +13,7 @@ export const INSPECT_EVENTS = 10
 export const PERIOD_METRICS = ['eventsRescue', 'eventsRescueNight', 'eventsControllerAdministered', 'eventsControllerPrescribed'] as const
 
 export interface PeriodSummary {
-  /** The period: from --since (default the first instant of this month in the user's time zone) to --until (default the service's now). */
+  /** The period: from `since` (default the first instant of this month in the user's time zone) to `until` (default the service's now). */
   startDate: string
   endDate: string
   timeZone: string

@@ -2,7 +2,7 @@
  * Client-side checks of health command input: each refuses a bad value with a one-line
  * UsageError (exit 2) or RuleError (exit 5) before anything is sent.
  */
-import {RuleError, UsageError} from '../../errors.js'
+import {InputError, RuleError, UsageError} from '../../errors.js'
 import {parseTimeInput} from '../time-input.js'
 import {isMetricProblem, type MetricPeriod, type MetricProblem, planMetricRequest, validNamesText} from './metrics.js'
 import {IsoDateTime, Mac} from './operations.js'
@@ -29,21 +29,26 @@ export function parseIsoDate(value: string, flag: string): string {
 }
 
 /**
- * `--start`/`--end` of any command that takes a range (events list, metrics get): each a time as
+ * The `start`/`end` of any command that takes a range (events list, metrics get): each a time as
  * ../time-input.ts reads it (ISO 8601, 7d, today...), and the start not after the end. One check,
  * so both commands take and refuse the same input.
  */
 export function parseDateRange(start: string | undefined, end: string | undefined, now = new Date()): {endDate?: string; startDate?: string} {
-  const startDate = start === undefined ? undefined : parseTimeInput(start, '--start', {now}).toISOString()
-  const endDate = end === undefined ? undefined : parseTimeInput(end, '--end', {now}).toISOString()
-  if (startDate && endDate && startDate > endDate) throw new UsageError(`--start (${startDate}) is after --end (${endDate})`)
+  const startDate = start === undefined ? undefined : parseTimeInput(start, 'start', {now}).toISOString()
+  const endDate = end === undefined ? undefined : parseTimeInput(end, 'end', {now}).toISOString()
+  if (startDate && endDate && startDate > endDate) {
+    throw new InputError(['start', 'end'], (name) => ({message: `${name('start')} (${startDate}) is after ${name('end')} (${endDate})`}))
+  }
+
   return {endDate, startDate}
 }
+
+const macProblem = (what: string, value: string): string => `Invalid ${what} "${value}": expected six hex pairs like AA:BB:CC:DD:EE:FF`
 
 /** `aa-bb-cc-dd-ee-ff` or `aa:bb:...` -> `AA:BB:CC:DD:EE:FF`; anything else is refused. */
 export function normalizeMac(value: string, what = 'MAC address'): string {
   const parsed = Mac.safeParse(value)
-  if (!parsed.success) throw new UsageError(`Invalid ${what} "${value}": expected six hex pairs like AA:BB:CC:DD:EE:FF`)
+  if (!parsed.success) throw new UsageError(macProblem(what, value))
   return parsed.data
 }
 
@@ -54,7 +59,9 @@ export function parseUsage(value: string): {hour: number; minute: number; doses:
   const minute = m ? Number(m[2]) : Number.NaN
   const doses = m?.[3] === undefined ? 1 : Number(m[3])
   if (!m || hour > 23 || minute > 59 || doses < 1) {
-    throw new UsageError(`--usage: "${value}" is not a time and doses like 08:30=2 (HH:MM, 00:00 to 23:59, at least 1 dose)`)
+    throw new InputError(['usage'], (name) => ({
+      message: `${name('usage')}: "${value}" is not a time and doses like 08:30=2 (HH:MM, 00:00 to 23:59, at least 1 dose)`,
+    }))
   }
 
   return {hour, minute, doses}
@@ -63,8 +70,13 @@ export function parseUsage(value: string): {hour: number; minute: number; doses:
 /** `AA:BB:CC:DD:EE:FF=model` -> a sensor of a plan medication. */
 export function parseSensor(value: string): {mac: string; model: string} {
   const i = value.indexOf('=')
-  if (i <= 0 || i === value.length - 1) throw new UsageError(`--sensor: "${value}" is not MAC=model, e.g. AA:BB:CC:DD:EE:FF=hfa-inhaler`)
-  return {mac: normalizeMac(value.slice(0, i), '--sensor MAC'), model: value.slice(i + 1)}
+  if (i <= 0 || i === value.length - 1) {
+    throw new InputError(['sensor'], (name) => ({message: `${name('sensor')}: "${value}" is not MAC=model, e.g. AA:BB:CC:DD:EE:FF=hfa-inhaler`}))
+  }
+
+  const mac = Mac.safeParse(value.slice(0, i))
+  if (!mac.success) throw new InputError(['sensor'], (name) => ({message: macProblem(`${name('sensor')} MAC`, value.slice(0, i))}))
+  return {mac: mac.data, model: value.slice(i + 1)}
 }
 
 /**
@@ -76,16 +88,15 @@ export function checkMetricRequest(names: readonly string[], periods: readonly s
   if (isMetricProblem(plan)) {
     const error = new RuleError(plan.message, metricAdvice(plan), 'UNSUPPORTED_METRIC')
     // A name of another period has its fix in the advice; otherwise the table is where to look.
-    throw plan.ownPeriod ? error : error.withNext({period: plan.period, step: 'metrics-names'})
+    throw plan.ownPeriod ? error.withNext({period: plan.ownPeriod, step: 'metrics-period'}) : error.withNext({period: plan.period, step: 'metrics-names'})
   }
 
   return Object.keys(plan.byPeriod) as MetricPeriod[]
 }
 
-/** What to do about an unsupported pair: ask the name's own period, or one of a few valid names (a long list is left to `metrics names`). */
+/** What to do about an unsupported pair (asking the name's own period is a next step): one of a few valid names (a long list is left to `metrics names`). */
 function metricAdvice(problem: MetricProblem): string[] {
   const advice: string[] = []
-  if (problem.ownPeriod) advice.push(`Ask it with --period ${problem.ownPeriod}`)
   const names = validNamesText(problem)
   if (names && (problem.validNames?.length ?? 0) <= 6) advice.push(names[0].toUpperCase() + names.slice(1))
   return advice

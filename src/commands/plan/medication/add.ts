@@ -22,7 +22,7 @@ Give the fields as flags, or the whole medication with --data (flags override it
     'medication-id': Flags.string({description: 'medication id (from the group configuration)'}),
   }
 
-  async run(): Promise<Record<string, unknown>> {
+  protected async execute(): Promise<Record<string, unknown>> {
     const body = await planMedicationBody(this.flags, this.flags['medication-id'])
     if (body.medicationId === undefined) throw new UsageError('Missing --medication-id (or medicationId in --data)')
     checkRequestBody(healthOps.addPlanMedication, body)

@@ -16,7 +16,7 @@ Asks for confirmation in a terminal; pass --yes elsewhere. It is not retried.`
   ]
   static override flags = {...healthFlags}
 
-  async run(): Promise<{deleted: string}> {
+  protected async execute(): Promise<{deleted: string}> {
     const client = await this.health()
     const userId = await this.resolveUserId(this.args.userId, client)
     await client.call(healthOps.deletePlanMedication, {

@@ -16,7 +16,7 @@ Give the usage list and sensors as flags or as --data (flags override its fields
   ]
   static override flags = {...healthFlags, ...planMedicationFlags}
 
-  async run(): Promise<Record<string, unknown>> {
+  protected async execute(): Promise<Record<string, unknown>> {
     const body = await planMedicationBody(this.flags)
     if (Object.keys(body).length === 0) throw new UsageError('Nothing to change: give --usage, --sensor or --data')
     checkRequestBody(healthOps.patchPlanMedication, body)

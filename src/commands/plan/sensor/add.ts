@@ -25,14 +25,14 @@ The MAC is checked before sending (six hex pairs; lower case and "-" are normali
     'last-sync-date': Flags.string({description: 'last sync: ISO 8601, a duration ago (2h) or now'}),
   }
 
-  async run(): Promise<Record<string, unknown>> {
+  protected async execute(): Promise<Record<string, unknown>> {
     const {flags} = this
     const body = {
       mac: normalizeMac(flags.mac),
       model: flags.model,
       ...(flags['battery-level'] === undefined ? {} : {batteryLevel: flags['battery-level']}),
-      ...(flags['first-sync-date'] ? {firstSyncDate: parseTimeInput(flags['first-sync-date'], '--first-sync-date').toISOString()} : {}),
-      ...(flags['last-sync-date'] ? {lastSyncDate: parseTimeInput(flags['last-sync-date'], '--last-sync-date').toISOString()} : {}),
+      ...(flags['first-sync-date'] ? {firstSyncDate: parseTimeInput(flags['first-sync-date'], 'firstSyncDate').toISOString()} : {}),
+      ...(flags['last-sync-date'] ? {lastSyncDate: parseTimeInput(flags['last-sync-date'], 'lastSyncDate').toISOString()} : {}),
     }
     checkRequestBody(healthOps.addPlanSensor, body)
     const client = await this.health()

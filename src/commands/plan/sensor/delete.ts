@@ -21,7 +21,7 @@ Asks for confirmation in a terminal; pass --yes elsewhere. It is not retried.`
   ]
   static override flags = {...healthFlags}
 
-  async run(): Promise<{deleted: string; medicationId: string}> {
+  protected async execute(): Promise<{deleted: string; medicationId: string}> {
     const mac = normalizeMac(this.args.mac)
     const client = await this.health()
     const userId = await this.resolveUserId(this.args.userId, client)

@@ -43,7 +43,7 @@ The keys are shown this once (the sandbox keeps only their digests): --save-prof
 
   static override view: View = {columns: ['id', 'healthBaseUrl', 'checkoutBaseUrl', 'publicKey', 'secretKey', 'clock', 'expiresAt', 'profile']}
 
-  async run(): Promise<CreatedTenant & {profile?: string}> {
+  protected async execute(): Promise<CreatedTenant & {profile?: string}> {
     const {flags} = this
     const name = flags['save-profile']
     const store = name === undefined ? undefined : await this.profileStore()

@@ -21,7 +21,7 @@ Its users, events, checkouts, webhooks, clock and keys are deleted; its URLs ans
   static override args = {tenantId: Args.string({description: 'tenant id (tn_ and 16 hex digits)', parse: parseTenantId, required: true})}
   static override flags = {...sandboxUrlFlag}
 
-  async run(): Promise<{deleted: string}> {
+  protected async execute(): Promise<{deleted: string}> {
     const {tenantId} = this.args
     const action = `Deleting tenant ${tenantId}`
     requireConsentPossible({dryRun: this.dryRun, yes: this.flags.yes}, action)

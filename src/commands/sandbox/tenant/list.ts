@@ -29,7 +29,7 @@ The sandbox is the origin of the profile's sandbox, or --sandbox-url. The defaul
     list: 'tenants',
   }
 
-  async run(): Promise<{tenants: TenantInfo[]}> {
+  protected async execute(): Promise<{tenants: TenantInfo[]}> {
     const sandbox = await tenantSandbox(this.flags['sandbox-url'], () => this.profile(), this.configDir)
     return {tenants: await listTenants(createTransport(this.clientOptions()), sandbox)}
   }

@@ -3,8 +3,8 @@
  * anything is sent (exit 2 names the flag); a colour white text reads poorly on is a warning, never a refusal.
  */
 import {UsageError} from '../../errors.js'
-import {whiteTextWarning} from './contrast.js'
-import {type CustomizationRequest, HEX_COLOR} from './operations.js'
+import {whiteTextWarning} from '../../services/checkout/contrast.js'
+import {type CustomizationRequest, HEX_COLOR} from '../../services/checkout/operations.js'
 
 export interface CustomizationFlags {
   logoUrl: string

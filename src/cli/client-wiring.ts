@@ -1,0 +1,84 @@
+/**
+ * What every service client of a command is wired to: consent before a change (./consent.ts), the
+ * audit log after one (and of an attempt that ended before sending: ./unsent-attempt.ts), the
+ * --verbose trace with patient data masked (./patient-data.ts), --dry-run and --timeout. A small
+ * object the base command makes once per run; the command asks it for clients.
+ */
+import type {GlobalFlagValues} from './flags.js'
+
+import {appendAudit, entryFromAttempt} from '../audit/log.js'
+import {escapeControlChars} from '../control-chars.js'
+import {type OpsError} from '../errors.js'
+import {type ClientOptions, ServiceClient} from '../http/client.js'
+import {type Operation} from '../http/operation.js'
+import {findServiceModule} from '../http/services.js'
+import {type ResolvedProfile, targetOf} from '../profiles/resolve.js'
+import {type ConsentContext, consentHook} from './consent.js'
+import {writeNote} from './error-output.js'
+import {PATIENT_DATA_NOTICE, patientDataShown, patientTraceMask} from './patient-data.js'
+import {unsentAttempt} from './unsent-attempt.js'
+
+export interface WiringSource {
+  configDir: string
+  consent(): ConsentContext
+  globals(): GlobalFlagValues
+  profile(): Promise<ResolvedProfile>
+}
+
+export class ClientWiring {
+  /** The client wrote an audit line in this run. */
+  private audited = false
+  private patientDataNoticed = false
+
+  constructor(private readonly source: WiringSource) {}
+
+  /** A client of a registered service (src/services/registry.ts), as the profile in use reaches it; `language` for services that take one. */
+  async client(service: string, language?: string): Promise<ServiceClient> {
+    return new ServiceClient({...this.options(service), target: targetOf(await this.source.profile(), service, language)})
+  }
+
+  /** Options of a client of `service`: what every client has, and its patient data masked in the trace. */
+  options(service?: string): Omit<ClientOptions, 'target'> {
+    const globals = this.source.globals()
+    const stderr = (text: string) => process.stderr.write(text + '\n')
+    const patientData = service !== undefined && findServiceModule(service)?.patientData !== undefined
+    if (patientData && globals.verbose && patientDataShown() && !this.patientDataNoticed) {
+      this.patientDataNoticed = true
+      process.stderr.write(PATIENT_DATA_NOTICE + '\n')
+    }
+
+    return {
+      onAudited: async (record) => {
+        this.audited = true
+        const {name, profile} = await this.source.profile()
+        await appendAudit(this.source.configDir, entryFromAttempt(record, name, profile.env))
+      },
+      beforeSend: consentHook(this.source.consent()),
+      dryRun: globals['dry-run'] === true,
+      timeoutMs: (globals.timeout ?? 30) * 1000,
+      trace: globals.verbose ? stderr : undefined,
+      warn: (text) => writeNote(escapeControlChars(text)),
+      traceMasked: service === undefined ? undefined : patientTraceMask(service),
+    }
+  }
+
+  /**
+   * An audited change that ended before it was sent is recorded too (not under --dry-run: nothing
+   * was attempted). `profile` reads the profile in use, or none when argv named one that was never read.
+   */
+  async auditUnsent(
+    operation: Operation | undefined,
+    error: OpsError,
+    typed: {args: Record<string, unknown>; flags: Record<string, unknown>; profile: () => Promise<ResolvedProfile | undefined>},
+  ): Promise<void> {
+    if (!operation || this.audited || this.source.globals()?.['dry-run']) return
+    try {
+      const resolved = await typed.profile()
+      const record = unsentAttempt(operation, error, typed.args, typed.flags)
+      const profileName = resolved?.name ?? (typed.flags.profile as string | undefined) ?? 'unknown'
+      await appendAudit(this.source.configDir, entryFromAttempt(record, profileName, resolved?.profile.env ?? 'unknown'))
+    } catch (auditError) {
+      process.stderr.write(`Warning: could not write the audit log: ${(auditError as Error).message}\n`)
+    }
+  }
+}
