@@ -87,7 +87,7 @@ describe('api checkout', () => {
     expect(calls()[0].headers).toMatchObject({'x-trace': 'abc', 'idempotency-key': 'k1'})
   })
 
-  it('API errors: one line with the server message and request id, and the exit code of the status', async () => {
+  it('API errors: the body on stdout (as gh api prints it), one line with the server message and request id on stderr, and the exit code of the status', async () => {
     const cases: [number, object, number, string][] = [
       [
         400,
@@ -107,7 +107,7 @@ describe('api checkout', () => {
         .reply(status, body, {headers: {...JSON_HEADERS, 'x-request-id': 'req-9'}})
       const r = await runCommand(Api, ['checkout', 'DELETE', '/v1/checkouts/c-1', '--data', '{"reason":"x"}'])
       expect(r.code, JSON.stringify(body)).toBe(exit)
-      expect(r.stdout).toBe('')
+      expect(JSON.parse(r.stdout)).toEqual(body)
       expect(r.stderr).toContain(`Error: ${text}`)
       noSecrets(r.stderr)
     }
@@ -115,13 +115,13 @@ describe('api checkout', () => {
     expect(calls()).toHaveLength(6)
   })
 
-  it('--json failure: {"error": ...} on stderr with status, code, request id and exit code; nothing on stdout', async () => {
+  it('--json failure: the body on stdout, {"error": ...} on stderr with status, code, request id and exit code', async () => {
     pool()
       .intercept({path: '/checkout/v1/checkouts/c-1', method: 'GET'})
       .reply(404, {code: 'PY0044', message: 'No such checkout'}, {headers: {...JSON_HEADERS, 'x-request-id': 'req-404'}})
     const r = await runCommand(Api, ['checkout', 'GET', '/v1/checkouts/c-1', '--json'])
     expect(r.code).toBe(4)
-    expect(r.stdout).toBe('')
+    expect(JSON.parse(r.stdout)).toEqual({code: 'PY0044', message: 'No such checkout'})
     expect(JSON.parse(r.stderr)).toEqual({
       error: expect.objectContaining({
         name: 'ApiError',
