@@ -33,7 +33,7 @@ export async function pagedRow(service: 'checkout' | 'health', method: string, p
 export interface PagedRequest {
   auth: AuthKind
   headers: Record<string, string>
-  /** The path as typed; a query it carries joins `query`. */
+  /** The path without a query: the query is all in `query`, where the token goes. */
   path: string
   query: Record<string, QueryValue>
 }
@@ -58,9 +58,7 @@ export async function readPages(
   request: PagedRequest,
   options: {collect: boolean; maxPages: number; onPage: (response: RawResponse) => Promise<void> | void},
 ): Promise<PagesRead> {
-  const q = request.path.indexOf('?')
-  const path = q === -1 ? request.path : request.path.slice(0, q)
-  const query = joinQueries(q === -1 ? {} : queryOfSearch(request.path.slice(q + 1)), request.query)
+  const {path, query} = request
   const caller = {
     call: (_op: Operation, input: {query?: Record<string, unknown>}) =>
       client.raw('GET', path, {answerErrors: true, auth: request.auth, headers: request.headers, query: input.query as Record<string, QueryValue>}),
@@ -85,18 +83,4 @@ export function mergedPages(row: PagedRow, read: PagesRead): unknown {
   const {data} = read.last
   if (data === null || typeof data !== 'object' || Array.isArray(data)) return data
   return {...data, [row.paging.items]: read.items}
-}
-
-/** Two queries as one: a key in both keeps the values of both. */
-function joinQueries(a: Record<string, QueryValue>, b: Record<string, QueryValue>): Record<string, QueryValue> {
-  const out = {...a}
-  for (const [key, value] of Object.entries(b)) out[key] = key in out ? [out[key], value].flat().filter((v) => v !== undefined) : value
-  return out
-}
-
-/** A query string as a query: a key given twice becomes a list, as `--param` makes one. */
-function queryOfSearch(search: string): Record<string, QueryValue> {
-  const query: Record<string, string[]> = {}
-  for (const [key, value] of new URLSearchParams(search)) query[key] = [...(query[key] ?? []), value]
-  return Object.fromEntries(Object.entries(query).map(([k, v]) => [k, v.length === 1 ? v[0] : v]))
 }

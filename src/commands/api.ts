@@ -3,7 +3,6 @@ import {Args, Flags} from '@oclif/core'
 import type {PagedRequest} from '../cli/api-paginate.js'
 import type {RawResponse, ServiceClient} from '../http/client.js'
 import type {AuthKind, HttpMethod, Operation, Paging} from '../http/operation.js'
-import type {QueryValue} from '../http/url.js'
 
 import {bodyOf, type Field, queryOf, readFields} from '../cli/api-fields.js'
 import {responseHead} from '../cli/api-head.js'
@@ -86,7 +85,12 @@ ${OPERATION_INDEX}`
     const client = await this.client(service)
     const auth = this.authFor(service, method, args.path, Boolean(client.target.session))
     if (service === 'health' && method === 'GET') await this.recordRead(args.path, client)
-    if (row) return this.paginated(client, row, {auth, headers, path: args.path, query})
+    if (row) {
+      // The token goes in the query with each page: the path's own query joins the rest.
+      const [path, search = ''] = args.path.split(/\?(.*)/s, 2)
+      return this.paginated(client, row, {auth, headers, path, query: joinedQuery(pairsOf(search), query)})
+    }
+
     return this.answer(await client.raw(method, args.path, {answerErrors: true, auth, body, headers, query}))
   }
 
@@ -169,13 +173,20 @@ ${OPERATION_INDEX}`
 }
 
 
-/** --param and a GET's fields as one query: a key in both keeps the values of both. */
-function joinedQuery(params: Record<string, string | string[]>, fields: Record<string, string[]>): Record<string, QueryValue> {
-  const query: Record<string, QueryValue> = Object.create(null)
-  for (const [key, value] of [...Object.entries(params), ...Object.entries(fields)]) {
+/** Queries (--param, a GET's fields, a path's own) as one: a key in several keeps the values of each. */
+function joinedQuery(...queries: Record<string, string | string[]>[]): Record<string, string | string[]> {
+  const query: Record<string, string | string[]> = Object.create(null)
+  for (const [key, value] of queries.flatMap((q) => Object.entries(q))) {
     const before = query[key]
     query[key] = before === undefined ? value : [before, value].flat()
   }
 
   return query
+}
+
+/** A query string's pairs, a repeated key as a list. */
+function pairsOf(search: string): Record<string, string[]> {
+  const pairs: Record<string, string[]> = Object.create(null)
+  for (const [key, value] of new URLSearchParams(search)) pairs[key] = [...(pairs[key] ?? []), value]
+  return pairs
 }
