@@ -54,7 +54,7 @@ ${OPERATION_INDEX}`
     'raw-field': Flags.string({char: 'f', description: 'body field key=value, a string; query parameter on a GET (repeatable)', multiple: true, multipleNonGreedy: true}),
     field: Flags.string({char: 'F', description: 'body field key=value: true, false, null, an integer, @file, @- (stdin), else a string (repeatable)', multiple: true, multipleNonGreedy: true}),
     paginate: Flags.boolean({description: 'follow a paged list to its last page: one document, or one page a line with -o ndjson'}),
-    'max-pages': Flags.integer({default: MAX_PAGES, description: 'with --paginate, stop after this many pages', min: 1}),
+    'max-pages': Flags.integer({dependsOn: ['paginate'], description: `with --paginate, stop after this many pages (default ${MAX_PAGES})`, min: 1}),
     include: Flags.boolean({char: 'i', description: 'print the status line and headers before the body'}),
     silent: Flags.boolean({description: 'print no body (the exit code still tells)'}),
     param: Flags.string({char: 'P', description: 'query parameter k=v (repeatable)', multiple: true, multipleNonGreedy: true}),
@@ -117,22 +117,25 @@ ${OPERATION_INDEX}`
   /** One answer: -i's head, then the body (unless --silent); an error answer's body too, then the error. */
   private async answer(response: RawResponse): Promise<unknown> {
     if (this.flags.include) process.stdout.write(responseHead(response.status, response.headers))
-    if (response.error) {
-      if (!this.flags.silent && response.data !== undefined) await this.output.print(response.data)
-      throw response.error
-    }
-
+    if (response.error) return this.failWith(response.error, response.data)
     return this.flags.silent ? undefined : (response.data ?? {status: response.status})
+  }
+
+  /** An error answer: its body (unless --silent), then the error, which has the exit code of its status. */
+  private async failWith(error: Error, body: unknown): Promise<never> {
+    if (!this.flags.silent && body !== undefined) await this.output.print(body)
+    throw error
   }
 
   private async paginated(client: ServiceClient, row: Operation & {paging: Paging}, request: PagedRequest): Promise<unknown> {
     const {mergedPages, readPages} = await import('../cli/api-paginate.js')
     const {flags} = this
+    const maxPages = flags['max-pages'] ?? MAX_PAGES
     const ndjson = this.output.format === 'ndjson'
     const query = flags.query === undefined ? undefined : (await import('../cli/output/query.js')).applyQuery
     const read = await readPages(client, row, request, {
-      collect: !ndjson,
-      maxPages: flags['max-pages'],
+      collect: !ndjson && !flags.silent,
+      maxPages,
       async onPage(response) {
         if (flags.include) process.stdout.write(responseHead(response.status, response.headers))
         if (!ndjson || flags.silent || response.error) return
@@ -141,10 +144,10 @@ ${OPERATION_INDEX}`
       },
     })
     if (read.stoppedAt) {
-      this.note(`Stopped after ${flags['max-pages']} ${flags['max-pages'] === 1 ? 'page' : 'pages'} (--max-pages); to go on from there: --param ${row.paging.token}=${read.stoppedAt}`)
+      this.note(`Stopped after ${maxPages} ${maxPages === 1 ? 'page' : 'pages'} (--max-pages); to go on from there: --param ${row.paging.token}=${read.stoppedAt}`)
     }
 
-    if (read.last.error) return this.answer(read.last)
+    if (read.last.error) return this.failWith(read.last.error, read.last.data)
     return flags.silent || ndjson ? undefined : mergedPages(row, read)
   }
 

@@ -301,4 +301,26 @@ describe('api --paginate against a service that misbehaves', () => {
     ])
     expect(r.stderr).toContain('Error: Unknown paging token')
   })
+
+  it("-i with --paginate: each page's head once, before its line", async () => {
+    process.env.OPSCTL_HEALTH_SESSION = 's%3Asess-Mm12Nn34'
+    pool()
+      .intercept({path: '/api/users/me/events', method: 'GET'})
+      .reply(200, {events: [{id: 'e-1'}], paging: {next: 't1'}}, {headers: JSON_HEADERS})
+    pool().intercept({path: '/api/users/me/events?pagingToken=t1', method: 'GET'}).reply(500, {message: 'down'}, {headers: JSON_HEADERS})
+    const r = await runCommand(Api, ['health', 'GET', '/api/users/me/events', '--paginate', '-o', 'ndjson', '-i'], {env: {}})
+    expect(r.code).toBe(6)
+    expect(r.stdout.match(/^HTTP\/1\.1 .*$/gm)).toEqual(['HTTP/1.1 200 OK', 'HTTP/1.1 500 Internal Server Error'])
+    expect(r.stdout.trimEnd().split('\n').at(-1)).toBe('{"message":"down"}')
+  })
+
+  it("--dry-run --paginate prints the first page's request with the path's query, sends nothing; --max-pages needs --paginate", async () => {
+    const r = await runCommand(Api, ['health', 'GET', '/api/users/me/events?symptoms=cough', '--paginate', '--dry-run'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stdout).toContain(`curl -sS -X GET '${ORIGIN}/api/users/me/events?symptoms=cough'`)
+    const alone = await runCommand(Api, ['checkout', 'GET', '/v1/webhooks', '--max-pages', '3'])
+    expect(alone.code).toBe(2)
+    expect(alone.stderr).toContain('--paginate')
+    expect(calls()).toHaveLength(0)
+  })
 })
