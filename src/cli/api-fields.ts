@@ -6,6 +6,7 @@
 import {readFile} from 'node:fs/promises'
 
 import {UsageError} from '../errors.js'
+import {MAX_DATA_DEPTH} from './data-input.js'
 import {readStdin} from './prompt.js'
 
 export type FieldValue = boolean | null | number | string
@@ -40,6 +41,7 @@ function field(pair: string, flag: string): Field {
   const match = KEY.exec(key)
   if (!match) throw new UsageError(`${flag} ${key}: a key is a name with optional [sub] or [] parts, like totalAmount[value] or symptoms[]`)
   const path = [match[1], ...[...match[2].matchAll(/\[([^[\]]*)]/g)].map((m) => m[1])]
+  if (path.length > MAX_DATA_DEPTH) throw new UsageError(`${flag} ${key.slice(0, 40)}…: nested ${path.length} levels deep; at most ${MAX_DATA_DEPTH} levels are accepted`)
   if (path.some((part, n) => part === '' && path[n + 1] === '')) throw new UsageError(`${flag} ${key}: a list of lists ([][]) cannot be written as a field; use --data`)
   return {key, path, value: pair.slice(i + 1)}
 }

@@ -176,14 +176,12 @@ ${OPERATION_INDEX}`
 }
 
 
-/** Queries (--param, a GET's fields, a path's own) as one: a key in several keeps the values of each. */
+/** Queries (--param, a GET's fields, a path's own) as one: a key in several keeps the values of each; a key with one value has it as a string. */
 function joinedQuery(...queries: Record<string, string | string[]>[]): Record<string, string | string[]> {
+  const lists: Record<string, string[]> = Object.create(null)
+  for (const [key, value] of queries.flatMap((q) => Object.entries(q))) lists[key] = [...(lists[key] ?? []), value].flat()
   const query: Record<string, string | string[]> = Object.create(null)
-  for (const [key, value] of queries.flatMap((q) => Object.entries(q))) {
-    const before = query[key]
-    query[key] = before === undefined ? value : [before, value].flat()
-  }
-
+  for (const [key, values] of Object.entries(lists)) query[key] = values.length === 1 ? values[0] : values
   return query
 }
 

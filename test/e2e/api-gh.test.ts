@@ -73,8 +73,11 @@ describe('api --paginate', () => {
     const doc = JSON.parse(capped.stdout)
     expect(doc.events).toHaveLength(100)
     expect(capped.stderr).toContain(`Stopped after 2 pages (--max-pages); to go on from there: --param pagingToken=${doc.paging.next}`)
-    const rest = JSON.parse((await run(Api, ['health', 'GET', '/api/users/me/events', '--paginate', '--param', `pagingToken=${doc.paging.next}`])).stdout)
-    expect([...doc.events, ...rest.events]).toEqual(all)
+    for (const from of [['--param', `pagingToken=${doc.paging.next}`], ['-f', `pagingToken=${doc.paging.next}`], []]) {
+      const path = from.length === 0 ? `/api/users/me/events?pagingToken=${encodeURIComponent(doc.paging.next)}` : '/api/users/me/events'
+      const rest = JSON.parse((await run(Api, ['health', 'GET', path, '--paginate', ...from])).stdout)
+      expect([...doc.events, ...rest.events], from.join(' ') || path).toEqual(all)
+    }
   })
 
   it('a path that is not a paged list is refused: exit 2, the paged lists named', async () => {

@@ -63,6 +63,7 @@ describe('-f and -F', () => {
     ['a key given twice', f('a=1', 'a=2'), /The field a is given twice; use a\[]=... for a list/],
     ['a value then an object', f('a=1', 'a[b]=2'), /The field a\[b] does not fit/],
     ['a list then an object', f('a[]=1', 'a[b]=2'), /The field a\[b] does not fit/],
+    ['a key nested deeper than --data may be', f(`a${'[b]'.repeat(64)}=1`), /nested 65 levels deep; at most 64/],
     ['two readers of stdin', F('a=@-', 'b=@-'), /reads stdin \(@-\) once/],
     ['a missing file', F('a=@/nonexistent/file'), /Cannot read \/nonexistent\/file: ENOENT/],
   ]
