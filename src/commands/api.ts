@@ -43,7 +43,7 @@ ${OPERATION_INDEX}`
     '<%= config.bin %> api health GET /api/users/me/events \\\n  --param startDate=2026-01-01T00:00:00Z --param symptoms=cough',
     '<%= config.bin %> api health GET /api/users/me/events --paginate -f symptoms=cough',
     '<%= config.bin %> api health GET /api/users/me/events --paginate -o ndjson',
-    '<%= config.bin %> api checkout POST /v1/webhooks -f name=CHECKOUT_SUCCESS -f callbackUrl=https://example.com/hook',
+    '<%= config.bin %> api checkout POST /v1/webhooks -f name=CHECKOUT_SUCCESS \\\n  -f callbackUrl=https://example.com/hook',
     '<%= config.bin %> api checkout POST /v1/checkouts -f requestReferenceNumber=r-1 \\\n  -f \'totalAmount[value]=1.00\' -f \'totalAmount[currency]=PHP\'',
     '<%= config.bin %> api checkout PUT /v1/webhooks/WEBHOOK_ID --input hook.json',
     '<%= config.bin %> api checkout GET /v1/checkouts/CHECKOUT_ID -i',
