@@ -62,6 +62,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   protected args!: InferArgs<T>
   protected flags!: InferFlags<T>
+  /** The flags as typed, in argv order: for a command whose repeated flags build one thing together (`api -f/-F`). */
+  protected flagsInOrder: {flag: string; input: string}[] = []
   /** This run's output: format, view, notes, what was shown (./output/command-output.ts). */
   protected readonly output = new CommandOutput({defaultFormat: this.statics.defaultFormat, displayZone: () => this.displayZone(), globals: () => this.globals, id: this.id, jsonEnabled: () => this.jsonEnabled(), view: () => this.view})
 
@@ -97,7 +99,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       throw unknownFlagError(error, {baseFlags: (super.ctor as typeof BaseCommand).baseFlags, enableJsonFlag: this.ctor.enableJsonFlag, flags: this.ctor.flags, id: this.id}) ?? parseUsageError(error as Error, {args: this.ctor.args, id: this.id})
     }
 
-    const {args, flags} = parsed
+    const {args, flags, raw} = parsed
+    this.flagsInOrder = raw.flatMap((token) => (token.type === 'flag' ? [{flag: token.flag, input: token.input}] : []))
     // Read as "no profile", an empty --profile would quietly act on the active one (oclif itself
     // ignores an empty OPSCTL_PROFILE, like every other empty OPSCTL_* variable).
     if (flags.profile === '') throw new UsageError('--profile must not be empty', [hints.profileList])

@@ -41,6 +41,11 @@ export interface ApiResponse<T> {
   durationMs: number
 }
 
+/** An answer to `raw`: with `answerErrors`, a 4xx or 5xx one carries the error it is. */
+export interface RawResponse extends ApiResponse<unknown> {
+  error?: ApiError
+}
+
 /**
  * How an attempt at an audited operation ended:
  * - `applied`; `refused` by the service (its status and code); `failed` (a server error);
@@ -176,13 +181,18 @@ export class ServiceClient {
     await this.options.onAudited(record)
   }
 
-  /** A request outside the table (`opsctl api`). Retried only when the method is safe. */
+  /**
+   * A request outside the table (`opsctl api`). Retried only when the method is safe. With
+   * `answerErrors`, a 4xx or 5xx answer is returned (its body as received, `error` the ApiError it
+   * is) rather than thrown, for a caller that shows it before failing.
+   */
   async raw(
     method: HttpMethod,
     path: string,
-    input: CallOptions & {auth: AuthKind; body?: unknown; query?: Record<string, QueryValue>},
-  ): Promise<ApiResponse<unknown>> {
+    input: CallOptions & {answerErrors?: boolean; auth: AuthKind; body?: unknown; query?: Record<string, QueryValue>},
+  ): Promise<RawResponse> {
     return this.send({
+      answerErrors: input.answerErrors,
       method,
       path,
       query: input.query,
@@ -205,6 +215,7 @@ export class ServiceClient {
   }
 
   private async send(req: {
+    answerErrors?: boolean
     method: HttpMethod
     path: string
     query?: Record<string, QueryValue>
@@ -213,7 +224,7 @@ export class ServiceClient {
     auth: AuthKind
     idempotent: boolean
     operationId: string
-  }): Promise<ApiResponse<unknown>> {
+  }): Promise<RawResponse> {
     const {target, traceMasked} = this.options
     const auth = authFor(target, req.auth)
     const outbound = {
@@ -226,10 +237,12 @@ export class ServiceClient {
       idempotent: req.idempotent,
     }
     const res = await this.transport.send(outbound)
+    let error: ApiError | undefined
     if (res.status >= 400) {
       // Patient data the server repeats in its error is masked as the trace masks it: in the Error line and --json alike.
       const patientData = traceMasked ? sentPatientData(outbound, traceMasked) : undefined
-      throw apiErrorFrom(res, {operationId: req.operationId, patientData, secrets: auth.secrets, service: target.service})
+      error = apiErrorFrom(res, {operationId: req.operationId, patientData, secrets: auth.secrets, service: target.service})
+      if (!req.answerErrors) throw error
     }
 
     const data = parseJson(res.text)
@@ -239,6 +252,7 @@ export class ServiceClient {
       headers: res.headers,
       requestId: requestIdFrom(res.headers, data),
       durationMs: res.durationMs,
+      ...(error ? {error} : {}),
     }
   }
 }

@@ -164,3 +164,18 @@ export type InputArgs<O extends Operation, Extra> = Record<string, never> extend
 export function pathParams(template: string): string[] {
   return [...template.matchAll(/{(\w+)}/g)].map((m) => m[1])
 }
+
+/**
+ * The row of `rows` a raw request (`opsctl api`) is a call of: same method, and a path (its query
+ * left aside) that the row's template matches, a `{param}` standing for one non-empty segment.
+ * Where two match (`/api/users/me` and `/api/users/{userId}`), the one with more fixed segments.
+ */
+export function rowAt<O extends Operation>(rows: readonly O[], method: HttpMethod, path: string): O | undefined {
+  const segments = path.split(/[?#]/, 1)[0].replace(/\/+$/, '').split('/')
+  const fixed = (row: O) => row.path.split('/').filter((s) => !/^{\w+}$/.test(s)).length
+  const matches = rows.filter((row) => {
+    const template = row.path.split('/')
+    return row.method === method && template.length === segments.length && template.every((s, i) => (/^{\w+}$/.test(s) ? segments[i] !== '' : s === segments[i]))
+  })
+  return matches.sort((a, b) => fixed(b) - fixed(a))[0]
+}

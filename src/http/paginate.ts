@@ -6,6 +6,8 @@
 import type {ApiResponse, CallInput, CallOptions, ServiceClient} from './client.js'
 import type {InputArgs, ItemOf, Operation, Paging, ResultOf} from './operation.js'
 
+import {ExitCode, OpsError} from '../errors.js'
+
 export interface Page<O extends Operation> {
   items: ItemOf<O>[]
   /** The token this page was asked with (absent for the first page of a listing). */
@@ -20,7 +22,8 @@ type LooseCall = (op: Operation, input: CallInput) => Promise<ApiResponse<unknow
 
 /**
  * Follows a paged operation from the page the input's query names (its token parameter) to the
- * last one: a page without a next token or without items ends it. Stop early with `break`.
+ * last one: a page without a next token or without items ends it. Stop early with `break`. A next
+ * token that was already asked with would read the same pages forever: that is a server error (exit 6).
  * @yields each page, asked for only when the consumer wants it
  */
 export async function* paginate<O extends Operation & {paging: Paging}>(
@@ -32,13 +35,19 @@ export async function* paginate<O extends Operation & {paging: Paging}>(
   const {items, next, token: tokenKey} = op.paging
   const call = client.call.bind(client) as LooseCall
   let token = stringOrUndefined(input.query?.[tokenKey])
+  const asked = new Set<string | undefined>()
   for (;;) {
+    asked.add(token)
     const response = await call(op, {...input, query: {...input.query, [tokenKey]: token}})
     const list = valueAt(response.data, items)
     const page = Array.isArray(list) ? (list as ItemOf<O>[]) : []
     const nextToken = stringOrUndefined(valueAt(response.data, next)) || undefined
     yield {items: page, token, next: nextToken, response: response as ApiResponse<ResultOf<O>>}
     if (!nextToken || page.length === 0) return
+    if (asked.has(nextToken)) {
+      throw new OpsError(`The ${op.id} answer gave the paging token ${nextToken} again, after ${asked.size} pages; stopped rather than read the same pages forever`, ExitCode.Server)
+    }
+
     token = nextToken
   }
 }

@@ -87,7 +87,7 @@ describe('api checkout', () => {
     expect(calls()[0].headers).toMatchObject({'x-trace': 'abc', 'idempotency-key': 'k1'})
   })
 
-  it('API errors: one line with the server message and request id, and the exit code of the status', async () => {
+  it('API errors: the body on stdout (as gh api prints it), one line with the server message and request id on stderr, and the exit code of the status', async () => {
     const cases: [number, object, number, string][] = [
       [
         400,
@@ -107,7 +107,7 @@ describe('api checkout', () => {
         .reply(status, body, {headers: {...JSON_HEADERS, 'x-request-id': 'req-9'}})
       const r = await runCommand(Api, ['checkout', 'DELETE', '/v1/checkouts/c-1', '--data', '{"reason":"x"}'])
       expect(r.code, JSON.stringify(body)).toBe(exit)
-      expect(r.stdout).toBe('')
+      expect(JSON.parse(r.stdout)).toEqual(body)
       expect(r.stderr).toContain(`Error: ${text}`)
       noSecrets(r.stderr)
     }
@@ -115,13 +115,13 @@ describe('api checkout', () => {
     expect(calls()).toHaveLength(6)
   })
 
-  it('--json failure: {"error": ...} on stderr with status, code, request id and exit code; nothing on stdout', async () => {
+  it('--json failure: the body on stdout, {"error": ...} on stderr with status, code, request id and exit code', async () => {
     pool()
       .intercept({path: '/checkout/v1/checkouts/c-1', method: 'GET'})
       .reply(404, {code: 'PY0044', message: 'No such checkout'}, {headers: {...JSON_HEADERS, 'x-request-id': 'req-404'}})
     const r = await runCommand(Api, ['checkout', 'GET', '/v1/checkouts/c-1', '--json'])
     expect(r.code).toBe(4)
-    expect(r.stdout).toBe('')
+    expect(JSON.parse(r.stdout)).toEqual({code: 'PY0044', message: 'No such checkout'})
     expect(JSON.parse(r.stderr)).toEqual({
       error: expect.objectContaining({
         name: 'ApiError',
@@ -235,11 +235,92 @@ describe('api: bad input is exit 2 and nothing is sent', () => {
     })
   }
 
+  const bodyCases: [string, string[], RegExp, string?][] = [
+    ['--data with --input', ['checkout', 'POST', '/v1/webhooks', '--data', '{}', '--input', 'x.json'], /--data and --input each give the request body/],
+    ['--input with fields', ['checkout', 'POST', '/v1/webhooks', '--input', 'x.json', '-f', 'a=b'], /--input and -f\/-F each give the request body/],
+    ['two readers of stdin', ['checkout', 'GET', '/v1/webhooks', '--input', '-', '-F', 'a=@-'], /--input - and -F key=@- both read stdin/, '{}'],
+    ['a field given twice', ['checkout', 'POST', '/v1/webhooks', '-f', 'name=a', '-f', 'name=b'], /The field name is given twice/],
+    ['a malformed key', ['checkout', 'POST', '/v1/webhooks', '-f', 'a[b=c'], /-f a\[b: a key is a name/],
+    ['a nested key in a query', ['checkout', 'GET', '/v1/webhooks', '-f', 'a[b]=c'], /cannot go in a query/],
+    ['a missing @file', ['checkout', 'POST', '/v1/webhooks', '-F', 'a=@/nonexistent/x'], /Cannot read \/nonexistent\/x: ENOENT/],
+    ['--input that is not JSON', ['checkout', 'POST', '/v1/webhooks', '--input', '-'], /stdin is not valid JSON/, 'name=x'],
+  ]
+  for (const [what, argv, message, stdin] of bodyCases) {
+    it(`-f/-F/--input: ${what}`, async () => {
+      const r = await runCommand(Api, argv, stdin === undefined ? {} : {stdin})
+      expect(r.code, r.stderr).toBe(2)
+      expect(r.stdout).toBe('')
+      expect(r.stderr).toMatch(message)
+      expect(calls()).toHaveLength(0)
+    })
+  }
+
+  it('--paginate on a path that is not a paged list', async () => {
+    const r = await runCommand(Api, ['checkout', 'GET', '/v1/webhooks', '--paginate'])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain('--paginate follows a paged list, and listWebhooks (GET /v1/webhooks) has no pages; nothing was sent')
+    expect(calls()).toHaveLength(0)
+  })
+
   it('a credential over plain http to a remote host', async () => {
     process.env.OPSCTL_CHECKOUT_URL = 'http://pay.example.com/checkout'
     const r = await runCommand(Api, ['checkout', 'GET', '/v1/webhooks'])
     expect(r.code).toBe(2)
     expect(r.stderr).toMatch(/Refusing to send credentials over plain HTTP to pay\.example\.com/)
+    expect(calls()).toHaveLength(0)
+  })
+})
+
+describe('api --paginate against a service that misbehaves', () => {
+  it('a paging token given again stops the run with exit 6 instead of reading the same pages forever', async () => {
+    process.env.OPSCTL_HEALTH_SESSION = 's%3Asess-Mm12Nn34'
+    const page = (next: string) => ({events: [{id: `e-${next}`, date: '2026-01-01T00:00:00Z'}], paging: {next}})
+    pool().intercept({path: '/api/users/me/events', method: 'GET'}).reply(200, page('t1'), {headers: JSON_HEADERS})
+    pool().intercept({path: '/api/users/me/events?pagingToken=t1', method: 'GET'}).reply(200, page('t2'), {headers: JSON_HEADERS})
+    pool().intercept({path: '/api/users/me/events?pagingToken=t2', method: 'GET'}).reply(200, page('t1'), {headers: JSON_HEADERS})
+    const r = await runCommand(Api, ['health', 'GET', '/api/users/me/events', '--paginate', '-o', 'ndjson'])
+    expect(r.code).toBe(6)
+    expect(r.stdout.trimEnd().split('\n').map((line) => JSON.parse(line).paging.next)).toEqual(['t1', 't2', 't1'])
+    expect(r.stderr).toContain('Error: The getEvents answer gave the paging token t1 again, after 3 pages')
+    expect(calls()).toHaveLength(3)
+  })
+
+  it('a page that fails ends the run: the pages before it printed (ndjson), its body, and the exit code of its status', async () => {
+    process.env.OPSCTL_HEALTH_SESSION = 's%3Asess-Mm12Nn34'
+    pool()
+      .intercept({path: '/api/users/me/events', method: 'GET'})
+      .reply(200, {events: [{id: 'e-1'}], paging: {next: 't1'}}, {headers: JSON_HEADERS})
+    pool()
+      .intercept({path: '/api/users/me/events?pagingToken=t1', method: 'GET'})
+      .reply(400, {code: 'BAD_TOKEN', message: 'Unknown paging token'}, {headers: JSON_HEADERS})
+    const r = await runCommand(Api, ['health', 'GET', '/api/users/me/events', '--paginate', '-o', 'ndjson'])
+    expect(r.code).toBe(5)
+    expect(r.stdout.trimEnd().split('\n').map((line) => JSON.parse(line))).toEqual([
+      {events: [{id: 'e-1'}], paging: {next: 't1'}},
+      {code: 'BAD_TOKEN', message: 'Unknown paging token'},
+    ])
+    expect(r.stderr).toContain('Error: Unknown paging token')
+  })
+
+  it("-i with --paginate: each page's head once, before its line", async () => {
+    process.env.OPSCTL_HEALTH_SESSION = 's%3Asess-Mm12Nn34'
+    pool()
+      .intercept({path: '/api/users/me/events', method: 'GET'})
+      .reply(200, {events: [{id: 'e-1'}], paging: {next: 't1'}}, {headers: JSON_HEADERS})
+    pool().intercept({path: '/api/users/me/events?pagingToken=t1', method: 'GET'}).reply(500, {message: 'down'}, {headers: JSON_HEADERS})
+    const r = await runCommand(Api, ['health', 'GET', '/api/users/me/events', '--paginate', '-o', 'ndjson', '-i'], {env: {}})
+    expect(r.code).toBe(6)
+    expect(r.stdout.match(/^HTTP\/1\.1 .*$/gm)).toEqual(['HTTP/1.1 200 OK', 'HTTP/1.1 500 Internal Server Error'])
+    expect(r.stdout.trimEnd().split('\n').at(-1)).toBe('{"message":"down"}')
+  })
+
+  it("--dry-run --paginate prints the first page's request with the path's query, sends nothing; --max-pages needs --paginate", async () => {
+    const r = await runCommand(Api, ['health', 'GET', '/api/users/me/events?symptoms=cough', '--paginate', '--dry-run'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stdout).toContain(`curl -sS -X GET '${ORIGIN}/api/users/me/events?symptoms=cough'`)
+    const alone = await runCommand(Api, ['checkout', 'GET', '/v1/webhooks', '--max-pages', '3'])
+    expect(alone.code).toBe(2)
+    expect(alone.stderr).toContain('--paginate')
     expect(calls()).toHaveLength(0)
   })
 })

@@ -1,0 +1,86 @@
+/**
+ * `opsctl api --paginate`: the request's path names a paged row of the service's table (`rowAt`),
+ * whose `paging` says which query parameter carries the token and where an answer keeps its items
+ * and the next token; `paginate` follows it, one raw GET a page, with the request's own auth,
+ * headers and query. Loaded only for --paginate: the operations tables bring zod.
+ */
+import type {RawResponse, ServiceClient} from '../http/client.js'
+import type {QueryValue} from '../http/url.js'
+
+import {UsageError} from '../errors.js'
+import {type AuthKind, type Operation, type Paging, rowAt} from '../http/operation.js'
+import {paginate} from '../http/paginate.js'
+
+/** Pages read at most unless --max-pages says otherwise: 50,000 events at the health service's 50 a page. */
+export const DEFAULT_MAX_PAGES = 1000
+
+type PagedRow = Operation & {paging: Paging}
+
+/** The paged row `GET path` is a call of; anything else is a usage error (nothing sent) naming the paged ones. */
+export async function pagedRow(service: 'checkout' | 'health', method: string, path: string): Promise<PagedRow> {
+  const rows =
+    service === 'health' ? (await import('../services/health/operations.js')).healthService.list : (await import('../services/checkout/operations.js')).checkoutService.list
+  const row = method === 'GET' ? rowAt(rows, method, path) : undefined
+  if (row?.paging) return row as PagedRow
+  const paged = rows.filter((r) => r.paging).map((r) => `GET ${r.path}`)
+  const what = row ? `${row.id} (${method} ${row.path}) has no pages` : `${method} ${path.split('?', 1)[0]} is not a paged operation of ${service}`
+  throw new UsageError(
+    `--paginate follows a paged list, and ${what}; nothing was sent`,
+    paged.length > 0 ? [`The paged lists of ${service}: ${paged.join(', ')}`] : [],
+  )
+}
+
+export interface PagedRequest {
+  auth: AuthKind
+  headers: Record<string, string>
+  /** The path without a query: the query is all in `query`, where the token goes. */
+  path: string
+  query: Record<string, QueryValue>
+}
+
+export interface PagesRead {
+  /** Every page's items in order, when collected. */
+  items: unknown[]
+  /** The last answer read: the end of the list, a failure (`error`), or the page at the cap. */
+  last: RawResponse
+  /** The next page's token when --max-pages stopped the run before the end. */
+  stoppedAt?: string
+}
+
+/**
+ * Reads the pages from the one the query's token names (the first without one) to the last, at
+ * most `maxPages`; each answer goes to `onPage` as it arrives. A failed answer ends the run and is
+ * `last` (its `error` set). `collect`: keep the items for one merged document.
+ */
+export async function readPages(
+  client: Pick<ServiceClient, 'raw'>,
+  row: PagedRow,
+  request: PagedRequest,
+  options: {collect: boolean; maxPages: number; onPage: (response: RawResponse) => Promise<void> | void},
+): Promise<PagesRead> {
+  const {path, query} = request
+  const caller = {
+    call: (_op: Operation, input: {query?: Record<string, unknown>}) =>
+      client.raw('GET', path, {answerErrors: true, auth: request.auth, headers: request.headers, query: input.query as Record<string, QueryValue>}),
+  }
+  const items: unknown[] = []
+  let pages = 0
+  let last: RawResponse | undefined
+  for await (const page of paginate(caller as unknown as Pick<ServiceClient, 'call'>, row, {query})) {
+    last = page.response as RawResponse
+    pages++
+    await options.onPage(last)
+    if (last.error) break
+    if (options.collect) items.push(...page.items)
+    if (pages >= options.maxPages && page.next && page.items.length > 0) return {items, last, stoppedAt: page.next}
+  }
+
+  return {items, last: last as RawResponse}
+}
+
+/** One document of every page: the last answer, its list (`row.paging.items`) holding the items of all pages in order. */
+export function mergedPages(row: PagedRow, read: PagesRead): unknown {
+  const {data} = read.last
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) return data
+  return {...data, [row.paging.items]: read.items}
+}
