@@ -23,9 +23,11 @@ async function main(argv) {
   guardOutputStreams()
   guardFatalErrors()
 
+  // Loaded only when typed: every other start reads one file fewer.
+  const args = argv.includes('--no-color') ? require('../dist/startup/no-color.js').takeNoColor(argv, process.env) : argv
   const {execute} = require('../dist/oclif.js')
   // The package's root, so that oclif does not take bin/package.json for it.
-  await execute({dir: join(__dirname, '..')})
+  await execute({args, dir: join(__dirname, '..')})
 }
 
 main(process.argv.slice(2))

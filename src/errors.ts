@@ -17,6 +17,8 @@ export const ExitCode = {
   Refused: 5,
   Server: 6,
   Network: 7,
+  /** Ctrl-C: at a prompt (nothing was sent), or while running (the process ends by SIGINT, which a shell reports as 130). */
+  Interrupted: 130,
 } as const
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode]
 
@@ -113,8 +115,17 @@ export class InputError extends UsageError {
   }
 }
 
-/** The person at the prompt said no (or cancelled it): nothing was sent (exit 2). Audited as `declined`. */
+/** The person at the prompt said no: nothing was sent (exit 2). Audited as `declined`. */
 export class DeclinedError extends UsageError {}
+
+/** Ctrl-C at a prompt: nothing was sent; exit 130, as a shell reports a command Ctrl-C ended. Audited as `declined`. */
+export class CancelledError extends DeclinedError {
+  override readonly exitCode: ExitCode = ExitCode.Interrupted
+
+  constructor() {
+    super('Cancelled; nothing was sent')
+  }
+}
 
 /** Missing or rejected credentials detected locally (exit 3). */
 export class CredentialsError extends OpsError {

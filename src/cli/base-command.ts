@@ -222,6 +222,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   override async finally(error: Error | undefined): Promise<void> {
     try {
+      await this.wiring.noteForeignSandbox(error)
       // A change a command made to the profiles and did not save itself is written now, never lost.
       await saveUnsavedProfiles(this.store)
     } finally {

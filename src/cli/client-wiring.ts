@@ -15,6 +15,7 @@ import {findServiceModule} from '../http/services.js'
 import {type ResolvedProfile, targetOf} from '../profiles/resolve.js'
 import {type ConsentContext, consentHook} from './consent.js'
 import {writeNote} from './error-output.js'
+import {foreignSandboxNote, showsForeignSandboxNote} from './foreign-sandbox.js'
 import {PATIENT_DATA_NOTICE, patientDataShown, patientTraceMask} from './patient-data.js'
 import {unsentAttempt} from './unsent-attempt.js'
 
@@ -29,12 +30,24 @@ export class ClientWiring {
   /** The client wrote an audit line in this run. */
   private audited = false
   private patientDataNoticed = false
+  /** Checked with the first client: the note when its sandbox was started from another config folder. */
+  private foreignSandbox?: Promise<string | undefined>
 
   constructor(private readonly source: WiringSource) {}
 
   /** A client of a registered service (src/services/registry.ts), as the profile in use reaches it; `language` for services that take one. */
   async client(service: string, language?: string): Promise<ServiceClient> {
-    return new ServiceClient({...this.options(service), target: targetOf(await this.source.profile(), service, language)})
+    const resolved = await this.source.profile()
+    const target = targetOf(resolved, service, language)
+    this.foreignSandbox ??= foreignSandboxNote(resolved, target.baseUrl, this.source.configDir).catch(() => undefined)
+    return new ServiceClient({...this.options(service), target})
+  }
+
+  /** At the end of a run: one line when a client reached a sandbox another config folder started (./foreign-sandbox.ts). */
+  async noteForeignSandbox(error: Error | undefined): Promise<void> {
+    if (!this.foreignSandbox || !showsForeignSandboxNote(error, this.source.globals()?.['dry-run'] === true)) return
+    const note = await this.foreignSandbox
+    if (note) writeNote(note)
   }
 
   /** Options of a client of `service`: what every client has, and its patient data masked in the trace. */

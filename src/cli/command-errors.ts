@@ -6,7 +6,7 @@
  */
 import type {ArgOwner} from './parse-error.js'
 
-import {ExitCode, InputError, OpsError, UsageError} from '../errors.js'
+import {ExitCode, InputError, OpsError} from '../errors.js'
 import {type DryRunRequest} from '../http/dry-run.js'
 import {scrubSecrets} from '../http/redact.js'
 import {writeError} from './error-output.js'
@@ -19,7 +19,6 @@ export function toOpsError(
 ): OpsError {
   if (error instanceof InputError) return error.worded(flagNamer(command.inputFlags))
   if (error instanceof OpsError) return error
-  if (error.name === 'ExitPromptError' || error.name === 'AbortPromptError') return new UsageError('Cancelled; nothing was sent')
   // oclif's multi-line parse messages, as one short line, with where to read more (./parse-error.ts).
   if (error.oclif?.exit !== undefined) return parseUsageError(error, {args: command.args, id: command.id})
   return new OpsError(`Unexpected error: ${error.message}`, ExitCode.Unexpected, ['Run again with --verbose for details'])

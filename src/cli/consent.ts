@@ -65,22 +65,11 @@ export function consentHook(ctx: ConsentContext): (op: Operation, input: CallInp
     const {action, detail, resourceId} = {...describeChange(op, input.params), ...input.confirm}
     requireConsentPossible(ctx, action)
     const then = detail ? ` ${detail}` : ''
-    const ok = await cancelIsDeclined(() =>
+    // Ctrl-C at the prompt is a CancelledError (exit 130), audited as declined too.
+    const ok =
       r.profile.env === 'production'
-        ? askTypeBack(`${action} on PRODUCTION (${r.name}).${then} Type ${resourceId} to confirm:`, resourceId)
-        : askConfirm(`${action}?${then}`),
-    )
+        ? await askTypeBack(`${action} on PRODUCTION (${r.name}).${then} Type ${resourceId} to confirm:`, resourceId)
+        : await askConfirm(`${action}?${then}`)
     if (!ok) throw new DeclinedError('Not confirmed; nothing was sent')
-  }
-}
-
-/** Ctrl-C or Ctrl-D at the prompt declines too (and is audited as declined). */
-async function cancelIsDeclined(ask: () => Promise<boolean>): Promise<boolean> {
-  try {
-    return await ask()
-  } catch (error) {
-    const {name} = error as Error
-    if (name === 'ExitPromptError' || name === 'AbortPromptError') throw new DeclinedError('Cancelled; nothing was sent')
-    throw error
   }
 }

@@ -26,7 +26,7 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
   {name: 'HTTPS_PROXY', description: 'a proxy for https requests (HTTP_PROXY for http; lower case works too); never used for loopback'},
   {name: 'NO_PROXY', description: 'hosts that bypass the proxy'},
   {name: 'NODE_EXTRA_CA_CERTS', description: "a PEM file of extra certificate authorities, for a service behind a company's TLS proxy"},
-  {name: 'NO_COLOR', description: 'no colour in any output'},
+  {name: 'NO_COLOR', description: 'no colour in any output (--no-color, accepted by every command, does the same)'},
   {name: 'CI', description: 'true: never prompt (a missing value is an error, a destructive command needs --yes)'},
   {name: 'NODE_DISABLE_COMPILE_CACHE', description: '1 turns the compile cache off'},
 ]
@@ -43,7 +43,7 @@ export function environmentHelp(width = 80): string {
 }
 
 /** Words into lines of at most `width` characters (a longer word stands alone). */
-function wrap(text: string, width: number): string[] {
+export function wrap(text: string, width: number): string[] {
   const lines: string[] = []
   let line = ''
   for (const word of text.split(' ')) {

@@ -6,6 +6,7 @@
  */
 import {CommandHelp, Help} from '@oclif/core'
 
+import {HELP_TOPICS} from './help-topics.js'
 import {wrapHelp} from './help-wrap.js'
 
 class CommandHelpWithShortUsage extends CommandHelp {
@@ -34,5 +35,13 @@ export default class OpsctlHelp extends Help {
 
   override wrap(body: string, spacing = this.indentSpacing): string {
     return wrapHelp(this.render(body), this.opts.maxWidth - spacing, true)
+  }
+
+  /** After the topics and commands, the topics that are not commands (`help exit-codes`). */
+  protected override async showRootHelp(): Promise<void> {
+    await super.showRootHelp()
+    const rows = [...HELP_TOPICS].map(([name, topic]): [string, string] => [`help ${name}`, topic.summary])
+    this.log(this.section('HELP TOPICS', this.renderList(rows, {indentation: 2, spacer: '\n', stripAnsi: this.opts.stripAnsi})))
+    this.log('')
   }
 }

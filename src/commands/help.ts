@@ -1,6 +1,6 @@
 import {Args, Command, Flags, loadHelpClass} from '@oclif/core'
 
-import {environmentHelp} from '../cli/environment.js'
+import {HELP_TOPICS} from '../cli/help-topics.js'
 
 /**
  * `opsctl help [COMMAND]`, as @oclif/plugin-help has it, but over the bundle's own copy of oclif:
@@ -13,13 +13,14 @@ export default class Help extends Command {
 
   static override description = `Show help for opsctl, a topic or a command.
 
-"help environment" lists every environment variable opsctl reads.`
+"help environment" lists every environment variable opsctl reads; "help exit-codes" what each exit code means.`
 
   static override examples = [
     '<%= config.bin %> help',
     '<%= config.bin %> help checkout',
     '<%= config.bin %> help refund create',
     '<%= config.bin %> help environment',
+    '<%= config.bin %> help exit-codes',
   ]
   static override flags = {
     'nested-commands': Flags.boolean({char: 'n', description: 'include the commands of every nested topic'}),
@@ -29,8 +30,9 @@ export default class Help extends Command {
 
   async run(): Promise<void> {
     const {argv, flags} = await this.parse(Help)
-    if (argv.length === 1 && argv[0] === 'environment') {
-      process.stdout.write(environmentHelp(process.stdout.columns || 80))
+    const topic = argv.length === 1 ? HELP_TOPICS.get(argv[0] as string) : undefined
+    if (topic) {
+      process.stdout.write(topic.render(process.stdout.columns || 80))
       return
     }
 

@@ -56,17 +56,11 @@ async function confirmOnce(kind: BulkKind, plan: PlanSummary, refused: RowResult
   const count = plan.toSend + plan.toReconcile
   const what = `${kind === 'refund' ? 'Refund' : 'Void'} ${count} ${count === 1 ? 'checkout' : 'checkouts'}, ${totalsText(plan.totals)} in total`
   const typed = totalsText(plan.totals)
-  let ok: boolean
-  try {
-    ok = run.profile.profile.env === 'production'
+  // Ctrl-C at the prompt is a CancelledError (exit 130).
+  const ok =
+    run.profile.profile.env === 'production'
       ? await askTypeBack(`${what}, on PRODUCTION (${run.profile.name}). Type ${typed} to confirm:`, typed)
       : await askConfirm(`${what}?`)
-  } catch (error) {
-    const {name} = error as Error
-    if (name === 'ExitPromptError' || name === 'AbortPromptError') throw new DeclinedError('Cancelled; nothing was sent')
-    throw error
-  }
-
   if (!ok) throw new DeclinedError('Not confirmed; nothing was sent')
 }
 
