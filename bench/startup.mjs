@@ -21,8 +21,8 @@
  * The real path: a seeded sandbox is started (a separate process, on a free loopback port) and the
  * API rows send real requests to it, signed in as the seeded patient for `events list me`. The
  * dry run stays as an extra row. Each child also reports its peak RSS. The last column compares
- * each row with a bare `node:http` GET of the same resource (bench/lib/bare-get.cjs): the floor of
- * any Node CLI that makes one call.
+ * each row with a bare `node:http` GET of the same resource (BARE_GET below): the floor of any
+ * Node CLI that makes one call.
  */
 import {spawnSync} from 'node:child_process'
 import {once as onceEvent} from 'node:events'
@@ -94,12 +94,18 @@ if (created.status !== 0) {
 
 const checkoutId = JSON.parse(created.stdout).checkoutId
 const secretKey = 'sk-sandbox-Hd5Fg2Jk8Lp3Qw7Er1Ty6Ui4'
-const bareGet = join(ROOT, 'bench', 'lib', 'bare-get.cjs')
+/** The floor of any Node CLI for one call: a bare node:http GET of the resource, its body printed. */
+const BARE_GET = `const [url, authorization] = process.argv.slice(1)
+require('node:http').get(url, {headers: {authorization}}, (res) => {
+  const chunks = []
+  res.on('data', (c) => chunks.push(c))
+  res.on('end', () => { process.stdout.write(Buffer.concat(chunks)); if (res.statusCode !== 200) process.exitCode = 1 })
+})`
 const basic = `Basic ${Buffer.from(`${secretKey}:`).toString('base64')}`
 
 const cases = [
   {argv: ['-e', '0'], name: 'node -e 0'},
-  {argv: [bareGet, `${sandbox.origin}/checkout/v1/webhooks`, basic], name: 'bare node:http GET /checkout/v1/webhooks'},
+  {argv: ['-e', BARE_GET, `${sandbox.origin}/checkout/v1/webhooks`, basic], name: 'bare node:http GET /checkout/v1/webhooks'},
 ]
 const BARE = 1
 for (const [i, bin] of bins.entries()) {
