@@ -3,7 +3,11 @@
  * Start-up budget: whole-process wall time of a few everyday invocations, as medians over
  * several runs after a warm-up, each compared with `node -e 0` (the floor no CLI can beat).
  *
- *   node bench/startup.mjs [--runs 15] [--json] [--bin other/bin/run.js ...]
+ *   node bench/startup.mjs [--runs 15] [--json] [--bin other/bin/run.js ...] [--node path/to/node]
+ *
+ * `--node` (or OPSCTL_BENCH_NODE) names the Node binary every measured child runs on (default: the
+ * one running the bench), the floors included, so that each Node is compared with itself. The
+ * sandbox runs on the bench's own Node.
  *
  * `--bin` (repeatable) measures other builds too, interleaved with this one, e.g. a checkout of an
  * older commit, for a before/after comparison on a machine whose load changes from minute to minute.
@@ -16,7 +20,9 @@
  *
  * The real path: a seeded sandbox is started (a separate process, on a free loopback port) and the
  * API rows send real requests to it, signed in as the seeded patient for `events list me`. The
- * dry run stays as an extra row. Each child also reports its peak RSS.
+ * dry run stays as an extra row. Each child also reports its peak RSS. The last column compares
+ * each row with a bare `node:http` GET of the same resource (BARE_GET below): the floor of any
+ * Node CLI that makes one call.
  */
 import {spawnSync} from 'node:child_process'
 import {once as onceEvent} from 'node:events'
@@ -34,6 +40,7 @@ const {values} = parseArgs({
   options: {
     bin: {multiple: true, type: 'string'},
     json: {default: false, type: 'boolean'},
+    node: {default: process.env.OPSCTL_BENCH_NODE || process.execPath, type: 'string'},
     runs: {default: '15', type: 'string'},
     warmup: {default: '2', type: 'string'},
   },
@@ -41,6 +48,8 @@ const {values} = parseArgs({
 const bins = [join(ROOT, 'bin', 'run.js'), ...(values.bin ?? []).map((b) => resolve(b))]
 const runs = Math.max(10, Number.parseInt(values.runs, 10) || 15)
 const warmup = Math.max(1, Number.parseInt(values.warmup, 10) || 2)
+const nodeBin = resolve(values.node)
+const nodeVersion = spawnSync(nodeBin, ['--version'], {encoding: 'utf8'}).stdout.trim()
 
 const configDir = mkdtempSync(join(tmpdir(), 'opsctl-bench-'))
 const env = {}
@@ -76,7 +85,29 @@ if (login.status !== 0) {
   throw new Error(`users login exited ${login.status}: ${login.stderr}`)
 }
 
-const cases = [{argv: ['-e', '0'], name: 'node -e 0'}]
+// A checkout for the `checkout get` row.
+const created = spawnSync(process.execPath, [bins[0], 'checkout', 'create', '--data', '@examples/checkout.json', '--json'], {cwd: ROOT, encoding: 'utf8', env})
+if (created.status !== 0) {
+  await stopSandbox()
+  throw new Error(`checkout create exited ${created.status}: ${created.stderr}`)
+}
+
+const checkoutId = JSON.parse(created.stdout).checkoutId
+const secretKey = 'sk-sandbox-Hd5Fg2Jk8Lp3Qw7Er1Ty6Ui4'
+/** The floor of any Node CLI for one call: a bare node:http GET of the resource, its body printed. */
+const BARE_GET = `const [url, authorization] = process.argv.slice(1)
+require('node:http').get(url, {headers: {authorization}}, (res) => {
+  const chunks = []
+  res.on('data', (c) => chunks.push(c))
+  res.on('end', () => { process.stdout.write(Buffer.concat(chunks)); if (res.statusCode !== 200) process.exitCode = 1 })
+})`
+const basic = `Basic ${Buffer.from(`${secretKey}:`).toString('base64')}`
+
+const cases = [
+  {argv: ['-e', '0'], name: 'node -e 0'},
+  {argv: ['-e', BARE_GET, `${sandbox.origin}/checkout/v1/webhooks`, basic], name: 'bare node:http GET /checkout/v1/webhooks'},
+]
+const BARE = 1
 for (const [i, bin] of bins.entries()) {
   const label = i === 0 ? 'opsctl' : `opsctl[${relative(process.cwd(), bin) || bin}]`
   // A compile cache per build: a build's first run removes the entries of other builds.
@@ -88,6 +119,11 @@ for (const [i, bin] of bins.entries()) {
       {argv: [bin, 'api', 'checkout', 'GET', '/v1/webhooks'], name: `${label} api checkout GET /v1/webhooks`},
       {argv: [bin, 'webhook', 'list', '--json'], name: `${label} webhook list --json`},
       {argv: [bin, 'events', 'list', 'me', '--json'], name: `${label} events list me --json`},
+      {argv: [bin, 'checkout', 'get', checkoutId, '--json'], name: `${label} checkout get ID --json`},
+      {
+        argv: [bin, 'events', 'add', 'me', '--medication-id', 'med-salbutamol', '--medication-type', 'rescue', '--symptom', 'cough', '--json'],
+        name: `${label} events add me ... --json`,
+      },
       {argv: [bin, 'api', 'checkout', 'GET', '/v1/x', '--dry-run'], name: `${label} api checkout GET /v1/x --dry-run`},
     ].map((c) => ({...c, env: own})),
   )
@@ -111,7 +147,7 @@ writeFileSync(
 
 function once({argv, env: extra}) {
   const started = performance.now()
-  const child = spawnSync(process.execPath, ['--require', cpuHook, ...argv], {cwd: ROOT, encoding: 'utf8', env: {...env, ...extra}})
+  const child = spawnSync(nodeBin, ['--require', cpuHook, ...argv], {cwd: ROOT, encoding: 'utf8', env: {...env, ...extra}})
   const ms = performance.now() - started
   if (child.status !== 0) {
     throw new Error(`${argv.join(' ')} exited ${child.status}: ${child.stderr}`)
@@ -136,6 +172,7 @@ try {
   const wall = (i) => samples[i].map((x) => x.wall)
   const cpu = (i) => samples[i].map((x) => x.cpu)
   const floor = median(wall(0))
+  const bare = median(wall(BARE))
   const cpuFloor = median(cpu(0))
   cases.forEach((c, i) => {
     const ms = median(wall(i))
@@ -146,6 +183,7 @@ try {
       minMs: Math.round(Math.min(...wall(i))),
       maxMs: Math.round(Math.max(...wall(i))),
       ratio: Math.round((ms / floor) * 100) / 100,
+      bareRatio: Math.round((ms / bare) * 100) / 100,
       cpuMedianMs: Math.round(cpuMs),
       cpuRatio: Math.round((cpuMs / cpuFloor) * 100) / 100,
       peakRssMb: Math.round(Math.max(...samples[i].map((x) => x.rssMb))),
@@ -155,13 +193,13 @@ try {
   await stopSandbox()
 }
 
-const facts = `node ${process.version}, ${runs} runs after ${warmup} warm-up, NODE_EXTRA_CA_CERTS and NODE_OPTIONS unset in the children, temporary OPSCTL_CONFIG_DIR`
+const facts = `node ${nodeVersion}, ${runs} runs after ${warmup} warm-up, NODE_EXTRA_CA_CERTS and NODE_OPTIONS unset in the children, temporary OPSCTL_CONFIG_DIR`
 if (values.json) {
   process.stdout.write(JSON.stringify({facts, results}, null, 2) + '\n')
 } else {
-  const head = ['case', 'median ms', 'min ms', 'max ms', 'x node -e 0', 'cpu ms', 'cpu x node -e 0', 'peak RSS MB']
+  const head = ['case', 'median ms', 'min ms', 'max ms', 'x node -e 0', 'cpu ms', 'cpu x node -e 0', 'peak RSS MB', 'x bare GET']
   const rows = results.map((r) =>
-    [r.case, r.medianMs, r.minMs, r.maxMs, r.ratio.toFixed(2), r.cpuMedianMs, r.cpuRatio.toFixed(2), r.peakRssMb].map(String),
+    [r.case, r.medianMs, r.minMs, r.maxMs, r.ratio.toFixed(2), r.cpuMedianMs, r.cpuRatio.toFixed(2), r.peakRssMb, r.bareRatio.toFixed(2)].map(String),
   )
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)))
   // The case name left-aligned, the numbers right-aligned: plain text, so the bench needs no table package.

@@ -44,7 +44,12 @@ export async function rememberEventIds(configDir: string, profile: string, ids: 
   const safe = ids.filter((id) => isIdSafe(id))
   if (safe.length === 0) return
   const table = readAll(configDir)
-  table.set(profile, [...new Set([...safe, ...(table.get(profile) ?? [])])].slice(0, RECENT_EVENT_IDS))
+  const before = table.get(profile) ?? []
+  const after = [...new Set([...safe, ...before])].slice(0, RECENT_EVENT_IDS)
+  // The same listing again leaves the file as it is: no write, and no write-file-atomic (nor the
+  // node:crypto it loads) on a command's start-up.
+  if (after.length === before.length && after.every((id, i) => id === before[i])) return
+  table.set(profile, after)
   try {
     await ensurePrivateFolder(configDir)
     const {default: writeFileAtomic} = await import('write-file-atomic')

@@ -1,16 +1,18 @@
 import {lstatSync, readdirSync, readFileSync, rmSync} from 'node:fs'
 /**
  * The bundle's compiled code, kept between runs: Node then skips parsing and compiling what a
- * command runs (about a quarter of a real API command's time). Node 22+ does this itself
- * (`module.enableCompileCache`), given the directory. Node 20 has no such API, so there a
- * CommonJS compile hook does what Node 22 does, for the files of dist/ only: it compiles each with
- * V8's cached data when it has some made from exactly the same source, and at exit stores the code
- * of every file it compiled afresh, the functions the run called included.
+ * command runs (about a quarter of a real API command's time). A CommonJS compile hook does it for
+ * the files of dist/ only: it compiles each with V8's cached data when it has some made from
+ * exactly the same source, and at exit stores the code of every file it compiled afresh, the
+ * functions the run called included. The same hook runs on every Node: Node 22+'s own
+ * `module.enableCompileCache` stores each file's code as it is compiled, before any of its
+ * functions has run, so its entries hold little more than the top level (38 KB for oclif's chunk
+ * against 990 KB here) and a cached `webhook list` was about 25 ms slower with it than with this.
  *
  * The cache lives where oclif keeps opsctl's cache (OPSCTL_CACHE_DIR, else the platform's user
  * cache folder), not in a shared temporary folder: cached code is code the process runs. So it is
  * used only when that folder and its compile-cache folder are the current user's alone (see
- * private-folder.ts); otherwise there is no cache at all. On Node 20 each build has a folder of its
+ * private-folder.ts); otherwise there is no cache at all. Each build and Node has a folder of its
  * own (dist/build-id, written by scripts/bundle.mjs), so that a new build can remove the entries of
  * older ones, and each entry holds the exact source it was made from (cache-entry.ts), since V8
  * checks cached data against the source's length only. A cache that cannot be read, written or trusted
@@ -26,8 +28,7 @@ import {folderState, isPrivate, makePrivateFolder} from './private-folder.js'
 
 const BUILD_FOLDER_PREFIX = 'opsctl-'
 
-type CompileHook = (this: Module, content: string, filename: string) => unknown
-type NativeEnable = (dir: string) => unknown
+type CompileHook = (this: Module, content: string, filename: string, ...rest: unknown[]) => unknown
 
 /** oclif's cache folder for opsctl: OPSCTL_CACHE_DIR, else the platform's per-user cache folder. */
 export function cacheDirectory(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
@@ -43,12 +44,6 @@ export function enableCompileCache(distDir: string): void {
   // resolve() drops a trailing slash, through which lstat would follow a symlink.
   const root = resolve(cacheDirectory())
   const folder = join(root, 'compile-cache')
-  const native = (Module as {enableCompileCache?: NativeEnable}).enableCompileCache
-  if (native) {
-    if (nativeCacheFolderTrusted(root, folder)) native(folder)
-    return
-  }
-
   if (!entriesSupported) return
   let buildId: string
   try {
@@ -63,31 +58,14 @@ export function enableCompileCache(distDir: string): void {
   hookCompile(distDir, root, folder, buildFolder, states.every((state) => state === 'private'))
 }
 
-/**
- * Node 22+'s own cache reads and writes whatever its folder holds, so it is turned on only for a
- * folder of the current user's alone (created so if missing), whose every entry is too: a
- * symlink, a foreign or shared entry means no cache.
- */
-export function nativeCacheFolderTrusted(root: string, folder: string): boolean {
-  if (!makePrivateFolder(root, true) || !makePrivateFolder(folder)) return false
-  try {
-    return readdirSync(folder).every((name) => {
-      const stats = lstatSync(join(folder, name))
-      return !stats.isSymbolicLink() && isPrivate(stats)
-    })
-  } catch {
-    return false
-  }
-}
-
 function hookCompile(distDir: string, root: string, folder: string, buildFolder: string, readable: boolean): void {
   const compiled: {file: string; script: Script; source: string}[] = []
   const prototype = Module.prototype as unknown as {_compile: CompileHook}
   const compile = prototype._compile
   // The one file of dist/ with an import(), which V8's cached code cannot run on Node 20.
   const importModule = join(distDir, 'startup', 'import-module.js')
-  prototype._compile = function (content, filename) {
-    if (!filename.startsWith(distDir + sep) || filename === importModule) return compile.call(this, content, filename)
+  prototype._compile = function (content, filename, ...rest) {
+    if (!filename.startsWith(distDir + sep) || filename === importModule) return compile.call(this, content, filename, ...rest)
     const file = join(buildFolder, relative(distDir, filename).replaceAll(sep, '~') + '.v8')
     const cachedData = readable ? readEntry(file, content) : undefined
     const script = new Script(Module.wrap(content), {cachedData, filename})

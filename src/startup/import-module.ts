@@ -1,5 +1,5 @@
 /**
- * `import()` for the bundle. Node 20 cannot run an `import()` in code that
+ * `import()` for the bundle. Node cannot run an `import()` in code that
  * src/startup/compile-cache.ts compiled from V8's cache (ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING),
  * so scripts/bundle.mjs makes every dynamic import of dist/ call this module instead, which Node
  * compiles itself. What is imported here is an absolute URL (oclif's ESM plugins), a package

@@ -1,0 +1,39 @@
+import {mkdtempSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {afterEach, beforeEach, describe, expect, it} from 'vitest'
+
+import {recentEventIds, rememberEventIds} from '../../../src/profiles/recent-events.js'
+
+let dir: string
+const file = () => join(dir, 'recent-events.json')
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'opsctl-recent-events-'))
+})
+
+afterEach(() => {
+  rmSync(dir, {force: true, recursive: true})
+})
+
+describe('the event ids kept for Tab', () => {
+  it('puts the newest ids in front of what the profile had, private to the user', async () => {
+    await rememberEventIds(dir, 'sandbox', ['evt_2', 'evt_1'])
+    await rememberEventIds(dir, 'sandbox', ['evt_3', 'evt_2'])
+    expect(recentEventIds(dir, 'sandbox')).toEqual(['evt_3', 'evt_2', 'evt_1'])
+    expect(statSync(file()).mode & 0o777).toBe(0o600)
+  })
+
+  it('leaves the file untouched when a listing shows the ids it already starts with', async () => {
+    // written by hand, so that any rewrite (which formats it otherwise) shows
+    const text = '{ "sandbox": ["evt_2", "evt_1"], "other": ["evt_9"] }\n'
+    writeFileSync(file(), text, {mode: 0o600})
+    await rememberEventIds(dir, 'sandbox', ['evt_2'])
+    await rememberEventIds(dir, 'sandbox', ['evt_2', 'evt_1'])
+    expect(readFileSync(file(), 'utf8')).toBe(text)
+
+    await rememberEventIds(dir, 'sandbox', ['evt_1'])
+    expect(recentEventIds(dir, 'sandbox')).toEqual(['evt_1', 'evt_2'])
+    expect(recentEventIds(dir, 'other')).toEqual(['evt_9'])
+  })
+})
