@@ -1,0 +1,22 @@
+/**
+ * The topics of `opsctl help` that are not commands (`help environment`): one table, read by the
+ * help command (to print a topic and to list them in its description), by Tab after `help` and by
+ * the did-you-mean of `help <typo>`. A topic added here shows up in all three.
+ */
+import {environmentHelp} from './environment.js'
+
+export interface HelpTopic {
+  name: string
+  /** what `help <name>` shows, completing "help <name> ..." in the help command's description */
+  summary: string
+  /** the page, wrapped within `width` columns */
+  text(width: number): string
+}
+
+export const HELP_TOPICS: readonly HelpTopic[] = [
+  {name: 'environment', summary: 'lists every environment variable opsctl reads', text: environmentHelp},
+]
+
+export function findHelpTopic(name: string): HelpTopic | undefined {
+  return HELP_TOPICS.find((t) => t.name === name)
+}
