@@ -12,6 +12,7 @@ export default class Complete extends Command {
   static override strict = false
 
   async run(): Promise<void> {
+    await this.parse(Complete)
     // The words as the shell passed them, not as oclif's parser reads them: it drops a later `--`
     // as well as the first, and `checkout list --<Tab>` would then complete `checkout list`.
     const words = this.argv[0] === '--' ? this.argv.slice(1) : this.argv

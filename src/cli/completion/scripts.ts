@@ -26,7 +26,7 @@ complete -o default -F ${fn} ${bin}
   }
 
   if (shell === 'fish') {
-    // -f: no file names besides the candidates, unless there are none (__fish_complete_path then)
+    // -f: no file names besides the candidates, unless there are none (__fish_complete_path then); -k: in the order given
     return `# ${bin} completion for fish: ${bin} autocomplete fish --script | source
 function ${fn}
   set -l words (commandline -opc)
@@ -39,7 +39,7 @@ function ${fn}
     __fish_complete_path "$current"
   end
 end
-complete -c ${bin} -f -a '(${fn})'
+complete -c ${bin} -f -k -a '(${fn})'
 `
   }
 
