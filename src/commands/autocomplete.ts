@@ -24,7 +24,7 @@ Completes topics, commands, flags (after arguments too), flag values, profile na
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Autocomplete)
-    const shell = (args.shell ?? COMPLETION_SHELLS.find((s) => process.env.SHELL?.endsWith(`/${s}`)) ?? 'bash') as CompletionShell
+    const shell = (args.shell ?? COMPLETION_SHELLS.find((s) => process.env.SHELL?.endsWith(s)) ?? 'bash') as CompletionShell
     const text = flags.script ? completionScript(shell, this.config.bin) : setupSteps(shell, this.config.bin)
     process.stdout.write(text)
   }

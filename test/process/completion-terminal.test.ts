@@ -10,7 +10,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {baseEnv, BIN, ROOT} from '../e2e/harness.js'
+import {baseEnv, BIN, ROOT, runCli} from '../e2e/harness.js'
 import {SHELLS, skipShell, typeInto} from '../helpers/shell-terminal.js'
 
 let folder: string
@@ -64,5 +64,15 @@ describe.each(SHELLS)('Tab in a real %s', (shell) => {
     const screen = await typeInto(shell, 'opsctl help \t\t\u0015\n', {cwd, env})
     for (const word of [...words, 'environment']) expect(screen).toContain(word)
     expect(screen).not.toContain('notes-file.txt')
+  })
+})
+
+describe('autocomplete', () => {
+  it("prints the setup line of the user's shell, fish's included", async () => {
+    const [fish, zsh] = await Promise.all([runCli(['autocomplete'], {env: {SHELL: '/usr/bin/fish'}}), runCli(['autocomplete'], {env: {SHELL: '/bin/zsh'}})])
+    expect(fish.code, fish.stderr).toBe(0)
+    expect(fish.stdout).toContain('Add this line to ~/.config/fish/config.fish')
+    expect(fish.stdout).toContain('  opsctl autocomplete fish --script | source\n')
+    expect(zsh.stdout).toContain('  eval "$(opsctl autocomplete zsh --script)"\n')
   })
 })
