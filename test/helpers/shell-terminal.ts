@@ -5,9 +5,11 @@
  * kept: a test may look for them).
  */
 import {spawn, spawnSync} from 'node:child_process'
-import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
+
+import {BIN} from '../e2e/harness.js'
 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const
 export type Shell = (typeof SHELLS)[number]
@@ -18,6 +20,15 @@ export type Shell = (typeof SHELLS)[number]
  */
 export function skipShell(shell: Shell): boolean {
   return shell !== 'bash' && !process.env.CI && spawnSync(shell, ['-c', 'true']).status !== 0
+}
+
+/** A folder `bin` in `folder` holding an `opsctl` that runs the built CLI, as Tab calls it: PATH with it first. */
+export function pathWithOpsctl(folder: string): string {
+  const bin = join(folder, 'bin')
+  mkdirSync(bin, {recursive: true})
+  writeFileSync(join(bin, 'opsctl'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`)
+  chmodSync(join(bin, 'opsctl'), 0o755)
+  return `${bin}:${process.env.PATH}`
 }
 
 const PROMPT = 'tab-test$ '

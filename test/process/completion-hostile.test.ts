@@ -5,15 +5,15 @@
  * (`script`), load `opsctl autocomplete <shell> --script` and are typed at: Tab, Enter. No file is
  * created, no listing of `/` appears, and the escape sequence never reaches the terminal.
  */
-import {chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {createServer} from 'node:http'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {baseEnv, BIN, runCli} from '../e2e/harness.js'
+import {baseEnv, runCli} from '../e2e/harness.js'
 import {LoopbackServers} from '../helpers/loopback-servers.js'
-import {type Shell, SHELLS, skipShell, typeInto} from '../helpers/shell-terminal.js'
+import {pathWithOpsctl, type Shell, SHELLS, skipShell, typeInto} from '../helpers/shell-terminal.js'
 
 const TITLE = '\u001B]0;HACKED\u0007'
 const HOSTILE = ['evt_$(touch pwned1)', 'evt_`touch pwned2`', 'evt_a\nevt_b', '/*', `evt_${TITLE}x`, 'evt_ok1']
@@ -34,16 +34,12 @@ beforeAll(async () => {
     res.writeHead(404).end('{"message":"no such event"}')
   })
   const origin = await servers.listen(service)
-  const shim = join(folder, 'bin')
-  mkdirSync(shim)
-  writeFileSync(join(shim, 'opsctl'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`)
-  chmodSync(join(shim, 'opsctl'), 0o755)
   env = {
     ...baseEnv(),
     OPSCTL_CONFIG_DIR: join(folder, 'config'),
     OPSCTL_HEALTH_SESSION: 'hostile-session',
     OPSCTL_HEALTH_URL: origin,
-    PATH: `${shim}:${process.env.PATH}`,
+    PATH: pathWithOpsctl(folder),
   }
 })
 

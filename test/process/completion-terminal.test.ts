@@ -5,13 +5,13 @@
  * (what every flag starts with) and then used to stall in zsh. `help <Tab><Tab>` lists topics,
  * commands and help topics, not the files of the folder.
  */
-import {chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {baseEnv, BIN, ROOT, runCli} from '../e2e/harness.js'
-import {SHELLS, skipShell, typeInto} from '../helpers/shell-terminal.js'
+import {baseEnv, ROOT, runCli} from '../e2e/harness.js'
+import {pathWithOpsctl, SHELLS, skipShell, typeInto} from '../helpers/shell-terminal.js'
 
 let folder: string
 let cwd: string
@@ -25,15 +25,11 @@ const manifest = JSON.parse(readFileSync(join(ROOT, 'oclif.manifest.json'), 'utf
 
 beforeAll(() => {
   folder = mkdtempSync(join(tmpdir(), 'opsctl-tab-'))
-  const shim = join(folder, 'bin')
-  mkdirSync(shim)
-  writeFileSync(join(shim, 'opsctl'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`)
-  chmodSync(join(shim, 'opsctl'), 0o755)
   // a file that file-name completion would list
   cwd = join(folder, 'work')
   mkdirSync(cwd)
   writeFileSync(join(cwd, 'notes-file.txt'), '')
-  env = {...baseEnv(), OPSCTL_CONFIG_DIR: join(folder, 'config'), PATH: `${shim}:${process.env.PATH}`}
+  env = {...baseEnv(), OPSCTL_CONFIG_DIR: join(folder, 'config'), PATH: pathWithOpsctl(folder)}
 })
 
 afterAll(() => {

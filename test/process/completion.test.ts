@@ -8,14 +8,14 @@
  * created against a sandbox (so its id is in the audit log), the seeded patient's events listed.
  */
 import {execFile} from 'node:child_process'
-import {chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {promisify} from 'node:util'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {baseEnv, BIN, type Cli, ROOT, sandboxForFile} from '../e2e/harness.js'
-import {type Shell, SHELLS, skipShell} from '../helpers/shell-terminal.js'
+import {pathWithOpsctl, type Shell, SHELLS, skipShell} from '../helpers/shell-terminal.js'
 
 const run = promisify(execFile)
 const manifest = JSON.parse(readFileSync(join(ROOT, 'oclif.manifest.json'), 'utf8')) as {
@@ -23,6 +23,7 @@ const manifest = JSON.parse(readFileSync(join(ROOT, 'oclif.manifest.json'), 'utf
 }
 
 let shim: string
+let path: string
 let user: Cli
 let checkoutId: string
 let eventIds: string[]
@@ -32,8 +33,7 @@ sandboxForFile(['--seed'], (_sandbox, cli) => {
 
 beforeAll(async () => {
   shim = mkdtempSync(join(tmpdir(), 'opsctl-completion-'))
-  writeFileSync(join(shim, 'opsctl'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`)
-  chmodSync(join(shim, 'opsctl'), 0o755)
+  path = pathWithOpsctl(shim)
   const added = await user.run(['profile', 'add', 'staging-eu', '--env', 'sandbox', '--health-url', 'http://127.0.0.1:1/api', '--checkout-url', 'http://127.0.0.1:1/checkout'])
   expect(added.code, added.stderr).toBe(0)
   const tenant = await user.run(['profile', 'add', 'job-1', '--env', 'sandbox', '--health-url', 'http://127.0.0.1:1/t/tn_0123456789abcdef', '--checkout-url', 'http://127.0.0.1:1/t/tn_0123456789abcdef/checkout'])
@@ -66,7 +66,7 @@ async function complete(shell: Shell, words: string[]): Promise<string[]> {
       `compdef() { :; }\ncompadd() { while [[ $1 == -* && $1 != -- ]]; do shift; done; shift; print -rl -- "$@"; }\n_files() { print -r -- '<files>'; }\n${script}\nwords=(${quoted}); CURRENT=${words.length + 1}; _opsctl_complete`,
   }
   const args = shell === 'fish' ? ['--no-config', '-c', programs.fish()] : ['-c', programs[shell]()]
-  const {stdout} = await run(shell, args, {cwd: shim, env: {...baseEnv(), ...user.env, PATH: `${shim}:${process.env.PATH}`}})
+  const {stdout} = await run(shell, args, {cwd: shim, env: {...baseEnv(), ...user.env, PATH: path}})
   return stdout.split('\n').filter(Boolean)
 }
 
