@@ -19,7 +19,7 @@ export type Shell = (typeof SHELLS)[number]
  * both (.ci/run), so that there a missing shell fails the test instead of skipping it.
  */
 export function skipShell(shell: Shell): boolean {
-  return shell !== 'bash' && !process.env.CI && spawnSync(shell, ['-c', 'true']).status !== 0
+  return shell !== 'bash' && !process.env.CI && spawnSync(shell, ['--version']).status !== 0
 }
 
 /** A folder `bin` in `folder` holding an `opsctl` that runs the built CLI, as Tab calls it: PATH with it first. */
@@ -42,6 +42,8 @@ function startCommand(shell: Shell, home: string): string {
   }
 
   if (shell === 'zsh') {
+    // only these start-up files, not the machine's /etc/zsh/zshrc: the test is the same on every machine
+    writeFileSync(join(home, '.zshenv'), 'unsetopt GLOBAL_RCS\n')
     writeFileSync(join(home, '.zshrc'), `PROMPT='${PROMPT}'\nautoload -U compinit; compinit -u\neval "$(opsctl autocomplete zsh --script)"\n`)
     return `env ZDOTDIR=${home} zsh -i`
   }
@@ -60,7 +62,9 @@ export function typeInto(shell: Shell, keys: string, options: {cwd: string; env:
   // `timeout`: a shell left waiting for the rest of a quote ends (and the test fails) instead of hanging.
   const line = `stty cols 200 rows 40 kill undef; timeout --foreground 40 ${startCommand(shell, home)}`
   return new Promise((resolve, reject) => {
-    const child = spawn('script', ['-qec', line, '/dev/null'], {cwd: options.cwd, env: options.env})
+    // HOME: the shells' history and fish's folders go to the temporary folder, not the user's
+    const env = {...options.env, HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_DATA_HOME: join(home, '.local/share')}
+    const child = spawn('script', ['-qec', line, '/dev/null'], {cwd: options.cwd, env})
     let screen = ''
     child.stdout.on('data', (d) => {
       const ready = !screen.includes(PROMPT)

@@ -66,7 +66,7 @@ async function complete(shell: Shell, words: string[]): Promise<string[]> {
       `compdef() { :; }\ncompadd() { while [[ $1 == -* && $1 != -- ]]; do shift; done; shift; print -rl -- "$@"; }\n_files() { print -r -- '<files>'; }\n${script}\nwords=(${quoted}); CURRENT=${words.length + 1}; _opsctl_complete`,
   }
   const args = shell === 'fish' ? ['--no-config', '-c', programs.fish()] : ['-c', programs[shell]()]
-  const {stdout} = await run(shell, args, {cwd: shim, env: {...baseEnv(), ...user.env, PATH: path}})
+  const {stdout} = await run(shell, args, {cwd: shim, env: {...baseEnv(), ...user.env, HOME: shim, PATH: path}})
   return stdout.split('\n').filter(Boolean)
 }
 
