@@ -101,7 +101,7 @@ function nextWords(commands: readonly CompletableCommand[], topic: readonly stri
   return startingWith([...next].sort(), current)
 }
 
-/** After `help`: the topic and command words, as after `opsctl` itself, and first the help topics (`environment`). */
+/** After `help`: the topic and command words, as after `opsctl` itself, and at first the help topics (`environment`). */
 function helpSubjects(commands: readonly CompletableCommand[], rest: readonly string[], current: string): string[] {
   const words = rest.filter((w) => !w.startsWith('-'))
   const {command, topic} = findCommand(commands, words)
