@@ -40,7 +40,7 @@ export default class OpsctlHelp extends Help {
   /** After the topics and commands, the topics that are not commands (`help exit-codes`). */
   protected override async showRootHelp(): Promise<void> {
     await super.showRootHelp()
-    const rows = [...HELP_TOPICS].map(([name, topic]): [string, string] => [`help ${name}`, topic.summary])
+    const rows = HELP_TOPICS.map((topic): [string, string] => [`help ${topic.name}`, topic.summary])
     this.log(this.section('HELP TOPICS', this.renderList(rows, {indentation: 2, spacer: '\n', stripAnsi: this.opts.stripAnsi})))
     this.log('')
   }

@@ -11,6 +11,8 @@ import {SANDBOX_PORT} from '../services/sandbox-defaults.js'
 
 export const hints = {
   help: (commandId: string | undefined) => ['Read the help: opsctl', commandId?.replaceAll(':', ' '), '--help'].filter(Boolean).join(' '),
+  /** `opsctl help <subject>`, as did-you-mean after `help <typo>` offers it */
+  helpOn: (subject: string | undefined) => ['Read the help: opsctl help', subject].filter(Boolean).join(' '),
   profileList: 'See the profiles: opsctl profile list',
   checkoutCreate: 'Create one: opsctl checkout create --amount 150.00',
   checkoutListSeeded: "A sandbox's seeded paid checkouts: opsctl checkout list --sandbox-seeded",

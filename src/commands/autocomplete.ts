@@ -7,13 +7,14 @@ export default class Autocomplete extends Command {
     shell: Args.string({description: 'the shell (default: from $SHELL)', options: COMPLETION_SHELLS}),
   }
 
-  static override description = `Set up Tab completion for bash or zsh.
+  static override description = `Set up Tab completion for bash, zsh or fish.
 
 Completes topics, commands, flags (after arguments too), flag values, profile names, "me", the checkout ids in this machine's audit log and the event ids the signed-in user's listings showed. Tab runs "opsctl complete", which reads only local files: it never waits on a network.`
 
   static override examples = [
     '<%= config.bin %> autocomplete',
     '<%= config.bin %> autocomplete zsh',
+    '<%= config.bin %> autocomplete fish',
     'eval "$(<%= config.bin %> autocomplete bash --script)"',
   ]
 
@@ -23,7 +24,7 @@ Completes topics, commands, flags (after arguments too), flag values, profile na
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Autocomplete)
-    const shell = (args.shell ?? (process.env.SHELL?.endsWith('zsh') ? 'zsh' : 'bash')) as CompletionShell
+    const shell = (args.shell ?? COMPLETION_SHELLS.find((s) => process.env.SHELL?.endsWith(s)) ?? 'bash') as CompletionShell
     const text = flags.script ? completionScript(shell, this.config.bin) : setupSteps(shell, this.config.bin)
     process.stdout.write(text)
   }

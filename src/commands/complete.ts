@@ -12,11 +12,14 @@ export default class Complete extends Command {
   static override strict = false
 
   async run(): Promise<void> {
-    const {argv} = await this.parse(Complete)
+    await this.parse(Complete)
+    // The words as the shell passed them, not as oclif's parser reads them: it drops a later `--`
+    // as well as the first, and `checkout list --<Tab>` would then complete `checkout list`.
+    const words = this.argv[0] === '--' ? this.argv.slice(1) : this.argv
     const commands = this.config.commands as unknown as CompletableCommand[]
-    const found = await completions(commands, argv as string[], localKnowledge(defaultConfigDir(this.config.configDir)))
+    const found = await completions(commands, words, localKnowledge(defaultConfigDir(this.config.configDir)))
     // values are id-safe already (candidates.ts); no word with a control character reaches the terminal whatever its source
-    const words = found.filter((w) => !/\p{C}/u.test(w))
-    if (words.length > 0) process.stdout.write(`${words.join('\n')}\n`)
+    const safe = found.filter((w) => !/\p{C}/u.test(w))
+    if (safe.length > 0) process.stdout.write(`${safe.join('\n')}\n`)
   }
 }

@@ -1,6 +1,9 @@
-import {Args, Command, Flags, loadHelpClass} from '@oclif/core'
+import {Args, Command, Flags, type Interfaces, loadHelpClass} from '@oclif/core'
 
-import {HELP_TOPICS} from '../cli/help-topics.js'
+import {writeError} from '../cli/error-output.js'
+import {findHelpTopic, HELP_TOPICS} from '../cli/help-topics.js'
+import {hints} from '../cli/hints.js'
+import {commandCandidates, notFoundError} from '../cli/not-found.js'
 
 /**
  * `opsctl help [COMMAND]`, as @oclif/plugin-help has it, but over the bundle's own copy of oclif:
@@ -13,14 +16,13 @@ export default class Help extends Command {
 
   static override description = `Show help for opsctl, a topic or a command.
 
-"help environment" lists every environment variable opsctl reads; "help exit-codes" what each exit code means.`
+${HELP_TOPICS.map((t) => `"help ${t.name}" ${t.summary}.`).join('\n')}`
 
   static override examples = [
     '<%= config.bin %> help',
     '<%= config.bin %> help checkout',
     '<%= config.bin %> help refund create',
-    '<%= config.bin %> help environment',
-    '<%= config.bin %> help exit-codes',
+    ...HELP_TOPICS.map((t) => `<%= config.bin %> help ${t.name}`),
   ]
   static override flags = {
     'nested-commands': Flags.boolean({char: 'n', description: 'include the commands of every nested topic'}),
@@ -30,14 +32,39 @@ export default class Help extends Command {
 
   async run(): Promise<void> {
     const {argv, flags} = await this.parse(Help)
-    const topic = argv.length === 1 ? HELP_TOPICS.get(argv[0] as string) : undefined
+    const words = argv as string[]
+    const topic = words.length === 1 ? findHelpTopic(words[0]) : undefined
     if (topic) {
-      process.stdout.write(topic.render(process.stdout.columns || 80))
+      process.stdout.write(topic.text(process.stdout.columns || 80))
+      return
+    }
+
+    const unknown = unknownWords(this.config, words)
+    if (unknown) {
+      const candidates = [...commandCandidates(this.config), ...HELP_TOPICS.map((t) => ({name: t.name, takesArgs: false}))]
+      writeError(notFoundError(unknown, candidates, 'a command or help topic', hints.helpOn), false)
+      process.exitCode = 2
       return
     }
 
     const HelpClass = await loadHelpClass(this.config)
     const options = (this.config.pjson.oclif as {helpOptions?: object}).helpOptions
-    await new HelpClass(this.config, {...options, all: flags['nested-commands']}).showHelp(argv as string[])
+    await new HelpClass(this.config, {...options, all: flags['nested-commands']}).showHelp(words)
   }
+}
+
+/**
+ * The leading words that name no command or topic (`evnts`, `checkout lst`), or none when they all
+ * do. Words after a command are its arguments (`help events list me`), as oclif's help reads them.
+ */
+function unknownWords(config: Interfaces.Config, argv: readonly string[]): string[] | undefined {
+  const end = argv.findIndex((w) => w.startsWith('-'))
+  const words = end === -1 ? argv : argv.slice(0, end)
+  for (let i = 0; i < words.length; i++) {
+    const id = words.slice(0, i + 1).join(':')
+    if (config.findCommand(id) || config.findTopic(id)) continue
+    return i > 0 && config.findCommand(words.slice(0, i).join(':')) ? undefined : words.slice(0, i + 1)
+  }
+
+  return undefined
 }

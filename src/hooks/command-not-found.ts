@@ -2,8 +2,8 @@ import type {Hook} from '@oclif/core'
 
 import {writeError} from '../cli/error-output.js'
 import {hints} from '../cli/hints.js'
+import {commandCandidates, notFoundError} from '../cli/not-found.js'
 import {UsageError} from '../errors.js'
-import {type Candidate, nearestName} from '../suggest.js'
 
 /**
  * Answers a mistyped command or topic the same way in every mode (terminal or not): one line
@@ -11,16 +11,6 @@ import {type Candidate, nearestName} from '../suggest.js'
  * never runs the guess: `customize remov --yes` followed by Enter must change nothing.
  */
 const hook: Hook.CommandNotFound = async function (opts) {
-  const {config} = opts
-  const candidates: Candidate[] = [
-    ...config.commands
-      .filter((c) => !c.hidden)
-      .flatMap((c) => {
-        const takesArgs = c.strict === false || Object.keys(c.args ?? {}).length > 0
-        return [c.id, ...c.aliases].map((id) => ({name: id.replaceAll(':', ' '), takesArgs}))
-      }),
-    ...config.topics.filter((t) => !t.hidden).map((t) => ({name: t.name.replaceAll(':', ' '), takesArgs: false})),
-  ]
   if (opts.id.startsWith('-')) {
     writeError(flagFirstError(opts.id, opts.argv ?? []), (opts.argv ?? []).includes('--json'))
     process.exitCode = 2
@@ -28,11 +18,7 @@ const hook: Hook.CommandNotFound = async function (opts) {
   }
 
   // oclif's id holds every leading word before the first flag ("evnts:list:me"); words after a flag are not part of it.
-  const typedWords = opts.id.split(':')
-  const typed = typedWords.join(' ')
-  const guess = nearestName(typedWords, candidates)
-  const message = `\`${typed}\` is not a command.${guess ? ` Did you mean \`${guess}\`?` : ''}`
-  writeError(new UsageError(message, [hints.help(guess)]), (opts.argv ?? []).includes('--json'))
+  writeError(notFoundError(opts.id.split(':'), commandCandidates(opts.config)), (opts.argv ?? []).includes('--json'))
   process.exitCode = 2
 }
 

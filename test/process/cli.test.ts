@@ -98,6 +98,19 @@ await execute({args: ['--version'], dir: ${JSON.stringify(ROOT)}})`
     expect(r.stderr).toContain('`profil list` is not a command. Did you mean `profile list`?')
   })
 
+  it('help with a typo suggests the nearest command or help topic and exits 2, printing no help', async () => {
+    const [command, topic, nested] = await Promise.all([run(['help', 'evnts']), run(['help', 'envirnment']), run(['help', 'checkout', 'lst'])])
+    expect(command).toEqual({code: 2, stderr: 'Error: `evnts` is not a command or help topic. Did you mean `events`?\n  Try this: Read the help: opsctl help events\n', stdout: ''})
+    expect(topic.code).toBe(2)
+    expect(topic.stderr).toContain('Did you mean `environment`?')
+    expect(nested.code).toBe(2)
+    expect(nested.stderr).toContain('`checkout lst` is not a command or help topic. Did you mean `checkout list`?')
+    // the words after a command are its arguments, as before
+    const args = await run(['help', 'events', 'list', 'me'])
+    expect(args.code, args.stderr).toBe(0)
+    expect(args.stdout).toContain('USAGE')
+  })
+
   it('-h is --help and -v is --version', async () => {
     const [help, longHelp] = await Promise.all([run(['checkout', 'void', '-h']), run(['checkout', 'void', '--help'])])
     expect(help.code).toBe(0)

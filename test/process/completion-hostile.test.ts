@@ -1,24 +1,22 @@
 /**
  * Tab completion against a hostile service, as a person meets it: a loopback service answers
  * `events list me` with ids that are shell code (`evt_$(touch pwned)`, backticks), a newline, a
- * glob (`/*`) and an escape sequence. A real bash and a real zsh, each in a pseudo-terminal
+ * glob (`/*`) and an escape sequence. A real bash, zsh and fish, each in a pseudo-terminal
  * (`script`), load `opsctl autocomplete <shell> --script` and are typed at: Tab, Enter. No file is
  * created, no listing of `/` appears, and the escape sequence never reaches the terminal.
  */
-import {spawn, spawnSync} from 'node:child_process'
-import {chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {createServer} from 'node:http'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {baseEnv, BIN, runCli} from '../e2e/harness.js'
+import {baseEnv, runCli} from '../e2e/harness.js'
 import {LoopbackServers} from '../helpers/loopback-servers.js'
+import {pathWithOpsctl, type Shell, SHELLS, skipShell, typeInto} from '../helpers/shell-terminal.js'
 
 const TITLE = '\u001B]0;HACKED\u0007'
 const HOSTILE = ['evt_$(touch pwned1)', 'evt_`touch pwned2`', 'evt_a\nevt_b', '/*', `evt_${TITLE}x`, 'evt_ok1']
-const HAVE_ZSH = spawnSync('zsh', ['-c', 'true']).status === 0
-const SKIP_ZSH = !HAVE_ZSH && !process.env.CI
 
 const servers = new LoopbackServers()
 let folder: string
@@ -36,16 +34,12 @@ beforeAll(async () => {
     res.writeHead(404).end('{"message":"no such event"}')
   })
   const origin = await servers.listen(service)
-  const shim = join(folder, 'bin')
-  mkdirSync(shim)
-  writeFileSync(join(shim, 'opsctl'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`)
-  chmodSync(join(shim, 'opsctl'), 0o755)
   env = {
     ...baseEnv(),
     OPSCTL_CONFIG_DIR: join(folder, 'config'),
     OPSCTL_HEALTH_SESSION: 'hostile-session',
     OPSCTL_HEALTH_URL: origin,
-    PATH: `${shim}:${process.env.PATH}`,
+    PATH: pathWithOpsctl(folder),
   }
 })
 
@@ -55,19 +49,10 @@ afterAll(async () => {
 })
 
 /** What a terminal shows while `keys` are typed into an interactive shell, run in a fresh empty folder; and that folder's files after. */
-function typeInto(shell: 'bash' | 'zsh', keys: string): Promise<{files: string[]; screen: string}> {
+async function typeIntoEmpty(shell: Shell, keys: string): Promise<{files: string[]; screen: string}> {
   const cwd = mkdtempSync(join(folder, `${shell}-`))
-  // `timeout`: a shell left waiting for the rest of a quote ends (and the test fails) instead of hanging
-  const start = `timeout --foreground 40 ${shell === 'bash' ? 'bash --norc --noprofile -i' : 'zsh -f -i'}`
-  const setup = shell === 'bash' ? '' : 'autoload -U compinit; compinit -u\n'
-  return new Promise((resolve, reject) => {
-    const child = spawn('script', ['-qec', `stty cols 200; ${start}`, '/dev/null'], {cwd, env})
-    let screen = ''
-    child.stdout.on('data', (d) => (screen += d))
-    child.on('error', reject)
-    child.on('close', () => resolve({files: readdirSync(cwd), screen}))
-    child.stdin.end(`${setup}eval "$(opsctl autocomplete ${shell} --script)"\n${keys}exit\n`)
-  })
+  const screen = await typeInto(shell, keys, {cwd, env})
+  return {files: readdirSync(cwd), screen}
 }
 
 describe('the ids a service sent', () => {
@@ -80,10 +65,10 @@ describe('the ids a service sent', () => {
     writeFileSync(join(env.OPSCTL_CONFIG_DIR, 'recent-events.json'), JSON.stringify({sandbox: HOSTILE}))
   })
 
-  describe.each(['bash', 'zsh'] as const)('completed in a real %s', (shell) => {
-    if (shell === 'zsh' && SKIP_ZSH) {
+  describe.each(SHELLS)('completed in a real %s', (shell) => {
+    if (skipShell(shell)) {
       // eslint-disable-next-line mocha/no-skipped-tests -- the reason is the point: it shows in the report
-      it.skip('skipped: zsh is not installed (apt-get install zsh)', () => {})
+      it.skip(`skipped: ${shell} is not installed (apt-get install ${shell})`, () => {})
       return
     }
 
@@ -96,7 +81,7 @@ describe('the ids a service sent', () => {
         // closed after Tab: offered nothing, the line is `evt_``; had the id been inserted, it would have run
         'opsctl events get me evt_`\t`\n',
       ].join('')
-      const {files, screen} = await typeInto(shell, typed)
+      const {files, screen} = await typeIntoEmpty(shell, typed)
       expect(files).toEqual([])
       expect(screen).not.toContain(TITLE)
       expect(screen).not.toContain('\u001B]0;')

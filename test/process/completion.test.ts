@@ -1,28 +1,29 @@
 /**
  * Tab completion as a shell runs it: the function that `opsctl autocomplete <shell> --script`
- * prints is loaded into a real bash and a real zsh, given the words of a command line as the shell
+ * prints is loaded into a real bash, zsh and fish, given the words of a command line as the shell
  * would (COMP_WORDS/COMP_CWORD in bash, words/CURRENT in zsh, with compadd recording what it is
- * offered), and calls the built `opsctl` through a shim on PATH. The profile, the checkout id and
+ * offered; fish's own `complete -C`, what it offers on Tab), and calls the built `opsctl` through a
+ * shim on PATH. The profile, the checkout id and
  * the event ids come from a real config folder: a profile added with `profile add`, a checkout
  * created against a sandbox (so its id is in the audit log), the seeded patient's events listed.
  */
-import {execFile, spawnSync} from 'node:child_process'
-import {chmodSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {execFile} from 'node:child_process'
+import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {promisify} from 'node:util'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {baseEnv, BIN, type Cli, sandboxForFile} from '../e2e/harness.js'
+import {baseEnv, BIN, type Cli, ROOT, sandboxForFile} from '../e2e/harness.js'
+import {pathWithOpsctl, type Shell, SHELLS, skipShell} from '../helpers/shell-terminal.js'
 
 const run = promisify(execFile)
-const SHELLS = ['bash', 'zsh'] as const
-type Shell = (typeof SHELLS)[number]
-/** zsh is not on every machine; CI installs it (.ci/run), and there a missing zsh fails the test instead of skipping it. */
-const HAVE_ZSH = spawnSync('zsh', ['-c', 'true']).status === 0
-const SKIP_ZSH = !HAVE_ZSH && !process.env.CI
+const manifest = JSON.parse(readFileSync(join(ROOT, 'oclif.manifest.json'), 'utf8')) as {
+  commands: Record<string, {flags: Record<string, {hidden?: boolean}>; hidden?: boolean}>
+}
 
 let shim: string
+let path: string
 let user: Cli
 let checkoutId: string
 let eventIds: string[]
@@ -32,8 +33,7 @@ sandboxForFile(['--seed'], (_sandbox, cli) => {
 
 beforeAll(async () => {
   shim = mkdtempSync(join(tmpdir(), 'opsctl-completion-'))
-  writeFileSync(join(shim, 'opsctl'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`)
-  chmodSync(join(shim, 'opsctl'), 0o755)
+  path = pathWithOpsctl(shim)
   const added = await user.run(['profile', 'add', 'staging-eu', '--env', 'sandbox', '--health-url', 'http://127.0.0.1:1/api', '--checkout-url', 'http://127.0.0.1:1/checkout'])
   expect(added.code, added.stderr).toBe(0)
   const tenant = await user.run(['profile', 'add', 'job-1', '--env', 'sandbox', '--health-url', 'http://127.0.0.1:1/t/tn_0123456789abcdef', '--checkout-url', 'http://127.0.0.1:1/t/tn_0123456789abcdef/checkout'])
@@ -57,19 +57,23 @@ afterAll(() => {
 async function complete(shell: Shell, words: string[]): Promise<string[]> {
   const {stdout: script} = await run(process.execPath, [BIN, 'autocomplete', shell, '--script'], {env: baseEnv()})
   const quoted = ['opsctl', ...words].map((w) => `'${w.replaceAll("'", `'\\''`)}'`).join(' ')
-  const program =
-    shell === 'bash'
-      ? `${script}\nCOMP_WORDS=(${quoted}); COMP_CWORD=${words.length}; _opsctl_complete; printf '%s\\n' "\${COMPREPLY[@]}"`
-      : // compadd and compdef exist only inside zsh's completion system: here they record what they are given.
-        `compdef() { :; }\ncompadd() { while [[ $1 == -* && $1 != -- ]]; do shift; done; shift; print -rl -- "$@"; }\n_files() { print -r -- '<files>'; }\n${script}\nwords=(${quoted}); CURRENT=${words.length + 1}; _opsctl_complete`
-  const {stdout} = await run(shell, ['-c', program], {env: {...baseEnv(), ...user.env, PATH: `${shim}:${process.env.PATH}`}})
+  const programs: Record<Shell, () => string> = {
+    bash: () => `${script}\nCOMP_WORDS=(${quoted}); COMP_CWORD=${words.length}; _opsctl_complete; printf '%s\\n' "\${COMPREPLY[@]}"`,
+    // fish completes a command line as typed: the test's words need no quoting
+    fish: () => `${script}\ncomplete -C '${['opsctl', ...words].join(' ')}'`,
+    // compadd and compdef exist only inside zsh's completion system: here they record what they are given.
+    zsh: () =>
+      `compdef() { :; }\ncompadd() { while [[ $1 == -* && $1 != -- ]]; do shift; done; shift; print -rl -- "$@"; }\n_files() { print -r -- '<files>'; }\n${script}\nwords=(${quoted}); CURRENT=${words.length + 1}; _opsctl_complete`,
+  }
+  const args = shell === 'fish' ? ['--no-config', '-c', programs.fish()] : ['-c', programs[shell]()]
+  const {stdout} = await run(shell, args, {cwd: shim, env: {...baseEnv(), ...user.env, HOME: shim, PATH: path}})
   return stdout.split('\n').filter(Boolean)
 }
 
 describe.each(SHELLS)('completion in %s', (shell) => {
-  if (shell === 'zsh' && SKIP_ZSH) {
+  if (skipShell(shell)) {
     // eslint-disable-next-line mocha/no-skipped-tests -- the reason is the point: it shows in the report
-    it.skip('skipped: zsh is not installed (apt-get install zsh)', () => {})
+    it.skip(`skipped: ${shell} is not installed (apt-get install ${shell})`, () => {})
     return
   }
 
@@ -103,5 +107,20 @@ describe.each(SHELLS)('completion in %s', (shell) => {
 
   it('completes commands of a topic', async () => {
     expect(await complete(shell, ['checkout', 'v'])).toEqual(['void'])
+  })
+
+  it("completes a bare -- to the command's flags", async () => {
+    const flags = Object.entries(manifest.commands['checkout:list'].flags)
+      .filter(([, f]) => !f.hidden)
+      .map(([name]) => `--${name}`)
+      .sort()
+    expect(await complete(shell, ['checkout', 'list', '--'])).toEqual(flags)
+  })
+
+  it('completes topics, commands and help topics after help, and commands of a topic', async () => {
+    const first = new Set(Object.entries(manifest.commands).flatMap(([id, c]) => (c.hidden ? [] : [id.split(':')[0]])))
+    expect(await complete(shell, ['help', ''])).toEqual([...first, 'environment'].sort())
+    expect(await complete(shell, ['help', 'env'])).toEqual(['environment'])
+    expect(await complete(shell, ['help', 'checkout', ''])).toEqual(['create', 'get', 'list', 'pay', 'void'])
   })
 })

@@ -63,6 +63,6 @@ describe('help exit-codes', () => {
     const r = await runCli(['help'])
     const topics = r.stdout.slice(r.stdout.indexOf('HELP TOPICS'))
     expect(topics).toMatch(/^ {2}help environment +\S/m)
-    expect(topics).toMatch(/^ {2}help exit-codes +What each exit code means/m)
+    expect(topics).toMatch(/^ {2}help exit-codes +says what each exit code means/m)
   })
 })

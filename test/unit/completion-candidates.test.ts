@@ -8,6 +8,7 @@ const commands: CompletableCommand[] = [
   {args: {checkoutId: {name: 'checkoutId'}}, flags: {profile: {name: 'profile', type: 'option'}}, id: 'checkout:void'},
   {args: {tenantId: {name: 'tenantId'}}, flags: {}, id: 'sandbox:tenant:delete'},
   {args: {userId: {name: 'userId'}, eventId: {name: 'eventId'}}, flags: {}, id: 'events:get'},
+  {args: {command: {name: 'command'}}, flags: {'nested-commands': {char: 'n', name: 'nested-commands', type: 'boolean'}}, id: 'help'},
 ]
 const known: LocalKnowledge = {checkoutIds: () => HOSTILE, eventIds: () => HOSTILE, profiles: () => HOSTILE, tenantIds: () => HOSTILE}
 
@@ -18,5 +19,19 @@ describe('completion candidates', () => {
     expect(await completions(commands, ['checkout', 'void', 'x', '--profile='], known)).toEqual(['--profile=chk_ok-1.2:3@4+5'])
     expect(await completions(commands, ['sandbox', 'tenant', 'delete', ''], known)).toEqual(['chk_ok-1.2:3@4+5'])
     expect(await completions(commands, ['events', 'get', 'me', ''], known)).toEqual(['chk_ok-1.2:3@4+5'])
+  })
+
+  it('offers after help the topic and command words and the help topics, never a file', async () => {
+    expect(await completions(commands, ['help', ''], known)).toEqual(['checkout', 'environment', 'events', 'help', 'sandbox'])
+    expect(await completions(commands, ['help', 'sandbox', ''], known)).toEqual(['tenant'])
+    expect(await completions(commands, ['help', 'sandbox', 'tenant', ''], known)).toEqual(['delete'])
+    expect(await completions(commands, ['help', 'events', 'get', ''], known)).toEqual([])
+    expect(await completions(commands, ['help', 'evnts', ''], known)).toEqual([])
+    expect(await completions(commands, ['help', '--'], known)).toEqual(['--nested-commands'])
+  })
+
+  it('offers every flag for a bare --', async () => {
+    expect(await completions(commands, ['checkout', 'void', '--'], known)).toEqual(['--profile'])
+    expect(await completions(commands, ['checkout', 'void', '--', '--'], known)).toEqual([])
   })
 })

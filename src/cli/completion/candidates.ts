@@ -4,6 +4,7 @@
  * a request: Tab never waits on a network.
  */
 import {isIdSafe} from '../../profiles/id-safe.js'
+import {HELP_TOPICS} from '../help-topics.js'
 
 export interface CompletableFlag {
   name: string
@@ -49,6 +50,7 @@ export async function completions(commands: readonly CompletableCommand[], words
   const {command, rest, topic} = findCommand(visible, before)
   if (!command) return current.startsWith('-') ? [] : nextWords(visible, topic, current)
 
+  if (command.id === 'help' && !current.startsWith('-')) return helpSubjects(visible, rest, current)
   const flags = Object.values(command.flags).filter((f) => !f.hidden)
   const state = readWords(flags, rest)
   if (state.valueFor) return startingWith(await valuesOf(state.valueFor.name, state.valueFor.options, known), current)
@@ -97,6 +99,15 @@ function nextWords(commands: readonly CompletableCommand[], topic: readonly stri
   }
 
   return startingWith([...next].sort(), current)
+}
+
+/** After `help`: the topic and command words, as after `opsctl` itself, and at first the help topics (`environment`). */
+function helpSubjects(commands: readonly CompletableCommand[], rest: readonly string[], current: string): string[] {
+  const words = rest.filter((w) => !w.startsWith('-'))
+  const {command, topic} = findCommand(commands, words)
+  if (command || topic.length < words.length) return []
+  const topics = words.length === 0 ? HELP_TOPICS.map((t) => t.name) : []
+  return startingWith([...nextWords(commands, topic, current), ...topics].sort(), current)
 }
 
 interface WordState {
