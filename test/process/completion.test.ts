@@ -119,7 +119,7 @@ describe.each(SHELLS)('completion in %s', (shell) => {
 
   it('completes topics, commands and help topics after help, and commands of a topic', async () => {
     const first = new Set(Object.entries(manifest.commands).flatMap(([id, c]) => (c.hidden ? [] : [id.split(':')[0]])))
-    expect(await complete(shell, ['help', ''])).toEqual([...first, 'environment'].sort())
+    expect(await complete(shell, ['help', ''])).toEqual([...first, 'environment', 'exit-codes'].sort())
     expect(await complete(shell, ['help', 'env'])).toEqual(['environment'])
     expect(await complete(shell, ['help', 'checkout', ''])).toEqual(['create', 'get', 'list', 'pay', 'void'])
   })

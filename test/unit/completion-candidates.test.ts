@@ -22,7 +22,7 @@ describe('completion candidates', () => {
   })
 
   it('offers after help the topic and command words and the help topics, never a file', async () => {
-    expect(await completions(commands, ['help', ''], known)).toEqual(['checkout', 'environment', 'events', 'help', 'sandbox'])
+    expect(await completions(commands, ['help', ''], known)).toEqual(['checkout', 'environment', 'events', 'exit-codes', 'help', 'sandbox'])
     expect(await completions(commands, ['help', 'sandbox', ''], known)).toEqual(['tenant'])
     expect(await completions(commands, ['help', 'sandbox', 'tenant', ''], known)).toEqual(['delete'])
     expect(await completions(commands, ['help', 'events', 'get', ''], known)).toEqual([])
