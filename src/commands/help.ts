@@ -16,7 +16,8 @@ export default class Help extends Command {
 
   static override description = `Show help for opsctl, a topic or a command.
 
-${HELP_TOPICS.map((t) => `"help ${t.name}" ${t.summary}.`).join('\n')}`
+Help topics:
+${HELP_TOPICS.map((t) => `- "help ${t.name}" ${t.summary}.`).join('\n')}`
 
   static override examples = [
     '<%= config.bin %> help',
