@@ -93,6 +93,8 @@ export function runCli(argv: string[], options: RunOptions = {}): Promise<RunRes
       clearTimeout(timer)
       resolvePromise({code: code ?? (signal ? 128 : 1), stdout, stderr})
     })
+    // A command that exits before reading its input (a refusal, a usage error) closes the pipe: not a test failure.
+    child.stdin.on('error', () => {})
     child.stdin.end(options.input ?? '')
   })
 }
