@@ -28,6 +28,10 @@ export interface SandboxStore {
   rows<R = unknown>(sql: string, ...params: unknown[]): Promise<R[]>
   iterate<R = unknown>(sql: string, ...params: unknown[]): AsyncIterable<R> | Iterable<R>
   change(sql: string, ...params: unknown[]): Promise<number>
+  /** A write whose result nobody reads: PostgreSQL sends it with the transaction's next statement (at the latest its COMMIT). */
+  changeLater(sql: string, ...params: unknown[]): Promise<void> | void
+  /** Reads these documents into the scope's cache in one statement (PostgreSQL; SQLite reads each when asked, at no cost). */
+  prefetch(docs: readonly DocRef[]): Promise<void> | void
 
   /** Runs `work` in the scope of `key` (a request): its transaction, its cache, its after-commit work. */
   within<T>(key: object, work: () => T): T
@@ -37,6 +41,8 @@ export interface SandboxStore {
    * committed. SQLite's one connection gives the same order without asking.
    */
   beginWrite(tenant: string): Promise<void> | void
+  /** True when the scope's transaction holds the tenant's lock (taken by beginWrite); SQLite has none. */
+  holdsLock(tenant: string): boolean
   /** True when the scope has a transaction open: it wrote, or it is a write request (PostgreSQL). */
   writing(): boolean
   /** Makes what the scope wrote durable, then runs its after-commit work. When the commit fails, nothing of it stays, and the error is thrown. */
@@ -78,7 +84,17 @@ export class TenantStore {
 }
 
 /** What the cache holds for a record that is not stored: no stored document is an empty text (JSON never is). */
-const ABSENT = ''
+export const ABSENT = ''
+
+/** A document by its address. */
+export interface DocRef {
+  tenant: string
+  collection: string
+  key: string
+}
+
+/** The cache's name for a tenant's collection. */
+export const cacheName = (tenant: string, collection: string) => `${tenant}\u0000${collection}`
 
 /**
  * Records of one kind (a collection), stored whole as JSON and addressed by key: the Map-like
@@ -99,7 +115,7 @@ export class DocTable<T> {
     this.store = handle.store
     this.tenant = handle.tenant
     this.Q = handle.store.queries
-    this.cached = `${handle.tenant}\u0000${collection}`
+    this.cached = cacheName(handle.tenant, collection)
   }
 
   async count(): Promise<number> {
@@ -141,7 +157,7 @@ export class DocTable<T> {
   async set(key: string, value: T): Promise<void> {
     const text = JSON.stringify(value)
     this.store.cache.forget(this.cached, key)
-    await this.store.change(this.Q.putDoc, this.tenant, this.collection, key, text)
+    await this.store.changeLater(this.Q.putDoc, this.tenant, this.collection, key, text)
     this.store.cache.remember(this.cached, key, text)
   }
 

@@ -19,13 +19,13 @@ import {createHash, randomBytes, randomUUID} from 'node:crypto'
 import type {KeyKindOf, ModuleState, SandboxContext, SandboxEvent, SandboxModule, SandboxState} from '../types.js'
 import type {SandboxClock} from './clock.js'
 import type {ErrorShapes} from './error-shapes.js'
-import type {PendingDeliveries, SavedClock} from './state.js'
 
 import {SANDBOX_KEYS, SANDBOX_MAX_TENANTS} from '../../services/sandbox-defaults.js'
 import {callbackRefusal, deliveryRefusal} from './callback-targets.js'
-import {FaultQueue} from './faults.js'
+import {FaultQueue, FAULTS_COLLECTION, FAULTS_KEY} from './faults.js'
 import {createSessions} from './sessions.js'
-import {DocTable, type SandboxStore, type TenantStore} from './store.js'
+import {CLOCK_COLLECTION, CLOCK_KEY, type PendingDeliveries, type SavedClock} from './state.js'
+import {type DocRef, DocTable, type SandboxStore, type TenantStore} from './store.js'
 import {DEFAULT_TENANT, newTenantId, splitTenantUrl, tenantPath} from './tenant-ids.js'
 import {WebhookSender} from './webhooks.js'
 
@@ -195,6 +195,20 @@ export function keyKindOf(record: TenantRecord): (key: string) => KeyKind | unde
 /** Opens a tenant's runtime over its rows (server.ts builds the context). */
 export type OpenTenant = (record: TenantRecord) => Promise<Tenant>
 
+const REGISTRY_COLLECTION = 'core.tenants'
+
+/**
+ * What every request of a tenant reads before its handler: its registry row, fault queue and clock,
+ * in one statement on PostgreSQL (`prefetch`), once when it arrives and, for a write, again under its lock.
+ */
+function tenantDocs(id: string): DocRef[] {
+  const own = [
+    {collection: FAULTS_COLLECTION, key: FAULTS_KEY, tenant: id},
+    {collection: CLOCK_COLLECTION, key: CLOCK_KEY, tenant: id},
+  ]
+  return id === DEFAULT_TENANT ? own : [{collection: REGISTRY_COLLECTION, key: id, tenant: DEFAULT_TENANT}, ...own]
+}
+
 export class Tenants {
   private readonly registry: DocTable<TenantRecord>
   private readonly live = new Map<string, Tenant>()
@@ -204,7 +218,7 @@ export class Tenants {
     readonly defaultTenant: Tenant,
     private readonly open: OpenTenant,
   ) {
-    this.registry = new DocTable(store.forTenant(DEFAULT_TENANT), 'core.tenants')
+    this.registry = new DocTable(store.forTenant(DEFAULT_TENANT), REGISTRY_COLLECTION)
     // a rolled-back request moves every clock it moved back to where its saved offset is
     store.onDiscard(async () => {
       for (const tenant of [defaultTenant, ...this.live.values()]) tenant.clock.restore((await tenant.savedClock.get()) ?? 0)
@@ -305,8 +319,10 @@ export class Tenants {
    */
   async holds(id: string): Promise<boolean> {
     if (id === DEFAULT_TENANT) return true
+    // a write request read the registry under its lock already (readyForHandler), and the lock holds it current
+    const current = this.store.holdsLock(id)
     await this.store.beginWrite(id)
-    if ((await this.registry.reread(id)) !== undefined) return true
+    if ((await (current ? this.registry.get(id) : this.registry.reread(id))) !== undefined) return true
     this.forget(id)
     return false
   }
@@ -327,7 +343,11 @@ export class Tenants {
  */
 export async function readyForHandler(request: FastifyRequest, tenant: Tenant, store: SandboxStore): Promise<void> {
   if (!store.shared) return
-  if (request.method !== 'GET' && request.method !== 'HEAD') await store.beginWrite(tenant.id)
+  if (request.method !== 'GET' && request.method !== 'HEAD') {
+    await store.beginWrite(tenant.id)
+    await store.prefetch(tenantDocs(tenant.id))
+  }
+
   tenant.clock.restore((await tenant.savedClock.get()) ?? 0)
 }
 
@@ -357,6 +377,7 @@ export function registerTenantResolution(app: FastifyInstance, tenants: Tenants,
   app.addHook('onRequest', async (request, reply) => {
     const id = tenantNamed(request)
     await store.within(request.raw, async () => {
+      await store.prefetch(tenantDocs(id))
       const tenant = await tenants.get(id)
       if (!tenant) {
         reply.code(404).send(errors.refusal(request.url, 404, `No tenant ${id} on this sandbox`, request.id))
