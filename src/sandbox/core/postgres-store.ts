@@ -109,9 +109,16 @@ export class PostgresStore implements SandboxStore {
 
   async prefetch(docs: readonly DocRef[]): Promise<void> {
     const scope = this.scope
-    const wanted = docs.map(({collection, key, tenant}) => `(${literal(tenant)}, ${literal(collection)}, ${literal(key)})`).join(', ')
-    const rows = (await this.send(scope, `SELECT tenant, collection, key, doc FROM documents WHERE (tenant, collection, key) IN (${wanted})`, [])).rows as (DocRef & {doc: string})[]
-    for (const {collection, key, tenant} of docs) scope.cache.remember(cacheName(tenant, collection), key, ABSENT)
+    const one = docs.filter((doc) => doc.key !== null).map(({collection, key, tenant}) => `(${literal(tenant)}, ${literal(collection)}, ${literal(key)})`)
+    const whole = docs.filter((doc) => doc.key === null).map(({collection, tenant}) => `(${literal(tenant)}, ${literal(collection)})`)
+    const where = [one.length > 0 && `(tenant, collection, key) IN (${one.join(', ')})`, whole.length > 0 && `(tenant, collection) IN (${whole.join(', ')})`].filter(Boolean).join(' OR ')
+    const rows = (await this.send(scope, `SELECT tenant, collection, key, doc FROM documents WHERE ${where} ORDER BY seq`, [])).rows as {collection: string; doc: string; key: string; tenant: string}[]
+    for (const {collection, key, tenant} of docs) {
+      const name = cacheName(tenant, collection)
+      if (key === null) scope.cache.rememberList(name, rows.filter((row) => row.tenant === tenant && row.collection === collection).map((row) => [row.key, row.doc]))
+      else scope.cache.remember(name, key, ABSENT)
+    }
+
     for (const row of rows) scope.cache.remember(cacheName(row.tenant, row.collection), row.key, row.doc)
   }
 

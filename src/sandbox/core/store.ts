@@ -86,11 +86,11 @@ export class TenantStore {
 /** What the cache holds for a record that is not stored: no stored document is an empty text (JSON never is). */
 export const ABSENT = ''
 
-/** A document by its address. */
+/** A document by its address; a key of null: every document of the collection. */
 export interface DocRef {
   tenant: string
   collection: string
-  key: string
+  key: null | string
 }
 
 /** The cache's name for a tenant's collection. */
@@ -134,6 +134,8 @@ export class DocTable<T> {
   }
 
   async entries(): Promise<[string, T][]> {
+    const listed = this.store.cache.listed(this.cached)
+    if (listed) return listed.map(([key, doc]) => [key, JSON.parse(doc) as T])
     const rows = await this.store.rows<{doc: string; key: string}>(this.Q.listDocs, this.tenant, this.collection)
     return rows.map((r) => [r.key, JSON.parse(r.doc) as T])
   }

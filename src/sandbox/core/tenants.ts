@@ -336,16 +336,19 @@ export class Tenants {
   }
 }
 
+/** The documents of its tenant a write request's route will read (its module's `prefetch`). */
+export type RouteDocs = (request: FastifyRequest) => readonly {collection: string; key: null | string}[]
+
 /**
  * Just before a route's handler: a request that writes waits for its tenant's other writes (from
  * any replica) before it reads anything, and the clock is read as the database has it then
  * (another replica may have moved it).
  */
-export async function readyForHandler(request: FastifyRequest, tenant: Tenant, store: SandboxStore): Promise<void> {
+export async function readyForHandler(request: FastifyRequest, tenant: Tenant, store: SandboxStore, routeDocs: RouteDocs): Promise<void> {
   if (!store.shared) return
   if (request.method !== 'GET' && request.method !== 'HEAD') {
     await store.beginWrite(tenant.id)
-    await store.prefetch(tenantDocs(tenant.id))
+    await store.prefetch([...tenantDocs(tenant.id), ...routeDocs(request).map((doc) => ({...doc, tenant: tenant.id}))])
   }
 
   tenant.clock.restore((await tenant.savedClock.get()) ?? 0)
@@ -372,7 +375,7 @@ export function rewriteTenantUrl(raw: {url?: string}): string {
  * route of any tenant asks for the token first). A tenant that does not exist is a 404 in the
  * service's error shape.
  */
-export function registerTenantResolution(app: FastifyInstance, tenants: Tenants, errors: ErrorShapes, store: SandboxStore): void {
+export function registerTenantResolution(app: FastifyInstance, tenants: Tenants, errors: ErrorShapes, store: SandboxStore, routeDocs: RouteDocs): void {
   app.decorateRequest('tenant', null)
   app.addHook('onRequest', async (request, reply) => {
     const id = tenantNamed(request)
@@ -395,7 +398,7 @@ export function registerTenantResolution(app: FastifyInstance, tenants: Tenants,
   app.addHook('preHandler', async (request) => {
     const {tenant} = request
     if (tenant && !(request.routeOptions.config as {operation?: boolean}).operation) {
-      await store.within(request.raw, () => readyForHandler(request, tenant, store))
+      await store.within(request.raw, () => readyForHandler(request, tenant, store, routeDocs))
     }
   })
 }
