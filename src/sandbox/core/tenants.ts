@@ -22,6 +22,7 @@ import type {ErrorShapes} from './error-shapes.js'
 
 import {SANDBOX_KEYS, SANDBOX_MAX_TENANTS} from '../../services/sandbox-defaults.js'
 import {callbackRefusal, deliveryRefusal} from './callback-targets.js'
+import {EventLog} from './event-log.js'
 import {FaultQueue, FAULTS_COLLECTION, FAULTS_KEY} from './faults.js'
 import {createSessions} from './sessions.js'
 import {CLOCK_COLLECTION, CLOCK_KEY, type PendingDeliveries, type SavedClock} from './state.js'
@@ -56,7 +57,7 @@ export interface Tenant {
   pending: PendingDeliveries
   faults: FaultQueue
   /** its recent events, for GET /__sandbox/events */
-  events: (SandboxEvent & {at: string})[]
+  events: EventLog
   /** sends its deliveries' attempts */
   deliveries: WebhookSender
   /** the kind of a checkout API key when it is one of this tenant's; undefined for any other */
@@ -97,7 +98,7 @@ export function openTenant(id: string, parts: TenantParts, keyKind: KeyKindOf, d
   const {modules, store} = deps
   const callbackRules = {refusePrivate: deps.refusePrivateCallbacks}
   const state = Object.fromEntries(parts.states) as unknown as SandboxState
-  const events: (SandboxEvent & {at: string})[] = []
+  const events = new EventLog(parts.handle)
   const tenantClock = parts.clock
   const ctx: SandboxContext = {
     state,
@@ -108,8 +109,7 @@ export function openTenant(id: string, parts: TenantParts, keyKind: KeyKindOf, d
     hex,
     apiKeyKind: keyKind,
     async emit(event) {
-      events.push({...event, at: tenantClock.now().toISOString()})
-      if (events.length > 1000) events.shift()
+      await events.add({...event, at: tenantClock.now().toISOString()})
       // The deliveries it is due are stored with the change that raised it, so they survive a restart.
       const due: string[] = []
       for (const m of modules) {
