@@ -8,7 +8,7 @@
  *
  * Round trips are what a replica costs PostgreSQL (docs/architecture.md), so a transaction sends as
  * few as it can: BEGIN and the tenant's lock wait to go with the statement after them, and writes
- * whose result nobody reads (`write`) wait for the next statement, at the latest the COMMIT. Such a
+ * whose result nobody reads (`changeLater`) wait for the next statement, at the latest the COMMIT. Such a
  * batch goes as one multi-statement text, its values as escaped literals (`inline`); PostgreSQL
  * runs it in order and stops at the first error, which then fails the request as before.
  *

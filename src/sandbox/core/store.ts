@@ -38,7 +38,8 @@ export interface SandboxStore {
   /**
    * The request will write: opens its transaction now, before it reads anything, and waits for the
    * other writes of its tenant (from any replica) to finish first, so the money rules read what they
-   * committed. SQLite's one connection gives the same order without asking.
+   * committed (PostgreSQL: the lock goes with the transaction's next statement, so it is taken
+   * before anything is read). SQLite's one connection gives the same order without asking.
    */
   beginWrite(tenant: string): Promise<void> | void
   /** True when the scope's transaction holds the tenant's lock (taken by beginWrite); SQLite has none. */
