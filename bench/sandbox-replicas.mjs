@@ -241,17 +241,20 @@ try {
   }
 
   // cpu: CPU seconds used in the window by the load generator / the sandboxes / PostgreSQL
-  const head = ['set-up', 'requests', 'rps', 'p50 ms', 'p99 ms', 'errors', 'cpu s gen/sandbox/pg']
+  // cpu ms/req: what one answered request cost the sandbox processes and PostgreSQL, the figure
+  // that says what N replicas on machines of their own would reach (docs/architecture.md)
+  const head = ['set-up', 'requests', 'rps', 'p50 ms', 'p99 ms', 'errors', 'cpu s gen/sandbox/pg', 'cpu ms/req sandbox/pg']
   const rows = results.map((r) => {
     const sorted = r.latencies.sort((a, b) => a - b)
     r.rps = sorted.length / SECONDS
-    return [r.name, String(sorted.length), r.rps.toFixed(0), percentile(sorted, 50).toFixed(1), percentile(sorted, 99).toFixed(1), String(r.errorCount), [r.cpu.gen, r.cpu.other, r.cpu.pg].map((x) => x.toFixed(1)).join(' / ')]
+    return [r.name, String(sorted.length), r.rps.toFixed(0), percentile(sorted, 50).toFixed(1), percentile(sorted, 99).toFixed(1), String(r.errorCount), [r.cpu.gen, r.cpu.other, r.cpu.pg].map((x) => x.toFixed(1)).join(' / '), [r.cpu.other, r.cpu.pg].map((x) => ((x * 1000) / Math.max(1, sorted.length)).toFixed(2)).join(' / ')]
   })
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)))
   const line = (cells) => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ')
   console.log(['', line(head), ...rows.map(line), ''].join('\n'))
   console.log(`(cpu: CPU seconds each part used in the ${SECONDS} s window, out of ${SECONDS * availableParallelism()} the machine has)`)
   for (const r of results) console.log(`mix of ${r.name}: ${[...r.done].sort().map(([route, n]) => `${route} ${n}`).join(', ')}`)
+  console.log(`1 replica / sqlite: ${(results[1].rps / results[0].rps).toFixed(2)}x rps (goal >= 0.5x)`)
   const ratio = results[2].rps / results[1].rps
   console.log(`2 replicas / 1 replica: ${ratio.toFixed(2)}x rps (goal >= 1.6x where the database and CPU are not the bottleneck)`)
   const errors = results.filter((r) => r.errorCount + r.otherErrors > 0)

@@ -178,6 +178,12 @@ export interface SandboxModule<S extends ServiceDefinition = ServiceDefinition> 
   due?(work: unknown, ctx: SandboxContext): Promise<void>
   /** The callback URL registered for an event, if any: the core delivers the event there. */
   webhookTarget?(event: SandboxEvent, ctx: SandboxContext): Promise<string | undefined>
+  /**
+   * The documents a write to one of its routes reads, by the route's URL parameters: read with the
+   * tenant's own under its lock, in one statement (PostgreSQL; core/tenants.ts). A key of null
+   * reads the whole collection. Naming one the handler does not read costs next to nothing.
+   */
+  prefetch?(params: Readonly<Record<string, string>>): {collection: string; key: null | string}[]
 }
 
 /** Checks a module against its own table (every handler present and typed from its row), then lets the core hold any module. */

@@ -11,7 +11,7 @@ import {registerCors} from './cors.js'
 import {CHECKOUT_PREFIX, checkoutHandlers, checkoutState, createCheckout, expireDue, saveCheckout, webhookFor} from './handlers.js'
 import {PAGE_HEADERS, type PageReply, showPaymentPage, submitPaymentForm} from './page.js'
 import {SEEDED_REFERENCES, seededCheckouts} from './seeded.js'
-import {CheckoutStore} from './state.js'
+import {CHECKOUT_DOCS, CheckoutStore} from './state.js'
 
 function sendPage(reply: FastifyReply, ctx: SandboxContext, page: PageReply): FastifyReply {
   reply.header('date', ctx.clock.now().toUTCString()).headers(PAGE_HEADERS)
@@ -97,6 +97,14 @@ export const checkoutModule = sandboxModule({
   due: expireDue,
 
   /** The core delivers each checkout event to the one webhook registered for its name. */
+  // a write reads its checkout and that checkout's refunds, the settings, and the webhooks (for the events it raises)
+  prefetch({checkoutId}) {
+    const D = CHECKOUT_DOCS
+    const settings = [D.customization, D.refundOutcomes].map((key) => ({collection: D.settings, key}))
+    const own = checkoutId === undefined ? [] : [D.checkouts, D.refunds].map((collection) => ({collection, key: checkoutId}))
+    return [...own, ...settings, {collection: D.webhooks, key: null}]
+  },
+
   async webhookTarget(event: SandboxEvent, ctx: SandboxContext) {
     return (await webhookFor(ctx, event.type))?.callbackUrl
   },

@@ -78,6 +78,16 @@ declare module '../types.js' {
 }
 
 /** The checkout module's state in the sandbox database: one repository per table. */
+/** The checkout's collections (refunds are keyed by their checkout's id), and the keys of its settings. */
+export const CHECKOUT_DOCS = {
+  checkouts: 'checkout.checkouts',
+  refunds: 'checkout.refunds',
+  webhooks: 'checkout.webhooks',
+  settings: 'checkout.settings',
+  customization: 'customization',
+  refundOutcomes: 'refundOutcomes',
+} as const
+
 export class CheckoutStore implements ModuleState {
   readonly checkouts: DocTable<StoredCheckout>
   /** Refunds by checkout id, oldest first; FAILED attempts are kept. */
@@ -89,12 +99,12 @@ export class CheckoutStore implements ModuleState {
   private readonly settings: DocTable<unknown>
 
   constructor(store: TenantStore) {
-    this.checkouts = new DocTable(store, 'checkout.checkouts')
-    this.refunds = new DocTable(store, 'checkout.refunds')
-    this.webhooks = new DocTable(store, 'checkout.webhooks')
-    this.settings = new DocTable(store, 'checkout.settings')
-    this.customization = new DocCell(this.settings as DocTable<null | StoredCustomization>, 'customization', () => null)
-    this.refundOutcomes = new DocCell(this.settings as DocTable<RefundStatus[]>, 'refundOutcomes', () => [])
+    this.checkouts = new DocTable(store, CHECKOUT_DOCS.checkouts)
+    this.refunds = new DocTable(store, CHECKOUT_DOCS.refunds)
+    this.webhooks = new DocTable(store, CHECKOUT_DOCS.webhooks)
+    this.settings = new DocTable(store, CHECKOUT_DOCS.settings)
+    this.customization = new DocCell(this.settings as DocTable<null | StoredCustomization>, CHECKOUT_DOCS.customization, () => null)
+    this.refundOutcomes = new DocCell(this.settings as DocTable<RefundStatus[]>, CHECKOUT_DOCS.refundOutcomes, () => [])
   }
 
   async dump(): Promise<Record<string, unknown>> {

@@ -76,7 +76,7 @@ export function registerControlRoutes(app: FastifyInstance, deps: ControlDeps): 
     return {pending: []}
   })
 
-  app.get('/__sandbox/events', async (request) => ({events: deps.tenantOf(request).events}))
+  app.get('/__sandbox/events', async (request) => ({events: await deps.tenantOf(request).events.list()}))
 
   app.post('/__sandbox/reset', async (request) => {
     await deps.onReset(deps.tenantOf(request))

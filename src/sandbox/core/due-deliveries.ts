@@ -137,7 +137,9 @@ export class DueDeliveries {
     const module = this.modules.find((m) => m.service.name === job.service)
     await this.store.commitNow(async () => {
       await this.store.beginWrite(tenant.id)
-      if (this.store.shared) tenant.clock.restore(await tenant.pending.savedOffset())
+      // read in the job's transaction, on its connection: a read on another one (while holding this
+      // one and the tenant's lock) could wait for ever on a pool that jobs waiting for the lock fill
+      if (this.store.shared) tenant.clock.restore((await tenant.savedClock.get()) ?? 0)
       await module?.due?.(job.work, tenant.ctx)
       await tenant.pending.doneWithin(id)
     })

@@ -15,6 +15,10 @@ export type Fault = z.infer<typeof Fault>
 /** Faults pending at once, per tenant: each is a row of the tenant's state, read by every request. */
 export const MAX_PENDING_FAULTS = 1000
 
+/** Where a tenant's queue is stored: read with its clock and registry row in one statement (tenants.ts). */
+export const FAULTS_COLLECTION = 'core.faults'
+export const FAULTS_KEY = 'queue'
+
 export const FaultScript = z.object({next: z.array(Fault).min(1).max(MAX_PENDING_FAULTS)})
 
 /**
@@ -27,23 +31,23 @@ export class FaultQueue {
   private readonly table: DocTable<Fault[]>
 
   constructor(private readonly handle: TenantStore) {
-    this.table = new DocTable(handle, 'core.faults')
+    this.table = new DocTable(handle, FAULTS_COLLECTION)
   }
 
   async pending(): Promise<Fault[]> {
-    return (await this.table.get('queue')) ?? []
+    return (await this.table.get(FAULTS_KEY)) ?? []
   }
 
   /** Queues more faults; false (nothing queued) when the queue would pass MAX_PENDING_FAULTS. */
   async add(faults: Fault[]): Promise<boolean> {
     const queue = await this.pending()
     if (queue.length + faults.length > MAX_PENDING_FAULTS) return false
-    await this.table.set('queue', [...queue, ...faults])
+    await this.table.set(FAULTS_KEY, [...queue, ...faults])
     return true
   }
 
   async clear(): Promise<void> {
-    await this.table.delete('queue')
+    await this.table.delete(FAULTS_KEY)
   }
 
   async take(operationId: string): Promise<Fault | undefined> {
@@ -69,11 +73,11 @@ export class FaultQueue {
   }
 
   private async takeFirst(matches: (f: Fault) => boolean): Promise<Fault | undefined> {
-    const queue = (await this.table.reread('queue')) ?? []
+    const queue = (await this.table.reread(FAULTS_KEY)) ?? []
     const i = queue.findIndex(matches)
     if (i === -1) return undefined
     const [fault] = queue.splice(i, 1)
-    await (queue.length > 0 ? this.table.set('queue', queue) : this.table.delete('queue'))
+    await (queue.length > 0 ? this.table.set(FAULTS_KEY, queue) : this.table.delete(FAULTS_KEY))
     return fault
   }
 }

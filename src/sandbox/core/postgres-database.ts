@@ -20,6 +20,8 @@ const MIGRATION_LOCK = 0x6f7073_63746c_73n
 
 export interface PostgresDatabase {
   db: Kysely<any>
+  /** the connections requests run on (postgres-store.ts sends its statements through pg directly: several in one text) */
+  pool: pg.Pool
   /** true when the schema was created now (no state yet) */
   created: boolean
   close(): Promise<void>
@@ -55,7 +57,7 @@ export async function openPostgres(url: string, options: {max?: number} = {}): P
       await (row ? trx.updateTable('sandbox_schema').set({version: SCHEMA_VERSION}) : trx.insertInto('sandbox_schema').values({version: SCHEMA_VERSION})).execute()
       return found === 0
     })
-    return {close: () => db.destroy(), created, db}
+    return {close: () => db.destroy(), created, db, pool}
   } catch (error) {
     await db.destroy()
     if (error instanceof NewerSchemaError) throw error

@@ -1,32 +1,63 @@
-import {CompiledQuery, type ControlledTransaction, type Kysely, sql} from 'kysely'
 /**
  * The sandbox's storage in PostgreSQL (`sandbox start --database postgres://...`), shared by every
- * replica. Each request has a scope (found through AsyncLocalStorage): its own Kysely controlled
- * transaction, opened by its first write, or before anything when it is a write request
+ * replica. Each request has a scope (found through AsyncLocalStorage): its own transaction on a
+ * connection of the pool, opened by its first write, or before anything when it is a write request
  * (`beginWrite`, which also waits for its tenant's other writes), and committed before its answer,
  * as on SQLite; and its own read cache, so that a request never reads another's uncommitted
  * document. Reads outside a transaction go to the pool (READ COMMITTED: what is committed).
+ *
+ * Round trips are what a replica costs PostgreSQL (docs/architecture.md), so a transaction sends as
+ * few as it can: BEGIN and the tenant's lock wait to go with the statement after them, and writes
+ * whose result nobody reads (`changeLater`) wait for the next statement, at the latest the COMMIT. Such a
+ * batch goes as one multi-statement text, its values as escaped literals (`inline`); PostgreSQL
+ * runs it in order and stops at the first error, which then fails the request as before.
  *
  * Work outside any request (the start, webhook deliveries finishing) runs in a scope of its own
  * (`apply`, `commitNow`) or, at start only, in the store's outside scope.
  */
 import {AsyncLocalStorage} from 'node:async_hooks'
+import pg from 'pg'
 
 import {DocumentCache} from './document-cache.js'
 import {type Queries, queriesFor} from './queries.js'
-import {type SandboxStore, TenantStore} from './store.js'
+import {ABSENT, cacheName, type DocRef, type SandboxStore, TenantStore} from './store.js'
 
 /** Documents a request remembers: a request reads a handful (its session, user, checkout). */
 const REQUEST_CACHE_LIMIT = 1000
 
 class Scope {
-  trx?: ControlledTransaction<any>
-  opening?: Promise<ControlledTransaction<any>>
+  client?: pg.PoolClient
+  opening?: Promise<pg.PoolClient>
+  /** statements of the transaction not sent yet (BEGIN, a lock, writes): they go with the next one */
+  waiting: string[] = []
+  /** its BEGIN was sent: there is a transaction to commit or roll back */
+  begun = false
+  /** tenants whose lock the transaction holds (or will, with its next statement) */
+  readonly locked = new Set<string>()
   readonly cache = new DocumentCache(REQUEST_CACHE_LIMIT)
   committed: (() => void)[] = []
   /** its client went away: what it wrote is rolled back, and it may write no more */
   abandoned = false
 }
+
+/** A value as a literal of SQL text (strings escaped by pg, as its own client would quote them). */
+function literal(value: unknown): string {
+  if (value === null || value === undefined) return 'NULL'
+  if (typeof value === 'number' || typeof value === 'bigint') return String(value)
+  if (typeof value === 'boolean') return value ? 'TRUE' : 'FALSE'
+  return pg.escapeLiteral(String(value))
+}
+
+/** The statement with its parameters ($1, $2...: the queries of queries.ts have no other `$`) written in as literals. */
+function inline(text: string, params: readonly unknown[]): string {
+  return params.length === 0 ? text : text.replaceAll(/\$(\d+)/g, (_, n: string) => literal(params[Number(n) - 1]))
+}
+
+const LOCK = 'SELECT pg_advisory_xact_lock('
+const lockOf = (tenant: string) => `${LOCK}hashtextextended(${literal(`opsctl-tenant:${tenant}`)}, 0))`
+
+/** The result of the last statement of a text (pg answers a multi-statement text with one result per statement). */
+const lastOf = (result: pg.QueryResult | pg.QueryResult[]) => (Array.isArray(result) ? result.at(-1)! : result)
 
 export class PostgresStore implements SandboxStore {
   readonly engine = 'postgres' as const
@@ -39,7 +70,7 @@ export class PostgresStore implements SandboxStore {
   private readonly discardListeners: (() => Promise<void> | void)[] = []
 
   constructor(
-    private readonly db: Kysely<any>,
+    private readonly pool: pg.Pool,
     private readonly closeDb: () => Promise<void>,
   ) {}
 
@@ -56,9 +87,7 @@ export class PostgresStore implements SandboxStore {
   }
 
   async rows<R = unknown>(text: string, ...params: unknown[]): Promise<R[]> {
-    const scope = this.scope
-    const executor = scope.trx ?? (scope.opening ? await scope.opening : this.db)
-    return (await executor.executeQuery<R>(CompiledQuery.raw(text, params))).rows
+    return (await this.send(this.scope, text, params)).rows as R[]
   }
 
   /** All at once: an export is bounded by the import limit. */
@@ -67,8 +96,30 @@ export class PostgresStore implements SandboxStore {
   }
 
   async change(text: string, ...params: unknown[]): Promise<number> {
-    const trx = await this.transaction()
-    return Number((await trx.executeQuery(CompiledQuery.raw(text, params))).numAffectedRows ?? 0)
+    const scope = this.scope
+    await this.transaction(scope)
+    return (await this.send(scope, text, params)).rowCount ?? 0
+  }
+
+  async changeLater(text: string, ...params: unknown[]): Promise<void> {
+    const scope = this.scope
+    await this.transaction(scope)
+    scope.waiting.push(inline(text, params))
+  }
+
+  async prefetch(docs: readonly DocRef[]): Promise<void> {
+    const scope = this.scope
+    const one = docs.filter((doc) => doc.key !== null).map(({collection, key, tenant}) => `(${literal(tenant)}, ${literal(collection)}, ${literal(key)})`)
+    const whole = docs.filter((doc) => doc.key === null).map(({collection, tenant}) => `(${literal(tenant)}, ${literal(collection)})`)
+    const where = [one.length > 0 && `(tenant, collection, key) IN (${one.join(', ')})`, whole.length > 0 && `(tenant, collection) IN (${whole.join(', ')})`].filter(Boolean).join(' OR ')
+    const rows = (await this.send(scope, `SELECT tenant, collection, key, doc FROM documents WHERE ${where} ORDER BY seq`, [])).rows as {collection: string; doc: string; key: string; tenant: string}[]
+    for (const {collection, key, tenant} of docs) {
+      const name = cacheName(tenant, collection)
+      if (key === null) scope.cache.rememberList(name, rows.filter((row) => row.tenant === tenant && row.collection === collection).map((row) => [row.key, row.doc]))
+      else scope.cache.remember(name, key, ABSENT)
+    }
+
+    for (const row of rows) scope.cache.remember(cacheName(row.tenant, row.collection), row.key, row.doc)
   }
 
   within<T>(key: object, work: () => T): T {
@@ -81,26 +132,38 @@ export class PostgresStore implements SandboxStore {
    * A transaction-scoped advisory lock on the tenant: a tenant's write requests run one at a time
    * across every replica, as SQLite's one connection runs them (docs/architecture.md says why a
    * tenant lock rather than row locks). Other tenants' writes, and every read, go on in parallel.
+   * It is taken with the transaction's next statement, which is the first to read after it.
    */
   async beginWrite(tenant: string): Promise<void> {
-    const trx = await this.transaction()
-    await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`opsctl-tenant:${tenant}`}, 0))`.execute(trx)
+    const scope = this.scope
+    await this.transaction(scope)
+    if (scope.locked.has(tenant)) return
+    scope.locked.add(tenant)
+    scope.waiting.push(lockOf(tenant))
+  }
+
+  holdsLock(tenant: string): boolean {
+    return this.scope.locked.has(tenant)
   }
 
   writing(): boolean {
-    return this.scope.trx !== undefined || this.scope.opening !== undefined
+    return this.scope.client !== undefined || this.scope.opening !== undefined
   }
 
   async commit(): Promise<void> {
     const scope = this.scope
-    const trx = await this.opened(scope)
-    if (trx) {
+    const client = await this.opened(scope)
+    // a transaction that sent nothing (its BEGIN and lock still wait) has nothing to commit
+    if (client && !scope.begun && scope.waiting.every((text) => text === 'BEGIN' || text.startsWith(LOCK))) this.release(scope, client)
+    else if (client) {
       try {
-        await trx.commit().execute()
+        await this.sendAll(scope, client, 'COMMIT')
       } catch (error) {
-        await this.discardIn(scope, trx)
+        await this.discardIn(scope, client)
         throw error
       }
+
+      this.release(scope, client)
     }
 
     const committed = scope.committed
@@ -132,7 +195,7 @@ export class PostgresStore implements SandboxStore {
   }
 
   async runAlone<R = unknown>(text: string, ...params: unknown[]): Promise<R[]> {
-    return (await this.db.executeQuery<R>(CompiledQuery.raw(text, params))).rows
+    return (await this.pool.query(text, params)).rows as R[]
   }
 
   async commitNow(change: () => Promise<void>): Promise<void> {
@@ -148,15 +211,16 @@ export class PostgresStore implements SandboxStore {
   }
 
   async atomically<T>(change: () => Promise<T>): Promise<T> {
-    const trx = await this.transaction()
-    await trx.executeQuery(CompiledQuery.raw('SAVEPOINT atomically'))
+    const scope = this.scope
+    await this.transaction(scope)
+    scope.waiting.push('SAVEPOINT atomically')
     try {
       const result = await change()
-      await trx.executeQuery(CompiledQuery.raw('RELEASE SAVEPOINT atomically'))
+      scope.waiting.push('RELEASE SAVEPOINT atomically')
       return result
     } catch (error) {
-      this.scope.cache.clear()
-      await trx.executeQuery(CompiledQuery.raw('ROLLBACK TO SAVEPOINT atomically')).catch(() => undefined)
+      scope.cache.clear()
+      await this.send(scope, 'ROLLBACK TO SAVEPOINT atomically', []).catch(() => undefined)
       throw error
     }
   }
@@ -171,7 +235,7 @@ export class PostgresStore implements SandboxStore {
 
   async dropTenant(tenant: string): Promise<void> {
     this.scope.cache.clear()
-    for (const text of [this.queries.dropTenantDocs, this.queries.dropTenantEvents, this.queries.dropTenantDeliveries, this.queries.dropTenantAttempts]) await this.change(text, tenant)
+    for (const text of [this.queries.dropTenantDocs, this.queries.dropTenantEvents, this.queries.dropTenantDeliveries, this.queries.dropTenantAttempts]) await this.changeLater(text, tenant)
   }
 
   async close(): Promise<void> {
@@ -182,37 +246,65 @@ export class PostgresStore implements SandboxStore {
     }
   }
 
-  /** The scope's transaction, opened by its first write (or by beginWrite). */
-  private async transaction(): Promise<ControlledTransaction<any>> {
-    const scope = this.scope
-    if (scope.trx) return scope.trx
+  /** One statement: in the scope's transaction, with what waits to go before it, else on its own (what is committed). */
+  private async send(scope: Scope, text: string, params: unknown[]): Promise<pg.QueryResult> {
+    const client = scope.client ?? (scope.opening ? await scope.opening : undefined)
+    if (!client) return this.pool.query(text, params)
+    if (scope.waiting.length === 0) return client.query(text, params)
+    return this.sendAll(scope, client, inline(text, params))
+  }
+
+  /** What waits to go, and `last`, as one text: the result of `last`. */
+  private async sendAll(scope: Scope, client: pg.PoolClient, last: string): Promise<pg.QueryResult> {
+    const text = [...scope.waiting, last].join(';\n')
+    scope.begun ||= scope.waiting.includes('BEGIN')
+    scope.waiting = []
+    return lastOf((await client.query(text)) as unknown as pg.QueryResult | pg.QueryResult[])
+  }
+
+  /** The scope's transaction, opened by its first write (or by beginWrite): a connection, and a BEGIN that goes with its next statement. */
+  private async transaction(scope: Scope): Promise<pg.PoolClient> {
+    if (scope.client) return scope.client
     if (scope.abandoned) throw new Error('the request was abandoned by its client; it writes nothing more')
-    scope.opening ??= this.db.startTransaction().execute()
+    if (!scope.opening) {
+      scope.opening = this.pool.connect()
+      scope.waiting.push('BEGIN')
+    }
+
     try {
-      scope.trx = await scope.opening
+      scope.client = await scope.opening
+    } catch (error) {
+      scope.waiting = []
+      throw error
     } finally {
       scope.opening = undefined
     }
 
-    return scope.trx
+    return scope.client
   }
 
-  /** The scope's transaction if it has one (waiting for one being opened); the scope has none after. */
-  private async opened(scope: Scope): Promise<ControlledTransaction<any> | undefined> {
-    const trx = scope.trx ?? (scope.opening ? await scope.opening.catch(() => undefined) : undefined)
-    scope.trx = undefined
-    return trx
+  /** The scope's connection if it has a transaction (waiting for one being opened); the scope has none after. */
+  private async opened(scope: Scope): Promise<pg.PoolClient | undefined> {
+    const client = scope.client ?? (scope.opening ? await scope.opening.catch(() => undefined) : undefined)
+    scope.client = undefined
+    return client
   }
 
-  private async discardIn(scope: Scope, trx: ControlledTransaction<any> | undefined): Promise<void> {
+  private release(scope: Scope, client: pg.PoolClient, error?: unknown): void {
+    scope.waiting = []
+    scope.begun = false
+    scope.locked.clear()
+    // a connection whose rollback failed is closed, not given to the next request
+    client.release(error instanceof Error ? error : undefined)
+  }
+
+  private async discardIn(scope: Scope, client: pg.PoolClient | undefined): Promise<void> {
     scope.cache.clear()
     scope.committed = []
-    if (!trx) return
-    // the connection is released even when the rollback fails (a dead connection)
-    await trx
-      .rollback()
-      .execute()
-      .catch(() => undefined)
+    if (!client) return
+    let failed: unknown
+    if (scope.begun) await client.query('ROLLBACK').catch((error: unknown) => (failed = error))
+    this.release(scope, client, failed)
     for (const listener of this.discardListeners) {
       await Promise.resolve(listener()).catch((error: unknown) => process.stderr.write(`sandbox: ${(error as Error).message}\n`))
     }

@@ -51,6 +51,13 @@ function compile(engine: Engine) {
       .values({tenant: P, collection: P, key: P, doc: P})
       .onConflict((oc) => oc.columns(['tenant', 'collection', 'key']).doUpdateSet((eb) => ({doc: eb.ref('excluded.doc')})))
       .compile().sql,
+    /** (tenant, collection, tenant, collection, 1, keep): drops all but the collection's `keep` newest documents */
+    trimDocs: db
+      .deleteFrom('documents')
+      .where('tenant', '=', P)
+      .where('collection', '=', P)
+      .where('seq', '<=', db.selectFrom('documents').select('seq').where('tenant', '=', P).where('collection', '=', P).orderBy('seq', 'desc').limit(1).offset(N))
+      .compile().sql,
     /** () -> {tenant} */
     tenantsWithRows: db
       .selectFrom('documents')

@@ -29,7 +29,7 @@ import {type SandboxStore} from './store.js'
 import {DEFAULT_TENANT} from './tenant-ids.js'
 import {registerTenantRoutes} from './tenant-routes.js'
 import {registerTenantShares} from './tenant-shares.js'
-import {keyKindOf, openTenant, publishedKeyKind, readyForHandler, registerTenantResolution, rewriteTenantUrl, type Tenant, TenantGoneError, tenantOf, type TenantRuntimeDeps, Tenants} from './tenants.js'
+import {keyKindOf, openTenant, publishedKeyKind, readyForHandler, registerTenantResolution, rewriteTenantUrl, type RouteDocs, type Tenant, TenantGoneError, tenantOf, type TenantRuntimeDeps, Tenants} from './tenants.js'
 import {registerTextChecks} from './text-checks.js'
 
 export interface SandboxOptions {
@@ -158,14 +158,15 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
   if (store.shared) registerAbandonment(app, store)
   if (store.shared) registerTenantShares(app, errors)
   registerTextChecks(app, errors)
-  registerTenantResolution(app, tenants, errors, store)
+  const routeDocs: RouteDocs = (request) => errors.moduleOf(request.url)?.prefetch?.(request.params as Record<string, string>) ?? []
+  registerTenantResolution(app, tenants, errors, store, routeDocs)
   registerParsers(app)
   registerResponseHeaders(app, tenantOfRequest, errors)
   registerErrorHandling(app, store, errors)
   registerSaveBeforeAnswer(app, store, persist, errors)
 
   for (const m of modules) {
-    for (const {handler, op} of handlersOf(m)) registerOperation(app, m, op, handler, {errors, options, persist, store, tenantOf: tenantOfRequest})
+    for (const {handler, op} of handlersOf(m)) registerOperation(app, m, op, handler, {errors, options, persist, routeDocs, store, tenantOf: tenantOfRequest})
     m.routes?.(app, contextOf)
   }
 
@@ -281,6 +282,7 @@ interface RouteDeps {
   errors: ErrorShapes
   options: SandboxOptions
   persist(request: FastifyRequest): Promise<void> | void
+  routeDocs: RouteDocs
   store: SandboxStore
   /** the tenant the request's URL names: its context, faults and keys */
   tenantOf(request: FastifyRequest): Tenant
@@ -304,7 +306,7 @@ function registerOperation(app: FastifyInstance, m: SandboxModule, op: Operation
 
       const fault = await faults.take(op.id)
       if (fault?.kind === 'delay') await sleep(fault.ms ?? 1000)
-      await readyForHandler(request, tenant, deps.store)
+      await readyForHandler(request, tenant, deps.store, deps.routeDocs)
       if (fault?.kind === '500') throw new SandboxError(500, errors.code(m, 500), `Injected server error on ${op.id}`)
       if (fault?.kind === 'drop') {
         // no answer, so no onSend: that the fault was taken is saved here

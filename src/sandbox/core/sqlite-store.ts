@@ -71,6 +71,16 @@ export class SqliteStore implements SandboxStore {
     return Number(this.statement(sql).run(...params).changes)
   }
 
+  async changeLater(sql: string, ...params: unknown[]): Promise<void> {
+    await this.change(sql, ...params)
+  }
+
+  prefetch(): void {}
+
+  holdsLock(): boolean {
+    return false
+  }
+
   within<T>(_key: object, work: () => T): T {
     return work()
   }

@@ -63,24 +63,24 @@ export class PendingDeliveries {
   async add(event: SandboxEvent, url: string): Promise<string> {
     const id = randomUUID()
     const due: DueDelivery = {attempt: 1, body: JSON.stringify(event.payload), event, url}
-    await this.store.change(this.store.queries.addDelivery, this.tenant, id, JSON.stringify(due), null)
+    await this.store.changeLater(this.store.queries.addDelivery, this.tenant, id, JSON.stringify(due), null)
     return id
   }
 
   /** A module's job, due at `at` on the tenant's clock (whose offset from the real time is `offsetMs`). */
   async schedule(service: string, work: unknown, at: Date, offsetMs: number): Promise<void> {
     const job: DueJob = {dueAt: at.toISOString(), kind: 'job', service, work}
-    await this.store.change(this.store.queries.addDelivery, this.tenant, randomUUID(), JSON.stringify(job), at.getTime() - offsetMs)
+    await this.store.changeLater(this.store.queries.addDelivery, this.tenant, randomUUID(), JSON.stringify(job), at.getTime() - offsetMs)
   }
 
   /** The tenant's clock moved by `ms` (in the request's transaction): its due work falls due that much sooner. */
   async shift(ms: number): Promise<void> {
-    if (ms !== 0) await this.store.change(this.store.queries.shiftDue, ms, this.tenant)
+    if (ms !== 0) await this.store.changeLater(this.store.queries.shiftDue, ms, this.tenant)
   }
 
   async clear(): Promise<void> {
-    await this.store.change(this.store.queries.dropTenantDeliveries, this.tenant)
-    await this.store.change(this.store.queries.dropTenantAttempts, this.tenant)
+    await this.store.changeLater(this.store.queries.dropTenantDeliveries, this.tenant)
+    await this.store.changeLater(this.store.queries.dropTenantAttempts, this.tenant)
   }
 
   // claim, renew, reschedule, done and log are made by the process delivering, outside any request: each commits on its own
@@ -149,8 +149,8 @@ export async function claimDueDeliveries(
 /** The delivery log keeps a tenant's newest attempts, this many (each holds the body it sent). */
 export const MAX_LOGGED_ATTEMPTS = 5000
 
-const CLOCK_COLLECTION = 'core.clock'
-const CLOCK_KEY = 'offset'
+export const CLOCK_COLLECTION = 'core.clock'
+export const CLOCK_KEY = 'offset'
 
 /**
  * The sandbox clock's offset from the real time (core/clock.ts), a row of the documents table:
@@ -239,7 +239,7 @@ async function openDatabase(modules: readonly SandboxModule[], options: StateOpt
     const {openPostgres} = await import('./postgres-database.js')
     const {PostgresStore} = await import('./postgres-store.js')
     const opened = await openPostgres(options.database)
-    return {created: opened.created, store: new PostgresStore(opened.db, opened.close)}
+    return {created: opened.created, store: new PostgresStore(opened.pool, opened.close)}
   }
 
   if (options.file) {

@@ -28,15 +28,22 @@ export interface SandboxStore {
   rows<R = unknown>(sql: string, ...params: unknown[]): Promise<R[]>
   iterate<R = unknown>(sql: string, ...params: unknown[]): AsyncIterable<R> | Iterable<R>
   change(sql: string, ...params: unknown[]): Promise<number>
+  /** A write whose result nobody reads: PostgreSQL sends it with the transaction's next statement (at the latest its COMMIT). */
+  changeLater(sql: string, ...params: unknown[]): Promise<void> | void
+  /** Reads these documents into the scope's cache in one statement (PostgreSQL; SQLite reads each when asked, at no cost). */
+  prefetch(docs: readonly DocRef[]): Promise<void> | void
 
   /** Runs `work` in the scope of `key` (a request): its transaction, its cache, its after-commit work. */
   within<T>(key: object, work: () => T): T
   /**
    * The request will write: opens its transaction now, before it reads anything, and waits for the
    * other writes of its tenant (from any replica) to finish first, so the money rules read what they
-   * committed. SQLite's one connection gives the same order without asking.
+   * committed (PostgreSQL: the lock goes with the transaction's next statement, so it is taken
+   * before anything is read). SQLite's one connection gives the same order without asking.
    */
   beginWrite(tenant: string): Promise<void> | void
+  /** True when the scope's transaction holds the tenant's lock (taken by beginWrite); SQLite has none. */
+  holdsLock(tenant: string): boolean
   /** True when the scope has a transaction open: it wrote, or it is a write request (PostgreSQL). */
   writing(): boolean
   /** Makes what the scope wrote durable, then runs its after-commit work. When the commit fails, nothing of it stays, and the error is thrown. */
@@ -78,7 +85,17 @@ export class TenantStore {
 }
 
 /** What the cache holds for a record that is not stored: no stored document is an empty text (JSON never is). */
-const ABSENT = ''
+export const ABSENT = ''
+
+/** A document by its address; a key of null: every document of the collection. */
+export interface DocRef {
+  tenant: string
+  collection: string
+  key: null | string
+}
+
+/** The cache's name for a tenant's collection. */
+export const cacheName = (tenant: string, collection: string) => `${tenant}\u0000${collection}`
 
 /**
  * Records of one kind (a collection), stored whole as JSON and addressed by key: the Map-like
@@ -99,7 +116,7 @@ export class DocTable<T> {
     this.store = handle.store
     this.tenant = handle.tenant
     this.Q = handle.store.queries
-    this.cached = `${handle.tenant}\u0000${collection}`
+    this.cached = cacheName(handle.tenant, collection)
   }
 
   async count(): Promise<number> {
@@ -118,6 +135,8 @@ export class DocTable<T> {
   }
 
   async entries(): Promise<[string, T][]> {
+    const listed = this.store.cache.listed(this.cached)
+    if (listed) return listed.map(([key, doc]) => [key, JSON.parse(doc) as T])
     const rows = await this.store.rows<{doc: string; key: string}>(this.Q.listDocs, this.tenant, this.collection)
     return rows.map((r) => [r.key, JSON.parse(r.doc) as T])
   }
@@ -141,7 +160,7 @@ export class DocTable<T> {
   async set(key: string, value: T): Promise<void> {
     const text = JSON.stringify(value)
     this.store.cache.forget(this.cached, key)
-    await this.store.change(this.Q.putDoc, this.tenant, this.collection, key, text)
+    await this.store.changeLater(this.Q.putDoc, this.tenant, this.collection, key, text)
     this.store.cache.remember(this.cached, key, text)
   }
 

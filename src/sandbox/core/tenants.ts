@@ -19,13 +19,14 @@ import {createHash, randomBytes, randomUUID} from 'node:crypto'
 import type {KeyKindOf, ModuleState, SandboxContext, SandboxEvent, SandboxModule, SandboxState} from '../types.js'
 import type {SandboxClock} from './clock.js'
 import type {ErrorShapes} from './error-shapes.js'
-import type {PendingDeliveries, SavedClock} from './state.js'
 
 import {SANDBOX_KEYS, SANDBOX_MAX_TENANTS} from '../../services/sandbox-defaults.js'
 import {callbackRefusal, deliveryRefusal} from './callback-targets.js'
-import {FaultQueue} from './faults.js'
+import {EventLog} from './event-log.js'
+import {FaultQueue, FAULTS_COLLECTION, FAULTS_KEY} from './faults.js'
 import {createSessions} from './sessions.js'
-import {DocTable, type SandboxStore, type TenantStore} from './store.js'
+import {CLOCK_COLLECTION, CLOCK_KEY, type PendingDeliveries, type SavedClock} from './state.js'
+import {type DocRef, DocTable, type SandboxStore, type TenantStore} from './store.js'
 import {DEFAULT_TENANT, newTenantId, splitTenantUrl, tenantPath} from './tenant-ids.js'
 import {WebhookSender} from './webhooks.js'
 
@@ -56,7 +57,7 @@ export interface Tenant {
   pending: PendingDeliveries
   faults: FaultQueue
   /** its recent events, for GET /__sandbox/events */
-  events: (SandboxEvent & {at: string})[]
+  events: EventLog
   /** sends its deliveries' attempts */
   deliveries: WebhookSender
   /** the kind of a checkout API key when it is one of this tenant's; undefined for any other */
@@ -97,7 +98,7 @@ export function openTenant(id: string, parts: TenantParts, keyKind: KeyKindOf, d
   const {modules, store} = deps
   const callbackRules = {refusePrivate: deps.refusePrivateCallbacks}
   const state = Object.fromEntries(parts.states) as unknown as SandboxState
-  const events: (SandboxEvent & {at: string})[] = []
+  const events = new EventLog(parts.handle)
   const tenantClock = parts.clock
   const ctx: SandboxContext = {
     state,
@@ -108,8 +109,7 @@ export function openTenant(id: string, parts: TenantParts, keyKind: KeyKindOf, d
     hex,
     apiKeyKind: keyKind,
     async emit(event) {
-      events.push({...event, at: tenantClock.now().toISOString()})
-      if (events.length > 1000) events.shift()
+      await events.add({...event, at: tenantClock.now().toISOString()})
       // The deliveries it is due are stored with the change that raised it, so they survive a restart.
       const due: string[] = []
       for (const m of modules) {
@@ -195,6 +195,20 @@ export function keyKindOf(record: TenantRecord): (key: string) => KeyKind | unde
 /** Opens a tenant's runtime over its rows (server.ts builds the context). */
 export type OpenTenant = (record: TenantRecord) => Promise<Tenant>
 
+const REGISTRY_COLLECTION = 'core.tenants'
+
+/**
+ * What every request of a tenant reads before its handler: its registry row, fault queue and clock,
+ * in one statement on PostgreSQL (`prefetch`), once when it arrives and, for a write, again under its lock.
+ */
+function tenantDocs(id: string): DocRef[] {
+  const own = [
+    {collection: FAULTS_COLLECTION, key: FAULTS_KEY, tenant: id},
+    {collection: CLOCK_COLLECTION, key: CLOCK_KEY, tenant: id},
+  ]
+  return id === DEFAULT_TENANT ? own : [{collection: REGISTRY_COLLECTION, key: id, tenant: DEFAULT_TENANT}, ...own]
+}
+
 export class Tenants {
   private readonly registry: DocTable<TenantRecord>
   private readonly live = new Map<string, Tenant>()
@@ -204,7 +218,7 @@ export class Tenants {
     readonly defaultTenant: Tenant,
     private readonly open: OpenTenant,
   ) {
-    this.registry = new DocTable(store.forTenant(DEFAULT_TENANT), 'core.tenants')
+    this.registry = new DocTable(store.forTenant(DEFAULT_TENANT), REGISTRY_COLLECTION)
     // a rolled-back request moves every clock it moved back to where its saved offset is
     store.onDiscard(async () => {
       for (const tenant of [defaultTenant, ...this.live.values()]) tenant.clock.restore((await tenant.savedClock.get()) ?? 0)
@@ -305,8 +319,10 @@ export class Tenants {
    */
   async holds(id: string): Promise<boolean> {
     if (id === DEFAULT_TENANT) return true
+    // a write request read the registry under its lock already (readyForHandler), and the lock holds it current
+    const current = this.store.holdsLock(id)
     await this.store.beginWrite(id)
-    if ((await this.registry.reread(id)) !== undefined) return true
+    if ((await (current ? this.registry.get(id) : this.registry.reread(id))) !== undefined) return true
     this.forget(id)
     return false
   }
@@ -320,14 +336,21 @@ export class Tenants {
   }
 }
 
+/** The documents of its tenant a write request's route will read (its module's `prefetch`). */
+export type RouteDocs = (request: FastifyRequest) => readonly {collection: string; key: null | string}[]
+
 /**
  * Just before a route's handler: a request that writes waits for its tenant's other writes (from
  * any replica) before it reads anything, and the clock is read as the database has it then
  * (another replica may have moved it).
  */
-export async function readyForHandler(request: FastifyRequest, tenant: Tenant, store: SandboxStore): Promise<void> {
+export async function readyForHandler(request: FastifyRequest, tenant: Tenant, store: SandboxStore, routeDocs: RouteDocs): Promise<void> {
   if (!store.shared) return
-  if (request.method !== 'GET' && request.method !== 'HEAD') await store.beginWrite(tenant.id)
+  if (request.method !== 'GET' && request.method !== 'HEAD') {
+    await store.beginWrite(tenant.id)
+    await store.prefetch([...tenantDocs(tenant.id), ...routeDocs(request).map((doc) => ({...doc, tenant: tenant.id}))])
+  }
+
   tenant.clock.restore((await tenant.savedClock.get()) ?? 0)
 }
 
@@ -352,11 +375,12 @@ export function rewriteTenantUrl(raw: {url?: string}): string {
  * route of any tenant asks for the token first). A tenant that does not exist is a 404 in the
  * service's error shape.
  */
-export function registerTenantResolution(app: FastifyInstance, tenants: Tenants, errors: ErrorShapes, store: SandboxStore): void {
+export function registerTenantResolution(app: FastifyInstance, tenants: Tenants, errors: ErrorShapes, store: SandboxStore, routeDocs: RouteDocs): void {
   app.decorateRequest('tenant', null)
   app.addHook('onRequest', async (request, reply) => {
     const id = tenantNamed(request)
     await store.within(request.raw, async () => {
+      await store.prefetch(tenantDocs(id))
       const tenant = await tenants.get(id)
       if (!tenant) {
         reply.code(404).send(errors.refusal(request.url, 404, `No tenant ${id} on this sandbox`, request.id))
@@ -374,7 +398,7 @@ export function registerTenantResolution(app: FastifyInstance, tenants: Tenants,
   app.addHook('preHandler', async (request) => {
     const {tenant} = request
     if (tenant && !(request.routeOptions.config as {operation?: boolean}).operation) {
-      await store.within(request.raw, () => readyForHandler(request, tenant, store))
+      await store.within(request.raw, () => readyForHandler(request, tenant, store, routeDocs))
     }
   })
 }

@@ -1,0 +1,94 @@
+/**
+ * What a request costs PostgreSQL: the statements a replica sends for each kind of request of a
+ * tenant (a read, a checkout creation, a hosted-page payment, a refund), counted by wrapping pg's
+ * `Client.query` on a throwaway cluster. A multi-statement text sent at once (BEGIN with the tenant's
+ * lock) is one round trip and counts once. Counts are not timings: they hold on a loaded machine.
+ * The background look for due webhook deliveries (every second, whatever the requests) is not a
+ * request's, nor is the claim of a delivery after a commit: both are left out.
+ */
+import pg from 'pg'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+import {basicAuth} from '../../src/http/services.js'
+import {queriesFor} from '../../src/sandbox/core/queries.js'
+import {createSandbox, type RunningSandbox} from '../../src/sandbox/core/server.js'
+import {sandboxControlCall} from '../helpers/control.js'
+import {type PostgresCluster, postgresSkipReason, startPostgres} from '../helpers/postgres.js'
+
+const skip = postgresSkipReason()
+const Q = queriesFor('postgres')
+/** statements of the deliveries' own work, not of the request that raised them */
+const BACKGROUND = new Set([Q.claimDue, Q.claimDelivery, Q.renewClaim, Q.deleteDelivery, Q.rescheduleDelivery])
+const V = {'x-ph-api-version': '3.14.0'}
+
+describe.skipIf(skip !== undefined)(`statements per request on PostgreSQL${skip ? ` (skipped: ${skip})` : ''}`, () => {
+  let cluster: PostgresCluster
+  let sandbox: RunningSandbox
+  const sent: string[] = []
+  let counting = true
+  const query = pg.Client.prototype.query
+
+  beforeAll(async () => {
+    cluster = await startPostgres()
+    sandbox = await createSandbox({database: cluster.url, notice: () => undefined, port: 0, token: 'statements-token'})
+    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+      const text = typeof args[0] === 'string' ? args[0] : (args[0] as {text?: string})?.text
+      if (counting && text !== undefined && !BACKGROUND.has(text)) sent.push(text)
+      return (query as (...a: unknown[]) => unknown).apply(this, args)
+    } as typeof query
+  }, 60_000)
+  afterAll(async () => {
+    pg.Client.prototype.query = query
+    await sandbox?.close()
+    await cluster?.stop()
+  })
+
+  /** Waits until no work of the tenant is left to run (the statements of the look are not counted). */
+  async function dueWorkDone(tenant: string): Promise<void> {
+    counting = false
+    const client = new pg.Client({connectionString: cluster.url})
+    await client.connect()
+    try {
+      while (Number((await client.query('SELECT count(*) AS n FROM deliveries WHERE tenant = $1', [tenant])).rows[0].n) > 0) await new Promise((resolve) => setTimeout(resolve, 50))
+    } finally {
+      await client.end()
+      counting = true
+    }
+  }
+
+  /** The statements one request sent, from its start to its answer. */
+  async function counted(path: string, init: Parameters<typeof fetch>[1]): Promise<{statements: string[]; body: any}> {
+    sent.length = 0
+    const res = await fetch(sandbox.origin + path, init)
+    const text = await res.text()
+    expect(res.status, text).toBeLessThan(400)
+    const statements = [...sent]
+    return {body: text.startsWith('{') ? JSON.parse(text) : text, statements}
+  }
+
+  it('reads in 2 statements, and creates, pays (hosted page) or refunds a checkout in 3', async () => {
+    const tenant = await sandboxControlCall(sandbox, 'tenants', {})
+    const base = `/t/${tenant.id}`
+    const json = (key: string, body?: unknown) => ({
+      body: body === undefined ? undefined : JSON.stringify(body),
+      headers: {...V, authorization: basicAuth(key), ...(body === undefined ? {} : {'content-type': 'application/json'})},
+      method: body === undefined ? 'GET' : 'POST',
+    })
+    const checkout = {items: [{name: 'Tea'}], requestReferenceNumber: 'statements', totalAmount: {currency: 'PHP', value: '10.00'}}
+    // the first request of a tenant opens its runtime; the counts are those of the requests after it
+    await counted(`${base}/checkout/v1/checkouts`, json(tenant.publicKey, checkout))
+    const created = await counted(`${base}/checkout/v1/checkouts`, json(tenant.publicKey, checkout))
+    const id = created.body.checkoutId as string
+    const read = await counted(`${base}/checkout/v1/checkouts/${id}`, json(tenant.secretKey))
+    const form = new URLSearchParams({action: 'pay', cardNumber: '5123456789012346', cvc: '123', expiry: '12/30'}).toString()
+    const paid = await counted(`${base}/checkout/pay/${id}`, {body: form, headers: {'content-type': 'application/x-www-form-urlencoded'}, method: 'POST', redirect: 'manual'})
+    // refunds open the day after a payment; the checkout's expiry job falls due on the way, and
+    // runs in the background: the refund is counted once it has run
+    await fetch(`${sandbox.origin}${base}/__sandbox/clock`, {body: JSON.stringify({advance: '26h'}), headers: {authorization: `Bearer ${sandbox.token}`, 'content-type': 'application/json'}, method: 'POST'})
+    await dueWorkDone(tenant.id)
+    const refunded = await counted(`${base}/checkout/v1/checkouts/${id}/refunds`, json(tenant.secretKey, {amount: {currency: 'PHP', value: '10.00'}, reason: 'statements'}))
+    const counts = {created: created.statements.length, paid: paid.statements.length, read: read.statements.length, refunded: refunded.statements.length}
+    const sentTexts = Object.entries({created, paid, read, refunded}).map(([kind, r]) => `${kind}:\n  ${r.statements.join('\n  ')}`)
+    expect(counts, sentTexts.join('\n')).toEqual({created: 3, paid: 3, read: 2, refunded: 3})
+  })
+})
