@@ -3,10 +3,8 @@
  * body of a request, or its query for a GET. A key may nest (`totalAmount[value]=1.00`) and build
  * lists (`symptoms[]=cough`, `items[][name]=Tea`). Every mistake is a usage error: nothing is sent.
  */
-import {readFile} from 'node:fs/promises'
-
 import {UsageError} from '../errors.js'
-import {MAX_DATA_DEPTH} from './data-input.js'
+import {MAX_DATA_DEPTH, readTextFile} from './data-input.js'
 import {readStdin} from './prompt.js'
 
 export type FieldValue = boolean | null | number | string
@@ -53,14 +51,7 @@ async function typedValue(text: string): Promise<FieldValue> {
   if (text === 'null') return null
   if (INTEGER.test(text) && Number.isSafeInteger(Number(text))) return Number(text)
   if (text === '@-') return readStdin()
-  if (text.startsWith('@')) {
-    const path = text.slice(1)
-    try {
-      return await readFile(path, 'utf8')
-    } catch (error) {
-      throw new UsageError(`Cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
-    }
-  }
+  if (text.startsWith('@')) return readTextFile(text.slice(1))
 
   return text
 }

@@ -11,9 +11,6 @@ import {UsageError} from '../errors.js'
 import {type AuthKind, type Operation, type Paging, rowAt} from '../http/operation.js'
 import {paginate} from '../http/paginate.js'
 
-/** Pages read at most unless --max-pages says otherwise: 50,000 events at the health service's 50 a page. */
-export const DEFAULT_MAX_PAGES = 1000
-
 type PagedRow = Operation & {paging: Paging}
 
 /** The paged row `GET path` is a call of; anything else is a usage error (nothing sent) naming the paged ones. */

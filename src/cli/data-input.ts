@@ -15,11 +15,7 @@ export async function readJsonData(spec: string): Promise<unknown> {
     source = 'stdin'
   } else if (spec.startsWith('@')) {
     source = spec.slice(1)
-    try {
-      text = await readFile(source, 'utf8')
-    } catch (error) {
-      throw new UsageError(`Cannot read ${source}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
-    }
+    text = await readTextFile(source)
   } else {
     text = spec
     source = '--data'
@@ -34,6 +30,15 @@ export async function readJsonData(spec: string): Promise<unknown> {
     return JSON.parse(text)
   } catch (error) {
     throw new UsageError(`${source} is not valid JSON: ${(error as Error).message}`)
+  }
+}
+
+/** A file named on the command line, as text; one that cannot be read is a usage error naming it. */
+export async function readTextFile(path: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8')
+  } catch (error) {
+    throw new UsageError(`Cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
   }
 }
 

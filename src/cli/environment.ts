@@ -33,17 +33,22 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
 
 /** The table as `opsctl help environment` prints it, descriptions wrapped within `width` columns. */
 export function environmentHelp(width = 80): string {
-  const nameWidth = Math.max(...ENVIRONMENT.map((v) => v.name.length))
-  const indent = 2 + nameWidth + 2
-  const room = Math.max(20, width - indent)
-  const rows = ENVIRONMENT.flatMap((v) =>
-    wrap(v.description, room).map((line, i) => (i === 0 ? `  ${v.name.padEnd(nameWidth)}  ${line}` : `${' '.repeat(indent)}${line}`)),
-  )
+  const rows = definitionList(ENVIRONMENT.map((v) => [v.name, v.description]), width)
   return ['ENVIRONMENT VARIABLES', ...rows, '', 'A flag given on the command line wins over its variable.', ''].join('\n')
 }
 
+/** A help topic's table: each name, then its description wrapped within `width` columns beside it. */
+export function definitionList(entries: readonly (readonly [string, string])[], width: number): string[] {
+  const nameWidth = Math.max(...entries.map(([name]) => name.length))
+  const indent = 2 + nameWidth + 2
+  const room = Math.max(20, width - indent)
+  return entries.flatMap(([name, description]) =>
+    wrap(description, room).map((line, i) => (i === 0 ? `  ${name.padEnd(nameWidth)}  ${line}` : `${' '.repeat(indent)}${line}`)),
+  )
+}
+
 /** Words into lines of at most `width` characters (a longer word stands alone). */
-export function wrap(text: string, width: number): string[] {
+function wrap(text: string, width: number): string[] {
   const lines: string[] = []
   let line = ''
   for (const word of text.split(' ')) {

@@ -3,7 +3,7 @@
  * so a new code does not compile until it is described here.
  */
 import {ExitCode} from '../errors.js'
-import {wrap} from './environment.js'
+import {definitionList} from './environment.js'
 
 export const EXIT_CODE_MEANINGS: Readonly<Record<keyof typeof ExitCode, string>> = {
   Ok: 'done: the command did what it says',
@@ -20,10 +20,6 @@ export const EXIT_CODE_MEANINGS: Readonly<Record<keyof typeof ExitCode, string>>
 /** The table as `opsctl help exit-codes` prints it, descriptions wrapped within `width` columns. */
 export function exitCodesHelp(width = 80): string {
   const codes = (Object.keys(ExitCode) as (keyof typeof ExitCode)[]).sort((a, b) => ExitCode[a] - ExitCode[b])
-  const indent = 2 + 3 + 2
-  const room = Math.max(20, width - indent)
-  const rows = codes.flatMap((name) =>
-    wrap(EXIT_CODE_MEANINGS[name], room).map((line, i) => (i === 0 ? `  ${String(ExitCode[name]).padEnd(3)}  ${line}` : `${' '.repeat(indent)}${line}`)),
-  )
+  const rows = definitionList(codes.map((name) => [String(ExitCode[name]), EXIT_CODE_MEANINGS[name]]), width)
   return ['EXIT CODES', ...rows, '', 'Under --json a failure also writes {"error": {..., "exitCode": N}} on stderr.', ''].join('\n')
 }

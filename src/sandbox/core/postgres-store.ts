@@ -90,7 +90,10 @@ export class PostgresStore implements SandboxStore {
     return (await this.send(this.scope, text, params)).rows as R[]
   }
 
-  /** All at once: an export is bounded by the import limit. */
+  /**
+   * All at once: an export is bounded by the import limit.
+   * @yields each row of the query
+   */
   async *iterate<R = unknown>(text: string, ...params: unknown[]): AsyncIterable<R> {
     yield* await this.rows<R>(text, ...params)
   }
