@@ -25,9 +25,12 @@ async function main(argv) {
 
   // Loaded only when typed: every other start reads one file fewer.
   const args = argv.includes('--no-color') ? require('../dist/startup/no-color.js').takeNoColor(argv, process.env) : argv
-  const {execute} = require('../dist/oclif.js')
   // The package's root, so that oclif does not take bin/package.json for it.
-  await execute({args, dir: join(__dirname, '..')})
+  const root = join(__dirname, '..')
+  // A command found in the build's index starts without oclif's Config; help, topics and typos go to oclif.
+  if (await require('../dist/startup/direct-start.js').startDirect(args, root)) return
+  const {execute} = require('../dist/oclif.js')
+  await execute({args, dir: root})
 }
 
 main(process.argv.slice(2))

@@ -30,16 +30,16 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const pjson = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
 
 /**
- * Loaded by path: by oclif (the help class, package.json's oclif.helpClass), by bin/run.js (the compile cache, the secret guard, --no-color, oclif, --version), by the code
+ * Loaded by path: by oclif (the help class, package.json's oclif.helpClass), by bin/run.js (the compile cache, the secret guard, --no-color, the direct start, oclif, --version), by the code
  * the CommonJS pass rewrites (import-module) and by test fixtures.
  */
-const BY_PATH = ['src/cli/help.ts', 'src/oclif.ts', 'src/version.ts', 'src/startup/compile-cache.ts', 'src/startup/import-module.ts', 'src/startup/no-color.ts', 'src/http/secrets/registry.ts', 'src/http/secrets/sources.ts', 'src/http/secrets/streams.ts', 'src/profiles/lock.ts']
+const BY_PATH = ['src/cli/help.ts', 'src/startup/direct-start.ts', 'src/oclif.ts', 'src/version.ts', 'src/startup/compile-cache.ts', 'src/startup/import-module.ts', 'src/startup/no-color.ts', 'src/http/secrets/registry.ts', 'src/http/secrets/sources.ts', 'src/http/secrets/streams.ts', 'src/profiles/lock.ts']
 // typescript and ts-node: oclif looks for them only in development (NODE_ENV=development).
 const EXTERNAL = ['better-sqlite3', 'pg-native', 'open', '@oclif/plugin-*', 'typescript', 'ts-node', 'tsx']
 
 /**
- * Two lines of oclif that cost every start more than the rest of its plugin loading, rewritten as
- * the bundle loads them. The build fails if either line changes, so an oclif upgrade is checked.
+ * Lines of oclif that cost every start more than they are worth to opsctl, rewritten as the bundle
+ * loads them. The build fails if one of them changes, so an oclif upgrade is checked.
  */
 const OCLIF_PATCHES = [
   {
@@ -56,17 +56,34 @@ const OCLIF_PATCHES = [
     from: 'patterns.some((w) => (0, minimatch_1.minimatch)(p, w))',
     to: 'patterns.some((w) => (/[*?[\\]{}]|[!+@]\\(|^!/.test(w) ? (0, minimatch_1.minimatch)(p, w) : p === w))',
   },
+  {
+    // Command's module loads Config (the plugin loader, tinyglobby, minimatch) for its static `run`,
+    // which a command started directly (src/startup/direct-start.ts) never calls: loaded on first use.
+    file: /@oclif[\\/]core[\\/]lib[\\/]command\.js$/,
+    from: 'const config_1 = require("./config");',
+    to: 'const config_1 = new Proxy({}, { get: (_, key) => require("./config")[key] });',
+  },
+  {
+    // ...and help's utilities (ejs) for its deprecation warnings, which no opsctl command has.
+    file: /@oclif[\\/]core[\\/]lib[\\/]command\.js$/,
+    from: 'const util_1 = require("./help/util");',
+    to: 'const util_1 = new Proxy({}, { get: (_, key) => require("./help/util")[key] });',
+  },
 ]
 const oclifPatches = {
   name: 'oclif-patches',
   setup(b) {
-    for (const patch of OCLIF_PATCHES) {
-      b.onLoad({filter: patch.file}, (args) => {
-        const code = readFileSync(args.path, 'utf8')
+    b.onLoad({filter: /@oclif[\\/]core[\\/]lib[\\/]/}, (args) => {
+      const patches = OCLIF_PATCHES.filter((patch) => patch.file.test(args.path))
+      if (patches.length === 0) return undefined
+      let code = readFileSync(args.path, 'utf8')
+      for (const patch of patches) {
         if (!code.includes(patch.from)) throw new Error(`${args.path} no longer has \`${patch.from}\`: see OCLIF_PATCHES in scripts/bundle.mjs`)
-        return {contents: code.replace(patch.from, patch.to), loader: 'js'}
-      })
-    }
+        code = code.replace(patch.from, patch.to)
+      }
+
+      return {contents: code, loader: 'js'}
+    })
   },
 }
 

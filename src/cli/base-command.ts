@@ -1,6 +1,7 @@
+import type {Interfaces} from '@oclif/core'
 import type {FlagInput} from '@oclif/core/interfaces'
 
-import {Command, type Interfaces} from '@oclif/core'
+import {Command} from '@oclif/core/command'
 
 import type {PagedDocument, PagedOperation, PagingInput, StreamOptions} from './paging.js'
 

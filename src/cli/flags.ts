@@ -5,7 +5,7 @@
  * - changeFlags: + --yes, for a command that exists to call a destructive row (its `static changes`).
  * A command that prints no data and sends nothing (sandbox start) takes none of them.
  */
-import {Flags} from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 
 import {FORMATS} from './output.js'
 

@@ -3,7 +3,7 @@
  * lookup included): an id becomes a path segment, so it must be one visible token; a text
  * such as `--reason` must say something.
  */
-import {Args} from '@oclif/core'
+import * as Args from '@oclif/core/args'
 
 /**
  * Characters that show as nothing or as space: separators (spaces, line breaks), controls, format

@@ -5,7 +5,7 @@
  * view as they arrive, shows progress, notes how to go on, and returns the one JSON document
  * `{count, <items>, paging}`.
  */
-import {Flags} from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 
 import type {CallOptions, ServiceClient} from '../http/client.js'
 import type {InputArgs, ItemOf, Operation, Paging} from '../http/operation.js'

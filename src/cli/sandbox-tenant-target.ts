@@ -3,7 +3,7 @@
  * origin of the sandbox profile in use (a tenant's profile included: tenants are managed at the
  * sandbox's own control plane). Control calls go to loopback only.
  */
-import {Flags} from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 
 import type {ResolvedProfile} from '../profiles/resolve.js'
 

@@ -16,17 +16,17 @@ import {baseEnv, BIN, ROOT, runCli, type RunResult} from '../e2e/harness.js'
 const root = process.getuid?.() === 0
 const ARGV = ['profile', 'list', '--json']
 let dir: string
-/** A copy of the built CLI whose dist/oclif.js is another source of the same length, which prints PLANTED. */
+/** A copy of the built CLI whose dist/startup/direct-start.js (every command loads it) is another source of the same length, which prints PLANTED. */
 let plantedCopy: string
 
 beforeAll(() => {
   plantedCopy = mkdtempSync(join(tmpdir(), 'opsctl-planted-'))
   for (const part of ['bin', 'dist', 'package.json']) cpSync(join(ROOT, part), join(plantedCopy, part), {recursive: true})
   symlinkSync(join(ROOT, 'node_modules'), join(plantedCopy, 'node_modules'))
-  const real = readFileSync(join(ROOT, 'dist', 'oclif.js'), 'utf8')
+  const real = readFileSync(join(ROOT, 'dist', 'startup', 'direct-start.js'), 'utf8')
   const planted = `process.stdout.write('PLANTED\\n'); process.exit(0) /*`
-  writeFileSync(join(plantedCopy, 'dist', 'oclif.js'), `${planted}${'*'.repeat(real.length - planted.length - 2)}*/`)
-  expect(readFileSync(join(plantedCopy, 'dist', 'oclif.js'), 'utf8')).toHaveLength(real.length)
+  writeFileSync(join(plantedCopy, 'dist', 'startup', 'direct-start.js'), `${planted}${'*'.repeat(real.length - planted.length - 2)}*/`)
+  expect(readFileSync(join(plantedCopy, 'dist', 'startup', 'direct-start.js'), 'utf8')).toHaveLength(real.length)
 })
 
 afterAll(() => {
@@ -46,7 +46,7 @@ afterEach(() => {
 const cacheDir = () => join(dir, 'cache')
 const env = (cache = cacheDir()) => ({OPSCTL_CACHE_DIR: cache, OPSCTL_CONFIG_DIR: join(dir, 'config')})
 const buildFolder = (cache = cacheDir()) => join(cache, 'compile-cache', `opsctl-${readFileSync(join(ROOT, 'dist', 'build-id'), 'utf8').trim()}-node${process.version}-${process.arch}`)
-const oclifEntry = (cache = cacheDir()) => join(buildFolder(cache), 'oclif.js.v8')
+const plantedEntry = (cache = cacheDir()) => join(buildFolder(cache), 'startup~direct-start.js.v8')
 
 /** What the command prints with no compile cache at all: what it must print whatever the cache holds. */
 async function uncached(): Promise<RunResult> {
@@ -60,11 +60,11 @@ async function warm(): Promise<RunResult> {
   await uncached()
   const r = await runCli(ARGV, {env: env()})
   expect(r.code, r.stderr).toBe(0)
-  expect(existsSync(oclifEntry())).toBe(true)
+  expect(existsSync(plantedEntry())).toBe(true)
   return r
 }
 
-/** Runs the planted copy once over `cache`: it stores, as the CLI would, the entry for its own dist/oclif.js. */
+/** Runs the planted copy once over `cache`: it stores, as the CLI would, the entry for its own dist/startup/direct-start.js. */
 async function runPlantedCopy(cache: string): Promise<void> {
   const r = await runCli(ARGV, {bin: join(plantedCopy, 'bin', 'run.js'), env: env(cache)})
   expect(r).toMatchObject({code: 0, stdout: 'PLANTED\n'})
@@ -80,20 +80,20 @@ function v8Start(entry: Buffer): number {
 
 /**
  * What someone who can write the cache file would plant: the real entry's header (whatever it
- * says of the real dist/oclif.js) followed by V8's code of the planted source.
+ * says of the real dist/startup/direct-start.js) followed by V8's code of the planted source.
  */
 async function forgedEntry(): Promise<Buffer> {
   const elsewhere = join(dir, 'elsewhere')
   await runPlantedCopy(elsewhere)
-  const planted = readFileSync(oclifEntry(elsewhere))
-  const real = readFileSync(oclifEntry())
+  const planted = readFileSync(plantedEntry(elsewhere))
+  const real = readFileSync(plantedEntry())
   return Buffer.concat([real.subarray(0, v8Start(real)), planted.subarray(v8Start(planted))])
 }
 
 describe('a compile cache someone else could reach', () => {
   it('an entry made from another source of the same length is not run: the command behaves as without a cache', async () => {
     const expected = await uncached()
-    // The planted copy stores the entry for its own oclif.js, as another build of the same length would.
+    // The planted copy stores the entry for its own direct-start.js, as another build of the same length would.
     await runPlantedCopy(cacheDir())
     const r = await runCli(ARGV, {env: env()})
     expect(r).toEqual(expected)
@@ -101,43 +101,43 @@ describe('a compile cache someone else could reach', () => {
 
   it('control: a forged entry in a folder and file of the user\'s alone does run (so what stops it below is who owns it)', async () => {
     await warm()
-    writeFileSync(oclifEntry(), await forgedEntry(), {mode: 0o600})
+    writeFileSync(plantedEntry(), await forgedEntry(), {mode: 0o600})
     const r = await runCli(ARGV, {env: env()})
     expect(r.stdout).toBe('PLANTED\n')
   })
 
   const shared: [string, () => void][] = [
-    ['the entry is group-writable', () => chmodSync(oclifEntry(), 0o620)],
-    ['the entry is world-writable', () => chmodSync(oclifEntry(), 0o602)],
+    ['the entry is group-writable', () => chmodSync(plantedEntry(), 0o620)],
+    ['the entry is world-writable', () => chmodSync(plantedEntry(), 0o602)],
     ['the build\'s folder is world-writable', () => chmodSync(buildFolder(), 0o703)],
     ['the compile-cache folder is group-writable', () => chmodSync(join(cacheDir(), 'compile-cache'), 0o770)],
     ['the cache folder is world-writable', () => chmodSync(cacheDir(), 0o777)],
   ]
   it.each(shared)('a forged entry is not used when %s', async (_, share) => {
     const expected = await warm()
-    writeFileSync(oclifEntry(), await forgedEntry(), {mode: 0o600})
+    writeFileSync(plantedEntry(), await forgedEntry(), {mode: 0o600})
     share()
     expect(await runCli(ARGV, {env: env()})).toEqual(expected)
   })
 
   const nobody = () => Number(execFileSync('id', ['-u', 'nobody'], {encoding: 'utf8'}))
   const foreign: [string, () => void][] = [
-    ['the entry belongs to another user', () => chownSync(oclifEntry(), nobody(), 0)],
+    ['the entry belongs to another user', () => chownSync(plantedEntry(), nobody(), 0)],
     ['the build\'s folder belongs to another user', () => chownSync(buildFolder(), nobody(), 0)],
     ['the compile-cache folder belongs to another user', () => chownSync(join(cacheDir(), 'compile-cache'), nobody(), 0)],
     ['the cache folder belongs to another user', () => chownSync(cacheDir(), nobody(), 0)],
   ]
   it.skipIf(!root).each(foreign)('a forged entry is not used when %s', async (_, handOver) => {
     const expected = await warm()
-    writeFileSync(oclifEntry(), await forgedEntry(), {mode: 0o600})
+    writeFileSync(plantedEntry(), await forgedEntry(), {mode: 0o600})
     handOver()
     expect(await runCli(ARGV, {env: env()})).toEqual(expected)
   })
 
   it('a FIFO in place of an entry does not hang the command', async () => {
     const expected = await warm()
-    unlinkSync(oclifEntry())
-    execFileSync('mkfifo', ['-m', '600', oclifEntry()])
+    unlinkSync(plantedEntry())
+    execFileSync('mkfifo', ['-m', '600', plantedEntry()])
     expect(await runCli(ARGV, {env: env()})).toEqual(expected)
   })
 
@@ -154,7 +154,7 @@ describe('a compile cache someone else could reach', () => {
   it('an entry of a gigabyte is not read: the command finishes as usual, without growing', async () => {
     const expected = await warm()
     // Sparse: a gigabyte to read, none of it on disk.
-    truncateSync(oclifEntry(), 1024 ** 3)
+    truncateSync(plantedEntry(), 1024 ** 3)
     const peak = join(dir, 'peak-rss')
     const hook = join(dir, 'peak-rss.cjs')
     writeFileSync(hook, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(peak)}, String(process.resourceUsage().maxRSS * 1024)))\n`)

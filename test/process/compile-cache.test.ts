@@ -42,7 +42,7 @@ describe('opsctl\'s own compile hook', () => {
     expect(first.code, first.stderr).toBe(0)
     const files = cached()
     expect(files).toContain('commands~profile~list.js.v8')
-    expect(files).toContain('oclif.js.v8')
+    expect(files).toContain('startup~direct-start.js.v8')
     expect(statSync(buildFolder()).mode & 0o777).toBe(0o700)
     const written = Object.fromEntries(files.map((f) => [f, statSync(join(buildFolder(), f)).mtimeMs]))
 

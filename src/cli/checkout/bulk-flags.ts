@@ -2,7 +2,7 @@
  * The flags and the view of bulk voids and refunds (`--from-file`), read when the command loads;
  * the run itself (./bulk.ts, src/runtime/bulk/) is loaded only when --from-file is given.
  */
-import {Flags} from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 
 import type {View} from '../output/view.js'
 

@@ -2,7 +2,9 @@
  * What every health command shares: the `--language` flag, the `<userId>` argument that also
  * takes `me`, the client for the call, and storing a session after createUser / sign-in.
  */
-import {type Command, Flags} from '@oclif/core'
+import type {Command} from '@oclif/core/command'
+
+import * as Flags from '@oclif/core/flags'
 
 import type {ServiceClient} from '../../http/client.js'
 

@@ -2,7 +2,7 @@
  * Events: the flags of `events add/update` and the filters of `events list` (its pages are
  * streamed by the base command, from the getEvents row's paging).
  */
-import {Flags} from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 
 import type {QueryOf} from '../../http/operation.js'
 

@@ -3,7 +3,7 @@
  * (the rule is src/services/health/plan-check.ts; the words are here). `--no-plan-check` skips
  * the read; `--dry-run` says what the check would read and sends nothing.
  */
-import {Flags} from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 
 import type {ServiceClient} from '../../http/client.js'
 

@@ -1,5 +1,5 @@
 /** Flags of the plan commands and the request bodies they make. */
-import {Flags} from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 
 import {UsageError} from '../../errors.js'
 import {parseSensor, parseUsage} from '../../services/health/validate.js'

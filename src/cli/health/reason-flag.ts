@@ -2,7 +2,7 @@
  * `--reason` of the commands that read a user's health data (./access.ts says when it is needed).
  * Apart from ./access.ts so that `api`, which loads little at start-up, can offer it.
  */
-import {Flags} from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 
 export const reasonFlags = {
   reason: Flags.string({

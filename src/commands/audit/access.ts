@@ -1,4 +1,4 @@
-import {Flags} from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 import * as z from 'zod'
 
 import {type AccessEntry, accessPath} from '../../audit/access.js'

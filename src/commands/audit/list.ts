@@ -1,4 +1,4 @@
-import {Flags} from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 
 import {selectEntries} from '../../audit/history.js'
 import {type AuditEntry, auditPath} from '../../audit/log.js'

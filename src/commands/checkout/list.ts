@@ -1,4 +1,4 @@
-import {Flags} from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 
 import {createdCheckouts} from '../../audit/history.js'
 import {auditPath} from '../../audit/log.js'

@@ -1,4 +1,4 @@
-import {Flags} from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 
 import {HealthCommand, healthFlags, userIdArg} from '../../cli/health/command.js'
 import {chartMetrics, metricRows} from '../../cli/health/metrics-view.js'

@@ -1,4 +1,4 @@
-import {Flags} from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 
 import {BulkMoneyCommand} from '../../cli/checkout/bulk-command.js'
 import {bulkFlags} from '../../cli/checkout/bulk-flags.js'

@@ -1,4 +1,4 @@
-import {Flags} from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 
 import {HealthCommand, healthFlags, passwordFlags, USER_VIEW} from '../../cli/health/command.js'
 import {askText} from '../../cli/prompt.js'

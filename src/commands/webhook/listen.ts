@@ -1,4 +1,4 @@
-import {Flags} from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 
 import type {ChangedWebhook, ReceivedEvent} from '../../runtime/checkout/webhook-receiver.js'
 

@@ -1,4 +1,4 @@
-import {Flags} from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 
 import {HealthCommand, healthFlags, userIdArg} from '../../../cli/health/command.js'
 import {idArg} from '../../../cli/input-text.js'
