@@ -69,6 +69,19 @@ const OCLIF_PATCHES = [
     from: 'const util_1 = require("./help/util");',
     to: 'const util_1 = new Proxy({}, { get: (_, key) => require("./help/util")[key] });',
   },
+  {
+    // Errors' handler loads all of help (its formatter, the module loader, ts-path, ejs) for an error
+    // that asks for help, which opsctl's errors never do; every command loads the handler with the flags.
+    file: /@oclif[\\/]core[\\/]lib[\\/]errors[\\/]handle\.js$/,
+    from: 'const index_1 = require("../help/index");',
+    to: 'const index_1 = new Proxy({}, { get: (_, key) => require("../help/index")[key] });',
+  },
+  {
+    // ...and so do the flags, for the parse of a `--help` flag (opsctl declares none: oclif answers it).
+    file: /@oclif[\\/]core[\\/]lib[\\/]flags\.js$/,
+    from: 'const help_1 = require("./help");',
+    to: 'const help_1 = new Proxy({}, { get: (_, key) => require("./help")[key] });',
+  },
 ]
 const oclifPatches = {
   name: 'oclif-patches',
