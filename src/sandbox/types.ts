@@ -16,7 +16,7 @@ import type * as z from 'zod'
 import type {Named, Operation, ParamsOf, ServiceDefinition} from '../http/operation.js'
 import type {ModuleState} from './core/module-state.js'
 import type {SandboxError} from './core/sandbox-error.js'
-import type {TenantStore} from './core/store.js'
+import type {KeyFrom, TenantStore} from './core/store.js'
 
 export type {ModuleState} from './core/module-state.js'
 export {type FieldProblem, SandboxError} from './core/sandbox-error.js'
@@ -176,14 +176,18 @@ export interface SandboxModule<S extends ServiceDefinition = ServiceDefinition> 
   sessionTable?(ctx: SandboxContext): SessionTable
   /** Runs work it scheduled (`ctx.schedule`) once it falls due on the tenant's clock. */
   due?(work: unknown, ctx: SandboxContext): Promise<void>
+  /** The documents its `due` reads for that work: read with the clock under the tenant's lock, in one statement (PostgreSQL). */
+  dueDocs?(work: unknown): {collection: string; key: KeyFrom | null | string}[]
   /** The callback URL registered for an event, if any: the core delivers the event there. */
   webhookTarget?(event: SandboxEvent, ctx: SandboxContext): Promise<string | undefined>
   /**
-   * The documents a write to one of its routes reads, by the route's URL parameters: read with the
-   * tenant's own under its lock, in one statement (PostgreSQL; core/tenants.ts). A key of null
-   * reads the whole collection. Naming one the handler does not read costs next to nothing.
+   * The documents a request to one of its routes reads, by the route's URL parameters and the
+   * request's headers: read with the tenant's own in one statement (PostgreSQL; core/tenants.ts),
+   * for a read when it arrives, for a write under its tenant's lock. A key of null reads the whole
+   * collection, a KeyFrom the document another names. Naming one the handler does not read costs
+   * next to nothing.
    */
-  prefetch?(params: Readonly<Record<string, string>>): {collection: string; key: null | string}[]
+  prefetch?(request: {headers: Readonly<Record<string, string | string[] | undefined>>; params: Readonly<Record<string, string>>}): {collection: string; key: KeyFrom | null | string}[]
 }
 
 /** Checks a module against its own table (every handler present and typed from its row), then lets the core hold any module. */

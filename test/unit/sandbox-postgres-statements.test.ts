@@ -1,6 +1,7 @@
 /**
  * What a request costs PostgreSQL: the statements a replica sends for each kind of request of a
- * tenant (a read, a checkout creation, a hosted-page payment, a refund), counted by wrapping pg's
+ * tenant (a checkout read, creation, hosted-page payment and refund; a health event added and
+ * listed by a signed-in user), counted by wrapping pg's
  * `Client.query` on a throwaway cluster. A multi-statement text sent at once (BEGIN with the tenant's
  * lock) is one round trip and counts once. Counts are not timings: they hold on a loaded machine.
  * The background look for due webhook deliveries (every second, whatever the requests) is not a
@@ -66,7 +67,7 @@ describe.skipIf(skip !== undefined)(`statements per request on PostgreSQL${skip 
     return {body: text.startsWith('{') ? JSON.parse(text) : text, statements}
   }
 
-  it('reads in 2 statements, and creates, pays (hosted page) or refunds a checkout in 3', async () => {
+  it('reads a checkout in 1 round trip, and creates, pays (hosted page) or refunds a checkout in 3', async () => {
     const tenant = await sandboxControlCall(sandbox, 'tenants', {})
     const base = `/t/${tenant.id}`
     const json = (key: string, body?: unknown) => ({
@@ -89,6 +90,21 @@ describe.skipIf(skip !== undefined)(`statements per request on PostgreSQL${skip 
     const refunded = await counted(`${base}/checkout/v1/checkouts/${id}/refunds`, json(tenant.secretKey, {amount: {currency: 'PHP', value: '10.00'}, reason: 'statements'}))
     const counts = {created: created.statements.length, paid: paid.statements.length, read: read.statements.length, refunded: refunded.statements.length}
     const sentTexts = Object.entries({created, paid, read, refunded}).map(([kind, r]) => `${kind}:\n  ${r.statements.join('\n  ')}`)
-    expect(counts, sentTexts.join('\n')).toEqual({created: 3, paid: 3, read: 2, refunded: 3})
+    expect(counts, sentTexts.join('\n')).toEqual({created: 3, paid: 3, read: 1, refunded: 3})
+  })
+
+  it('lists a signed-in user\'s events in 2 round trips and adds one in 3 (its session and user read with the tenant\'s rows)', async () => {
+    const tenant = await sandboxControlCall(sandbox, 'tenants', {})
+    const base = `${sandbox.origin}/t/${tenant.id}/api`
+    const user = {email: 'statements@example.com', familyName: 'Count', givenName: 'Stat', password: 'statements-pass-1', role: 'patient', timeZone: 'Asia/Manila'}
+    const signedUp = await fetch(`${base}/users`, {body: JSON.stringify(user), headers: {...V, 'content-type': 'application/json'}, method: 'POST'})
+    expect(signedUp.status).toBe(201)
+    const session = {...V, cookie: String(signedUp.headers.get('set-cookie')).split(';')[0]}
+    const event = {date: '2026-01-02T03:04:05.000Z', medicationId: 'med-salbutamol', medicationType: 'rescue', source: 'manual'}
+    const added = await counted(`/t/${tenant.id}/api/users/me/events`, {body: JSON.stringify(event), headers: {...session, 'content-type': 'application/json'}, method: 'POST'})
+    const listed = await counted(`/t/${tenant.id}/api/users/me/events`, {headers: session})
+    expect(listed.body.events.map((e: {id: string}) => e.id)).toEqual([added.body.id])
+    const counts = {added: added.statements.length, listed: listed.statements.length}
+    expect(counts, [...added.statements, '--', ...listed.statements].join('\n')).toEqual({added: 3, listed: 2})
   })
 })

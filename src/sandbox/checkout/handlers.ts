@@ -102,10 +102,16 @@ interface ExpiryJob {
   expire: string
 }
 
+/** The checkout an expiry job is for. */
+export function expiringCheckout(work: unknown): string | undefined {
+  const id = (work as Partial<ExpiryJob> | undefined)?.expire
+  return typeof id === 'string' ? id : undefined
+}
+
 /** The checkout module's due work: a checkout's expiry (a paid or cancelled one stays as it is). */
 export async function expireDue(work: unknown, ctx: SandboxContext): Promise<void> {
-  const id = (work as Partial<ExpiryJob>).expire
-  const checkout = typeof id === 'string' ? await checkoutState(ctx).checkouts.get(id) : undefined
+  const id = expiringCheckout(work)
+  const checkout = id === undefined ? undefined : await checkoutState(ctx).checkouts.get(id)
   if (checkout) await refreshExpiry(ctx, checkout)
 }
 

@@ -53,6 +53,9 @@ function inline(text: string, params: readonly unknown[]): string {
   return params.length === 0 ? text : text.replaceAll(/\$(\d+)/g, (_, n: string) => literal(params[Number(n) - 1]))
 }
 
+/** Statements that wait to go with the next one, at most: past this many, they go now. */
+const MAX_WAITING = 500
+
 const LOCK = 'SELECT pg_advisory_xact_lock('
 const lockOf = (tenant: string) => `${LOCK}hashtextextended(${literal(`opsctl-tenant:${tenant}`)}, 0))`
 
@@ -106,20 +109,28 @@ export class PostgresStore implements SandboxStore {
 
   async changeLater(text: string, ...params: unknown[]): Promise<void> {
     const scope = this.scope
-    await this.transaction(scope)
+    const client = await this.transaction(scope)
     scope.waiting.push(inline(text, params))
+    // a bulk write (an import, generated events) goes in texts of a bounded size
+    if (scope.waiting.length >= MAX_WAITING) await this.sendAll(scope, client, scope.waiting.pop()!)
   }
 
   async prefetch(docs: readonly DocRef[]): Promise<void> {
     const scope = this.scope
-    const one = docs.filter((doc) => doc.key !== null).map(({collection, key, tenant}) => `(${literal(tenant)}, ${literal(collection)}, ${literal(key)})`)
+    const one = docs.filter((doc) => typeof doc.key === 'string').map(({collection, key, tenant}) => `(${literal(tenant)}, ${literal(collection)}, ${literal(key)})`)
     const whole = docs.filter((doc) => doc.key === null).map(({collection, tenant}) => `(${literal(tenant)}, ${literal(collection)})`)
-    const where = [one.length > 0 && `(tenant, collection, key) IN (${one.join(', ')})`, whole.length > 0 && `(tenant, collection) IN (${whole.join(', ')})`].filter(Boolean).join(' OR ')
+    // a document another names: its key is read from that document (stored by JSON.stringify) in the same statement
+    const named = docs.flatMap(({collection, key: from, tenant}) =>
+      from !== null && typeof from === 'object'
+        ? [`(tenant = ${literal(tenant)} AND collection = ${literal(collection)} AND key = (SELECT doc::json->>${literal(from.field)} FROM documents WHERE tenant = ${literal(tenant)} AND collection = ${literal(from.collection)} AND key = ${literal(from.key)}))`]
+        : [],
+    )
+    const where = [one.length > 0 && `(tenant, collection, key) IN (${one.join(', ')})`, whole.length > 0 && `(tenant, collection) IN (${whole.join(', ')})`, ...named].filter(Boolean).join(' OR ')
     const rows = (await this.send(scope, `SELECT tenant, collection, key, doc FROM documents WHERE ${where} ORDER BY seq`, [])).rows as {collection: string; doc: string; key: string; tenant: string}[]
     for (const {collection, key, tenant} of docs) {
       const name = cacheName(tenant, collection)
       if (key === null) scope.cache.rememberList(name, rows.filter((row) => row.tenant === tenant && row.collection === collection).map((row) => [row.key, row.doc]))
-      else scope.cache.remember(name, key, ABSENT)
+      else if (typeof key === 'string') scope.cache.remember(name, key, ABSENT)
     }
 
     for (const row of rows) scope.cache.remember(cacheName(row.tenant, row.collection), row.key, row.doc)

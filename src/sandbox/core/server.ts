@@ -158,7 +158,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
   if (store.shared) registerAbandonment(app, store)
   if (store.shared) registerTenantShares(app, errors)
   registerTextChecks(app, errors)
-  const routeDocs: RouteDocs = (request) => errors.moduleOf(request.url)?.prefetch?.(request.params as Record<string, string>) ?? []
+  const routeDocs: RouteDocs = (request) => errors.moduleOf(request.url)?.prefetch?.({headers: request.headers, params: request.params as Record<string, string>}) ?? []
   registerTenantResolution(app, tenants, errors, store, routeDocs)
   registerParsers(app)
   registerResponseHeaders(app, tenantOfRequest, errors)

@@ -107,7 +107,7 @@ export class PendingDeliveries {
 
   /** Within a transaction (a due job's): the row goes with the change it made. */
   async doneWithin(id: string): Promise<void> {
-    await this.store.change(this.store.queries.deleteDelivery, this.tenant, id)
+    await this.store.changeLater(this.store.queries.deleteDelivery, this.tenant, id)
   }
 
   /** Records an attempt, on its own (a delivery) or in the request's transaction (`within`: a resend). */

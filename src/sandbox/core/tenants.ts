@@ -26,7 +26,7 @@ import {EventLog} from './event-log.js'
 import {FaultQueue, FAULTS_COLLECTION, FAULTS_KEY} from './faults.js'
 import {createSessions} from './sessions.js'
 import {CLOCK_COLLECTION, CLOCK_KEY, type PendingDeliveries, type SavedClock} from './state.js'
-import {type DocRef, DocTable, type SandboxStore, type TenantStore} from './store.js'
+import {type DocRef, DocTable, type KeyFrom, type SandboxStore, type TenantStore} from './store.js'
 import {DEFAULT_TENANT, newTenantId, splitTenantUrl, tenantPath} from './tenant-ids.js'
 import {WebhookSender} from './webhooks.js'
 
@@ -336,8 +336,13 @@ export class Tenants {
   }
 }
 
-/** The documents of its tenant a write request's route will read (its module's `prefetch`). */
-export type RouteDocs = (request: FastifyRequest) => readonly {collection: string; key: null | string}[]
+/** The documents of its tenant a request's route will read (its module's `prefetch`). */
+export type RouteDocs = (request: FastifyRequest) => readonly {collection: string; key: KeyFrom | null | string}[]
+
+const isRead = (request: FastifyRequest) => request.method === 'GET' || request.method === 'HEAD'
+
+/** The tenant's documents and those the route names: what a request reads before its handler. */
+const requestDocs = (id: string, request: FastifyRequest, routeDocs: RouteDocs): DocRef[] => [...tenantDocs(id), ...routeDocs(request).map((doc) => ({...doc, tenant: id}))]
 
 /**
  * Just before a route's handler: a request that writes waits for its tenant's other writes (from
@@ -346,9 +351,9 @@ export type RouteDocs = (request: FastifyRequest) => readonly {collection: strin
  */
 export async function readyForHandler(request: FastifyRequest, tenant: Tenant, store: SandboxStore, routeDocs: RouteDocs): Promise<void> {
   if (!store.shared) return
-  if (request.method !== 'GET' && request.method !== 'HEAD') {
+  if (!isRead(request)) {
     await store.beginWrite(tenant.id)
-    await store.prefetch([...tenantDocs(tenant.id), ...routeDocs(request).map((doc) => ({...doc, tenant: tenant.id}))])
+    await store.prefetch(requestDocs(tenant.id, request, routeDocs))
   }
 
   tenant.clock.restore((await tenant.savedClock.get()) ?? 0)
@@ -380,7 +385,8 @@ export function registerTenantResolution(app: FastifyInstance, tenants: Tenants,
   app.addHook('onRequest', async (request, reply) => {
     const id = tenantNamed(request)
     await store.within(request.raw, async () => {
-      await store.prefetch(tenantDocs(id))
+      // a read's route documents come now; a write's are read again under its tenant's lock anyway
+      await store.prefetch(store.shared && isRead(request) ? requestDocs(id, request, routeDocs) : tenantDocs(id))
       const tenant = await tenants.get(id)
       if (!tenant) {
         reply.code(404).send(errors.refusal(request.url, 404, `No tenant ${id} on this sandbox`, request.id))
