@@ -129,9 +129,12 @@ export interface SandboxContext {
   /**
    * Stores work of the module `service` due at `at` on the tenant's clock, with the request's
    * change: when the clock reaches it (advanced, or real time passing), the module's `due` runs
-   * it, once, in a transaction of its own, on whichever replica claims it.
+   * it, once, in a transaction of its own, on whichever replica claims it. A `key` (unique within
+   * the module) lets `unschedule` drop it.
    */
-  schedule(service: string, at: Date, work: unknown): Promise<void>
+  schedule(service: string, at: Date, work: unknown, key?: string): Promise<void>
+  /** Drops the work `schedule` stored under `key`, with the request's change: it will not run (gone already: nothing). */
+  unschedule(service: string, key: string): Promise<void>
   /** Why the sandbox would not send a webhook to this callback URL (core/callback-targets.ts), or undefined. */
   callbackRefusal(url: string): string | undefined
 }

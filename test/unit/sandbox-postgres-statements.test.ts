@@ -57,6 +57,19 @@ describe.skipIf(skip !== undefined)(`statements per request on PostgreSQL${skip 
     }
   }
 
+  /** The rows of due work (jobs, deliveries) of a tenant that name a checkout. */
+  async function dueWorkOf(tenant: string, checkoutId: string): Promise<number> {
+    counting = false
+    const client = new pg.Client({connectionString: cluster.url})
+    await client.connect()
+    try {
+      return Number((await client.query(`SELECT count(*) AS n FROM deliveries WHERE tenant = $1 AND doc LIKE '%' || $2 || '%'`, [tenant, checkoutId])).rows[0].n)
+    } finally {
+      await client.end()
+      counting = true
+    }
+  }
+
   /** The statements one request sent, from its start to its answer. */
   async function counted(path: string, init: Parameters<typeof fetch>[1]): Promise<{statements: string[]; body: any}> {
     sent.length = 0
@@ -77,12 +90,15 @@ describe.skipIf(skip !== undefined)(`statements per request on PostgreSQL${skip 
     })
     const checkout = {items: [{name: 'Tea'}], requestReferenceNumber: 'statements', totalAmount: {currency: 'PHP', value: '10.00'}}
     // the first request of a tenant opens its runtime; the counts are those of the requests after it
-    await counted(`${base}/checkout/v1/checkouts`, json(tenant.publicKey, checkout))
+    const first = await counted(`${base}/checkout/v1/checkouts`, json(tenant.publicKey, checkout))
     const created = await counted(`${base}/checkout/v1/checkouts`, json(tenant.publicKey, checkout))
     const id = created.body.checkoutId as string
     const read = await counted(`${base}/checkout/v1/checkouts/${id}`, json(tenant.secretKey))
     const form = new URLSearchParams({action: 'pay', cardNumber: '5123456789012346', cvc: '123', expiry: '12/30'}).toString()
     const paid = await counted(`${base}/checkout/pay/${id}`, {body: form, headers: {'content-type': 'application/x-www-form-urlencoded'}, method: 'POST', redirect: 'manual'})
+    // paid, it can no longer expire: its expiry job went with the payment (no job runs for it later),
+    // while the unpaid one's stays
+    expect([await dueWorkOf(tenant.id, id), await dueWorkOf(tenant.id, first.body.checkoutId)]).toEqual([0, 1])
     // refunds open the day after a payment; the checkout's expiry job falls due on the way, and
     // runs in the background: the refund is counted once it has run
     await fetch(`${sandbox.origin}${base}/__sandbox/clock`, {body: JSON.stringify({advance: '26h'}), headers: {authorization: `Bearer ${sandbox.token}`, 'content-type': 'application/json'}, method: 'POST'})

@@ -94,7 +94,7 @@ export async function createCheckout(ctx: SandboxContext, body: CheckoutBody): P
     expiredAt: new Date(now.getTime() + CHECKOUT_TTL_MS).toISOString(),
   }
   await checkoutState(ctx).checkouts.set(id, checkout)
-  await ctx.schedule(checkoutService.name, new Date(checkout.expiredAt), {expire: id} satisfies ExpiryJob)
+  await ctx.schedule(checkoutService.name, new Date(checkout.expiredAt), {expire: id} satisfies ExpiryJob, id)
   return checkout
 }
 

@@ -124,7 +124,8 @@ export function openTenant(id: string, parts: TenantParts, keyKind: KeyKindOf, d
       })
     },
     commitNow: (change) => store.commitNow(change),
-    schedule: (service, at, work) => parts.pending.schedule(service, work, at, tenantClock.offset),
+    schedule: (service, at, work, key) => parts.pending.schedule(service, work, at, tenantClock.offset, key),
+    unschedule: (service, key) => parts.pending.unschedule(service, key),
     callbackRefusal: (url) => callbackRefusal(url, callbackRules),
   }
   const tenant: Tenant = {
