@@ -2,8 +2,9 @@
  * What a request costs PostgreSQL: the statements a replica sends for each kind of request of a
  * tenant (a checkout read, creation, hosted-page payment and refund; a health event added and
  * listed by a signed-in user), counted by wrapping pg's
- * `Client.query` on a throwaway cluster. A multi-statement text sent at once (BEGIN with the tenant's
- * lock) is one round trip and counts once. Counts are not timings: they hold on a loaded machine.
+ * `Client.query` on a throwaway cluster: each call is one round trip, whether a multi-statement text
+ * (BEGIN with the tenant's lock) or a prepared statement (pg writes its Parse, Bind, Execute and Sync
+ * at once, then waits for the one answer), and counts once. Counts are not timings: they hold on a loaded machine.
  * The background look for due webhook deliveries (every second, whatever the requests) is not a
  * request's, nor is the claim of a delivery after a commit: both are left out.
  */
