@@ -246,6 +246,11 @@ export class Tenants {
     return tenant
   }
 
+  /** The tenant of that id if this process has it open (the default one always), read from nothing: it may be gone since. */
+  known(id: string): Tenant | undefined {
+    return id === DEFAULT_TENANT ? this.defaultTenant : this.live.get(id)
+  }
+
   /** The tenants opened so far, the default one first. */
   opened(): Tenant[] {
     return [this.defaultTenant, ...this.live.values()]
@@ -348,13 +353,15 @@ const requestDocs = (id: string, request: FastifyRequest, routeDocs: RouteDocs):
 /**
  * Just before a route's handler: a request that writes waits for its tenant's other writes (from
  * any replica) before it reads anything, and the clock is read as the database has it then
- * (another replica may have moved it).
+ * (another replica may have moved it). A write finds out here, under the lock, whether its tenant
+ * is still there (it read nothing when it arrived: registerTenantResolution).
  */
-export async function readyForHandler(request: FastifyRequest, tenant: Tenant, store: SandboxStore, routeDocs: RouteDocs): Promise<void> {
+export async function readyForHandler(request: FastifyRequest, tenant: Tenant, store: SandboxStore, routeDocs: RouteDocs, tenants: Tenants): Promise<void> {
   if (!store.shared) return
   if (!isRead(request)) {
     await store.beginWrite(tenant.id)
     await store.prefetch(requestDocs(tenant.id, request, routeDocs))
+    if (!(await tenants.get(tenant.id))) throw new TenantGoneError(tenant.id)
   }
 
   tenant.clock.restore((await tenant.savedClock.get()) ?? 0)
@@ -385,6 +392,14 @@ export function registerTenantResolution(app: FastifyInstance, tenants: Tenants,
   app.decorateRequest('tenant', null)
   app.addHook('onRequest', async (request, reply) => {
     const id = tenantNamed(request)
+    // a write reads its tenant's rows once, under its lock (readyForHandler), when this process has
+    // the tenant open: a round trip fewer; its faults are looked at there too (registerOperation)
+    const known = store.shared && !isRead(request) ? tenants.known(id) : undefined
+    if (known) {
+      request.tenant = known
+      return
+    }
+
     await store.within(request.raw, async () => {
       // a read's route documents come now; a write's are read again under its tenant's lock anyway
       await store.prefetch(store.shared && isRead(request) ? requestDocs(id, request, routeDocs) : tenantDocs(id))
@@ -405,7 +420,7 @@ export function registerTenantResolution(app: FastifyInstance, tenants: Tenants,
   app.addHook('preHandler', async (request) => {
     const {tenant} = request
     if (tenant && !(request.routeOptions.config as {operation?: boolean}).operation) {
-      await store.within(request.raw, () => readyForHandler(request, tenant, store, routeDocs))
+      await store.within(request.raw, () => readyForHandler(request, tenant, store, routeDocs, tenants))
     }
   })
 }
