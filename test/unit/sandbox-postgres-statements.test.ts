@@ -45,31 +45,26 @@ describe.skipIf(skip !== undefined)(`statements per request on PostgreSQL${skip 
     await cluster?.stop()
   })
 
-  /** Waits until no work of the tenant is left to run (the statements of the look are not counted). */
-  async function dueWorkDone(tenant: string): Promise<void> {
+  /** A count of the test's own, on a connection of its own: its statements are not counted. */
+  async function uncounted(text: string, values: unknown[]): Promise<number> {
     counting = false
     const client = new pg.Client({connectionString: cluster.url})
     await client.connect()
     try {
-      while (Number((await client.query('SELECT count(*) AS n FROM deliveries WHERE tenant = $1', [tenant])).rows[0].n) > 0) await new Promise((resolve) => setTimeout(resolve, 50))
+      return Number((await client.query(text, values)).rows[0].n)
     } finally {
       await client.end()
       counting = true
     }
   }
 
-  /** The rows of due work (jobs, deliveries) of a tenant that name a checkout. */
-  async function dueWorkOf(tenant: string, checkoutId: string): Promise<number> {
-    counting = false
-    const client = new pg.Client({connectionString: cluster.url})
-    await client.connect()
-    try {
-      return Number((await client.query(`SELECT count(*) AS n FROM deliveries WHERE tenant = $1 AND doc LIKE '%' || $2 || '%'`, [tenant, checkoutId])).rows[0].n)
-    } finally {
-      await client.end()
-      counting = true
-    }
+  /** Waits until no work of the tenant is left to run. */
+  async function dueWorkDone(tenant: string): Promise<void> {
+    while ((await uncounted('SELECT count(*) AS n FROM deliveries WHERE tenant = $1', [tenant])) > 0) await new Promise((resolve) => setTimeout(resolve, 50))
   }
+
+  /** The rows of due work (jobs, deliveries) of a tenant that name a checkout. */
+  const dueWorkOf = (tenant: string, checkoutId: string) => uncounted(`SELECT count(*) AS n FROM deliveries WHERE tenant = $1 AND doc LIKE '%' || $2 || '%'`, [tenant, checkoutId])
 
   /** The statements one request sent, from its start to its answer. */
   async function counted(path: string, init: Parameters<typeof fetch>[1]): Promise<{statements: string[]; body: any}> {
