@@ -163,8 +163,10 @@ const refundCheckout: Handler<Ops['refundCheckout']> = async (req, ctx) => {
   }
 
   const outcomes = await checkoutState(ctx).refundOutcomes.get()
-  const status = outcomes.shift() ?? 'SUCCESS'
-  await checkoutState(ctx).refundOutcomes.set(outcomes)
+  const next = outcomes.shift()
+  // none queued (the common case): nothing to save
+  if (next !== undefined) await checkoutState(ctx).refundOutcomes.set(outcomes)
+  const status = next ?? 'SUCCESS'
   const refund: StoredRefund = {
     id: ctx.id('rfd'),
     checkout: checkout.id,
