@@ -16,7 +16,7 @@ import type * as z from 'zod'
 import type {Named, Operation, ParamsOf, ServiceDefinition} from '../http/operation.js'
 import type {ModuleState} from './core/module-state.js'
 import type {SandboxError} from './core/sandbox-error.js'
-import type {TenantStore} from './core/store.js'
+import type {KeyFrom, TenantStore} from './core/store.js'
 
 export type {ModuleState} from './core/module-state.js'
 export {type FieldProblem, SandboxError} from './core/sandbox-error.js'
@@ -129,9 +129,12 @@ export interface SandboxContext {
   /**
    * Stores work of the module `service` due at `at` on the tenant's clock, with the request's
    * change: when the clock reaches it (advanced, or real time passing), the module's `due` runs
-   * it, once, in a transaction of its own, on whichever replica claims it.
+   * it, once, in a transaction of its own, on whichever replica claims it. A `key` (unique within
+   * the module) lets `unschedule` drop it.
    */
-  schedule(service: string, at: Date, work: unknown): Promise<void>
+  schedule(service: string, at: Date, work: unknown, key?: string): Promise<void>
+  /** Drops the work `schedule` stored under `key`, with the request's change: it will not run (gone already: nothing). */
+  unschedule(service: string, key: string): Promise<void>
   /** Why the sandbox would not send a webhook to this callback URL (core/callback-targets.ts), or undefined. */
   callbackRefusal(url: string): string | undefined
 }
@@ -176,14 +179,18 @@ export interface SandboxModule<S extends ServiceDefinition = ServiceDefinition> 
   sessionTable?(ctx: SandboxContext): SessionTable
   /** Runs work it scheduled (`ctx.schedule`) once it falls due on the tenant's clock. */
   due?(work: unknown, ctx: SandboxContext): Promise<void>
+  /** The documents its `due` reads for that work: read with the clock under the tenant's lock, in one statement (PostgreSQL). */
+  dueDocs?(work: unknown): {collection: string; key: KeyFrom | null | string}[]
   /** The callback URL registered for an event, if any: the core delivers the event there. */
   webhookTarget?(event: SandboxEvent, ctx: SandboxContext): Promise<string | undefined>
   /**
-   * The documents a write to one of its routes reads, by the route's URL parameters: read with the
-   * tenant's own under its lock, in one statement (PostgreSQL; core/tenants.ts). A key of null
-   * reads the whole collection. Naming one the handler does not read costs next to nothing.
+   * The documents a request to one of its routes reads, by the route's URL parameters and the
+   * request's headers: read with the tenant's own in one statement (PostgreSQL; core/tenants.ts),
+   * for a read when it arrives, for a write under its tenant's lock. A key of null reads the whole
+   * collection, a KeyFrom the document another names. Naming one the handler does not read costs
+   * next to nothing.
    */
-  prefetch?(params: Readonly<Record<string, string>>): {collection: string; key: null | string}[]
+  prefetch?(request: {headers: Readonly<Record<string, string | string[] | undefined>>; params: Readonly<Record<string, string>>}): {collection: string; key: KeyFrom | null | string}[]
 }
 
 /** Checks a module against its own table (every handler present and typed from its row), then lets the core hold any module. */

@@ -192,6 +192,23 @@ describe.skipIf(skip !== undefined)(`two sandbox replicas on one PostgreSQL${ski
     expect((await a.control('/faults')).pending).toEqual([])
   })
 
+  it('applies a fault on a write injected through one replica to one write through either, once: that write keeps nothing', async () => {
+    const [a, b] = replicas
+    await a.control('/faults', {next: [{op: 'initiateCheckout', kind: '500'}]})
+    const body = {items: [{name: 'Tea'}], requestReferenceNumber: 'FAULTED', totalAmount: {currency: 'PHP', value: '3.00'}}
+    const creates = await Promise.all([b, a, b, a].map((replica) => call(replica.origin, '/checkout/v1/checkouts', {json: body, key: SANDBOX_KEYS.publicKey, method: 'POST'})))
+    expect(creates.map((r) => r.status).sort()).toEqual([200, 200, 200, 500])
+    expect((await b.control('/faults')).pending).toEqual([])
+    const rows = new pgDriver.Client({connectionString: pg.url})
+    await rows.connect()
+    try {
+      const made = await rows.query(`SELECT count(*) AS n FROM documents WHERE collection = 'checkout.checkouts' AND doc LIKE '%"FAULTED"%'`)
+      expect(Number(made.rows[0].n)).toBe(3)
+    } finally {
+      await rows.end()
+    }
+  })
+
   it("holds no tenant lock while a fault delays a write: the tenant's other writes go on through either replica", async () => {
     const [a, b] = replicas
     await a.control('/faults', {next: [{op: 'initiateCheckout', kind: 'delay', ms: 5000}]})
@@ -268,6 +285,9 @@ describe.skipIf(skip !== undefined)(`two sandbox replicas on one PostgreSQL${ski
       for (const origin of [maker.origin, other.origin]) {
         const read = await call(origin, `/t/${tenant.id}/checkout/v1/checkouts/${id}`, {key: tenant.secretKey})
         expect([401, 404]).toContain(read.status)
+        // a write, which reads its tenant only under its lock on a replica that has it open, is refused too
+        const written = await call(origin, `/t/${tenant.id}/checkout/v1/checkouts/${id}/void`, {json: {reason: 'gone'}, key: tenant.secretKey, method: 'POST'})
+        expect([401, 404]).toContain(written.status)
       }
 
       const rows = new pgDriver.Client({connectionString: pg.url})

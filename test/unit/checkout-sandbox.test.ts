@@ -49,6 +49,7 @@ function fakeContext(): Fake {
     },
     commitNow: async (change: () => Promise<void>) => change(),
     schedule: async () => {},
+    unschedule: async () => {},
     callbackRefusal: () => undefined,
   }
   return fake

@@ -54,6 +54,7 @@ export async function fakeContext(now = '2026-03-05T04:00:00.000Z'): Promise<Fak
     async emit() {},
     commitNow: async (change) => change(),
     schedule: async () => {},
+    unschedule: async () => {},
   }
   return ctx
 }

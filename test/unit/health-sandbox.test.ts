@@ -116,6 +116,11 @@ describe('health sandbox: events', () => {
     expect(all).toEqual([...all].sort().reverse())
     const back = await list(ctx, user.id, {pagingToken: p3.paging.previous})
     expect(back.events.map((e: any) => e.id)).toEqual(p2.events.map((e: any) => e.id))
+    expect(back.paging.next).toBeDefined()
+    // walking back to the start: the first page again, with nothing before it
+    const start = await list(ctx, user.id, {pagingToken: back.paging.previous})
+    expect(start.events.map((e: any) => e.id)).toEqual(p1.events.map((e: any) => e.id))
+    expect([start.paging.previous, typeof start.paging.next]).toEqual([undefined, 'string'])
     const err = await refusal(() =>
       h.getEvents(request({params: {userId: user.id}, userId: user.id, query: {pagingToken: 'garbage'}}), ctx),
     )

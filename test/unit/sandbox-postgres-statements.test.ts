@@ -1,8 +1,10 @@
 /**
  * What a request costs PostgreSQL: the statements a replica sends for each kind of request of a
- * tenant (a read, a checkout creation, a hosted-page payment, a refund), counted by wrapping pg's
- * `Client.query` on a throwaway cluster. A multi-statement text sent at once (BEGIN with the tenant's
- * lock) is one round trip and counts once. Counts are not timings: they hold on a loaded machine.
+ * tenant (a checkout read, creation, hosted-page payment and refund; a health event added and
+ * listed by a signed-in user), counted by wrapping pg's
+ * `Client.query` on a throwaway cluster: each call is one round trip, whether a multi-statement text
+ * (BEGIN with the tenant's lock) or a prepared statement (pg writes its Parse, Bind, Execute and Sync
+ * at once, then waits for the one answer), and counts once. Counts are not timings: they hold on a loaded machine.
  * The background look for due webhook deliveries (every second, whatever the requests) is not a
  * request's, nor is the claim of a delivery after a commit: both are left out.
  */
@@ -43,18 +45,26 @@ describe.skipIf(skip !== undefined)(`statements per request on PostgreSQL${skip 
     await cluster?.stop()
   })
 
-  /** Waits until no work of the tenant is left to run (the statements of the look are not counted). */
-  async function dueWorkDone(tenant: string): Promise<void> {
+  /** A count of the test's own, on a connection of its own: its statements are not counted. */
+  async function uncounted(text: string, values: unknown[]): Promise<number> {
     counting = false
     const client = new pg.Client({connectionString: cluster.url})
     await client.connect()
     try {
-      while (Number((await client.query('SELECT count(*) AS n FROM deliveries WHERE tenant = $1', [tenant])).rows[0].n) > 0) await new Promise((resolve) => setTimeout(resolve, 50))
+      return Number((await client.query(text, values)).rows[0].n)
     } finally {
       await client.end()
       counting = true
     }
   }
+
+  /** Waits until no work of the tenant is left to run. */
+  async function dueWorkDone(tenant: string): Promise<void> {
+    while ((await uncounted('SELECT count(*) AS n FROM deliveries WHERE tenant = $1', [tenant])) > 0) await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+
+  /** The rows of due work (jobs, deliveries) of a tenant that name a checkout. */
+  const dueWorkOf = (tenant: string, checkoutId: string) => uncounted(`SELECT count(*) AS n FROM deliveries WHERE tenant = $1 AND doc LIKE '%' || $2 || '%'`, [tenant, checkoutId])
 
   /** The statements one request sent, from its start to its answer. */
   async function counted(path: string, init: Parameters<typeof fetch>[1]): Promise<{statements: string[]; body: any}> {
@@ -66,7 +76,7 @@ describe.skipIf(skip !== undefined)(`statements per request on PostgreSQL${skip 
     return {body: text.startsWith('{') ? JSON.parse(text) : text, statements}
   }
 
-  it('reads in 2 statements, and creates, pays (hosted page) or refunds a checkout in 3', async () => {
+  it('reads a checkout in 1 round trip, and creates, pays (hosted page) or refunds a checkout in 2 (its tenant open on the replica)', async () => {
     const tenant = await sandboxControlCall(sandbox, 'tenants', {})
     const base = `/t/${tenant.id}`
     const json = (key: string, body?: unknown) => ({
@@ -76,12 +86,15 @@ describe.skipIf(skip !== undefined)(`statements per request on PostgreSQL${skip 
     })
     const checkout = {items: [{name: 'Tea'}], requestReferenceNumber: 'statements', totalAmount: {currency: 'PHP', value: '10.00'}}
     // the first request of a tenant opens its runtime; the counts are those of the requests after it
-    await counted(`${base}/checkout/v1/checkouts`, json(tenant.publicKey, checkout))
+    const first = await counted(`${base}/checkout/v1/checkouts`, json(tenant.publicKey, checkout))
     const created = await counted(`${base}/checkout/v1/checkouts`, json(tenant.publicKey, checkout))
     const id = created.body.checkoutId as string
     const read = await counted(`${base}/checkout/v1/checkouts/${id}`, json(tenant.secretKey))
     const form = new URLSearchParams({action: 'pay', cardNumber: '5123456789012346', cvc: '123', expiry: '12/30'}).toString()
     const paid = await counted(`${base}/checkout/pay/${id}`, {body: form, headers: {'content-type': 'application/x-www-form-urlencoded'}, method: 'POST', redirect: 'manual'})
+    // paid, it can no longer expire: its expiry job went with the payment (no job runs for it later),
+    // while the unpaid one's stays
+    expect([await dueWorkOf(tenant.id, id), await dueWorkOf(tenant.id, first.body.checkoutId)]).toEqual([0, 1])
     // refunds open the day after a payment; the checkout's expiry job falls due on the way, and
     // runs in the background: the refund is counted once it has run
     await fetch(`${sandbox.origin}${base}/__sandbox/clock`, {body: JSON.stringify({advance: '26h'}), headers: {authorization: `Bearer ${sandbox.token}`, 'content-type': 'application/json'}, method: 'POST'})
@@ -89,6 +102,21 @@ describe.skipIf(skip !== undefined)(`statements per request on PostgreSQL${skip 
     const refunded = await counted(`${base}/checkout/v1/checkouts/${id}/refunds`, json(tenant.secretKey, {amount: {currency: 'PHP', value: '10.00'}, reason: 'statements'}))
     const counts = {created: created.statements.length, paid: paid.statements.length, read: read.statements.length, refunded: refunded.statements.length}
     const sentTexts = Object.entries({created, paid, read, refunded}).map(([kind, r]) => `${kind}:\n  ${r.statements.join('\n  ')}`)
-    expect(counts, sentTexts.join('\n')).toEqual({created: 3, paid: 3, read: 2, refunded: 3})
+    expect(counts, sentTexts.join('\n')).toEqual({created: 2, paid: 2, read: 1, refunded: 2})
+  })
+
+  it('lists a signed-in user\'s events in 2 round trips and adds one in 2 (its session and user read with the tenant\'s rows)', async () => {
+    const tenant = await sandboxControlCall(sandbox, 'tenants', {})
+    const base = `${sandbox.origin}/t/${tenant.id}/api`
+    const user = {email: 'statements@example.com', familyName: 'Count', givenName: 'Stat', password: 'statements-pass-1', role: 'patient', timeZone: 'Asia/Manila'}
+    const signedUp = await fetch(`${base}/users`, {body: JSON.stringify(user), headers: {...V, 'content-type': 'application/json'}, method: 'POST'})
+    expect(signedUp.status).toBe(201)
+    const session = {...V, cookie: String(signedUp.headers.get('set-cookie')).split(';')[0]}
+    const event = {date: '2026-01-02T03:04:05.000Z', medicationId: 'med-salbutamol', medicationType: 'rescue', source: 'manual'}
+    const added = await counted(`/t/${tenant.id}/api/users/me/events`, {body: JSON.stringify(event), headers: {...session, 'content-type': 'application/json'}, method: 'POST'})
+    const listed = await counted(`/t/${tenant.id}/api/users/me/events`, {headers: session})
+    expect(listed.body.events.map((e: {id: string}) => e.id)).toEqual([added.body.id])
+    const counts = {added: added.statements.length, listed: listed.statements.length}
+    expect(counts, [...added.statements, '--', ...listed.statements].join('\n')).toEqual({added: 2, listed: 2})
   })
 })

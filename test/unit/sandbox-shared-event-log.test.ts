@@ -9,6 +9,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {basicAuth} from '../../src/http/services.js'
 import {EVENT_LOG_LIMIT, EventLog} from '../../src/sandbox/core/event-log.js'
 import {createSandbox, type RunningSandbox} from '../../src/sandbox/core/server.js'
+import {DocTable} from '../../src/sandbox/core/store.js'
 import {sandboxControlCall} from '../helpers/control.js'
 import {type PostgresCluster, postgresSkipReason, startPostgres} from '../helpers/postgres.js'
 
@@ -59,15 +60,19 @@ describe.skipIf(skip !== undefined)(`the event log of two replicas${skip ? ` (sk
 })
 
 describe('the event log of a tenant', () => {
-  it(`keeps the newest ${EVENT_LOG_LIMIT} events, oldest first`, async () => {
+  it(`keeps the newest ${EVENT_LOG_LIMIT} events, oldest first, and stores not many more`, async () => {
     const sandbox = await createSandbox({notice: () => undefined, port: 0})
     try {
-      const log = new EventLog(sandbox.store.forTenant('default'))
-      for (let i = 0; i < EVENT_LOG_LIMIT + 3; i++) await log.add({at: new Date(0).toISOString(), checkoutId: `chk_${i}`, payload: {}, type: 'CHECKOUT_SUCCESS'})
+      const handle = sandbox.store.forTenant('default')
+      const log = new EventLog(handle)
+      const added = 2 * EVENT_LOG_LIMIT + 3
+      for (let i = 0; i < added; i++) await log.add({at: new Date(0).toISOString(), checkoutId: `chk_${i}`, payload: {}, type: 'CHECKOUT_SUCCESS'})
       await sandbox.store.commit()
       const ids = (await log.list()).map((event) => event.checkoutId)
       expect(ids.length).toBe(EVENT_LOG_LIMIT)
-      expect([ids[0], ids.at(-1)]).toEqual(['chk_3', `chk_${EVENT_LOG_LIMIT + 2}`])
+      expect([ids[0], ids.at(-1)]).toEqual([`chk_${added - EVENT_LOG_LIMIT}`, `chk_${added - 1}`])
+      // the older ones are dropped now and then (not at each event): a tenant's log stays bounded
+      expect(await new DocTable(handle, 'core.events').count()).toBeLessThanOrEqual(EVENT_LOG_LIMIT + 100)
     } finally {
       await sandbox.close()
     }

@@ -94,7 +94,7 @@ export async function createCheckout(ctx: SandboxContext, body: CheckoutBody): P
     expiredAt: new Date(now.getTime() + CHECKOUT_TTL_MS).toISOString(),
   }
   await checkoutState(ctx).checkouts.set(id, checkout)
-  await ctx.schedule(checkoutService.name, new Date(checkout.expiredAt), {expire: id} satisfies ExpiryJob)
+  await ctx.schedule(checkoutService.name, new Date(checkout.expiredAt), {expire: id} satisfies ExpiryJob, id)
   return checkout
 }
 
@@ -102,10 +102,16 @@ interface ExpiryJob {
   expire: string
 }
 
+/** The checkout an expiry job is for. */
+export function expiringCheckout(work: unknown): string | undefined {
+  const id = (work as Partial<ExpiryJob> | undefined)?.expire
+  return typeof id === 'string' ? id : undefined
+}
+
 /** The checkout module's due work: a checkout's expiry (a paid or cancelled one stays as it is). */
 export async function expireDue(work: unknown, ctx: SandboxContext): Promise<void> {
-  const id = (work as Partial<ExpiryJob>).expire
-  const checkout = typeof id === 'string' ? await checkoutState(ctx).checkouts.get(id) : undefined
+  const id = expiringCheckout(work)
+  const checkout = id === undefined ? undefined : await checkoutState(ctx).checkouts.get(id)
   if (checkout) await refreshExpiry(ctx, checkout)
 }
 
@@ -157,8 +163,10 @@ const refundCheckout: Handler<Ops['refundCheckout']> = async (req, ctx) => {
   }
 
   const outcomes = await checkoutState(ctx).refundOutcomes.get()
-  const status = outcomes.shift() ?? 'SUCCESS'
-  await checkoutState(ctx).refundOutcomes.set(outcomes)
+  const next = outcomes.shift()
+  // none queued (the common case): nothing to save
+  if (next !== undefined) await checkoutState(ctx).refundOutcomes.set(outcomes)
+  const status = next ?? 'SUCCESS'
   const refund: StoredRefund = {
     id: ctx.id('rfd'),
     checkout: checkout.id,

@@ -8,10 +8,21 @@ import {lastFour} from '../../services/checkout/test-cards.js'
 import {sandboxModule} from '../types.js'
 import {checkoutAnswerHeaders, checkoutAuthentication, checkoutErrors} from './auth.js'
 import {registerCors} from './cors.js'
-import {CHECKOUT_PREFIX, checkoutHandlers, checkoutState, createCheckout, expireDue, saveCheckout, webhookFor} from './handlers.js'
+import {CHECKOUT_PREFIX, checkoutHandlers, checkoutState, createCheckout, expireDue, expiringCheckout, saveCheckout, webhookFor} from './handlers.js'
 import {PAGE_HEADERS, type PageReply, showPaymentPage, submitPaymentForm} from './page.js'
 import {SEEDED_REFERENCES, seededCheckouts} from './seeded.js'
 import {CHECKOUT_DOCS, CheckoutStore} from './state.js'
+
+/**
+ * What a change of a checkout reads (a request to its routes, its expiry): the checkout and its
+ * refunds, the settings, and the webhooks (for the events it raises).
+ */
+function checkoutDocs(checkoutId: string | undefined) {
+  const D = CHECKOUT_DOCS
+  const settings = [D.customization, D.refundOutcomes].map((key) => ({collection: D.settings, key}))
+  const own = checkoutId === undefined ? [] : [D.checkouts, D.refunds].map((collection) => ({collection, key: checkoutId}))
+  return [...own, ...settings, {collection: D.webhooks, key: null}]
+}
 
 function sendPage(reply: FastifyReply, ctx: SandboxContext, page: PageReply): FastifyReply {
   reply.header('date', ctx.clock.now().toUTCString()).headers(PAGE_HEADERS)
@@ -95,16 +106,10 @@ export const checkoutModule = sandboxModule({
   },
 
   due: expireDue,
+  dueDocs: (work) => checkoutDocs(expiringCheckout(work)),
+  prefetch: ({params}) => checkoutDocs(params.checkoutId),
 
   /** The core delivers each checkout event to the one webhook registered for its name. */
-  // a write reads its checkout and that checkout's refunds, the settings, and the webhooks (for the events it raises)
-  prefetch({checkoutId}) {
-    const D = CHECKOUT_DOCS
-    const settings = [D.customization, D.refundOutcomes].map((key) => ({collection: D.settings, key}))
-    const own = checkoutId === undefined ? [] : [D.checkouts, D.refunds].map((collection) => ({collection, key: checkoutId}))
-    return [...own, ...settings, {collection: D.webhooks, key: null}]
-  },
-
   async webhookTarget(event: SandboxEvent, ctx: SandboxContext) {
     return (await webhookFor(ctx, event.type))?.callbackUrl
   },

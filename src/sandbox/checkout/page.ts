@@ -17,6 +17,7 @@
 import type {SandboxContext} from '../types.js'
 import type {StoredCheckout} from './state.js'
 
+import {checkoutService} from '../../services/checkout/operations.js'
 import {
   cardScheme,
   CVC_PATTERN,
@@ -94,6 +95,8 @@ async function finish(
   message: string,
 ): Promise<PageReply> {
   await saveCheckout(ctx, checkout)
+  // paid, declined or cancelled, it can no longer expire: its expiry job goes (no work falls due for it)
+  await ctx.unschedule(checkoutService.name, checkout.id)
   await ctx.emit({type: event, checkoutId: checkout.id, payload: structuredClone(checkout)})
   if (target) return {status: 303, location: target}
   const body = event === 'CHECKOUT_FAILURE' ? declinedBody(checkout, message) : messageBody(heading, message, [`Reference ${checkout.requestReferenceNumber}.`])

@@ -17,7 +17,7 @@ import type {SandboxModule} from '../types.js'
 import type {SandboxStore} from './store.js'
 import type {Tenant, Tenants} from './tenants.js'
 
-import {claimDueDeliveries, type DeliveryAttempt, type DueDelivery, type DueJob, type DueWork} from './state.js'
+import {claimDueDeliveries, CLOCK_COLLECTION, CLOCK_KEY, type DeliveryAttempt, type DueDelivery, type DueJob, type DueWork} from './state.js'
 
 /** How long a claim holds without renewal: what a replica that died delays its deliveries by, at most. */
 export const CLAIM_MS = 5000
@@ -138,8 +138,14 @@ export class DueDeliveries {
     await this.store.commitNow(async () => {
       await this.store.beginWrite(tenant.id)
       // read in the job's transaction, on its connection: a read on another one (while holding this
-      // one and the tenant's lock) could wait for ever on a pool that jobs waiting for the lock fill
-      if (this.store.shared) tenant.clock.restore((await tenant.savedClock.get()) ?? 0)
+      // one and the tenant's lock) could wait for ever on a pool that jobs waiting for the lock fill;
+      // the clock and what the job reads go with the lock, in one statement
+      if (this.store.shared) {
+        const docs = [{collection: CLOCK_COLLECTION, key: CLOCK_KEY}, ...(module?.dueDocs?.(job.work) ?? [])]
+        await this.store.prefetch(docs.map((doc) => ({...doc, tenant: tenant.id})))
+        tenant.clock.restore((await tenant.savedClock.get()) ?? 0)
+      }
+
       await module?.due?.(job.work, tenant.ctx)
       await tenant.pending.doneWithin(id)
     })

@@ -21,6 +21,9 @@ export const FAULTS_KEY = 'queue'
 
 export const FaultScript = z.object({next: z.array(Fault).min(1).max(MAX_PENDING_FAULTS)})
 
+/** Whether a fault is for this operation (`*`: for every one). */
+const matching = (operationId: string) => (f: Fault) => f.op === operationId || f.op === '*'
+
 /**
  * Faults scripted for the next requests, each used exactly once: the first queued fault whose
  * `op` matches an incoming operation is taken off the queue and applied to that request. The
@@ -50,10 +53,15 @@ export class FaultQueue {
     await this.table.delete(FAULTS_KEY)
   }
 
+  /** Whether a fault waits for the operation (as the request read the queue: no round trip when it read it already). */
+  async due(operationId: string): Promise<boolean> {
+    return (await this.pending()).some(matching(operationId))
+  }
+
   async take(operationId: string): Promise<Fault | undefined> {
-    const matches = (f: Fault) => f.op === operationId || f.op === '*'
+    const matches = matching(operationId)
     // the common case, no fault for it, reads and writes nothing else
-    if (!(await this.pending()).some(matches)) return undefined
+    if (!(await this.due(operationId))) return undefined
     const {store} = this.handle
     if (!store.shared) {
       // committed now: a delay fault then sleeps with no transaction open (SQLite's one transaction is every request's)

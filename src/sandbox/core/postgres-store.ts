@@ -16,6 +16,7 @@
  * (`apply`, `commitNow`) or, at start only, in the store's outside scope.
  */
 import {AsyncLocalStorage} from 'node:async_hooks'
+import {createHash} from 'node:crypto'
 import pg from 'pg'
 
 import {DocumentCache} from './document-cache.js'
@@ -52,6 +53,25 @@ function literal(value: unknown): string {
 function inline(text: string, params: readonly unknown[]): string {
   return params.length === 0 ? text : text.replaceAll(/\$(\d+)/g, (_, n: string) => literal(params[Number(n) - 1]))
 }
+
+/** Statements that wait to go with the next one, at most: past this many, they go now. */
+const MAX_WAITING = 500
+
+/**
+ * A statement that goes alone, as a prepared statement of its connection, named from its text:
+ * PostgreSQL parses and plans it once a connection rather than each time (about half of what a
+ * lone read costs it). The texts are the code's (values go as parameters), so the names are few.
+ */
+function prepared(text: string, values: unknown[]): pg.QueryConfig {
+  if (values.length === 0) return {text, values}
+  let name = statementNames.get(text)
+  if (name === undefined && statementNames.size < MAX_PREPARED) statementNames.set(text, (name = `opsctl_${createHash('sha256').update(text).digest('hex').slice(0, 40)}`))
+  return {name, text, values}
+}
+
+/** Texts prepared, at most: past this many (never reached by the sandbox's own), a text goes unnamed. */
+const MAX_PREPARED = 1000
+const statementNames = new Map<string, string>()
 
 const LOCK = 'SELECT pg_advisory_xact_lock('
 const lockOf = (tenant: string) => `${LOCK}hashtextextended(${literal(`opsctl-tenant:${tenant}`)}, 0))`
@@ -106,20 +126,30 @@ export class PostgresStore implements SandboxStore {
 
   async changeLater(text: string, ...params: unknown[]): Promise<void> {
     const scope = this.scope
-    await this.transaction(scope)
+    const client = await this.transaction(scope)
     scope.waiting.push(inline(text, params))
+    // a bulk write (an import, generated events) goes in texts of a bounded size
+    if (scope.waiting.length >= MAX_WAITING) await this.sendAll(scope, client, scope.waiting.pop()!)
   }
 
   async prefetch(docs: readonly DocRef[]): Promise<void> {
     const scope = this.scope
-    const one = docs.filter((doc) => doc.key !== null).map(({collection, key, tenant}) => `(${literal(tenant)}, ${literal(collection)}, ${literal(key)})`)
-    const whole = docs.filter((doc) => doc.key === null).map(({collection, tenant}) => `(${literal(tenant)}, ${literal(collection)})`)
-    const where = [one.length > 0 && `(tenant, collection, key) IN (${one.join(', ')})`, whole.length > 0 && `(tenant, collection) IN (${whole.join(', ')})`].filter(Boolean).join(' OR ')
-    const rows = (await this.send(scope, `SELECT tenant, collection, key, doc FROM documents WHERE ${where} ORDER BY seq`, [])).rows as {collection: string; doc: string; key: string; tenant: string}[]
+    const params: unknown[] = []
+    const $ = (value: unknown) => `$${params.push(value)}`
+    const one = docs.filter((doc) => typeof doc.key === 'string').map(({collection, key, tenant}) => `(${$(tenant)}, ${$(collection)}, ${$(key)})`)
+    const whole = docs.filter((doc) => doc.key === null).map(({collection, tenant}) => `(${$(tenant)}, ${$(collection)})`)
+    // a document another names: its key is read from that document (stored by JSON.stringify) in the same statement
+    const named = docs.flatMap(({collection, key: from, tenant}) =>
+      from !== null && typeof from === 'object'
+        ? [`(tenant = ${$(tenant)} AND collection = ${$(collection)} AND key = (SELECT doc::json->>${$(from.field)} FROM documents WHERE tenant = ${$(tenant)} AND collection = ${$(from.collection)} AND key = ${$(from.key)}))`]
+        : [],
+    )
+    const where = [one.length > 0 && `(tenant, collection, key) IN (${one.join(', ')})`, whole.length > 0 && `(tenant, collection) IN (${whole.join(', ')})`, ...named].filter(Boolean).join(' OR ')
+    const rows = (await this.send(scope, `SELECT tenant, collection, key, doc FROM documents WHERE ${where} ORDER BY seq`, params)).rows as {collection: string; doc: string; key: string; tenant: string}[]
     for (const {collection, key, tenant} of docs) {
       const name = cacheName(tenant, collection)
       if (key === null) scope.cache.rememberList(name, rows.filter((row) => row.tenant === tenant && row.collection === collection).map((row) => [row.key, row.doc]))
-      else scope.cache.remember(name, key, ABSENT)
+      else if (typeof key === 'string') scope.cache.remember(name, key, ABSENT)
     }
 
     for (const row of rows) scope.cache.remember(cacheName(row.tenant, row.collection), row.key, row.doc)
@@ -198,7 +228,7 @@ export class PostgresStore implements SandboxStore {
   }
 
   async runAlone<R = unknown>(text: string, ...params: unknown[]): Promise<R[]> {
-    return (await this.pool.query(text, params)).rows as R[]
+    return (await this.pool.query(prepared(text, params))).rows as R[]
   }
 
   async commitNow(change: () => Promise<void>): Promise<void> {
@@ -252,8 +282,8 @@ export class PostgresStore implements SandboxStore {
   /** One statement: in the scope's transaction, with what waits to go before it, else on its own (what is committed). */
   private async send(scope: Scope, text: string, params: unknown[]): Promise<pg.QueryResult> {
     const client = scope.client ?? (scope.opening ? await scope.opening : undefined)
-    if (!client) return this.pool.query(text, params)
-    if (scope.waiting.length === 0) return client.query(text, params)
+    if (!client) return this.pool.query(prepared(text, params))
+    if (scope.waiting.length === 0) return client.query(prepared(text, params))
     return this.sendAll(scope, client, inline(text, params))
   }
 

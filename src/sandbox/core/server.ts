@@ -22,7 +22,7 @@ import {registerControlRoutes} from './control.js'
 import {registerDeliveryRoutes} from './delivery-routes.js'
 import {DueDeliveries} from './due-deliveries.js'
 import {ErrorShapes, fieldsOf} from './error-shapes.js'
-import {FaultQueue} from './faults.js'
+import {type Fault, FaultQueue} from './faults.js'
 import {registerStateRoutes} from './state-routes.js'
 import {moduleStates, openState, PendingDeliveries, SavedClock} from './state.js'
 import {type SandboxStore} from './store.js'
@@ -158,7 +158,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
   if (store.shared) registerAbandonment(app, store)
   if (store.shared) registerTenantShares(app, errors)
   registerTextChecks(app, errors)
-  const routeDocs: RouteDocs = (request) => errors.moduleOf(request.url)?.prefetch?.(request.params as Record<string, string>) ?? []
+  const routeDocs: RouteDocs = (request) => errors.moduleOf(request.url)?.prefetch?.({headers: request.headers, params: request.params as Record<string, string>}) ?? []
   registerTenantResolution(app, tenants, errors, store, routeDocs)
   registerParsers(app)
   registerResponseHeaders(app, tenantOfRequest, errors)
@@ -166,7 +166,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Runni
   registerSaveBeforeAnswer(app, store, persist, errors)
 
   for (const m of modules) {
-    for (const {handler, op} of handlersOf(m)) registerOperation(app, m, op, handler, {errors, options, persist, routeDocs, store, tenantOf: tenantOfRequest})
+    for (const {handler, op} of handlersOf(m)) registerOperation(app, m, op, handler, {errors, options, persist, routeDocs, store, tenantOf: tenantOfRequest, tenants})
     m.routes?.(app, contextOf)
   }
 
@@ -284,8 +284,39 @@ interface RouteDeps {
   persist(request: FastifyRequest): Promise<void> | void
   routeDocs: RouteDocs
   store: SandboxStore
+  tenants: Tenants
   /** the tenant the request's URL names: its context, faults and keys */
   tenantOf(request: FastifyRequest): Tenant
+}
+
+/**
+ * The fault the operation takes, if any, once the request is ready for its handler (its tenant's
+ * lock taken, for a write on PostgreSQL): a delay is slept before, holding no lock. A write on
+ * PostgreSQL reads its tenant's fault queue under its lock (with its tenant's rows, no round trip
+ * more), so the rare request that finds a fault lets the lock go, takes the fault on its own, and
+ * takes the lock again.
+ */
+async function faultOf(op: Operation, request: FastifyRequest, tenant: Tenant, deps: RouteDeps): Promise<Fault | undefined> {
+  const {store} = deps
+  const ready = () => readyForHandler(request, tenant, store, deps.routeDocs, deps.tenants)
+  const take = async () => {
+    const fault = await tenant.faults.take(op.id)
+    if (fault?.kind === 'delay') await sleep(fault.ms ?? 1000)
+    return fault
+  }
+
+  if (!store.shared || request.method === 'GET' || request.method === 'HEAD') {
+    const fault = await take()
+    await ready()
+    return fault
+  }
+
+  await ready()
+  if (!(await tenant.faults.due(op.id))) return undefined
+  await store.discard()
+  const fault = await take()
+  await ready()
+  return fault
 }
 
 function registerOperation(app: FastifyInstance, m: SandboxModule, op: Operation, handler: Handler, deps: RouteDeps): void {
@@ -298,15 +329,13 @@ function registerOperation(app: FastifyInstance, m: SandboxModule, op: Operation
     async handler(request: FastifyRequest, reply: FastifyReply) {
       const {errors, options, persist} = deps
       const tenant = deps.tenantOf(request)
-      const {ctx, faults} = tenant
+      const {ctx} = tenant
       if (options.latencyMs) await sleep(options.latencyMs)
       if (options.failRate && Math.random() < options.failRate) {
         throw new SandboxError(503, errors.code(m, 503), 'Injected failure (--fail-rate); retry later', [], {'retry-after': '1'})
       }
 
-      const fault = await faults.take(op.id)
-      if (fault?.kind === 'delay') await sleep(fault.ms ?? 1000)
-      await readyForHandler(request, tenant, deps.store, deps.routeDocs)
+      const fault = await faultOf(op, request, tenant, deps)
       if (fault?.kind === '500') throw new SandboxError(500, errors.code(m, 500), `Injected server error on ${op.id}`)
       if (fault?.kind === 'drop') {
         // no answer, so no onSend: that the fault was taken is saved here

@@ -29,19 +29,21 @@ const digests = new Map<string, string>()
  */
 const TOUCH_SAVE_MS = 60_000
 
+/** The key a session is stored under in its table: the digest of its id. */
+export function sessionKey(sid: string): string {
+  let key = digests.get(sid)
+  if (key === undefined) {
+    key = digestOf(sid)
+    if (digests.size >= DIGESTS_KEPT) digests.clear()
+    digests.set(sid, key)
+  }
+
+  return key
+}
+
 /** Opaque random session ids, expiring after 30 minutes idle on the sandbox clock. */
 export function createSessions(table: () => SessionTable, clock: Clock): Sessions {
   const lastSeen = new Map<string, number>()
-  const keyOf = (sid: string) => {
-    let key = digests.get(sid)
-    if (key === undefined) {
-      key = digestOf(sid)
-      if (digests.size >= DIGESTS_KEPT) digests.clear()
-      digests.set(sid, key)
-    }
-
-    return key
-  }
 
   return {
     cookieHeader(sid) {
@@ -50,12 +52,12 @@ export function createSessions(table: () => SessionTable, clock: Clock): Session
     async create(userId) {
       const sid = randomBytes(24).toString('base64url')
       const now = clock.now().getTime()
-      await table().set(keyOf(sid), {userId, lastSeen: now})
-      lastSeen.set(keyOf(sid), now)
+      await table().set(sessionKey(sid), {userId, lastSeen: now})
+      lastSeen.set(sessionKey(sid), now)
       return sid
     },
     async lookup(sid) {
-      const key = keyOf(sid)
+      const key = sessionKey(sid)
       const session = await table().get(key)
       if (!session) {
         lastSeen.delete(key)

@@ -42,6 +42,9 @@ export interface DeliveryAttempt extends ListedAttempt {
   body: string
 }
 
+/** The row id of a module's job scheduled under a key (a delivery's is a UUID: no clash). */
+const jobId = (service: string, key: string) => `job:${service}:${key}`
+
 /**
  * Work of a tenant that is due (the `deliveries` table): webhook deliveries, stored with the change
  * that raised them, and modules' jobs at a time of the tenant's clock. A row is claimed by the
@@ -67,10 +70,16 @@ export class PendingDeliveries {
     return id
   }
 
-  /** A module's job, due at `at` on the tenant's clock (whose offset from the real time is `offsetMs`). */
-  async schedule(service: string, work: unknown, at: Date, offsetMs: number): Promise<void> {
+  /** A module's job, due at `at` on the tenant's clock (whose offset from the real time is `offsetMs`); its row's id is the module's key, when it gives one. */
+  async schedule(service: string, work: unknown, at: Date, offsetMs: number, key?: string): Promise<void> {
     const job: DueJob = {dueAt: at.toISOString(), kind: 'job', service, work}
-    await this.store.changeLater(this.store.queries.addDelivery, this.tenant, randomUUID(), JSON.stringify(job), at.getTime() - offsetMs)
+    const id = key === undefined ? randomUUID() : jobId(service, key)
+    await this.store.changeLater(this.store.queries.addDelivery, this.tenant, id, JSON.stringify(job), at.getTime() - offsetMs)
+  }
+
+  /** The module's job of that key will not run: its row goes with the request's change. */
+  async unschedule(service: string, key: string): Promise<void> {
+    await this.store.changeLater(this.store.queries.deleteDelivery, this.tenant, jobId(service, key))
   }
 
   /** The tenant's clock moved by `ms` (in the request's transaction): its due work falls due that much sooner. */
@@ -107,7 +116,7 @@ export class PendingDeliveries {
 
   /** Within a transaction (a due job's): the row goes with the change it made. */
   async doneWithin(id: string): Promise<void> {
-    await this.store.change(this.store.queries.deleteDelivery, this.tenant, id)
+    await this.store.changeLater(this.store.queries.deleteDelivery, this.tenant, id)
   }
 
   /** Records an attempt, on its own (a delivery) or in the request's transaction (`within`: a resend). */

@@ -87,11 +87,18 @@ export class TenantStore {
 /** What the cache holds for a record that is not stored: no stored document is an empty text (JSON never is). */
 export const ABSENT = ''
 
-/** A document by its address; a key of null: every document of the collection. */
+/** A document by its address; a key of null: every document of the collection; a KeyFrom: the document another one names. */
 export interface DocRef {
   tenant: string
   collection: string
-  key: null | string
+  key: KeyFrom | null | string
+}
+
+/** The key a field of another document of the tenant holds (a session's user): read in the same statement as that document. */
+export interface KeyFrom {
+  collection: string
+  key: string
+  field: string
 }
 
 /** The cache's name for a tenant's collection. */

@@ -58,39 +58,39 @@ export class EventStore {
     return (await this.docs(this.Q.getEvent, this.tenant, userId, id))[0]
   }
 
-  /** One page of the filtered events, newest first, with tokens for the pages around it when they exist. */
+  /**
+   * One page of the filtered events, newest first, with tokens for the pages around it when they
+   * exist. The page is read with one event more, which says whether there is a page beyond it; the
+   * page the other way is looked for only when a token led here (a first page has none before it).
+   */
   async page(userId: string, q: EventsQuery, pageSize = EVENTS_PAGE_SIZE): Promise<{events: Event[]; paging: {next?: string; previous?: string}}> {
     const matching = filteredEvents(this.store.engine, this.tenant, userId, q)
     const cursor = q.pagingToken ? decodeToken(q.pagingToken) : undefined
     const beyond = (comparison: '<' | '>', at: {date: string; id: string}) =>
       matching.where((eb) => eb(eb.refTuple('date', 'id'), comparison, eb.tuple(at.date, at.id)))
-    let events: Event[]
-    if (cursor?.dir === 'p') {
-      events = (await this.docs(beyond('>', cursor).select('doc').orderBy('date', 'asc').orderBy('id', 'asc').limit(pageSize).compile())).reverse()
-    } else {
-      const from = cursor ? beyond('<', cursor) : matching
-      events = await this.docs(from.select('doc').orderBy('date', 'desc').orderBy('id', 'desc').limit(pageSize).compile())
-    }
-
+    const backwards = cursor?.dir === 'p'
+    const from = cursor ? beyond(backwards ? '>' : '<', cursor) : matching
+    const order = backwards ? 'asc' : 'desc'
+    const read = await this.docs(from.select('doc').orderBy('date', order).orderBy('id', order).limit(pageSize + 1).compile())
+    const further = read.length > pageSize
+    const events = backwards ? read.slice(0, pageSize).reverse() : read.slice(0, pageSize)
     const paging: {next?: string; previous?: string} = {}
-    if (events.length > 0) {
-      const first = events[0]
-      const last = events.at(-1)!
-      const exists = async (comparison: '<' | '>', e: Event) => {
-        const query = beyond(comparison, e).select((eb) => eb.lit(1).as('one')).limit(1).compile()
-        return (await this.store.first(query.sql, ...query.parameters)) !== undefined
-      }
-
-      if (await exists('<', last)) paging.next = encodeToken({dir: 'n', date: last.date, id: last.id})
-      if (await exists('>', first)) paging.previous = encodeToken({dir: 'p', date: first.date, id: first.id})
+    if (events.length === 0) return {events, paging}
+    const first = events[0]
+    const last = events.at(-1)!
+    const exists = async (comparison: '<' | '>', e: Event) => {
+      const query = beyond(comparison, e).select((eb) => eb.lit(1).as('one')).limit(1).compile()
+      return (await this.store.first(query.sql, ...query.parameters)) !== undefined
     }
 
+    if (backwards ? await exists('<', last) : further) paging.next = encodeToken({dir: 'n', date: last.date, id: last.id})
+    if (backwards ? further : cursor !== undefined && (await exists('>', first))) paging.previous = encodeToken({dir: 'p', date: first.date, id: first.id})
     return {events, paging}
   }
 
   /** Adds the event, or replaces the user's event with its id. */
   async put(userId: string, event: Event): Promise<void> {
-    await this.store.change(
+    await this.store.changeLater(
       this.Q.putEvent,
       this.tenant,
       userId,

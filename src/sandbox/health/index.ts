@@ -4,12 +4,13 @@ import type {ContextOf, SandboxContext} from '../types.js'
 import type {StoredUser} from './state.js'
 
 import {healthService} from '../../services/health/operations.js'
+import {readCookie, SESSION_COOKIE, sessionKey} from '../core/sessions.js'
 import {sandboxModule} from '../types.js'
 import {accessFor, accessibleUser} from './access.js'
 import {healthAnswerHeaders, healthAuthentication, healthErrors} from './auth.js'
 import {health, healthHandlers} from './handlers.js'
 import {generateEvents, MAX_GENERATED_EVENTS, seedHealth} from './seed.js'
-import {HealthStore} from './state.js'
+import {HEALTH_DOCS, HealthStore} from './state.js'
 
 async function userFor(ctx: SandboxContext, body: {email?: unknown; userId?: unknown}): Promise<StoredUser | undefined> {
   const {users} = health(ctx)
@@ -35,6 +36,15 @@ export const healthModule = sandboxModule({
   errors: healthErrors,
   answerHeaders: healthAnswerHeaders,
   sessionTable: (ctx) => health(ctx).sessions,
+
+  // a signed-in request reads its session and the user it signs in (and the user its path names)
+  prefetch({headers, params}) {
+    const sid = readCookie(headers.cookie, SESSION_COOKIE)
+    const named = params.userId && params.userId !== 'me' ? [{collection: HEALTH_DOCS.users, key: params.userId}] : []
+    if (!sid) return named
+    const session = {collection: HEALTH_DOCS.sessions, key: sessionKey(sid)}
+    return [session, {collection: HEALTH_DOCS.users, key: {...session, field: 'userId'}}, ...named]
+  },
 
   control(app: FastifyInstance, ctxOf: ContextOf) {
     /** ACT results feed the actAdult / actChild series: {userId | email, score 5-25, kind adult|child, date?} */

@@ -51,6 +51,12 @@ declare module '../types.js' {
   }
 }
 
+/** The collections of the documents every signed-in request reads: its session and its user. */
+export const HEALTH_DOCS = {
+  sessions: 'health.sessions',
+  users: 'health.users',
+} as const
+
 /** The health module's state in the sandbox database: one repository per table. */
 export class HealthStore implements ModuleState {
   /** by the SHA-256 of the session id (the connect.sid cookie), see core/sessions.ts */
@@ -64,8 +70,8 @@ export class HealthStore implements ModuleState {
   readonly groups: DocTable<GroupConfig>
 
   constructor(store: TenantStore) {
-    this.sessions = new DocTable(store, 'health.sessions')
-    this.users = new DocTable(store, 'health.users')
+    this.sessions = new DocTable(store, HEALTH_DOCS.sessions)
+    this.users = new DocTable(store, HEALTH_DOCS.users)
     this.events = new EventStore(store)
     this.act = new DocTable(store, 'health.act')
     this.groups = new DocTable(store, 'health.groups')
