@@ -21,8 +21,8 @@
  * The real path: a seeded sandbox is started (a separate process, on a free loopback port) and the
  * API rows send real requests to it, signed in as the seeded patient for `events list me`. The
  * dry run stays as an extra row. Each child also reports its peak RSS. The last column compares
- * each row with a bare `node:http` GET of the same resource (BARE_GET below): the floor of any
- * Node CLI that makes one call.
+ * each row with a bare `node:http` request of the same resource (BARE_REQUEST below): the floor of any
+ * Node CLI that makes one call (for `events add`, the POST alone: opsctl reads the plan first).
  */
 import {spawnSync} from 'node:child_process'
 import {once as onceEvent} from 'node:events'
@@ -94,20 +94,32 @@ if (created.status !== 0) {
 
 const checkoutId = JSON.parse(created.stdout).checkoutId
 const secretKey = 'sk-sandbox-Hd5Fg2Jk8Lp3Qw7Er1Ty6Ui4'
-/** The floor of any Node CLI for one call: a bare node:http GET of the resource, its body printed. */
-const BARE_GET = `const [url, authorization] = process.argv.slice(1)
-require('node:http').get(url, {headers: {authorization}}, (res) => {
+const {session, userId} = JSON.parse(readFileSync(join(configDir, 'profiles.json'), 'utf8')).profiles.sandbox.health
+/**
+ * The floor of any Node CLI for one call: a bare node:http request of the resource, its body
+ * printed. argv: method, URL, a JSON object of headers, the body (or nothing).
+ */
+const BARE_REQUEST = `const [method, url, headers, body] = process.argv.slice(1)
+const req = require('node:http').request(url, {headers: JSON.parse(headers), method}, (res) => {
   const chunks = []
   res.on('data', (c) => chunks.push(c))
-  res.on('end', () => { process.stdout.write(Buffer.concat(chunks)); if (res.statusCode !== 200) process.exitCode = 1 })
-})`
-const basic = `Basic ${Buffer.from(`${secretKey}:`).toString('base64')}`
+  res.on('end', () => { process.stdout.write(Buffer.concat(chunks)); if (res.statusCode >= 300) process.exitCode = 1 })
+})
+req.end(body)`
+const basic = {authorization: `Basic ${Buffer.from(`${secretKey}:`).toString('base64')}`}
+const signedIn = {cookie: `connect.sid=${session}`, 'x-ph-api-version': '3.14.0'}
+const event = JSON.stringify({date: '2026-11-28T08:00:00.000Z', medicationId: 'med-salbutamol', medicationType: 'rescue', symptoms: ['cough']})
+const bare = (name, method, path, headers, body) => ({argv: ['-e', BARE_REQUEST, method, `${sandbox.origin}${path}`, JSON.stringify(headers), ...(body ? [body] : [])], name})
 
 const cases = [
   {argv: ['-e', '0'], name: 'node -e 0'},
-  {argv: ['-e', BARE_GET, `${sandbox.origin}/checkout/v1/webhooks`, basic], name: 'bare node:http GET /checkout/v1/webhooks'},
+  bare('bare node:http GET /checkout/v1/webhooks', 'GET', '/checkout/v1/webhooks', basic),
+  bare('bare node:http GET a checkout', 'GET', `/checkout/v1/checkouts/${checkoutId}`, basic),
+  bare("bare node:http GET the user's events", 'GET', `/api/users/${userId}/events`, signedIn),
+  bare('bare node:http POST an event', 'POST', `/api/users/${userId}/events`, {...signedIn, 'content-type': 'application/json'}, event),
 ]
-const BARE = 1
+/** Each row's floor: the bare request of the same resource (the webhooks for rows that send nothing or another call). */
+const [WEBHOOKS, CHECKOUT, EVENTS, ADD_EVENT] = [1, 2, 3, 4]
 for (const [i, bin] of bins.entries()) {
   const label = i === 0 ? 'opsctl' : `opsctl[${relative(process.cwd(), bin) || bin}]`
   // A compile cache per build: a build's first run removes the entries of other builds.
@@ -118,10 +130,11 @@ for (const [i, bin] of bins.entries()) {
       {argv: [bin, 'profile', 'list'], name: `${label} profile list`},
       {argv: [bin, 'api', 'checkout', 'GET', '/v1/webhooks'], name: `${label} api checkout GET /v1/webhooks`},
       {argv: [bin, 'webhook', 'list', '--json'], name: `${label} webhook list --json`},
-      {argv: [bin, 'events', 'list', 'me', '--json'], name: `${label} events list me --json`},
-      {argv: [bin, 'checkout', 'get', checkoutId, '--json'], name: `${label} checkout get ID --json`},
+      {argv: [bin, 'events', 'list', 'me', '--json'], floor: EVENTS, name: `${label} events list me --json`},
+      {argv: [bin, 'checkout', 'get', checkoutId, '--json'], floor: CHECKOUT, name: `${label} checkout get ID --json`},
       {
         argv: [bin, 'events', 'add', 'me', '--medication-id', 'med-salbutamol', '--medication-type', 'rescue', '--symptom', 'cough', '--json'],
+        floor: ADD_EVENT,
         name: `${label} events add me ... --json`,
       },
       {argv: [bin, 'api', 'checkout', 'GET', '/v1/x', '--dry-run'], name: `${label} api checkout GET /v1/x --dry-run`},
@@ -172,7 +185,6 @@ try {
   const wall = (i) => samples[i].map((x) => x.wall)
   const cpu = (i) => samples[i].map((x) => x.cpu)
   const floor = median(wall(0))
-  const bare = median(wall(BARE))
   const cpuFloor = median(cpu(0))
   cases.forEach((c, i) => {
     const ms = median(wall(i))
@@ -183,7 +195,8 @@ try {
       minMs: Math.round(Math.min(...wall(i))),
       maxMs: Math.round(Math.max(...wall(i))),
       ratio: Math.round((ms / floor) * 100) / 100,
-      bareRatio: Math.round((ms / bare) * 100) / 100,
+      bareRatio: Math.round((ms / median(wall(c.floor ?? WEBHOOKS))) * 100) / 100,
+      floor: cases[c.floor ?? WEBHOOKS].name,
       cpuMedianMs: Math.round(cpuMs),
       cpuRatio: Math.round((cpuMs / cpuFloor) * 100) / 100,
       peakRssMb: Math.round(Math.max(...samples[i].map((x) => x.rssMb))),
@@ -197,7 +210,7 @@ const facts = `node ${nodeVersion}, ${runs} runs after ${warmup} warm-up, NODE_E
 if (values.json) {
   process.stdout.write(JSON.stringify({facts, results}, null, 2) + '\n')
 } else {
-  const head = ['case', 'median ms', 'min ms', 'max ms', 'x node -e 0', 'cpu ms', 'cpu x node -e 0', 'peak RSS MB', 'x bare GET']
+  const head = ['case', 'median ms', 'min ms', 'max ms', 'x node -e 0', 'cpu ms', 'cpu x node -e 0', 'peak RSS MB', 'x bare request']
   const rows = results.map((r) =>
     [r.case, r.medianMs, r.minMs, r.maxMs, r.ratio.toFixed(2), r.cpuMedianMs, r.cpuRatio.toFixed(2), r.peakRssMb, r.bareRatio.toFixed(2)].map(String),
   )
