@@ -9,8 +9,9 @@
  * Round trips are what a replica costs PostgreSQL (docs/architecture.md), so a transaction sends as
  * few as it can: BEGIN and the tenant's lock wait to go with the statement after them, and writes
  * whose result nobody reads (`changeLater`) wait for the next statement, at the latest the COMMIT. Such a
- * batch goes as one multi-statement text, its values as escaped literals (`inline`); PostgreSQL
- * runs it in order and stops at the first error, which then fails the request as before.
+ * batch goes as one multi-statement text, each statement an `EXECUTE` of one prepared on the
+ * connection with its values as escaped literals (`batchOf`); PostgreSQL runs it in order and
+ * stops at the first error, which then fails the request as before.
  *
  * Work outside any request (the start, webhook deliveries finishing) runs in a scope of its own
  * (`apply`, `commitNow`) or, at start only, in the store's outside scope.
