@@ -6,7 +6,9 @@
  * (BEGIN with the tenant's lock) or a prepared statement (pg writes its Parse, Bind, Execute and Sync
  * at once, then waits for the one answer), and counts once. Counts are not timings: they hold on a loaded machine.
  * The background look for due webhook deliveries (every second, whatever the requests) is not a
- * request's, nor is the claim of a delivery after a commit: both are left out.
+ * request's, nor is the claim of a delivery after a commit: both are left out. Each statement a
+ * request sends also runs one prepared on its connection (pg's named statements, or `PREPARE` and
+ * `EXECUTE` within a batch): none carries its values in its text for PostgreSQL to parse and plan anew.
  */
 import pg from 'pg'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
@@ -22,11 +24,15 @@ const Q = queriesFor('postgres')
 /** statements of the deliveries' own work, not of the request that raised them */
 const BACKGROUND = new Set([Q.claimDue, Q.claimDelivery, Q.renewClaim, Q.deleteDelivery, Q.rescheduleDelivery])
 const V = {'x-ph-api-version': '3.14.0'}
+/** a statement of a batch that runs one prepared on its connection (or prepares it, once a connection), or one without values */
+const PREPARED_OR_PLAIN = /^(BEGIN|COMMIT|ROLLBACK|SAVEPOINT \w+|RELEASE SAVEPOINT \w+|PREPARE \w+ AS .*|EXECUTE \w+\(.*\))$/s
 
 describe.skipIf(skip !== undefined)(`statements per request on PostgreSQL${skip ? ` (skipped: ${skip})` : ''}`, () => {
   let cluster: PostgresCluster
   let sandbox: RunningSandbox
   const sent: string[] = []
+  /** statements PostgreSQL parsed and planned with their values in them, rather than running a statement prepared on the connection */
+  const parsed: string[] = []
   let counting = true
   const query = pg.Client.prototype.query
 
@@ -35,7 +41,11 @@ describe.skipIf(skip !== undefined)(`statements per request on PostgreSQL${skip 
     sandbox = await createSandbox({database: cluster.url, notice: () => undefined, port: 0, token: 'statements-token'})
     pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
       const text = typeof args[0] === 'string' ? args[0] : (args[0] as {text?: string})?.text
-      if (counting && text !== undefined && !BACKGROUND.has(text)) sent.push(text)
+      if (counting && text !== undefined && !BACKGROUND.has(text)) {
+        sent.push(text)
+        if ((args[0] as {name?: string}).name === undefined) parsed.push(...text.split(';\n').filter((part) => !PREPARED_OR_PLAIN.test(part)))
+      }
+
       return (query as (...a: unknown[]) => unknown).apply(this, args)
     } as typeof query
   }, 60_000)
@@ -69,10 +79,12 @@ describe.skipIf(skip !== undefined)(`statements per request on PostgreSQL${skip 
   /** The statements one request sent, from its start to its answer. */
   async function counted(path: string, init: Parameters<typeof fetch>[1]): Promise<{statements: string[]; body: any}> {
     sent.length = 0
+    parsed.length = 0
     const res = await fetch(sandbox.origin + path, init)
     const text = await res.text()
     expect(res.status, text).toBeLessThan(400)
     const statements = [...sent]
+    expect(parsed, 'statements with their values in their text: PostgreSQL parses and plans each anew').toEqual([])
     return {body: text.startsWith('{') ? JSON.parse(text) : text, statements}
   }
 

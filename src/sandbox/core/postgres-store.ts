@@ -9,8 +9,9 @@
  * Round trips are what a replica costs PostgreSQL (docs/architecture.md), so a transaction sends as
  * few as it can: BEGIN and the tenant's lock wait to go with the statement after them, and writes
  * whose result nobody reads (`changeLater`) wait for the next statement, at the latest the COMMIT. Such a
- * batch goes as one multi-statement text, its values as escaped literals (`inline`); PostgreSQL
- * runs it in order and stops at the first error, which then fails the request as before.
+ * batch goes as one multi-statement text, each statement an `EXECUTE` of one prepared on the
+ * connection with its values as escaped literals (`batchOf`); PostgreSQL runs it in order and
+ * stops at the first error, which then fails the request as before.
  *
  * Work outside any request (the start, webhook deliveries finishing) runs in a scope of its own
  * (`apply`, `commitNow`) or, at start only, in the store's outside scope.
@@ -26,11 +27,17 @@ import {ABSENT, cacheName, type DocRef, type SandboxStore, TenantStore} from './
 /** Documents a request remembers: a request reads a handful (its session, user, checkout). */
 const REQUEST_CACHE_LIMIT = 1000
 
+/** A statement waiting to go in the next batch, its values apart. */
+interface Waiting {
+  params: readonly unknown[]
+  text: string
+}
+
 class Scope {
   client?: pg.PoolClient
   opening?: Promise<pg.PoolClient>
   /** statements of the transaction not sent yet (BEGIN, a lock, writes): they go with the next one */
-  waiting: string[] = []
+  waiting: Waiting[] = []
   /** its BEGIN was sent: there is a transaction to commit or roll back */
   begun = false
   /** tenants whose lock the transaction holds (or will, with its next statement) */
@@ -54,6 +61,34 @@ function inline(text: string, params: readonly unknown[]): string {
   return params.length === 0 ? text : text.replaceAll(/\$(\d+)/g, (_, n: string) => literal(params[Number(n) - 1]))
 }
 
+/**
+ * Statements of a batch prepared on each connection (SQL `PREPARE`, within a batch): a batch's
+ * statement goes as `EXECUTE name(literals)`, which PostgreSQL parses in a few microseconds and
+ * runs on the plan it keeps, rather than parsing and planning its text each time. `undefined`:
+ * a batch that prepared something failed, so which are prepared is not known; the connection is
+ * closed when released rather than reused.
+ */
+const preparedIn = new WeakMap<pg.PoolClient, Set<string> | undefined>()
+
+/** The statements of a batch for one connection, each with its parameters: what was never prepared there is, first. */
+function batchOf(client: pg.PoolClient, statements: readonly Waiting[]): {prepares: string[]; text: string} {
+  let known = preparedIn.get(client)
+  if (!known && !preparedIn.has(client)) preparedIn.set(client, (known = new Set()))
+  const prepares: string[] = []
+  const texts = statements.map(({params, text}) => {
+    const hash = params.length > 0 ? hashOf(text) : undefined
+    if (hash === undefined || !known) return inline(text, params)
+    const name = `opsctl_batch_${hash}`
+    if (!known.has(name)) {
+      known.add(name)
+      prepares.push(`PREPARE ${name} AS ${text}`)
+    }
+
+    return `EXECUTE ${name}(${params.map((value) => literal(value)).join(', ')})`
+  })
+  return {prepares, text: [...prepares, ...texts].join(';\n')}
+}
+
 /** Statements that wait to go with the next one, at most: past this many, they go now. */
 const MAX_WAITING = 500
 
@@ -63,18 +98,25 @@ const MAX_WAITING = 500
  * lone read costs it). The texts are the code's (values go as parameters), so the names are few.
  */
 function prepared(text: string, values: unknown[]): pg.QueryConfig {
-  if (values.length === 0) return {text, values}
-  let name = statementNames.get(text)
-  if (name === undefined && statementNames.size < MAX_PREPARED) statementNames.set(text, (name = `opsctl_${createHash('sha256').update(text).digest('hex').slice(0, 40)}`))
-  return {name, text, values}
+  const hash = values.length === 0 ? undefined : hashOf(text)
+  return {name: hash && `opsctl_${hash}`, text, values}
+}
+
+/** What names a text prepared on a connection (by pg for a lone statement, by `PREPARE` in a batch: two names, one namespace); undefined past MAX_PREPARED. */
+function hashOf(text: string): string | undefined {
+  let hash = statementHashes.get(text)
+  if (hash === undefined && statementHashes.size < MAX_PREPARED) statementHashes.set(text, (hash = createHash('sha256').update(text).digest('hex').slice(0, 40)))
+  return hash
 }
 
 /** Texts prepared, at most: past this many (never reached by the sandbox's own), a text goes unnamed. */
 const MAX_PREPARED = 1000
-const statementNames = new Map<string, string>()
+const statementHashes = new Map<string, string>()
 
-const LOCK = 'SELECT pg_advisory_xact_lock('
-const lockOf = (tenant: string) => `${LOCK}hashtextextended(${literal(`opsctl-tenant:${tenant}`)}, 0))`
+const LOCK = 'SELECT pg_advisory_xact_lock(hashtextextended($1, 0))'
+const lockOf = (tenant: string): Waiting => ({params: [`opsctl-tenant:${tenant}`], text: LOCK})
+const BEGIN: Waiting = {params: [], text: 'BEGIN'}
+const alone = (text: string): Waiting => ({params: [], text})
 
 /** The result of the last statement of a text (pg answers a multi-statement text with one result per statement). */
 const lastOf = (result: pg.QueryResult | pg.QueryResult[]) => (Array.isArray(result) ? result.at(-1)! : result)
@@ -127,7 +169,7 @@ export class PostgresStore implements SandboxStore {
   async changeLater(text: string, ...params: unknown[]): Promise<void> {
     const scope = this.scope
     const client = await this.transaction(scope)
-    scope.waiting.push(inline(text, params))
+    scope.waiting.push({params, text})
     // a bulk write (an import, generated events) goes in texts of a bounded size
     if (scope.waiting.length >= MAX_WAITING) await this.sendAll(scope, client, scope.waiting.pop()!)
   }
@@ -187,10 +229,10 @@ export class PostgresStore implements SandboxStore {
     const scope = this.scope
     const client = await this.opened(scope)
     // a transaction that sent nothing (its BEGIN and lock still wait) has nothing to commit
-    if (client && !scope.begun && scope.waiting.every((text) => text === 'BEGIN' || text.startsWith(LOCK))) this.release(scope, client)
+    if (client && !scope.begun && scope.waiting.every(({text}) => text === BEGIN.text || text === LOCK)) this.release(scope, client)
     else if (client) {
       try {
-        await this.sendAll(scope, client, 'COMMIT')
+        await this.sendAll(scope, client, alone('COMMIT'))
       } catch (error) {
         await this.discardIn(scope, client)
         throw error
@@ -246,10 +288,10 @@ export class PostgresStore implements SandboxStore {
   async atomically<T>(change: () => Promise<T>): Promise<T> {
     const scope = this.scope
     await this.transaction(scope)
-    scope.waiting.push('SAVEPOINT atomically')
+    scope.waiting.push(alone('SAVEPOINT atomically'))
     try {
       const result = await change()
-      scope.waiting.push('RELEASE SAVEPOINT atomically')
+      scope.waiting.push(alone('RELEASE SAVEPOINT atomically'))
       return result
     } catch (error) {
       scope.cache.clear()
@@ -284,15 +326,20 @@ export class PostgresStore implements SandboxStore {
     const client = scope.client ?? (scope.opening ? await scope.opening : undefined)
     if (!client) return this.pool.query(prepared(text, params))
     if (scope.waiting.length === 0) return client.query(prepared(text, params))
-    return this.sendAll(scope, client, inline(text, params))
+    return this.sendAll(scope, client, {params, text})
   }
 
   /** What waits to go, and `last`, as one text: the result of `last`. */
-  private async sendAll(scope: Scope, client: pg.PoolClient, last: string): Promise<pg.QueryResult> {
-    const text = [...scope.waiting, last].join(';\n')
-    scope.begun ||= scope.waiting.includes('BEGIN')
+  private async sendAll(scope: Scope, client: pg.PoolClient, last: Waiting): Promise<pg.QueryResult> {
+    const {prepares, text} = batchOf(client, [...scope.waiting, last])
+    scope.begun ||= scope.waiting.includes(BEGIN)
     scope.waiting = []
-    return lastOf((await client.query(text)) as unknown as pg.QueryResult | pg.QueryResult[])
+    try {
+      return lastOf((await client.query(text)) as unknown as pg.QueryResult | pg.QueryResult[])
+    } catch (error) {
+      if (prepares.length > 0) preparedIn.set(client, undefined)
+      throw error
+    }
   }
 
   /** The scope's transaction, opened by its first write (or by beginWrite): a connection, and a BEGIN that goes with its next statement. */
@@ -301,7 +348,7 @@ export class PostgresStore implements SandboxStore {
     if (scope.abandoned) throw new Error('the request was abandoned by its client; it writes nothing more')
     if (!scope.opening) {
       scope.opening = this.pool.connect()
-      scope.waiting.push('BEGIN')
+      scope.waiting.push(BEGIN)
     }
 
     try {
@@ -327,8 +374,10 @@ export class PostgresStore implements SandboxStore {
     scope.waiting = []
     scope.begun = false
     scope.locked.clear()
-    // a connection whose rollback failed is closed, not given to the next request
-    client.release(error instanceof Error ? error : undefined)
+    // a connection whose rollback failed is closed, not given to the next request, as is one whose prepared statements are not known
+    const unknown = preparedIn.has(client) && preparedIn.get(client) === undefined
+    if (unknown) preparedIn.delete(client)
+    client.release(error instanceof Error ? error : unknown ? new Error('its prepared statements are not known') : undefined)
   }
 
   private async discardIn(scope: Scope, client: pg.PoolClient | undefined): Promise<void> {
