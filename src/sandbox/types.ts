@@ -16,7 +16,7 @@ import type * as z from 'zod'
 import type {Named, Operation, ParamsOf, ServiceDefinition} from '../http/operation.js'
 import type {ModuleState} from './core/module-state.js'
 import type {SandboxError} from './core/sandbox-error.js'
-import type {KeyFrom, TenantStore} from './core/store.js'
+import type {RouteDoc, TenantStore} from './core/store.js'
 
 export type {ModuleState} from './core/module-state.js'
 export {type FieldProblem, SandboxError} from './core/sandbox-error.js'
@@ -180,7 +180,7 @@ export interface SandboxModule<S extends ServiceDefinition = ServiceDefinition> 
   /** Runs work it scheduled (`ctx.schedule`) once it falls due on the tenant's clock. */
   due?(work: unknown, ctx: SandboxContext): Promise<void>
   /** The documents its `due` reads for that work: read with the clock under the tenant's lock, in one statement (PostgreSQL). */
-  dueDocs?(work: unknown): {collection: string; key: KeyFrom | null | string}[]
+  dueDocs?(work: unknown): RouteDoc[]
   /** The callback URL registered for an event, if any: the core delivers the event there. */
   webhookTarget?(event: SandboxEvent, ctx: SandboxContext): Promise<string | undefined>
   /**
@@ -190,7 +190,7 @@ export interface SandboxModule<S extends ServiceDefinition = ServiceDefinition> 
    * collection, a KeyFrom the document another names. Naming one the handler does not read costs
    * next to nothing.
    */
-  prefetch?(request: {headers: Readonly<Record<string, string | string[] | undefined>>; params: Readonly<Record<string, string>>}): {collection: string; key: KeyFrom | null | string}[]
+  prefetch?(request: {headers: Readonly<Record<string, string | string[] | undefined>>; params: Readonly<Record<string, string>>}): RouteDoc[]
 }
 
 /** Checks a module against its own table (every handler present and typed from its row), then lets the core hold any module. */

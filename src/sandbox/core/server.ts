@@ -29,7 +29,7 @@ import {type SandboxStore} from './store.js'
 import {DEFAULT_TENANT} from './tenant-ids.js'
 import {registerTenantRoutes} from './tenant-routes.js'
 import {registerTenantShares} from './tenant-shares.js'
-import {keyKindOf, openTenant, publishedKeyKind, readyForHandler, registerTenantResolution, rewriteTenantUrl, type RouteDocs, type Tenant, TenantGoneError, tenantOf, type TenantRuntimeDeps, Tenants} from './tenants.js'
+import {isRead, keyKindOf, openTenant, publishedKeyKind, readyForHandler, registerTenantResolution, rewriteTenantUrl, type RouteDocs, type Tenant, TenantGoneError, tenantOf, type TenantRuntimeDeps, Tenants} from './tenants.js'
 import {registerTextChecks} from './text-checks.js'
 
 export interface SandboxOptions {
@@ -305,7 +305,7 @@ async function faultOf(op: Operation, request: FastifyRequest, tenant: Tenant, d
     return fault
   }
 
-  if (!store.shared || request.method === 'GET' || request.method === 'HEAD') {
+  if (!store.shared || isRead(request)) {
     const fault = await take()
     await ready()
     return fault

@@ -94,6 +94,9 @@ export interface DocRef {
   key: KeyFrom | null | string
 }
 
+/** A document of the request's own tenant (a module's `prefetch`, `dueDocs`): the tenant is added by the core. */
+export type RouteDoc = Omit<DocRef, 'tenant'>
+
 /** The key a field of another document of the tenant holds (a session's user): read in the same statement as that document. */
 export interface KeyFrom {
   collection: string

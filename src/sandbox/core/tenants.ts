@@ -26,7 +26,7 @@ import {EventLog} from './event-log.js'
 import {FaultQueue, FAULTS_COLLECTION, FAULTS_KEY} from './faults.js'
 import {createSessions} from './sessions.js'
 import {CLOCK_COLLECTION, CLOCK_KEY, type PendingDeliveries, type SavedClock} from './state.js'
-import {type DocRef, DocTable, type KeyFrom, type SandboxStore, type TenantStore} from './store.js'
+import {type DocRef, DocTable, type RouteDoc, type SandboxStore, type TenantStore} from './store.js'
 import {DEFAULT_TENANT, newTenantId, splitTenantUrl, tenantPath} from './tenant-ids.js'
 import {WebhookSender} from './webhooks.js'
 
@@ -343,9 +343,10 @@ export class Tenants {
 }
 
 /** The documents of its tenant a request's route will read (its module's `prefetch`). */
-export type RouteDocs = (request: FastifyRequest) => readonly {collection: string; key: KeyFrom | null | string}[]
+export type RouteDocs = (request: FastifyRequest) => readonly RouteDoc[]
 
-const isRead = (request: FastifyRequest) => request.method === 'GET' || request.method === 'HEAD'
+/** A request that changes nothing: it takes no tenant lock and no transaction. */
+export const isRead = (request: FastifyRequest) => request.method === 'GET' || request.method === 'HEAD'
 
 /** The tenant's documents and those the route names: what a request reads before its handler. */
 const requestDocs = (id: string, request: FastifyRequest, routeDocs: RouteDocs): DocRef[] => [...tenantDocs(id), ...routeDocs(request).map((doc) => ({...doc, tenant: id}))]
