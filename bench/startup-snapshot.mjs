@@ -1,5 +1,4 @@
 #!/usr/bin/env node
-import {build} from 'esbuild'
 /**
  * Would a V8 startup snapshot start an API command sooner? (docs/startup.md, "Tried")
  *
@@ -18,6 +17,7 @@ import {build} from 'esbuild'
  * with NODE_EXTRA_CA_CERTS and NODE_OPTIONS unset and a temporary config and cache folder, deleted
  * at the end. Needs `npm run build` first.
  */
+import {build} from 'esbuild'
 import {spawnSync} from 'node:child_process'
 import {once as onceEvent} from 'node:events'
 import {mkdtempSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
