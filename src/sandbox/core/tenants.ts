@@ -199,6 +199,13 @@ export type OpenTenant = (record: TenantRecord) => Promise<Tenant>
 const REGISTRY_COLLECTION = 'core.tenants'
 
 /**
+ * How long a tenant this process holds open may stay unused once it has left the registry (another
+ * replica deleted it) before this process lets go of it: far longer than a creation under way takes
+ * to commit, which the registry read of another connection does not see yet.
+ */
+export const LET_GO_AFTER_MS = 60_000
+
+/**
  * What every request of a tenant reads before its handler: its registry row, fault queue and clock,
  * in one statement on PostgreSQL (`prefetch`), once when it arrives and, for a write, again under its lock.
  */
@@ -213,6 +220,8 @@ function tenantDocs(id: string): DocRef[] {
 export class Tenants {
   private readonly registry: DocTable<TenantRecord>
   private readonly live = new Map<string, Tenant>()
+  /** when each tenant of `live` was last asked for (real time) */
+  private readonly usedAt = new Map<string, number>()
 
   constructor(
     private readonly store: SandboxStore,
@@ -243,12 +252,16 @@ export class Tenants {
 
     let tenant = this.live.get(id)
     if (!tenant) this.live.set(id, (tenant = await this.open(record)))
+    this.usedAt.set(id, Date.now())
     return tenant
   }
 
   /** The tenant of that id if this process has it open (the default one always), read from nothing: it may be gone since. */
   known(id: string): Tenant | undefined {
-    return id === DEFAULT_TENANT ? this.defaultTenant : this.live.get(id)
+    if (id === DEFAULT_TENANT) return this.defaultTenant
+    const tenant = this.live.get(id)
+    if (tenant) this.usedAt.set(id, Date.now())
+    return tenant
   }
 
   /** The tenants opened so far, the default one first. */
@@ -261,12 +274,17 @@ export class Tenants {
     return (await this.registry.values()).filter((record) => !expired(record))
   }
 
-  /** Removes every expired tenant with its rows, each in a transaction of its own; another replica may be removing them too. */
-  async removeExpired(): Promise<void> {
+  /**
+   * Removes every expired tenant with its rows, each in a transaction of its own; another replica
+   * may be removing them too. And lets go of the tenants this process holds open that are no longer
+   * registered (`now`: the real time to judge how long each has been unused by).
+   */
+  async removeExpired(now = Date.now()): Promise<void> {
     let records: TenantRecord[] = []
     await this.store.commitNow(async () => {
       records = await this.registry.values()
     })
+    this.letGoOfRemoved(new Set(records.map((record) => record.id)), now)
     for (const {id} of records.filter((record) => expired(record))) {
       await this.store.commitNow(async () => {
         await this.store.beginWrite(id)
@@ -333,10 +351,20 @@ export class Tenants {
     return false
   }
 
+  /**
+   * A tenant another replica deleted stays open here until this process is asked for it again,
+   * which may be never: its states and its webhook connections would be held for as long as the
+   * process runs, one more for every tenant a team's CI creates and deletes.
+   */
+  private letGoOfRemoved(registered: ReadonlySet<string>, now: number): void {
+    for (const id of this.live.keys()) if (!registered.has(id) && now - (this.usedAt.get(id) ?? 0) >= LET_GO_AFTER_MS) this.forget(id)
+  }
+
   private forget(id: string): void {
     const tenant = this.live.get(id)
     if (!tenant) return
     this.live.delete(id)
+    this.usedAt.delete(id)
     // deliveries under way end on their own; their connections close after them
     tenant.deliveries.settle().catch(() => undefined)
   }
