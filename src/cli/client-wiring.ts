@@ -9,13 +9,14 @@ import type {GlobalFlagValues} from './flags.js'
 import {appendAudit, entryFromAttempt} from '../audit/log.js'
 import {escapeControlChars} from '../control-chars.js'
 import {type OpsError} from '../errors.js'
-import {type ClientOptions, ServiceClient} from '../http/client.js'
+import {type AttemptRecord, type ClientOptions, ServiceClient} from '../http/client.js'
 import {type Operation} from '../http/operation.js'
 import {findServiceModule} from '../http/services.js'
 import {type ResolvedProfile, targetOf} from '../profiles/resolve.js'
 import {type ConsentContext, consentHook} from './consent.js'
 import {writeNote} from './error-output.js'
 import {foreignSandboxNote, showsForeignSandboxNote} from './foreign-sandbox.js'
+import {auditIfInterrupted} from './interrupted-attempt.js'
 import {PATIENT_DATA_NOTICE, patientDataShown, patientTraceMask} from './patient-data.js'
 import {unsentAttempt} from './unsent-attempt.js'
 
@@ -60,12 +61,15 @@ export class ClientWiring {
       process.stderr.write(PATIENT_DATA_NOTICE + '\n')
     }
 
+    const onAudited = async (record: AttemptRecord) => {
+      this.audited = true
+      const {name, profile} = await this.source.profile()
+      await appendAudit(this.source.configDir, entryFromAttempt(record, name, profile.env))
+    }
+
     return {
-      onAudited: async (record) => {
-        this.audited = true
-        const {name, profile} = await this.source.profile()
-        await appendAudit(this.source.configDir, entryFromAttempt(record, name, profile.env))
-      },
+      onAudited,
+      whileAwaitingAnswer: (record) => auditIfInterrupted(() => onAudited({...record, outcome: 'unknown', message: 'interrupted (Ctrl-C) before the answer'}), writeNote),
       beforeSend: consentHook(this.source.consent()),
       dryRun: globals['dry-run'] === true,
       timeoutMs: (globals.timeout ?? 30) * 1000,

@@ -101,6 +101,11 @@ export interface ClientOptions {
   transport?: Transport
   /** Called once per attempt at an `audited` operation, whatever its outcome. */
   onAudited?: (record: AttemptRecord) => Promise<void> | void
+  /**
+   * Called as an attempt at an `audited` operation is sent; what it returns is called once the
+   * answer (or the failure) is in. The CLI audits an attempt Ctrl-C cuts short in between.
+   */
+  whileAwaitingAnswer?: (record: Omit<AttemptRecord, 'outcome'>) => () => void
   /** Runs before every call to a row, after its input is checked: the CLI's consent to changes. Throw to send nothing. */
   beforeSend?: (op: Operation, input: CallInput) => Promise<void>
 }
@@ -161,8 +166,9 @@ export class ServiceClient {
     }
 
     const record = {operation: op, params: input.params ?? {}, body, note: input.auditNote}
+    const answered = this.options.whileAwaitingAnswer?.(record)
     try {
-      const response = await this.send(request)
+      const response = await this.send(request).finally(answered)
       const data = this.parseResult(op, response.data) as ResultOf<O>
       await this.options.onAudited({...record, data, outcome: 'applied', requestId: response.requestId, status: response.status})
       return {...response, data}

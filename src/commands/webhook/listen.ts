@@ -4,6 +4,7 @@ import type {ChangedWebhook, ReceivedEvent} from '../../runtime/checkout/webhook
 
 import {BaseCommand} from '../../cli/base-command.js'
 import {CHECKOUT_ZONE, WEBHOOK_DELIVERY_COLUMNS} from '../../cli/checkout/columns.js'
+import {answerCtrlCHere} from '../../cli/interrupted-attempt.js'
 import {type View} from '../../cli/output/view.js'
 import {OpsError, UsageError} from '../../errors.js'
 import {createTransport} from '../../http/create-transport.js'
@@ -152,6 +153,7 @@ Listens on 127.0.0.1 (a free port unless --port) and prints one line per deliver
     })
     process.on('SIGINT', onSignal)
     process.on('SIGTERM', onSignal)
+    const answeringCtrlC = answerCtrlCHere()
 
     try {
       let changes: ChangedWebhook[] = []
@@ -186,6 +188,7 @@ Listens on 127.0.0.1 (a free port unless --port) and prints one line per deliver
       if (!this.terminalTable) await rows?.end()
       process.off('SIGINT', onSignal)
       process.off('SIGTERM', onSignal)
+      answeringCtrlC()
     }
   }
 }
