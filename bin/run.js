@@ -12,7 +12,16 @@ async function main(argv) {
   }
 
   // Compiled code kept between runs, in opsctl's cache folder: a faster start.
-  require('../dist/startup/compile-cache.js').enableCompileCache(join(__dirname, '..', 'dist'))
+  const cache = require('../dist/startup/compile-cache.js').enableCompileCache(join(__dirname, '..', 'dist'))
+  // Loaded only when typed: every other start reads one file fewer.
+  const args = argv.includes('--no-color') ? require('../dist/startup/no-color.js').takeNoColor(argv, process.env) : argv
+  // The package's root, so that oclif does not take bin/package.json for it.
+  const root = join(__dirname, '..')
+  // A command found in the build's index starts without oclif's Config; help, topics and typos go to oclif.
+  const direct = require('../dist/startup/direct-start.js')
+  const start = direct.findDirect(args, root)
+  // Known before any of its files loads: they load from one script, its pack (src/startup/command-pack.ts).
+  if (start) cache?.usePack(start.id)
 
   // Before oclif loads: secrets on the command line and in the environment are known, and stdout and
   // stderr are scrubbed, so that nothing printed from here on (oclif's DEBUG output of argv included) shows one.
@@ -23,12 +32,7 @@ async function main(argv) {
   guardOutputStreams()
   guardFatalErrors()
 
-  // Loaded only when typed: every other start reads one file fewer.
-  const args = argv.includes('--no-color') ? require('../dist/startup/no-color.js').takeNoColor(argv, process.env) : argv
-  // The package's root, so that oclif does not take bin/package.json for it.
-  const root = join(__dirname, '..')
-  // A command found in the build's index starts without oclif's Config; help, topics and typos go to oclif.
-  if (await require('../dist/startup/direct-start.js').startDirect(args, root)) return
+  if (start && (await direct.runDirect(start, root))) return
   const {execute} = require('../dist/oclif.js')
   await execute({args, dir: root})
 }

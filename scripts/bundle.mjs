@@ -178,13 +178,26 @@ async function toCommonJs(metafile) {
     }
 
     if (/\bimport\.meta\b|\bimport\("\./.test(cjs)) throw new Error(`${file}: ESM left after the CommonJS pass`)
-    writeFileSync(path, cjs)
+    writeFileSync(path, asciiOnly(cjs))
   }
 
   writeFileSync(join(ROOT, 'dist', 'package.json'), JSON.stringify({type: 'commonjs'}) + '\n')
 }
 
 /** What src/startup/compile-cache.ts keys its folder by on Node 20: the build, by content. */
+/**
+ * esbuild escapes what is not ASCII in strings, not in comments or regular expressions (two
+ * characters in the chunks every command loads, a dash in zod's comments and a C1 control in
+ * ansis's pattern). One such character makes Node decode the whole file as UTF-8 into a two-byte
+ * string, several times slower than ASCII; a command pack (src/startup/command-pack.ts) takes ASCII
+ * bytes as they are. `\\uXXXX` means the same character in a string, a pattern and an identifier, and a
+ * comment means nothing; a template literal's raw text would change, and none had one when this
+ * was written (every other such character was in a comment).
+ */
+function asciiOnly(code) {
+  return code.replaceAll(/[^\0-\x7F]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`)
+}
+
 function writeBuildId(metafile) {
   const hash = createHash('sha256')
   for (const file of Object.keys(metafile.outputs).sort()) hash.update(file).update(readFileSync(join(ROOT, file)))

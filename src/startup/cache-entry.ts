@@ -35,8 +35,8 @@ const dataStart = (sourceBytes: number) => Math.ceil((HEADER_BYTES + sourceBytes
  */
 let scratch = Buffer.alloc(0)
 
-/** V8's cached data stored for exactly `source`, if there is a usable entry. */
-export function readEntry(file: string, source: string): Buffer | undefined {
+/** V8's cached data stored for exactly `source` (text, or its UTF-8 bytes), if there is a usable entry. */
+export function readEntry(file: string, source: Buffer | string): Buffer | undefined {
   let fd: number
   try {
     fd = openSync(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
@@ -50,9 +50,9 @@ export function readEntry(file: string, source: string): Buffer | undefined {
     // The source as UTF-8, in room that any source longer than this file can hold overflows
     // (write() stops within 3 bytes of the end), so that what fits is the whole source.
     const longest = stats.size - HEADER_BYTES
-    const capacity = longest + 4
+    const capacity = typeof source === 'string' ? longest + 4 : 0
     if (scratch.length < capacity + stats.size) scratch = Buffer.allocUnsafe(capacity + stats.size)
-    const compiling = scratch.subarray(0, scratch.write(source, 0, capacity))
+    const compiling = typeof source === 'string' ? scratch.subarray(0, scratch.write(source, 0, capacity)) : source
     if (compiling.length > longest) return undefined
     const start = dataStart(compiling.length)
     if (start >= stats.size) return undefined
@@ -73,20 +73,45 @@ export function readEntry(file: string, source: string): Buffer | undefined {
 }
 
 /** Stores `data` as the entry for `source`, whole or not at all (processes may race for it). */
-export function writeEntry(file: string, source: string, data: Buffer): void {
-  const sourceBytes = Buffer.from(source)
+export function writeEntry(file: string, source: Buffer | string, data: Buffer): void {
+  const sourceBytes = typeof source === 'string' ? Buffer.from(source) : source
   const entry = Buffer.alloc(dataStart(sourceBytes.length) + data.length)
   MAGIC.copy(entry)
   entry.writeUInt32LE(sourceBytes.length, MAGIC.length)
   sourceBytes.copy(entry, HEADER_BYTES)
   data.copy(entry, dataStart(sourceBytes.length))
+  writeWhole(file, entry)
+}
 
+/** A small text file of the cache (not code), read as safely as an entry: undefined when unusable. */
+export function readPrivateText(file: string, maxBytes: number): string | undefined {
+  let fd: number
+  try {
+    fd = openSync(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
+  } catch {
+    return undefined
+  }
+
+  try {
+    const stats = fstatSync(fd)
+    if (!stats.isFile() || !isPrivate(stats) || stats.size > maxBytes) return undefined
+    const bytes = Buffer.allocUnsafe(stats.size)
+    return readvSync(fd, [bytes], 0) === stats.size ? bytes.toString('utf8') : undefined
+  } catch {
+    return undefined
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** Writes a file of the cache whole or not at all: a temporary file created exclusively, renamed into place. */
+export function writeWhole(file: string, bytes: Buffer): void {
   const partial = `${file}.${process.pid}.tmp`
   // O_EXCL: fails on anything already there, a symlink included, instead of writing through it.
   const fd = openSync(partial, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600)
   try {
     try {
-      writeAll(fd, entry)
+      writeAll(fd, bytes)
     } finally {
       closeSync(fd)
     }

@@ -1,3 +1,4 @@
+import {isAscii} from 'node:buffer'
 import {lstatSync, readdirSync, readFileSync, rmSync} from 'node:fs'
 /**
  * The bundle's compiled code, kept between runs: Node then skips parsing and compiling what a
@@ -23,12 +24,29 @@ import {homedir} from 'node:os'
 import {dirname, join, relative, resolve, sep} from 'node:path'
 import {Script} from 'node:vm'
 
-import {entriesSupported, readEntry, writeEntry} from './cache-entry.js'
+import {entriesSupported, readEntry, readPrivateText, writeEntry, writeWhole} from './cache-entry.js'
+import {installPack, MAX_PACK_LIST_BYTES, MAX_PACKED_FILES, packScript, parsePackList} from './command-pack.js'
 import {folderState, isPrivate, makePrivateFolder} from './private-folder.js'
 
 const BUILD_FOLDER_PREFIX = 'opsctl-'
 
 type CompileHook = (this: Module, content: string, filename: string, ...rest: unknown[]) => unknown
+
+/** The cache of this run, once on. */
+export interface CompileCache {
+  /**
+   * Loads the files of dist/ that command `id` loads from its pack (./command-pack.ts), or, when it
+   * has none yet, records them for one. Called once the command is known, before its files load.
+   */
+  usePack(id: string): void
+}
+
+/** What is to be stored at exit. */
+interface Pending {
+  compiled: {file: string; script: Script; source: string}[]
+  list?: {file: string; files: string[]}
+  pack?: {file: string; script: Script; source: Buffer}
+}
 
 /** oclif's cache folder for opsctl: OPSCTL_CACHE_DIR, else the platform's per-user cache folder. */
 export function cacheDirectory(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
@@ -39,57 +57,89 @@ export function cacheDirectory(env: NodeJS.ProcessEnv = process.env, platform: N
 }
 
 /** Turns the cache on for the files under `distDir` (this process only). */
-export function enableCompileCache(distDir: string): void {
-  if (process.env.NODE_DISABLE_COMPILE_CACHE) return
+export function enableCompileCache(distDir: string): CompileCache | undefined {
+  if (process.env.NODE_DISABLE_COMPILE_CACHE) return undefined
   // resolve() drops a trailing slash, through which lstat would follow a symlink.
   const root = resolve(cacheDirectory())
   const folder = join(root, 'compile-cache')
-  if (!entriesSupported) return
+  if (!entriesSupported) return undefined
   let buildId: string
   try {
     buildId = readFileSync(join(distDir, 'build-id'), 'utf8').trim()
   } catch {
-    return
+    return undefined
   }
 
   const buildFolder = join(folder, `${BUILD_FOLDER_PREFIX}${buildId}-node${process.version}-${process.arch}`)
   const states = [root, folder, buildFolder].map((path) => folderState(path))
-  if (states.includes('untrusted')) return
-  hookCompile(distDir, root, folder, buildFolder, states.every((state) => state === 'private'))
+  if (states.includes('untrusted')) return undefined
+  return hookCompile(distDir, root, folder, buildFolder, states.every((state) => state === 'private'))
 }
 
-function hookCompile(distDir: string, root: string, folder: string, buildFolder: string, readable: boolean): void {
-  const compiled: {file: string; script: Script; source: string}[] = []
+function hookCompile(distDir: string, root: string, folder: string, buildFolder: string, readable: boolean): CompileCache {
+  const pending: Pending = {compiled: []}
+  let recording: string[] | undefined
   const prototype = Module.prototype as unknown as {_compile: CompileHook}
   const compile = prototype._compile
   // The one file of dist/ with an import(), which V8's cached code cannot run on Node 20.
   const importModule = join(distDir, 'startup', 'import-module.js')
   prototype._compile = function (content, filename, ...rest) {
     if (!filename.startsWith(distDir + sep) || filename === importModule) return compile.call(this, content, filename, ...rest)
+    recording?.push(relative(distDir, filename).replaceAll(sep, '/'))
     const file = join(buildFolder, relative(distDir, filename).replaceAll(sep, '~') + '.v8')
     const cachedData = readable ? readEntry(file, content) : undefined
     const script = new Script(Module.wrap(content), {cachedData, filename})
-    if (cachedData === undefined || script.cachedDataRejected) compiled.push({file, script, source: content})
+    if (cachedData === undefined || script.cachedDataRejected) pending.compiled.push({file, script, source: content})
     const wrapper = script.runInThisContext() as (...args: unknown[]) => unknown
     return wrapper.call(this.exports, this.exports, Module.createRequire(filename), this, filename, dirname(filename))
   }
 
-  process.once('exit', () => store(root, folder, buildFolder, compiled))
+  process.once('exit', () => store(root, folder, buildFolder, pending))
+  let packChosen = false
+  return {
+    usePack(id) {
+      if (packChosen) return
+      packChosen = true
+      const name = join(buildFolder, `pack~${id.replaceAll(':', '~')}`)
+      const files = readable ? parsePackList(readPrivateText(`${name}.json`, MAX_PACK_LIST_BYTES)) : undefined
+      const source = files && packScript(distDir, files)
+      if (!source) {
+        // the files this run compiles from here on (the command's own) are the pack of its next runs
+        recording = []
+        pending.list = {file: `${name}.json`, files: recording}
+        return
+      }
+
+      const file = `${name}.v8`
+      const cachedData = readEntry(file, source)
+      // the build writes ASCII only (scripts/bundle.mjs): read as such, several times faster than as UTF-8
+      const script = new Script(source.toString(isAscii(source) ? 'latin1' : 'utf8'), {cachedData, filename: `${name}.js`})
+      if (cachedData === undefined || script.cachedDataRejected) pending.pack = {file, script, source}
+      installPack(distDir, script.runInThisContext() as Parameters<typeof installPack>[1])
+    },
+  }
 }
 
-/** Writes what was compiled afresh, into folders of the current user's alone. */
-function store(root: string, folder: string, buildFolder: string, compiled: {file: string; script: Script; source: string}[]): void {
-  if (compiled.length === 0) return
+/** Writes what was compiled afresh, and a command's pack, into folders of the current user's alone. */
+function store(root: string, folder: string, buildFolder: string, {compiled, list, pack}: Pending): void {
+  const recorded = list && list.files.length > 0 && list.files.length <= MAX_PACKED_FILES
+  if (compiled.length === 0 && !recorded && !pack) return
   if (!makePrivateFolder(root, true) || !makePrivateFolder(folder)) return
   const build = makePrivateFolder(buildFolder)
   if (!build) return
   if (build.created) removeOtherBuilds(folder, buildFolder)
-  for (const {file, script, source} of compiled) {
+  for (const {file, script, source} of [...compiled, ...(pack ? [pack] : [])]) {
     try {
       writeEntry(file, source, script.createCachedData())
     } catch {
       // a read-only or full disk, a name taken: the next run compiles this file again
     }
+  }
+
+  try {
+    if (recorded) writeWhole(list.file, Buffer.from(JSON.stringify([...new Set(list.files)])))
+  } catch {
+    // the next run records it again
   }
 }
 

@@ -35,17 +35,34 @@ const HELP_FLAGS = new Set(['--help', '-h'])
 /** A command class as its module exports it; `_run` is what oclif's `Command.run` calls once it has a Config. */
 type CommandClass = Pick<typeof Command, 'id'> & (new (argv: string[], config: never) => {_run(): Promise<unknown>})
 
+/** A command that can start directly: its id, the argv it parses, and the index it was found in. */
+export interface DirectStart {
+  argv: readonly string[]
+  id: string
+  index: CommandIndex
+}
+
 /** Runs the command argv names and resolves true; resolves false, having done nothing, when oclif must start it. */
 export async function startDirect(argv: readonly string[], root: string): Promise<boolean> {
+  const start = findDirect(argv, root)
+  return start ? runDirect(start, root) : false
+}
+
+/** The command argv names, when it can start directly: found without loading anything of it. */
+export function findDirect(argv: readonly string[], root: string): DirectStart | undefined {
   const index = readIndex(root)
   const found = index && directCommand(index, argv)
-  if (!index || !found) return false
-  const exports = createRequire(join(root, 'package.json'))(join(root, index.commands[found.id])) as {default?: CommandClass}
+  return index && found ? {...found, index} : undefined
+}
+
+/** Runs a command findDirect found and resolves true; resolves false, having done nothing, when its module has no command. */
+export async function runDirect({argv, id, index}: DirectStart, root: string): Promise<boolean> {
+  const exports = createRequire(join(root, 'package.json'))(join(root, index.commands[id])) as {default?: CommandClass}
   const CommandClass = exports.default
   if (!CommandClass) return false
   // As oclif's plugin sets it when it loads a command: the constructor reads it.
-  CommandClass.id = found.id
-  const command = new CommandClass([...found.argv], lightConfig(root, index) as never)
+  CommandClass.id = id
+  const command = new CommandClass([...argv], lightConfig(root, index) as never)
   try {
     await command._run()
   } catch (error) {

@@ -16,21 +16,31 @@ import {baseEnv, BIN, ROOT, runCli, type RunResult} from '../e2e/harness.js'
 const root = process.getuid?.() === 0
 const ARGV = ['profile', 'list', '--json']
 let dir: string
-/** A copy of the built CLI whose dist/startup/direct-start.js (every command loads it) is another source of the same length, which prints PLANTED. */
+/** A copy of the built CLI whose `file` of dist/ is another source of the same length, which prints PLANTED. */
+function plantedCopyOf(file: string[]): string {
+  const copy = mkdtempSync(join(tmpdir(), 'opsctl-planted-'))
+  for (const part of ['bin', 'dist', 'package.json']) cpSync(join(ROOT, part), join(copy, part), {recursive: true})
+  symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'))
+  const real = readFileSync(join(ROOT, 'dist', ...file), 'utf8')
+  const planted = `process.stdout.write('PLANTED\\n'); process.exit(0) /*`
+  writeFileSync(join(copy, 'dist', ...file), `${planted}${'*'.repeat(real.length - planted.length - 2)}*/`)
+  expect(readFileSync(join(copy, 'dist', ...file), 'utf8')).toHaveLength(real.length)
+  return copy
+}
+
+/** dist/startup/direct-start.js, which every command loads (each file from a cache entry of its own). */
 let plantedCopy: string
+/** The command's own file, which loads from the command's pack (src/startup/command-pack.ts). */
+let plantedCommandCopy: string
 
 beforeAll(() => {
-  plantedCopy = mkdtempSync(join(tmpdir(), 'opsctl-planted-'))
-  for (const part of ['bin', 'dist', 'package.json']) cpSync(join(ROOT, part), join(plantedCopy, part), {recursive: true})
-  symlinkSync(join(ROOT, 'node_modules'), join(plantedCopy, 'node_modules'))
-  const real = readFileSync(join(ROOT, 'dist', 'startup', 'direct-start.js'), 'utf8')
-  const planted = `process.stdout.write('PLANTED\\n'); process.exit(0) /*`
-  writeFileSync(join(plantedCopy, 'dist', 'startup', 'direct-start.js'), `${planted}${'*'.repeat(real.length - planted.length - 2)}*/`)
-  expect(readFileSync(join(plantedCopy, 'dist', 'startup', 'direct-start.js'), 'utf8')).toHaveLength(real.length)
+  plantedCopy = plantedCopyOf(['startup', 'direct-start.js'])
+  plantedCommandCopy = plantedCopyOf(['commands', 'profile', 'list.js'])
 })
 
 afterAll(() => {
   rmSync(plantedCopy, {force: true, recursive: true})
+  rmSync(plantedCommandCopy, {force: true, recursive: true})
 })
 
 beforeEach(() => {
@@ -97,6 +107,19 @@ describe('a compile cache someone else could reach', () => {
     await runPlantedCopy(cacheDir())
     const r = await runCli(ARGV, {env: env()})
     expect(r).toEqual(expected)
+  })
+
+  it('a command pack made from another source of the same length is not run: the command behaves as without a cache', async () => {
+    const expected = await uncached()
+    // Three runs of the planted copy: the list of the command's files, then its pack, made from its own list.js.
+    for (let run = 0; run < 3; run++) {
+      const r = await runCli(ARGV, {bin: join(plantedCommandCopy, 'bin', 'run.js'), env: env()})
+      expect(r).toMatchObject({code: 0, stdout: 'PLANTED\n'})
+    }
+
+    expect(existsSync(join(buildFolder(), 'pack~profile~list.v8'))).toBe(true)
+    expect(await runCli(ARGV, {env: env()})).toEqual(expected)
+    expect(await runCli(ARGV, {env: env()})).toEqual(expected)
   })
 
   it('control: a forged entry in a folder and file of the user\'s alone does run (so what stops it below is who owns it)', async () => {

@@ -37,18 +37,66 @@ describe('the cache folder', () => {
 })
 
 describe('opsctl\'s own compile hook', () => {
-  it('the first run stores the code of the files it loaded, private to the user; the next run uses it and prints the same', async () => {
+  it('the first run stores the code of the files it loaded, private to the user, and which of them are the command\'s; the next runs print the same', async () => {
     const first = await runCli(['profile', 'list', '--json'], {env: env()})
     expect(first.code, first.stderr).toBe(0)
     const files = cached()
     expect(files).toContain('commands~profile~list.js.v8')
     expect(files).toContain('startup~direct-start.js.v8')
     expect(statSync(buildFolder()).mode & 0o777).toBe(0o700)
-    const written = Object.fromEntries(files.map((f) => [f, statSync(join(buildFolder(), f)).mtimeMs]))
+    // the files loaded once the command was known: its pack's (src/startup/command-pack.ts)
+    const packed = JSON.parse(readFileSync(join(buildFolder(), 'pack~profile~list.json'), 'utf8')) as string[]
+    expect(packed).toContain('commands/profile/list.js')
+    expect(packed).not.toContain('startup/direct-start.js')
+    expect(statSync(join(buildFolder(), 'pack~profile~list.json')).mode & 0o777).toBe(0o600)
+    const mtimes = () => Object.fromEntries(cached().map((f) => [f, statSync(join(buildFolder(), f)).mtimeMs]))
+    const written = mtimes()
 
+    // the second run joins those files into one script and stores its code; nothing else changes
     const second = await runCli(['profile', 'list', '--json'], {env: env()})
     expect(second).toEqual(first)
-    expect(Object.fromEntries(cached().map((f) => [f, statSync(join(buildFolder(), f)).mtimeMs]))).toEqual(written)
+    expect(mtimes()).toEqual({...written, 'pack~profile~list.v8': expect.any(Number)})
+    const withPack = mtimes()
+
+    const third = await runCli(['profile', 'list', '--json'], {env: env()})
+    expect(third).toEqual(first)
+    expect(mtimes()).toEqual(withPack)
+  })
+
+  it('a run with a pack loads the command\'s files from it: Node reads none of them, only those loaded before the command was known', async () => {
+    const loadedByNode = join(dir, 'loaded-by-node.json')
+    const hook = join(dir, 'loaded-by-node.cjs')
+    // Node's own loader of .js files: what the pack leaves to it
+    writeFileSync(
+      hook,
+      `const M = require('node:module'); const js = M._extensions['.js']; const seen = []
+M._extensions['.js'] = function (module, filename) { seen.push(filename); return js.call(this, module, filename) }
+process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(loadedByNode)}, JSON.stringify(seen)))\n`,
+    )
+    const run = async () => {
+      const r = await runCli(['profile', 'list', '--json'], {env: {...env(), NODE_OPTIONS: `--require ${hook}`}})
+      expect(r.code, r.stderr).toBe(0)
+      return (JSON.parse(readFileSync(loadedByNode, 'utf8')) as string[]).filter((file) => file.startsWith(join(ROOT, 'dist')))
+    }
+
+    const unpacked = await run()
+    expect(unpacked).toContain(join(ROOT, 'dist', 'commands', 'profile', 'list.js'))
+    await run()
+    const packed = await run()
+    expect(packed).toContain(join(ROOT, 'dist', 'startup', 'direct-start.js'))
+    expect(packed).not.toContain(join(ROOT, 'dist', 'commands', 'profile', 'list.js'))
+    expect(packed.length).toBeLessThan(unpacked.length / 2)
+  })
+
+  it('a pack whose list names files outside dist/, or too many, is not used: the run records the list again', async () => {
+    await runCli(['profile', 'list', '--json'], {env: env()})
+    const expected = await runCli(['profile', 'list', '--json'], {env: env()})
+    const list = join(buildFolder(), 'pack~profile~list.json')
+    for (const planted of [['../../../../etc/passwd'], ['/etc/passwd'], Array.from({length: 1000}, (_, i) => `chunks/c${i}.js`), {not: 'a list'}]) {
+      writeFileSync(list, JSON.stringify(planted), {mode: 0o600})
+      expect(await runCli(['profile', 'list', '--json'], {env: env()})).toEqual(expected)
+      expect(JSON.parse(readFileSync(list, 'utf8'))).toContain('commands/profile/list.js')
+    }
   })
 
   it('cached code still loads ES modules (oclif\'s ESM plugins: help), the first run and the next, without a word on stderr', async () => {
