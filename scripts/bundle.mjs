@@ -195,7 +195,8 @@ async function toCommonJs(metafile) {
  * was written (every other such character was in a comment).
  */
 function asciiOnly(code) {
-  return code.replaceAll(/[^\0-\x7F]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`)
+  // without the u flag each match is one UTF-16 unit (a surrogate alone too), whose escape this is
+  return code.replaceAll(/[^\u0000-\u007F]/g, (char) => `\\u${char.codePointAt(0).toString(16).padStart(4, '0')}`)
 }
 
 function writeBuildId(metafile) {

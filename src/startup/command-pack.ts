@@ -14,7 +14,7 @@ import {Module} from 'node:module'
 import {dirname, isAbsolute, join, resolve} from 'node:path'
 
 /** A CommonJS module's body, as Node calls it. */
-type ModuleFunction = (exports: unknown, require: NodeJS.Require, module: Module, filename: string, dirname: string) => void
+type ModuleFunction = (moduleExports: unknown, requireFrom: NodeJS.Require, loading: Module, filename: string, folder: string) => void
 
 /** Far more than any command loads (about 50): a bound on what a recorded list can make a start read. */
 export const MAX_PACKED_FILES = 400
@@ -70,7 +70,7 @@ export function packScript(distDir: string, files: readonly string[]): Buffer | 
 export function installPack(distDir: string, pairs: readonly [string, ModuleFunction][]): void {
   const packed = new Map(pairs.map(([file, body]) => [join(distDir, file), body]))
   const loader = Module as unknown as {
-    _extensions: Record<string, (module: Module, filename: string) => void>
+    _extensions: Record<string, (loading: Module, filename: string) => void>
     _resolveFilename: (request: string, parent: Module | undefined, ...rest: unknown[]) => string
   }
   const resolveFilename = loader._resolveFilename
@@ -84,9 +84,9 @@ export function installPack(distDir: string, pairs: readonly [string, ModuleFunc
   }
 
   const loadJs = loader._extensions['.js']
-  loader._extensions['.js'] = function (module, filename) {
+  loader._extensions['.js'] = function (loading, filename) {
     const body = packed.get(filename)
-    if (!body) return loadJs.call(this, module, filename)
-    body.call(module.exports, module.exports, Module.createRequire(filename), module, filename, dirname(filename))
+    if (!body) return loadJs.call(this, loading, filename)
+    body.call(loading.exports, loading.exports, Module.createRequire(filename), loading, filename, dirname(filename))
   }
 }
