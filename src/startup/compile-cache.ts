@@ -18,6 +18,9 @@ import {lstatSync, readdirSync, readFileSync, rmSync} from 'node:fs'
  * older ones, and each entry holds the exact source it was made from (cache-entry.ts), since V8
  * checks cached data against the source's length only. A cache that cannot be read, written or trusted
  * only costs speed. NODE_DISABLE_COMPILE_CACHE=1 turns it off, as it does Node's own.
+ *
+ * Once bin/run.js knows the command, `usePack` loads the rest from the command's pack, one script
+ * of all its files, kept as an entry like the others (./command-pack.ts).
  */
 import {Module} from 'node:module'
 import {homedir} from 'node:os'
