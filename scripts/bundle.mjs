@@ -82,6 +82,21 @@ const OCLIF_PATCHES = [
     from: 'const help_1 = require("./help");',
     to: 'const help_1 = new Proxy({}, { get: (_, key) => require("./help")[key] });',
   },
+  {
+    // The parser reads a flag's value from stdin with readline (six of Node's modules) only for a
+    // `-` value of a flag that asks for it, which no opsctl flag does: loaded on first use.
+    file: /@oclif[\\/]core[\\/]lib[\\/]parser[\\/]parse\.js$/,
+    from: 'const node_readline_1 = require("node:readline");',
+    to: 'const node_readline_1 = new Proxy({}, { get: (_, key) => require("node:readline")[key] });',
+  },
+  {
+    // The logger loads `debug` (its colour detection, tty, util's inspect) as soon as a command
+    // logs its init, to print nothing unless DEBUG is set: debug reads DEBUG once, at load, and
+    // opsctl never enables it in code. Without DEBUG, a logger that does nothing.
+    file: /@oclif[\\/]core[\\/]lib[\\/]logger\.js$/,
+    from: 'const debug_1 = __importDefault(require("debug"));',
+    to: 'const debug_1 = { default: (namespace) => (process.env.DEBUG ? require("debug")(namespace) : Object.assign(() => {}, { enabled: false, namespace })) };',
+  },
 ]
 const oclifPatches = {
   name: 'oclif-patches',

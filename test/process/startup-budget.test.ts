@@ -41,6 +41,8 @@ const NEVER = ['@inquirer/prompts', 'fastify', 'better-sqlite3', 'write-file-ato
 const OPSCTL_DEPENDENCIES = ['zod', 'undici', 'string-width', 'csv-stringify', '@jmespath-community/jmespath', 'string-argv', 'fast-levenshtein']
 
 interface Loaded {
+  /** Node's own modules loaded (internal ones included). */
+  builtins: string[]
   /** Paths relative to the package root: dist/..., node_modules/... */
   files: string[]
   /** Every package those files hold (bundled or not). */
@@ -79,7 +81,10 @@ for (const name of ['compile', 'instantiate']) {
   WebAssembly[name] = (...args) => (note('wasm ' + name), original(...args))
 }
 WebAssembly.Module = new Proxy(WebAssembly.Module, {construct: (target, args) => (note('wasm Module'), Reflect.construct(target, args))})
-process.on('exit', () => { for (const file of Object.keys(createRequire(import.meta.url).cache)) note('file ' + pathToFileURL(file).href) })
+process.on('exit', () => {
+  for (const file of Object.keys(createRequire(import.meta.url).cache)) note('file ' + pathToFileURL(file).href)
+  for (const entry of process.moduleLoadList) if (entry.startsWith('NativeModule ')) note('builtin ' + entry.slice(13))
+})
 `,
   )
   hookArgs = `--import ${pathToFileURL(preload).href}`
@@ -108,7 +113,8 @@ async function loaded(argv: string[], env: Record<string, string> = {}): Promise
     if (match) packages.add(match[1])
   }
 
-  return {files, packages, stdout: r.stdout, wasm: lines.filter((l) => l.startsWith('wasm ')).length}
+  const builtins = lines.filter((l) => l.startsWith('builtin ')).map((l) => l.slice(8))
+  return {builtins, files, packages, stdout: r.stdout, wasm: lines.filter((l) => l.startsWith('wasm ')).length}
 }
 
 const codeFiles = (l: Loaded) => l.files.filter((f) => /\.(c|m)?js$/.test(f))
@@ -130,6 +136,9 @@ describe('start-up: --version and local commands', () => {
     const list = await loaded(['profile', 'list', '--json'])
     expect(list.files).toContain('dist/commands/profile/list.js')
     expect(codeFiles(list).length, codeFiles(list).join('\n')).toBeLessThanOrEqual(FILE_BUDGET.local)
+    // oclif's parser reads a flag's value from stdin (readline) only for a flag that asks for it: none does
+    expect(list.builtins).toContain('internal/modules/cjs/loader')
+    expect(list.builtins).not.toContain('readline')
     expect(forbidden(list, [...NEVER, 'zod', 'undici'])).toEqual([])
 
     const dry = await loaded(['api', 'checkout', 'GET', '/v1/x', '--dry-run'])
