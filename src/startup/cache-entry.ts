@@ -37,39 +37,27 @@ let scratch = Buffer.alloc(0)
 
 /** V8's cached data stored for exactly `source` (text, or its UTF-8 bytes), if there is a usable entry. */
 export function readEntry(file: string, source: Buffer | string): Buffer | undefined {
-  let fd: number
-  try {
-    fd = openSync(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
-  } catch {
-    return undefined
-  }
-
-  try {
-    const stats = fstatSync(fd)
-    if (!stats.isFile() || !isPrivate(stats) || stats.size <= HEADER_BYTES || stats.size > MAX_ENTRY_BYTES) return undefined
+  return readPrivateFile(file, MAX_ENTRY_BYTES, (fd, size) => {
+    if (size <= HEADER_BYTES) return undefined
     // The source as UTF-8, in room that any source longer than this file can hold overflows
     // (write() stops within 3 bytes of the end), so that what fits is the whole source.
-    const longest = stats.size - HEADER_BYTES
+    const longest = size - HEADER_BYTES
     const capacity = typeof source === 'string' ? longest + 4 : 0
-    if (scratch.length < capacity + stats.size) scratch = Buffer.allocUnsafe(capacity + stats.size)
+    if (scratch.length < capacity + size) scratch = Buffer.allocUnsafe(capacity + size)
     const compiling = typeof source === 'string' ? scratch.subarray(0, scratch.write(source, 0, capacity)) : source
     if (compiling.length > longest) return undefined
     const start = dataStart(compiling.length)
-    if (start >= stats.size) return undefined
+    if (start >= size) return undefined
     // Header, source and padding into the scratch, V8's data into a buffer of its own: one read.
     const stored = scratch.subarray(capacity, capacity + start)
-    const data = Buffer.allocUnsafe(stats.size - start)
-    if (readvSync(fd, [stored, data], 0) !== stats.size) return undefined
+    const data = Buffer.allocUnsafe(size - start)
+    if (readvSync(fd, [stored, data], 0) !== size) return undefined
     const matches =
       stored.subarray(0, MAGIC.length).equals(MAGIC) &&
       stored.readUInt32LE(MAGIC.length) === compiling.length &&
       stored.subarray(HEADER_BYTES, HEADER_BYTES + compiling.length).equals(compiling)
     return matches ? data : undefined
-  } catch {
-    return undefined
-  } finally {
-    closeSync(fd)
-  }
+  })
 }
 
 /** Stores `data` as the entry for `source`, whole or not at all (processes may race for it). */
@@ -85,6 +73,17 @@ export function writeEntry(file: string, source: Buffer | string, data: Buffer):
 
 /** A small text file of the cache (not code), read as safely as an entry: undefined when unusable. */
 export function readPrivateText(file: string, maxBytes: number): string | undefined {
+  return readPrivateFile(file, maxBytes, (fd, size) => {
+    const bytes = Buffer.allocUnsafe(size)
+    return readvSync(fd, [bytes], 0) === size ? bytes.toString('utf8') : undefined
+  })
+}
+
+/**
+ * What `read` makes of a file of the cache, opened without following a symlink or waiting on a
+ * FIFO, and read only if it is a regular file of the current user's alone of at most `maxBytes`.
+ */
+function readPrivateFile<T>(file: string, maxBytes: number, read: (fd: number, size: number) => T | undefined): T | undefined {
   let fd: number
   try {
     fd = openSync(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
@@ -94,9 +93,7 @@ export function readPrivateText(file: string, maxBytes: number): string | undefi
 
   try {
     const stats = fstatSync(fd)
-    if (!stats.isFile() || !isPrivate(stats) || stats.size > maxBytes) return undefined
-    const bytes = Buffer.allocUnsafe(stats.size)
-    return readvSync(fd, [bytes], 0) === stats.size ? bytes.toString('utf8') : undefined
+    return stats.isFile() && isPrivate(stats) && stats.size <= maxBytes ? read(fd, stats.size) : undefined
   } catch {
     return undefined
   } finally {
