@@ -2,6 +2,7 @@ import type {BodyOf, Operation} from '../http/operation.js'
 
 import {UsageError} from '../errors.js'
 import {describeIssues} from '../http/client.js'
+import {parseOptions} from '../http/first-parse.js'
 
 /**
  * Checks a request body against its operation's schema, as the client does before sending, for
@@ -11,6 +12,6 @@ import {describeIssues} from '../http/client.js'
  */
 export function checkRequestBody<O extends Operation>(op: O, body: unknown): asserts body is BodyOf<O> {
   if (!op.body) return
-  const parsed = op.body.safeParse(body ?? {})
+  const parsed = op.body.safeParse(body ?? {}, parseOptions(op.body))
   if (!parsed.success) throw new UsageError(`Invalid request: ${describeIssues(parsed.error.issues)}`)
 }

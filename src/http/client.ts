@@ -5,6 +5,7 @@ import type {RetryPolicy} from './retry.js'
 import {ApiError, DeclinedError, ExitCode, NetworkError, UsageError} from '../errors.js'
 import {apiErrorFrom} from './api-error.js'
 import {createTransport} from './create-transport.js'
+import {parseOptions} from './first-parse.js'
 import {parseJson} from './json.js'
 import {sentPatientData} from './redact.js'
 import {registerSecret} from './secrets/registry.js'
@@ -128,14 +129,14 @@ export class ServiceClient {
     const input: CallInput = args[0] ?? {}
     let body = input.body
     if (op.body) {
-      const parsed = op.body.safeParse(body ?? {})
+      const parsed = op.body.safeParse(body ?? {}, parseOptions(op.body))
       if (!parsed.success) throw new UsageError(`Invalid request: ${describeIssues(parsed.error.issues)}`)
       body = parsed.data
     }
 
     let query = input.query as Record<string, QueryValue> | undefined
     if (op.query) {
-      const parsed = op.query.safeParse(withoutUndefined(query))
+      const parsed = op.query.safeParse(withoutUndefined(query), parseOptions(op.query))
       if (!parsed.success) throw new UsageError(`Invalid query: ${describeIssues(parsed.error.issues)}`)
       query = parsed.data as Record<string, QueryValue>
     }
@@ -212,7 +213,7 @@ export class ServiceClient {
 
   private parseResult(op: Operation, data: unknown): unknown {
     if (!op.response || data === undefined) return data
-    const parsed = op.response.safeParse(data)
+    const parsed = op.response.safeParse(data, parseOptions(op.response))
     if (parsed.success) return parsed.data
     this.options.warn?.(
       `Warning: the ${op.id} answer did not match the expected shape (${describeIssues(parsed.error.issues)}); showing it as received`,
