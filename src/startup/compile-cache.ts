@@ -115,10 +115,19 @@ function hookCompile(distDir: string, root: string, folder: string, buildFolder:
 
       const file = `${name}.v8`
       const cachedData = readEntry(file, source)
-      // the build writes ASCII only (scripts/bundle.mjs): read as such, several times faster than as UTF-8
-      const script = new Script(source.toString(isAscii(source) ? 'latin1' : 'utf8'), {cachedData, filename: `${name}.js`})
+      let script: Script
+      let pairs: Parameters<typeof installPack>[1]
+      try {
+        // the build writes ASCII only (scripts/bundle.mjs): read as such, several times faster than as UTF-8
+        script = new Script(source.toString(isAscii(source) ? 'latin1' : 'utf8'), {cachedData, filename: `${name}.js`})
+        pairs = script.runInThisContext() as typeof pairs
+      } catch {
+        // a file of dist/ that does not close what it opens (not the build's): each file goes to Node
+        return
+      }
+
       if (cachedData === undefined || script.cachedDataRejected) pending.pack = {file, script, source}
-      installPack(distDir, script.runInThisContext() as Parameters<typeof installPack>[1])
+      installPack(distDir, pairs)
     },
   }
 }

@@ -122,6 +122,30 @@ describe('a compile cache someone else could reach', () => {
     expect(await runCli(ARGV, {env: env()})).toEqual(expected)
   })
 
+  it('a file of dist/ that leaves a comment open fails the command as it does without a cache, not inside a pack', async () => {
+    const broken = mkdtempSync(join(tmpdir(), 'opsctl-broken-'))
+    try {
+      for (const part of ['bin', 'dist', 'package.json']) cpSync(join(ROOT, part), join(broken, part), {recursive: true})
+      symlinkSync(join(ROOT, 'node_modules'), join(broken, 'node_modules'))
+      const command = join(broken, 'dist', 'commands', 'profile', 'list.js')
+      writeFileSync(command, `${readFileSync(command, 'utf8')}\n/* never closed`)
+      const openAt = readFileSync(command, 'utf8').split('\n').length
+      const run = (extra: Record<string, string> = {}) => runCli(ARGV, {bin: join(broken, 'bin', 'run.js'), env: {...env(), ...extra}})
+      // where and what the error is (the stack below differs with the compile hook, as it always has)
+      const failure = (r: RunResult) => ({code: r.code, error: r.stderr.split('\n').filter((line) => /list\.js:\d+$|^SyntaxError/.test(line)), stdout: r.stdout})
+      const expected = failure(await run({NODE_DISABLE_COMPILE_CACHE: '1'}))
+      expect(expected).toEqual({code: 1, error: [`${command}:${openAt}`, 'SyntaxError: Invalid or unexpected token'], stdout: ''})
+      // the first run records the files, the next would join them into a script that does not compile
+      for (let i = 0; i < 3; i++) {
+        const r = await run()
+        expect(failure(r)).toEqual(expected)
+        expect(r.stderr).not.toContain('pack~')
+      }
+    } finally {
+      rmSync(broken, {force: true, recursive: true})
+    }
+  })
+
   it('control: a forged entry in a folder and file of the user\'s alone does run (so what stops it below is who owns it)', async () => {
     await warm()
     writeFileSync(plantedEntry(), await forgedEntry(), {mode: 0o600})
