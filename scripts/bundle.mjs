@@ -38,6 +38,18 @@ const BY_PATH = ['src/cli/help.ts', 'src/startup/direct-start.ts', 'src/oclif.ts
 const EXTERNAL = ['better-sqlite3', 'pg-native', 'open', '@oclif/plugin-*', 'typescript', 'ts-node', 'tsx']
 
 /**
+ * A patch of oclif's `file` (under @oclif/core/lib, without `.js`): its `const name = require(module)`
+ * loads the module the first time one of its exports is read, instead of when `file` loads.
+ */
+function onFirstUse(file, name, module) {
+  return {
+    file: new RegExp(`@oclif[\\\\/]core[\\\\/]lib[\\\\/]${file.replaceAll('/', '[\\\\/]')}\\.js$`),
+    from: `const ${name} = require("${module}");`,
+    to: `const ${name} = new Proxy({}, { get: (_, key) => require("${module}")[key] });`,
+  }
+}
+
+/**
  * Lines of oclif that cost every start more than they are worth to opsctl, rewritten as the bundle
  * loads them. The build fails if one of them changes, so an oclif upgrade is checked.
  */
@@ -56,39 +68,19 @@ const OCLIF_PATCHES = [
     from: 'patterns.some((w) => (0, minimatch_1.minimatch)(p, w))',
     to: 'patterns.some((w) => (/[*?[\\]{}]|[!+@]\\(|^!/.test(w) ? (0, minimatch_1.minimatch)(p, w) : p === w))',
   },
-  {
-    // Command's module loads Config (the plugin loader, tinyglobby, minimatch) for its static `run`,
-    // which a command started directly (src/startup/direct-start.ts) never calls: loaded on first use.
-    file: /@oclif[\\/]core[\\/]lib[\\/]command\.js$/,
-    from: 'const config_1 = require("./config");',
-    to: 'const config_1 = new Proxy({}, { get: (_, key) => require("./config")[key] });',
-  },
-  {
-    // ...and help's utilities (ejs) for its deprecation warnings, which no opsctl command has.
-    file: /@oclif[\\/]core[\\/]lib[\\/]command\.js$/,
-    from: 'const util_1 = require("./help/util");',
-    to: 'const util_1 = new Proxy({}, { get: (_, key) => require("./help/util")[key] });',
-  },
-  {
-    // Errors' handler loads all of help (its formatter, the module loader, ts-path, ejs) for an error
-    // that asks for help, which opsctl's errors never do; every command loads the handler with the flags.
-    file: /@oclif[\\/]core[\\/]lib[\\/]errors[\\/]handle\.js$/,
-    from: 'const index_1 = require("../help/index");',
-    to: 'const index_1 = new Proxy({}, { get: (_, key) => require("../help/index")[key] });',
-  },
-  {
-    // ...and so do the flags, for the parse of a `--help` flag (opsctl declares none: oclif answers it).
-    file: /@oclif[\\/]core[\\/]lib[\\/]flags\.js$/,
-    from: 'const help_1 = require("./help");',
-    to: 'const help_1 = new Proxy({}, { get: (_, key) => require("./help")[key] });',
-  },
-  {
-    // The parser reads a flag's value from stdin with readline (six of Node's modules) only for a
-    // `-` value of a flag that asks for it, which no opsctl flag does: loaded on first use.
-    file: /@oclif[\\/]core[\\/]lib[\\/]parser[\\/]parse\.js$/,
-    from: 'const node_readline_1 = require("node:readline");',
-    to: 'const node_readline_1 = new Proxy({}, { get: (_, key) => require("node:readline")[key] });',
-  },
+  // Command's module loads Config (the plugin loader, tinyglobby, minimatch) for its static `run`,
+  // which a command started directly (src/startup/direct-start.ts) never calls: loaded on first use.
+  onFirstUse('command', 'config_1', './config'),
+  // ...and help's utilities (ejs) for its deprecation warnings, which no opsctl command has.
+  onFirstUse('command', 'util_1', './help/util'),
+  // Errors' handler loads all of help (its formatter, the module loader, ts-path, ejs) for an error
+  // that asks for help, which opsctl's errors never do; every command loads the handler with the flags.
+  onFirstUse('errors/handle', 'index_1', '../help/index'),
+  // ...and so do the flags, for the parse of a `--help` flag (opsctl declares none: oclif answers it).
+  onFirstUse('flags', 'help_1', './help'),
+  // The parser reads a flag's value from stdin with readline (six of Node's modules) only for a
+  // `-` value of a flag that asks for it, which no opsctl flag does.
+  onFirstUse('parser/parse', 'node_readline_1', 'node:readline'),
   {
     // The logger loads `debug` (its colour detection, tty, util's inspect) as soon as a command
     // logs its init, to print nothing unless DEBUG is set: debug reads DEBUG once, at load, and
