@@ -42,12 +42,6 @@ export interface DirectStart {
   index: CommandIndex
 }
 
-/** Runs the command argv names and resolves true; resolves false, having done nothing, when oclif must start it. */
-export async function startDirect(argv: readonly string[], root: string): Promise<boolean> {
-  const start = findDirect(argv, root)
-  return start ? runDirect(start, root) : false
-}
-
 /** The command argv names, when it can start directly: found without loading anything of it. */
 export function findDirect(argv: readonly string[], root: string): DirectStart | undefined {
   const index = readIndex(root)
