@@ -78,6 +78,10 @@ const OCLIF_PATCHES = [
   onFirstUse('errors/handle', 'index_1', '../help/index'),
   // ...and so do the flags, for the parse of a `--help` flag (opsctl declares none: oclif answers it).
   onFirstUse('flags', 'help_1', './help'),
+  // ...and the flags' and the args' file utilities, which load node:fs/promises (and with it
+  // readline and the file watchers) at once, for the check of a file or folder value.
+  onFirstUse('flags', 'fs_1', './util/fs'),
+  onFirstUse('args', 'fs_1', './util/fs'),
   // The parser reads a flag's value from stdin with readline (six of Node's modules) only for a
   // `-` value of a flag that asks for it, which no opsctl flag does.
   onFirstUse('parser/parse', 'node_readline_1', 'node:readline'),

@@ -1,4 +1,5 @@
-import {readFile} from 'node:fs/promises'
+// fs.promises loads on first use: importing node:fs/promises would cost every command its load (readline, file watchers)
+import {promises as fs} from 'node:fs'
 
 import {UsageError} from '../errors.js'
 import {readStdin} from './prompt.js'
@@ -36,7 +37,7 @@ export async function readJsonData(spec: string): Promise<unknown> {
 /** A file named on the command line, as text; one that cannot be read is a usage error naming it. */
 export async function readTextFile(path: string): Promise<string> {
   try {
-    return await readFile(path, 'utf8')
+    return await fs.readFile(path, 'utf8')
   } catch (error) {
     throw new UsageError(`Cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
   }

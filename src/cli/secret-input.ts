@@ -2,7 +2,8 @@
  * Secrets without the command line: any local user reads a process's argv (`ps`), so a secret flag
  * also takes a file (`--token-file`), and a secret given as a flag value anyway is warned about once.
  */
-import {readFile} from 'node:fs/promises'
+// fs.promises loads on first use: importing node:fs/promises would cost every command its load (readline, file watchers)
+import {promises as fs} from 'node:fs'
 
 import {UsageError} from '../errors.js'
 import {registerSecret} from '../http/secrets/registry.js'
@@ -11,7 +12,7 @@ import {registerSecret} from '../http/secrets/registry.js'
 export async function readSecretFile(path: string, flag: string): Promise<string> {
   let text: string
   try {
-    text = await readFile(path, 'utf8')
+    text = await fs.readFile(path, 'utf8')
   } catch (error) {
     throw new UsageError(`${flag}: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`)
   }

@@ -1,4 +1,7 @@
-import {chmod, type FileHandle, lstat, mkdir, open, stat} from 'node:fs/promises'
+import type {FileHandle} from 'node:fs/promises'
+
+// fs.promises loads on first use: importing node:fs/promises would cost every command its load (readline, file watchers)
+import {promises as fs} from 'node:fs'
 
 import {UsageError} from '../errors.js'
 
@@ -20,16 +23,16 @@ export interface FolderRules {
 
 /** Creates the folder (and any missing parent) 0700, or tightens an existing one of the user's to 0700. */
 export async function ensurePrivateFolder(dir: string, rules: FolderRules = {linked: 'follow'}): Promise<void> {
-  await mkdir(dir, {mode: PRIVATE_FOLDER_MODE, recursive: true})
+  await fs.mkdir(dir, {mode: PRIVATE_FOLDER_MODE, recursive: true})
   const problem = await privateFolderProblem(dir, rules)
   if (problem) throw new UsageError(`${problem}; set OPSCTL_CONFIG_DIR to a folder of your own`)
-  const {mode} = await stat(dir)
-  if ((mode & 0o777) !== PRIVATE_FOLDER_MODE) await chmod(dir, PRIVATE_FOLDER_MODE)
+  const {mode} = await fs.stat(dir)
+  if ((mode & 0o777) !== PRIVATE_FOLDER_MODE) await fs.chmod(dir, PRIVATE_FOLDER_MODE)
 }
 
 /** Why opsctl must not keep secrets in this existing folder, or undefined. */
 export async function privateFolderProblem(dir: string, rules: FolderRules): Promise<string | undefined> {
-  const found = rules.linked === 'refuse' ? await lstat(dir) : await stat(dir)
+  const found = rules.linked === 'refuse' ? await fs.lstat(dir) : await fs.stat(dir)
   if (found.isSymbolicLink()) return `${dir} is a symbolic link; opsctl keeps its private files only in a real folder`
   if (!found.isDirectory()) return `${dir} is not a folder`
   const uid = process.getuid?.()
@@ -39,7 +42,7 @@ export async function privateFolderProblem(dir: string, rules: FolderRules): Pro
 
 /** Opens a file of the config folder for appending: created 0600, or tightened to 0600. */
 export async function openPrivateForAppend(path: string): Promise<FileHandle> {
-  const file = await open(path, 'a', PRIVATE_FILE_MODE)
+  const file = await fs.open(path, 'a', PRIVATE_FILE_MODE)
   try {
     const {mode} = await file.stat()
     if ((mode & 0o777) !== PRIVATE_FILE_MODE) await file.chmod(PRIVATE_FILE_MODE)

@@ -1,4 +1,5 @@
-import {readFile, rm} from 'node:fs/promises'
+// fs.promises loads on first use: importing node:fs/promises would cost every command its load (readline, file watchers)
+import {promises as fs} from 'node:fs'
 import {join} from 'node:path'
 
 import {ensurePrivateFolder, PRIVATE_FILE_MODE, privateFolderProblem} from './private-files.js'
@@ -53,7 +54,7 @@ export async function readSandboxToken(configDir: string, origin: string): Promi
 async function tokenOf(configDir: string, origin: string): Promise<string | undefined> {
   let text: string
   try {
-    text = await readFile(sandboxTokenPath(configDir, origin), 'utf8')
+    text = await fs.readFile(sandboxTokenPath(configDir, origin), 'utf8')
   } catch {
     return undefined
   }
@@ -70,5 +71,5 @@ async function tokenOf(configDir: string, origin: string): Promise<string | unde
 
 /** Removes the file if it still holds this token (a sandbox started since on the same origin keeps its own). */
 export async function removeSandboxToken(configDir: string, origin: string, token: string): Promise<void> {
-  if ((await tokenOf(configDir, origin)) === token) await rm(sandboxTokenPath(configDir, origin), {force: true})
+  if ((await tokenOf(configDir, origin)) === token) await fs.rm(sandboxTokenPath(configDir, origin), {force: true})
 }

@@ -139,6 +139,9 @@ describe('start-up: --version and local commands', () => {
     // oclif's parser reads a flag's value from stdin (readline) only for a flag that asks for it: none does
     expect(list.builtins).toContain('internal/modules/cjs/loader')
     expect(list.builtins).not.toContain('readline')
+    // oclif's file checks of a flag or an arg, and opsctl's private files, load node:fs/promises (readline and
+    // the file watchers with it) only when they are used: a command that reads and writes nothing asynchronously never does
+    expect(list.builtins).not.toContain('fs/promises')
     expect(forbidden(list, [...NEVER, 'zod', 'undici'])).toEqual([])
 
     const dry = await loaded(['api', 'checkout', 'GET', '/v1/x', '--dry-run'])
@@ -188,6 +191,7 @@ describe('start-up: real API commands against a sandbox', () => {
     expect(JSON.parse(list.stdout)).toHaveProperty('webhooks')
     expect(codeFiles(list).length, codeFiles(list).join('\n')).toBeLessThanOrEqual(FILE_BUDGET.api)
     expect(list.packages.has('zod')).toBe(true)
+    expect(list.builtins).not.toContain('fs/promises')
     expect(codeKb(list), codeFiles(list).join('\n')).toBeLessThanOrEqual(API_KB_BUDGET)
     expect(forbidden(list, [...NEVER, 'undici'])).toEqual([])
     expect(list.wasm).toBe(0)
