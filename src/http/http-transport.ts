@@ -51,7 +51,8 @@ export class HttpTransport implements Transport {
     const masked = this.options.traceMasked
     this.trace(() => `> ${req.method} ${redactUrl(req.url, masked)}`, prepared.headers, () => maskFields(shownBody(req.body), masked))
 
-    const started = performance.now()
+    // hrtime, not performance.now(): Node loads the global performance object (perf_hooks) on first use, ~0.8 ms
+    const started = process.hrtime.bigint()
     const timeoutMs = req.timeoutMs ?? this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS
     const deadline = Date.now() + timeoutMs
     const whole = AbortSignal.timeout(timeoutMs)
@@ -81,7 +82,7 @@ export class HttpTransport implements Transport {
     const {text} = res
     // A session the answer sets (sign-in, createUser) is a secret from now on, before anything shows the answer.
     registerHeaderSecrets({'set-cookie': res.headers['set-cookie']})
-    const durationMs = Math.round(performance.now() - started)
+    const durationMs = Math.round(Number(process.hrtime.bigint() - started) / 1e6)
     if (this.options.trace) {
       const data = parseJson(text)
       const requestId = requestIdFrom(res.headers, data)

@@ -192,6 +192,8 @@ describe('start-up: real API commands against a sandbox', () => {
     expect(codeFiles(list).length, codeFiles(list).join('\n')).toBeLessThanOrEqual(FILE_BUDGET.api)
     expect(list.packages.has('zod')).toBe(true)
     expect(list.builtins).not.toContain('fs/promises')
+    // the global performance object (perf_hooks): the request's clock and the retries' start do without it
+    expect(list.builtins).not.toContain('perf_hooks')
     expect(codeKb(list), codeFiles(list).join('\n')).toBeLessThanOrEqual(API_KB_BUDGET)
     expect(forbidden(list, [...NEVER, 'undici'])).toEqual([])
     expect(list.wasm).toBe(0)
