@@ -159,6 +159,19 @@ describe('users', () => {
     expect(h.profiles().profiles.sandbox.health.userId).toBeUndefined()
   })
 
+  it('--columns takes any field of a user, beyond the default columns', async () => {
+    await signedIn(h, UsersLogin)
+    h.agent
+      .get(ORIGIN)
+      .intercept({path: '/api/users/u-1', method: 'GET'})
+      .reply(200, {id: 'u-1', email: 'ana@example.com', role: 'caregiver', caregiverOf: ['u-7']}, {headers: JSON_HEADERS})
+    const r = await h.run(UsersGet, ['me', '--columns', 'id,caregiverOf', '--output', 'csv'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stdout.split('\n')[0]).toBe('id,caregiverOf')
+    expect(r.stdout).toContain('u-1')
+    expect(r.stdout).toContain('u-7')
+  })
+
   it('"me" with a session from OPSCTL_HEALTH_SESSION asks the service who that is', async () => {
     process.env.OPSCTL_HEALTH_SESSION = 'env-session'
     const pool = h.agent.get(ORIGIN)

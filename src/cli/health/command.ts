@@ -42,7 +42,13 @@ export const userIdArg = idArg('user id, or "me" for the signed-in user', 'user 
 /** `<userId|email>`: an email is looked up among the users the signed-in user may read. */
 export const userOrEmailArg = idArg('user id, email address, or "me" for the signed-in user', 'user id or email')
 
-export const USER_VIEW: View = {columns: USER_COLUMNS, fields: fieldsOf(User)}
+export const USER_VIEW: View = {
+  columns: USER_COLUMNS,
+  // On first read: every health command loads this module, and listing the fields builds the User schema.
+  get fields() {
+    return fieldsOf(User)
+  },
+}
 
 /** Flags of the commands that send a password. The value never appears in output, traces or errors. */
 export const passwordFlags = {
