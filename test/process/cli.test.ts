@@ -111,6 +111,17 @@ await execute({args: ['--version'], dir: ${JSON.stringify(ROOT)}})`
     expect(args.stdout).toContain('USAGE')
   })
 
+  it('help with a flag it does not have: one short error, exit 2, no help and no stack trace', async () => {
+    const [typo, topic] = await Promise.all([run(['help', 'evnts', '--json']), run(['help', 'events', '--json'])])
+    for (const r of [typo, topic]) {
+      expect(r).toEqual({code: 2, stderr: 'Error: Unknown flag --json.\n  Try this: Read the help: opsctl help --help\n', stdout: ''})
+    }
+
+    const nested = await run(['help', '-n', 'events'])
+    expect(nested.code, nested.stderr).toBe(0)
+    expect(nested.stdout).toContain('events list')
+  })
+
   it('-h is --help and -v is --version', async () => {
     const [help, longHelp] = await Promise.all([run(['checkout', 'void', '-h']), run(['checkout', 'void', '--help'])])
     expect(help.code).toBe(0)
