@@ -1,8 +1,9 @@
-import {Args, Command, Flags} from '@oclif/core'
+import {Args, Flags} from '@oclif/core'
 
 import {COMPLETION_SHELLS, completionScript, type CompletionShell, setupSteps} from '../cli/completion/scripts.js'
+import {PlainCommand} from '../cli/plain-command.js'
 
-export default class Autocomplete extends Command {
+export default class Autocomplete extends PlainCommand {
   static override args = {
     shell: Args.string({description: 'the shell (default: from $SHELL)', options: COMPLETION_SHELLS}),
   }
@@ -23,7 +24,9 @@ Completes topics, commands, flags (after arguments too), flag values, profile na
   }
 
   async run(): Promise<void> {
-    const {args, flags} = await this.parse(Autocomplete)
+    const parsed = await this.parseOrRefuse(() => this.parse(Autocomplete), Autocomplete)
+    if (!parsed) return
+    const {args, flags} = parsed
     const shell = (args.shell ?? COMPLETION_SHELLS.find((s) => process.env.SHELL?.endsWith(s)) ?? 'bash') as CompletionShell
     const text = flags.script ? completionScript(shell, this.config.bin) : setupSteps(shell, this.config.bin)
     process.stdout.write(text)

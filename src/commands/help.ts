@@ -1,16 +1,16 @@
-import {Args, Command, Flags, type Interfaces, loadHelpClass} from '@oclif/core'
+import {Args, Flags, type Interfaces, loadHelpClass} from '@oclif/core'
 
 import {writeError} from '../cli/error-output.js'
 import {findHelpTopic, HELP_TOPICS} from '../cli/help-topics.js'
 import {hints} from '../cli/hints.js'
 import {commandCandidates, notFoundError} from '../cli/not-found.js'
-import {parseUsageError} from '../cli/parse-error.js'
+import {PlainCommand} from '../cli/plain-command.js'
 
 /**
  * `opsctl help [COMMAND]`, as @oclif/plugin-help has it, but over the bundle's own copy of oclif:
  * the plugin is a package of its own that loads a second @oclif/core from node_modules.
  */
-export default class Help extends Command {
+export default class Help extends PlainCommand {
   static override args = {
     command: Args.string({description: 'the command or topic to show help for', required: false}),
   }
@@ -33,20 +33,8 @@ ${HELP_TOPICS.map((t) => `- "help ${t.name}" ${t.summary}.`).join('\n')}`
   static override strict = false
 
   async run(): Promise<void> {
-    let parsed: Interfaces.ParserOutput
-    try {
-      parsed = await this.parse(Help)
-    } catch (error) {
-      // Left to oclif, a refused flag (`help events --json`) printed the error, then help for the
-      // same words, and, for a word that names nothing, two stack traces and exit 1.
-      // (argv was read, and refused: else oclif warns, outside production, that it never was.)
-      this.parsed = true
-      const {unknownFlagError} = await import('../cli/unknown-flag.js')
-      writeError(unknownFlagError(error, {flags: Help.flags, id: 'help'}) ?? parseUsageError(error, {args: Help.args, id: 'help'}), false)
-      process.exitCode = 2
-      return
-    }
-
+    const parsed = await this.parseOrRefuse(() => this.parse(Help), Help)
+    if (!parsed) return
     const {argv, flags} = parsed
     const words = argv as string[]
     const topic = words.length === 1 ? findHelpTopic(words[0]) : undefined

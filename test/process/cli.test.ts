@@ -111,12 +111,19 @@ await execute({args: ['--version'], dir: ${JSON.stringify(ROOT)}})`
     expect(args.stdout).toContain('USAGE')
   })
 
-  it('help with a flag it does not have: one short error, exit 2, no help and no stack trace', async () => {
-    const [typo, topic] = await Promise.all([run(['help', 'evnts', '--json']), run(['help', 'events', '--json'])])
+  it('help and autocomplete refuse what they do not take as every command does: one short line, exit 2, no help, no stack trace', async () => {
+    const [typo, topic, flag, shell] = await Promise.all([
+      run(['help', 'evnts', '--json']),
+      run(['help', 'events', '--json']),
+      run(['autocomplete', '--bogus']),
+      run(['autocomplete', 'tcsh']),
+    ])
     for (const r of [typo, topic]) {
       expect(r).toEqual({code: 2, stderr: 'Error: Unknown flag --json.\n  Try this: Read the help: opsctl help --help\n', stdout: ''})
     }
 
+    expect(flag).toEqual({code: 2, stderr: 'Error: Unknown flag --bogus.\n  Try this: Read the help: opsctl autocomplete --help\n', stdout: ''})
+    expect(shell).toEqual({code: 2, stderr: 'Error: Expected tcsh to be one of: bash, zsh, fish\n  Try this: Read the help: opsctl autocomplete --help\n', stdout: ''})
     const nested = await run(['help', '-n', 'events'])
     expect(nested.code, nested.stderr).toBe(0)
     expect(nested.stdout).toContain('events list')
