@@ -105,7 +105,8 @@ const DEPENDENCY_PATCHES = [
 const dependencyPatches = {
   name: 'dependency-patches',
   setup(b) {
-    b.onLoad({filter: /@oclif[\\/]core[\\/]lib[\\/]|[\\/]p-retry[\\/]index\.js$/}, (args) => {
+    // the files some patch names, and no others, are read here (esbuild's filter is checked before any JavaScript runs)
+    b.onLoad({filter: new RegExp(DEPENDENCY_PATCHES.map((patch) => patch.file.source).join('|'))}, (args) => {
       const patches = DEPENDENCY_PATCHES.filter((patch) => patch.file.test(args.path))
       if (patches.length === 0) return undefined
       let code = readFileSync(args.path, 'utf8')
@@ -203,7 +204,6 @@ async function toCommonJs(metafile) {
   writeFileSync(join(ROOT, 'dist', 'package.json'), JSON.stringify({type: 'commonjs'}) + '\n')
 }
 
-/** What src/startup/compile-cache.ts keys its folder by on Node 20: the build, by content. */
 /**
  * esbuild escapes what is not ASCII in strings, not in comments or regular expressions (two
  * characters in the chunks every command loads, a dash in zod's comments and a C1 control in
@@ -218,6 +218,7 @@ function asciiOnly(code) {
   return code.replaceAll(/[^\u0000-\u007F]/g, (char) => `\\u${char.codePointAt(0).toString(16).padStart(4, '0')}`)
 }
 
+/** What src/startup/compile-cache.ts keys its folder by on Node 20: the build, by content. */
 function writeBuildId(metafile) {
   const hash = createHash('sha256')
   for (const file of Object.keys(metafile.outputs).sort()) hash.update(file).update(readFileSync(join(ROOT, file)))

@@ -1,8 +1,6 @@
 import type {BodyOf, Operation} from '../http/operation.js'
 
-import {UsageError} from '../errors.js'
-import {describeIssues} from '../http/client.js'
-import {parseOptions} from '../http/first-parse.js'
+import {checkedBody} from '../http/client.js'
 
 /**
  * Checks a request body against its operation's schema, as the client does before sending, for
@@ -11,7 +9,5 @@ import {parseOptions} from '../http/first-parse.js'
  * (flags, a file) has the row's type from here on.
  */
 export function checkRequestBody<O extends Operation>(op: O, body: unknown): asserts body is BodyOf<O> {
-  if (!op.body) return
-  const parsed = op.body.safeParse(body ?? {}, parseOptions(op.body))
-  if (!parsed.success) throw new UsageError(`Invalid request: ${describeIssues(parsed.error.issues)}`)
+  checkedBody(op, body)
 }

@@ -127,12 +127,7 @@ export class ServiceClient {
 
   async call<O extends Operation>(op: O, ...args: InputArgs<O, CallOptions>): Promise<ApiResponse<ResultOf<O>>> {
     const input: CallInput = args[0] ?? {}
-    let body = input.body
-    if (op.body) {
-      const parsed = op.body.safeParse(body ?? {}, parseOptions(op.body))
-      if (!parsed.success) throw new UsageError(`Invalid request: ${describeIssues(parsed.error.issues)}`)
-      body = parsed.data
-    }
+    const body = checkedBody(op, input.body)
 
     let query = input.query as Record<string, QueryValue> | undefined
     if (op.query) {
@@ -277,6 +272,14 @@ function attemptOutcome(error: unknown): Pick<AttemptRecord, 'code' | 'message' 
 
   if (error instanceof NetworkError) return {message: error.message, outcome: error.outcomeUnknown ? 'unknown' : 'not sent'}
   return {message: (error as Error).message, outcome: 'not sent'}
+}
+
+/** The body as its row's schema reads it; one the schema refuses is a usage error (exit 2), and nothing is sent. */
+export function checkedBody(op: Operation, body: unknown): unknown {
+  if (!op.body) return body
+  const parsed = op.body.safeParse(body ?? {}, parseOptions(op.body))
+  if (!parsed.success) throw new UsageError(`Invalid request: ${describeIssues(parsed.error.issues)}`)
+  return parsed.data
 }
 
 export function describeIssues(issues: readonly {path: readonly PropertyKey[]; message: string}[]): string {
