@@ -31,8 +31,11 @@ const PLAN = {
 const USER = {id: 'u-1', email: 'ana@example.com', role: 'patient', givenName: 'Ana', familyName: 'Cruz', timeZone: 'Asia/Manila', plan: PLAN}
 const EVENT = {id: 'e1', date: '2026-03-01T08:00:00.000Z', medicationId: 'med-fluticasone', medicationType: 'controller', symptoms: []}
 
+/** The service's clock in these answers (its Date header): 14:00 on 2026-03-03 in Manila. The period is judged by it, not by the day the test runs. */
+const SERVICE_NOW = 'Tue, 03 Mar 2026 06:00:00 GMT'
+
 function replyUser(times = 1, user: object = USER): void {
-  h.pool.intercept({path: '/api/users/u-1', method: 'GET'}).reply(200, user, {headers: JSON_HEADERS}).times(times)
+  h.pool.intercept({path: '/api/users/u-1', method: 'GET'}).reply(200, user, {headers: {...JSON_HEADERS, date: SERVICE_NOW}}).times(times)
 }
 
 const sent = () => h.calls().map((c) => `${c.method} ${c.path.split('?')[0]}`)
@@ -107,7 +110,7 @@ describe('events update: the plan check', () => {
 })
 
 describe('users inspect and plan show', () => {
-  it('inspect --json is one document {user, plan, events, metrics}: the newest events and this month in the user zone', async () => {
+  it('inspect --json is one document {user, plan, events, metrics}: the newest events and the last 7 days in the user zone, by the service clock', async () => {
     replyUser()
     const events = Array.from({length: 12}, (_, i) => ({...EVENT, id: `e${i}`}))
     h.pool.intercept({path: (p: string) => p.startsWith('/api/users/u-1/events?'), method: 'GET'}).reply(200, {events, paging: {}}, {headers: JSON_HEADERS})
@@ -126,8 +129,9 @@ describe('users inspect and plan show', () => {
     expect(doc.metrics).toMatchObject({timeZone: 'Asia/Manila', rescueEvents: 1, rescueNightEvents: 1, adherencePercent: 100})
     const metrics = new URL(h.calls().find((c) => c.path.includes('/metrics'))!.path, 'http://x').searchParams
     expect(metrics.getAll('name')).toEqual(['eventsRescue', 'eventsRescueNight', 'eventsControllerAdministered', 'eventsControllerPrescribed'])
-    // midnight of the 1st in Manila (UTC+8) is 16:00 UTC the day before; the events are those of the same period
-    expect(metrics.get('startDate')).toMatch(/T16:00:00\.000Z$/)
+    // midnight in Manila (UTC+8) six days before the service's 2026-03-03 is 16:00 UTC the day before; the events are those of the same period
+    expect(metrics.get('startDate')).toBe('2026-02-24T16:00:00.000Z')
+    expect(metrics.get('endDate')).toBeNull()
     const eventsQuery = new URL(h.calls().find((c) => c.path.includes('/events'))!.path, 'http://x').searchParams
     expect(eventsQuery.get('startDate')).toBe(metrics.get('startDate'))
   })
@@ -165,7 +169,7 @@ describe('users inspect and plan show', () => {
     const r = await h.run(UsersInspect, ['me'])
     expect(r.code, r.stderr).toBe(0)
     for (const heading of ['Plan (2 medications)', 'Events (1, newest first)', 'Period: ']) expect(r.stdout).toContain(heading)
-    expect(r.stdout).toMatch(/^Period: \d{4}-\d{2}-01 00:00 to .* \(Asia\/Manila\)$/m)
+    expect(r.stdout).toMatch(/^Period: the last 7 days, 2026-02-25 00:00 to 2026-03-03 14:00 \(Asia\/Manila\)$/m)
     expect(r.stdout).toContain('2026-03-01 16:00') // 08:00Z in Manila
     expect(Math.max(...r.stdout.split('\n').map((l) => l.length))).toBeLessThanOrEqual(80)
   })

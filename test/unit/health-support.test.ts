@@ -3,7 +3,7 @@ import {describe, expect, it} from 'vitest'
 
 import {PlanMedication} from '../../src/services/health/operations.js'
 import {checkEventAgainstPlan, needsPlanCheck} from '../../src/services/health/plan-check.js'
-import {monthStart, summarizePeriod} from '../../src/services/health/support.js'
+import {recentDaysStart, summarizePeriod} from '../../src/services/health/support.js'
 
 const plan = [
   PlanMedication.parse({medicationId: 'med-fluticasone', medicationType: 'controller'}),
@@ -51,17 +51,31 @@ describe('checkEventAgainstPlan', () => {
   })
 })
 
-describe('monthStart', () => {
-  it("is local midnight of the month's first day, in the user's zone, across DST and month ends", () => {
-    const at = (now: string, zone: string) => monthStart(new Date(now), zone).toISOString()
-    expect(at('2026-03-15T10:00:00Z', 'Asia/Manila')).toBe('2026-02-28T16:00:00.000Z')
-    // already April 1st in Manila
-    expect(at('2026-03-31T20:00:00Z', 'Asia/Manila')).toBe('2026-03-31T16:00:00.000Z')
-    // EDT now, EST on March 1st
-    expect(at('2026-03-15T10:00:00Z', 'America/New_York')).toBe('2026-03-01T05:00:00.000Z')
-    // still October 31st in New York (EDT)
-    expect(at('2026-11-01T03:00:00Z', 'America/New_York')).toBe('2026-10-01T04:00:00.000Z')
-    expect(at('2026-03-15T10:00:00Z', 'UTC')).toBe('2026-03-01T00:00:00.000Z')
+describe('recentDaysStart: the default period of users inspect', () => {
+  const at = (now: string, zone: string) => recentDaysStart(new Date(now), zone).toISOString()
+
+  it('is local midnight six days before local today, so the period holds 7 days with today, at the edges of months and days', () => {
+    // the 1st of a month, in Manila: the period reaches back into the month before, never empty
+    expect(at('2026-12-01T02:00:00Z', 'Asia/Manila')).toBe('2026-11-24T16:00:00.000Z')
+    // 23:30 UTC on the last day of a month is already the 1st in Manila (UTC+8)
+    expect(at('2026-11-30T23:30:00Z', 'Asia/Manila')).toBe('2026-11-24T16:00:00.000Z')
+    expect(at('2026-11-30T23:30:00Z', 'UTC')).toBe('2026-11-24T00:00:00.000Z')
+    // the last day of a month, and of a year
+    expect(at('2026-12-31T12:00:00Z', 'UTC')).toBe('2026-12-25T00:00:00.000Z')
+    expect(at('2027-01-03T12:00:00Z', 'UTC')).toBe('2026-12-28T00:00:00.000Z')
+    // a leap day in between
+    expect(at('2028-03-02T12:00:00Z', 'UTC')).toBe('2028-02-25T00:00:00.000Z')
+  })
+
+  it('takes the offset in force at that midnight, across a DST change', () => {
+    // EDT now (March 10), EST on March 4
+    expect(at('2026-03-10T15:00:00Z', 'America/New_York')).toBe('2026-03-04T05:00:00.000Z')
+    // still November 1st in New York (EST since 06:00Z), EDT six days before
+    expect(at('2026-11-02T03:00:00Z', 'America/New_York')).toBe('2026-10-26T04:00:00.000Z')
+  })
+
+  it('counts in UTC for a zone the runtime does not know, rather than failing', () => {
+    expect(at('2026-03-15T10:00:00Z', 'Mars/Olympus_Mons')).toBe('2026-03-09T00:00:00.000Z')
   })
 })
 
@@ -100,8 +114,3 @@ describe('summarizePeriod', () => {
   })
 })
 
-describe('monthStart with a zone the runtime does not know', () => {
-  it('counts the month in UTC rather than failing', () => {
-    expect(monthStart(new Date('2026-03-15T10:00:00Z'), 'Mars/Olympus_Mons').toISOString()).toBe('2026-03-01T00:00:00.000Z')
-  })
-})

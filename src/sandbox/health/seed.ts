@@ -123,7 +123,7 @@ async function createUser(ctx: SandboxContext, role: 'caregiver' | 'patient', ti
   return user
 }
 
-/** A patient (Asia/Manila) with a plan and six weeks of events and ACT results, and a caregiver. */
+/** A patient (Asia/Manila) with a plan, six weeks of events up to the clock (today's so far too) and ACT results, and a caregiver. */
 export async function seedHealth(ctx: SandboxContext): Promise<void> {
   const state = health(ctx)
   const patient = await createUser(ctx, 'patient', 'Asia/Manila')
@@ -155,45 +155,33 @@ export async function seedHealth(ctx: SandboxContext): Promise<void> {
     },
   ]
 
-  // Manila is UTC+8 all year: local hour h of a day is h - 8 UTC.
-  const today = ctx.clock.now()
-  const midnightUtc = Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate())
-  const at = (daysAgo: number, localHour: number, minute: number) =>
-    new Date(midnightUtc - daysAgo * DAY_MS + (localHour - 8) * 3_600_000 + minute * 60_000)
-  for (let d = 42; d >= 1; d--) {
+  // Manila is UTC+8 all year. Days count back from today in Manila (not the UTC day), and today's
+  // events up to the clock are kept, so the last days a support person first asks about always
+  // hold events, whatever the hour and whichever day of the month the sandbox starts on.
+  const now = ctx.clock.now().getTime()
+  const manila = new Date(now + 8 * 3_600_000)
+  const manilaMidnight = Date.UTC(manila.getUTCFullYear(), manila.getUTCMonth(), manila.getUTCDate()) - 8 * 3_600_000
+  const at = (daysAgo: number, localHour: number, minute: number) => new Date(manilaMidnight - daysAgo * DAY_MS + localHour * 3_600_000 + minute * 60_000)
+  const add = (event: {date: string} & Record<string, unknown>) => {
+    if (Date.parse(event.date) <= now) list.push(newEvent(ctx, patient, event))
+  }
+
+  for (let d = 42; d >= 0; d--) {
     if (d % 5 !== 0)
-      list.push(
-        newEvent(ctx, patient, {
-          date: at(d, 8, 5).toISOString(),
-          medicationId: 'med-fluticasone',
-          medicationType: 'controller',
-          source: 'sensor',
-          doses: 2,
-        }),
-      )
+      add({date: at(d, 8, 5).toISOString(), medicationId: 'med-fluticasone', medicationType: 'controller', source: 'sensor', doses: 2})
     if (d % 3 !== 0)
-      list.push(
-        newEvent(ctx, patient, {
-          date: at(d, 20, 10).toISOString(),
-          medicationId: 'med-fluticasone',
-          medicationType: 'controller',
-          source: 'sensor',
-          doses: 2,
-        }),
-      )
+      add({date: at(d, 20, 10).toISOString(), medicationId: 'med-fluticasone', medicationType: 'controller', source: 'sensor', doses: 2})
     if (d % 2 === 0) {
-      list.push(
-        newEvent(ctx, patient, {
-          date: at(d, d % 4 === 0 ? 23 : 15, 30).toISOString(),
-          medicationId: 'med-salbutamol',
-          medicationType: 'rescue',
-          source: d % 4 === 0 ? 'sensor' : 'manual',
-          symptoms: d % 4 === 0 ? ['wokenAtNight', 'cough'] : ['wheeze'],
-          triggers: d % 6 === 0 ? ['coldAir'] : ['exercise'],
-          address: 'Makati City',
-          addressConfirmed: d % 3 === 0,
-        }),
-      )
+      add({
+        date: at(d, d % 4 === 0 ? 23 : 15, 30).toISOString(),
+        medicationId: 'med-salbutamol',
+        medicationType: 'rescue',
+        source: d % 4 === 0 ? 'sensor' : 'manual',
+        symptoms: d % 4 === 0 ? ['wokenAtNight', 'cough'] : ['wheeze'],
+        triggers: d % 6 === 0 ? ['coldAir'] : ['exercise'],
+        address: 'Makati City',
+        addressConfirmed: d % 3 === 0,
+      })
     }
   }
 

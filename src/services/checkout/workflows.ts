@@ -20,6 +20,7 @@ import type {Operation} from '../../http/operation.js'
 
 import {ApiError, InputError, NetworkError, type NextStep, RuleError, UsageError} from '../../errors.js'
 import {describeIssues} from '../../http/client.js'
+import {serviceNow} from '../service-clock.js'
 import {type Cents, centsOf, formatCents} from './money.js'
 import {checkoutOps, type CheckoutRecord, type RefundRecord, type WebhookRecord, WebhookRequest} from './operations.js'
 import {refundSeen, voidSeen} from './reconcile.js'
@@ -75,16 +76,7 @@ async function refuseByRule(
   throw ruleError(violation, attempt.checkoutId)
 }
 
-/**
- * The service's own time, from its `Date` header: the void window closes by the service's clock,
- * not the laptop's (and the sandbox's clock may have been moved). Falls back to the local clock.
- */
-export function serviceNow(headers: Record<string, string | string[] | undefined>, fallback: () => Date = () => new Date()): Date {
-  const raw = headers.date
-  const text = Array.isArray(raw) ? raw[0] : raw
-  const parsed = text ? new Date(text) : undefined
-  return parsed && !Number.isNaN(parsed.getTime()) ? parsed : fallback()
-}
+export {serviceNow} from '../service-clock.js'
 
 /** Adds the "what to do instead" to the service's own rule refusals (it keeps status and request id). */
 function withNextStep(error: unknown, checkoutId: string): unknown {

@@ -13,7 +13,7 @@ export const INSPECT_EVENTS = 10
 export const PERIOD_METRICS = ['eventsRescue', 'eventsRescueNight', 'eventsControllerAdministered', 'eventsControllerPrescribed'] as const
 
 export interface PeriodSummary {
-  /** The period: from `since` (default the first instant of this month in the user's time zone) to `until` (default the service's now). */
+  /** The period: from `since` (default: midnight in the user's time zone RECENT_DAYS - 1 days before the service's today) to `until` (default: the service's now). */
   startDate: string
   endDate: string
   timeZone: string
@@ -42,12 +42,20 @@ function knownZone(timeZone: string): boolean {
 }
 
 
-/** Midnight of the first day of `now`'s month in `timeZone` (UTC for a zone the runtime does not know), as an instant. */
-export function monthStart(now: Date, timeZone: string): Date {
-  if (!knownZone(timeZone)) return monthStart(now, 'UTC')
+/**
+ * Why the default period is the last seven days, today included, and not the month so far: support
+ * asks about a patient's recent days, and on the first of a month "this month" holds almost nothing.
+ * Seven whole days in the user's zone also hold every weekday once, so adherence is not skewed by
+ * the day of the week.
+ */
+export const RECENT_DAYS = 7
+
+/** Midnight (in `timeZone`; UTC for a zone the runtime does not know) of the first of the `days` local days that end with `now`'s, as an instant. */
+export function recentDaysStart(now: Date, timeZone: string, days = RECENT_DAYS): Date {
+  if (!knownZone(timeZone)) return recentDaysStart(now, 'UTC', days)
   const local = new Date(now.getTime() + zoneOffsetMs(now.getTime(), timeZone))
-  const guess = Date.UTC(local.getUTCFullYear(), local.getUTCMonth(), 1)
-  // The offset at local midnight may differ from now's (a DST change this month): take the one in force then.
+  const guess = Date.UTC(local.getUTCFullYear(), local.getUTCMonth(), local.getUTCDate() - (days - 1))
+  // The offset at that midnight may differ from now's (a DST change in between): take the one in force then.
   return new Date(guess - zoneOffsetMs(guess - zoneOffsetMs(guess, timeZone), timeZone))
 }
 
