@@ -2,12 +2,14 @@
  * The package as a user gets it: `npm pack` of this checkout (over the built dist/), installed
  * with `npm install -g` into a temporary prefix, then the installed `opsctl` run as a user runs
  * it: --version, `sandbox start --port 0` (stopped with SIGINT) and one API command against that
- * sandbox, and `smoke --sandbox`. Needs `npm run build` first (npm test does it). The install uses
- * only npm's cache, which `npm ci` filled (--offline: tests reach no server but their own). Only what
- * dist/ loads from node_modules is a dependency; the rest is bundled. SQLite is no dependency:
+ * sandbox, and `smoke --sandbox`. Needs `npm run build` first (npm test does it). npm installs from
+ * a registry of the test's own on loopback (test/helpers/local-registry.ts), serving the packages
+ * `npm ci` left in node_modules, into an empty cache of its own: tests reach no server but their
+ * own, and nothing is assumed in npm's cache. Only what dist/ loads from node_modules is a
+ * dependency; the rest is bundled. SQLite is no dependency:
  * Node 22.16+ has node:sqlite; on this machine's Node 20 the sandbox says how to add better-sqlite3,
  * which the test then does as a user would (its native module the one `npm ci` already built, offered
- * to its installer as a local prebuild: offline, the install would compile SQLite again, minutes).
+ * to its installer as a local prebuild: with no download, the install would compile SQLite again, minutes).
  * On Node 22 (OPSCTL_TEST_NODE22, a node binary; .ci/run gives it, and in CI it is required) the
  * package installs with --ignore-scripts, nothing native, and runs `smoke --sandbox`.
  */
@@ -19,6 +21,7 @@ import {promisify} from 'node:util'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {cliFor, ROOT, runCli, startSandbox} from '../e2e/harness.js'
+import {type LocalRegistry, localRegistry} from '../helpers/local-registry.js'
 
 const run = promisify(execFile)
 /** Packing and installing from the cache takes ~15 s on two busy cores. */
@@ -38,6 +41,7 @@ const hasNodeSqlite = Boolean((process as {getBuiltinModule?: (id: string) => un
 
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
 let work: string
+let registry: LocalRegistry | undefined
 let npm: (args: string[], cwd: string, env?: Record<string, string>) => Promise<{stderr: string; stdout: string}>
 let packed: {filename: string; files: {path: string}[]}
 let installLog: string
@@ -76,10 +80,17 @@ describe('the packed and installed package', {timeout: INSTALL_LIMIT_MS}, () => 
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), 'opsctl-pack-'))
     const prebuilds = await localSqlitePrebuild(work)
+    registry = await localRegistry(ROOT, [...Object.keys(pkg.dependencies), 'better-sqlite3'], mkdtempSync(join(work, 'registry-')))
+    const registryEnv = {
+      npm_config_better_sqlite3_local_prebuilds: prebuilds,
+      npm_config_cache: join(work, 'npm-cache'),
+      npm_config_registry: registry.url,
+      npm_config_update_notifier: 'false',
+    }
     npm = (args, cwd, extra = {}) =>
       run('npm', [...args, '--no-audit', '--no-fund', '--loglevel=warn'], {
         cwd,
-        env: {...process.env, npm_config_better_sqlite3_local_prebuilds: prebuilds, ...extra},
+        env: {...process.env, ...registryEnv, ...extra},
         maxBuffer: 16 * 1024 * 1024,
         timeout: INSTALL_LIMIT_MS / 2,
       })
@@ -87,7 +98,7 @@ describe('the packed and installed package', {timeout: INSTALL_LIMIT_MS}, () => 
     const pack = await npm(['pack', '--ignore-scripts', '--json', '--pack-destination', work], ROOT)
     packed = JSON.parse(pack.stdout)[0]
     const install = await npm(
-      ['install', '--global', '--prefix', join(work, 'prefix'), '--offline', join(work, packed.filename)],
+      ['install', '--global', '--prefix', join(work, 'prefix'), join(work, packed.filename)],
       work,
     )
     installLog = install.stdout + install.stderr
@@ -95,7 +106,8 @@ describe('the packed and installed package', {timeout: INSTALL_LIMIT_MS}, () => 
     installed = join(work, 'prefix', 'lib', 'node_modules', 'opsctl')
   }, INSTALL_LIMIT_MS)
 
-  afterAll(() => {
+  afterAll(async () => {
+    await registry?.close()
     if (work) rmSync(work, {force: true, recursive: true})
   })
 
@@ -145,7 +157,7 @@ describe('the packed and installed package', {timeout: INSTALL_LIMIT_MS}, () => 
 
     // what that line says, done (the clone's version, whose binary npm ci built: localSqlitePrebuild)
     const {version} = JSON.parse(readFileSync(join(ROOT, 'node_modules/better-sqlite3/package.json'), 'utf8'))
-    await npm(['install', '--global', `better-sqlite3@${version}`, '--prefix', join(work, 'prefix'), '--offline'], work)
+    await npm(['install', '--global', `better-sqlite3@${version}`, '--prefix', join(work, 'prefix')], work)
   })
 
   it('the installed opsctl prints its version, runs a sandbox, and talks to it with its user-agent', async () => {
@@ -183,7 +195,7 @@ describe('the packed and installed package', {timeout: INSTALL_LIMIT_MS}, () => 
     const path = `${dirname(node)}:${process.env.PATH}`
     const {stdout: version} = await run(node, ['--version'])
     expect(version).toMatch(/^v2[2-9]\./)
-    const install = await npm(['install', '--global', '--prefix', join(dir, 'prefix'), '--offline', '--ignore-scripts', join(work, packed.filename)], dir, {PATH: path})
+    const install = await npm(['install', '--global', '--prefix', join(dir, 'prefix'), '--ignore-scripts', join(work, packed.filename)], dir, {PATH: path})
     expect(install.stdout + install.stderr).not.toContain('EBADENGINE')
     const home = join(dir, 'prefix', 'lib', 'node_modules', 'opsctl')
     const megabytes = megabytesUnder(home)
