@@ -69,8 +69,7 @@ export interface TransportOptions {
   timeoutMs?: number
   /** Receives the redacted `--verbose` trace. */
   trace?: (text: string) => void
-  /** Fields whose values the trace masks (patient data), see `maskFields`. */
-  /** the names of fields masked in the trace (redact.ts's MaskedFields) */
+  /** Fields whose values the trace masks (patient data; redact.ts's `maskFields`). */
   traceMasked?: ReadonlySet<string>
   retry?: Partial<RetryPolicy>
 }

@@ -98,13 +98,13 @@ export interface SandboxEvent {
   payload: unknown
 }
 
-/**
- * The context of the tenant a request is for (core/tenants.ts): routes outside the table (the hosted
- * page, control routes) ask for it per request, so they never hold another tenant's.
- */
 /** The kind of an API key a caller sent, among one tenant's keys; undefined when it is not one of them. */
 export type KeyKindOf = (key: string) => 'public' | 'secret' | undefined
 
+/**
+ * The context of the tenant a request is for (core/request-scope.ts): routes outside the table (the
+ * hosted page, control routes) ask for it per request, so they never hold another tenant's.
+ */
 export type ContextOf = (request: FastifyRequest) => SandboxContext
 
 export interface SandboxContext {

@@ -27,7 +27,7 @@ describe.skipIf(skip !== undefined)(`statements prepared on a connection${skip ?
     await cluster?.stop()
   })
 
-  const request = <T>(work: () => Promise<T>) => store.within({}, work)
+  const request = <T>(work: () => Promise<T>) => store.within(store.newScope(), work)
   const put = (key: string) => store.changeLater(Q.putDoc, 'prepared', 'docs', key, JSON.stringify({key}))
   const keys = async () => (await store.rows<{key: string}>(Q.listDocs, 'prepared', 'docs')).map((row) => row.key)
 

@@ -14,7 +14,7 @@ import type {FastifyInstance} from 'fastify'
 
 import type {ServiceDefinition} from '../../http/operation.js'
 
-import {requestKeyKind} from '../core/tenants.js'
+import {requestKeyKind} from '../core/request-scope.js'
 import {checkoutKeyKind} from './auth.js'
 
 /** How long a browser may reuse a preflight's answer, in seconds (Chromium keeps it 2 hours at most). */

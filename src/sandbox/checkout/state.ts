@@ -77,7 +77,6 @@ declare module '../types.js' {
   }
 }
 
-/** The checkout module's state in the sandbox database: one repository per table. */
 /** The checkout's collections (refunds are keyed by their checkout's id), and the keys of its settings. */
 export const CHECKOUT_DOCS = {
   checkouts: 'checkout.checkouts',
@@ -88,6 +87,7 @@ export const CHECKOUT_DOCS = {
   refundOutcomes: 'refundOutcomes',
 } as const
 
+/** The checkout module's state in the sandbox database: one repository per table. */
 export class CheckoutStore implements ModuleState {
   readonly checkouts: DocTable<StoredCheckout>
   /** Refunds by checkout id, oldest first; FAILED attempts are kept. */

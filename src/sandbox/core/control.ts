@@ -1,6 +1,6 @@
 import type {FastifyInstance, FastifyRequest} from 'fastify'
 
-import type {Tenant} from './tenants.js'
+import type {Tenant} from './tenant-runtime.js'
 
 import {clockTimeProblem} from '../../services/clock-bounds.js'
 import {parseDuration} from '../../services/duration.js'

@@ -6,7 +6,7 @@
 import type {FastifyInstance, FastifyRequest} from 'fastify'
 
 import type {DeliveryAttempt} from './state.js'
-import type {Tenant} from './tenants.js'
+import type {Tenant} from './tenant-runtime.js'
 
 const failure = (statusCode: number, message: string) => Object.assign(new Error(message), {statusCode})
 

@@ -15,7 +15,8 @@
  */
 import type {SandboxModule} from '../types.js'
 import type {SandboxStore} from './store.js'
-import type {Tenant, Tenants} from './tenants.js'
+import type {Tenant} from './tenant-runtime.js'
+import type {Tenants} from './tenants.js'
 
 import {claimDueDeliveries, CLOCK_COLLECTION, CLOCK_KEY, type DeliveryAttempt, type DueDelivery, type DueJob, type DueWork} from './state.js'
 

@@ -126,7 +126,6 @@ export class PostgresStore implements SandboxStore {
   readonly shared = true
   readonly queries: Queries = queriesFor('postgres')
   private readonly scopes = new AsyncLocalStorage<Scope>()
-  private readonly byKey = new WeakMap<object, Scope>()
   /** what runs outside any request: the start */
   private readonly outside = new Scope()
   private readonly discardListeners: (() => Promise<void> | void)[] = []
@@ -197,9 +196,11 @@ export class PostgresStore implements SandboxStore {
     for (const row of rows) scope.cache.remember(cacheName(row.tenant, row.collection), row.key, row.doc)
   }
 
-  within<T>(key: object, work: () => T): T {
-    let scope = this.byKey.get(key)
-    if (!scope) this.byKey.set(key, (scope = new Scope()))
+  newScope(): Scope {
+    return new Scope()
+  }
+
+  within<T>(scope: Scope, work: () => T): T {
     return this.scopes.run(scope, work)
   }
 

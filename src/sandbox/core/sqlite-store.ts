@@ -81,7 +81,12 @@ export class SqliteStore implements SandboxStore {
     return false
   }
 
-  within<T>(_key: object, work: () => T): T {
+  /** One connection, one transaction: every request's scope is the store itself. */
+  newScope(): object {
+    return this
+  }
+
+  within<T>(_scope: object, work: () => T): T {
     return work()
   }
 

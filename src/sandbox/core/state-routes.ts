@@ -1,7 +1,7 @@
 import type {FastifyInstance, FastifyRequest} from 'fastify'
 
 import type {SandboxStore} from './store.js'
-import type {Tenant} from './tenants.js'
+import type {Tenant} from './tenant-runtime.js'
 
 import {SANDBOX_STATE_LIMIT_BYTES} from '../../services/sandbox-defaults.js'
 import {StateDocumentError} from './state-document.js'

@@ -10,9 +10,10 @@ import type {Engine} from './schema.js'
  * The sandbox database as the repositories and the core see it: SQLite (sqlite-store.ts, one
  * process) or PostgreSQL (postgres-store.ts, shared by replicas).
  *
- * Every request runs `within` its own scope (keyed by the request): on PostgreSQL the scope holds
- * the request's transaction and read cache, found by the repositories through AsyncLocalStorage.
- * SQLite has one connection and one transaction at a time, so its scopes are all the same one.
+ * Every request runs `within` its own scope (`newScope`, held by the request: request-scope.ts): on
+ * PostgreSQL the scope holds the request's transaction and read cache, found by the repositories
+ * through AsyncLocalStorage. SQLite has one connection and one transaction at a time, so its scopes
+ * are all the same one.
  */
 export interface SandboxStore {
   readonly engine: Engine
@@ -33,8 +34,10 @@ export interface SandboxStore {
   /** Reads these documents into the scope's cache in one statement (PostgreSQL; SQLite reads each when asked, at no cost). */
   prefetch(docs: readonly DocRef[]): Promise<void> | void
 
-  /** Runs `work` in the scope of `key` (a request): its transaction, its cache, its after-commit work. */
-  within<T>(key: object, work: () => T): T
+  /** A new scope for a request: its transaction, its cache, its after-commit work (request-scope.ts holds it). */
+  newScope(): StoreScope
+  /** Runs `work` in `scope`: what the repositories read and write in it is the scope's. */
+  within<T>(scope: StoreScope, work: () => T): T
   /**
    * The request will write: opens its transaction now, before it reads anything, and waits for the
    * other writes of its tenant (from any replica) to finish first, so the money rules read what they
@@ -75,6 +78,9 @@ export interface SandboxStore {
   dropTenant(tenant: string): Promise<void>
   close(): Promise<void> | void
 }
+
+/** A request's scope in the store, as `newScope` made it: what it holds is the store's own. */
+export type StoreScope = object
 
 /** The store as one tenant sees it: what DocTable and EventStore are built from. */
 export class TenantStore {

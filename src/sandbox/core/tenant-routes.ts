@@ -6,7 +6,8 @@
 import type {FastifyInstance, FastifyRequest} from 'fastify'
 
 import type {SandboxModule} from '../types.js'
-import type {Tenant, TenantRecord, Tenants} from './tenants.js'
+import type {Tenant} from './tenant-runtime.js'
+import type {TenantRecord, Tenants} from './tenants.js'
 
 import {SANDBOX_MAX_TENANT_TTL_SECONDS as MAX_TTL_SECONDS} from '../../services/sandbox-defaults.js'
 import {isTenantId, tenantPath} from './tenant-ids.js'

@@ -15,7 +15,7 @@ import type {FastifyInstance} from 'fastify'
 
 import type {ErrorShapes} from './error-shapes.js'
 
-import {tenantNamed} from './tenants.js'
+import {scopeOf} from './request-scope.js'
 
 /** Requests of one tenant under way at once on a replica: each holds at most two connections (its transaction, a batch of its own), so 4 tenants at their share leave most of the 20. */
 export const TENANT_ACTIVE_SHARE = 4
@@ -76,7 +76,7 @@ export class TenantShares {
 export function registerTenantShares(app: FastifyInstance, errors: ErrorShapes, shares = new TenantShares()): void {
   app.addHook('onRequest', (request, reply, done) => {
     if (request.method === 'GET' && request.url === '/__sandbox/health') return done()
-    const turn = shares.enter(tenantNamed(request))
+    const turn = shares.enter(scopeOf(request).tenantId)
     if (!turn) {
       const message = `Too many requests of this tenant under way (${shares.active} at a time, ${shares.queue} waiting); retry after ${RETRY_AFTER_SECONDS} s`
       reply.code(429).header('retry-after', String(RETRY_AFTER_SECONDS)).send(errors.refusal(request.url, 429, message, request.id))

@@ -1,149 +1,25 @@
 /**
- * Tenants: one sandbox serves many, each isolated from the others (its own users, sessions,
- * events, checkouts, webhooks, clock, faults, keys...). Their URLs are under `/t/<id>`
+ * The registry of tenants: one sandbox serves many, each isolated from the others (its own users,
+ * sessions, events, checkouts, webhooks, clock, faults, keys...). Their URLs are under `/t/<id>`
  * (tenant-ids.ts); the default tenant is the unprefixed origin.
  *
  * The registry (id, creation time, digests of its two checkout keys) is a collection of the
  * database, so it is committed with the request that changed it and survives restarts. Beside
- * it, the core holds each tenant's runtime (its context, clock, fault queue, event log, webhook
- * deliveries), opened on first use (`openTenant`). The database decides: a tenant whose registry
- * row is gone (a creation rolled back, a deletion) is dropped from memory at its next lookup.
- *
- * A request carries its tenant as `request.tenant` (fastify's `decorateRequest`), set in the one
- * onRequest hook of `registerTenantResolution` from the `/t/<id>` its URL arrived with.
+ * it, the core holds each tenant's runtime (tenant-runtime.ts), opened on first use. The database
+ * decides: a tenant whose registry row is gone (a creation rolled back, a deletion) is dropped from
+ * memory at its next lookup. A request finds its tenant through its scope (request-scope.ts).
  */
-import type {FastifyInstance, FastifyRequest} from 'fastify'
+import {randomBytes} from 'node:crypto'
 
-import {createHash, randomBytes, randomUUID} from 'node:crypto'
-
-import type {KeyKindOf, ModuleState, SandboxContext, SandboxEvent, SandboxModule, SandboxState} from '../types.js'
-import type {SandboxClock} from './clock.js'
-import type {ErrorShapes} from './error-shapes.js'
-
-import {SANDBOX_KEYS, SANDBOX_MAX_TENANTS} from '../../services/sandbox-defaults.js'
-import {callbackRefusal, deliveryRefusal} from './callback-targets.js'
-import {EventLog} from './event-log.js'
-import {FaultQueue, FAULTS_COLLECTION, FAULTS_KEY} from './faults.js'
-import {createSessions} from './sessions.js'
-import {CLOCK_COLLECTION, CLOCK_KEY, type PendingDeliveries, type SavedClock} from './state.js'
-import {type DocRef, DocTable, type RouteDoc, type SandboxStore, type TenantStore} from './store.js'
-import {DEFAULT_TENANT, newTenantId, splitTenantUrl, tenantPath} from './tenant-ids.js'
-import {WebhookSender} from './webhooks.js'
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    /**
-     * The tenant this request is for, set by the one onRequest hook of `registerTenantResolution`
-     * before any route runs; null in the hooks before it (the control guard, tenant shares).
-     */
-    tenant: null | Tenant
-  }
-}
+import {SANDBOX_MAX_TENANTS} from '../../services/sandbox-defaults.js'
+import {FAULTS_COLLECTION, FAULTS_KEY} from './faults.js'
+import {CLOCK_COLLECTION, CLOCK_KEY} from './state.js'
+import {type DocRef, DocTable, type SandboxStore} from './store.js'
+import {DEFAULT_TENANT, newTenantId} from './tenant-ids.js'
+import {digestOf, type KeyDigests, type Tenant, type TenantRuntime} from './tenant-runtime.js'
 
 /** At most this many tenants besides the default one: each holds memory while the sandbox runs (see docs/architecture.md). */
 export const MAX_TENANTS = SANDBOX_MAX_TENANTS
-
-export type KeyKind = 'public' | 'secret'
-
-/** Everything of one tenant the core holds while the sandbox runs. */
-export interface Tenant {
-  id: string
-  /** what its handlers get: its state, clock, sessions, origin (with its /t/<id> path), events */
-  ctx: SandboxContext
-  clock: SandboxClock
-  savedClock: SavedClock
-  /** by service name */
-  states: ReadonlyMap<string, ModuleState>
-  pending: PendingDeliveries
-  faults: FaultQueue
-  /** its recent events, for GET /__sandbox/events */
-  events: EventLog
-  /** sends its deliveries' attempts */
-  deliveries: WebhookSender
-  /** the kind of a checkout API key when it is one of this tenant's; undefined for any other */
-  keyKind(key: string): KeyKind | undefined
-}
-
-/** What every tenant's runtime shares: the modules, the database, the origin, and where its events go. */
-export interface TenantRuntimeDeps {
-  modules: readonly SandboxModule[]
-  store: SandboxStore
-  /** The sandbox's origin, known once it listens. */
-  origin(): string
-  /** Hear each event once the change that raised it is durable. */
-  listeners: readonly ((event: SandboxEvent) => void)[]
-  /** Claims and sends one due webhook delivery of a tenant (due-deliveries.ts). */
-  deliver(tenant: Tenant, deliveryId: string): void
-  /** Webhooks to loopback and private addresses are refused too (callback-targets.ts). */
-  refusePrivateCallbacks: boolean
-}
-
-/** A tenant's rows, as opened from the database: its clock, its handle, its pending deliveries, its modules' state. */
-export interface TenantParts {
-  clock: SandboxClock
-  handle: TenantStore
-  pending: PendingDeliveries
-  savedClock: SavedClock
-  states: Map<string, ModuleState>
-}
-
-const newId = (prefix?: string) => (prefix ? `${prefix}_${randomBytes(12).toString('hex')}` : randomUUID())
-const hex = (length: number) =>
-  randomBytes(Math.ceil(length / 2))
-    .toString('hex')
-    .slice(0, length)
-
-/** A tenant's runtime over its rows: the context its handlers get, its clock, faults, events and webhook deliveries. */
-export function openTenant(id: string, parts: TenantParts, keyKind: KeyKindOf, deps: TenantRuntimeDeps): Tenant {
-  const {modules, store} = deps
-  const callbackRules = {refusePrivate: deps.refusePrivateCallbacks}
-  const state = Object.fromEntries(parts.states) as unknown as SandboxState
-  const events = new EventLog(parts.handle)
-  const tenantClock = parts.clock
-  const ctx: SandboxContext = {
-    state,
-    clock: tenantClock,
-    sessions: createSessions(() => sessionTable(modules, ctx), tenantClock),
-    origin: () => deps.origin() + tenantPath(id),
-    id: newId,
-    hex,
-    apiKeyKind: keyKind,
-    async emit(event) {
-      await events.add({...event, at: tenantClock.now().toISOString()})
-      // The deliveries it is due are stored with the change that raised it, so they survive a restart.
-      const due: string[] = []
-      for (const m of modules) {
-        const url = await m.webhookTarget?.(event, ctx)
-        if (url) due.push(await parts.pending.add(event, url))
-      }
-
-      // listeners (webhook delivery) hear of it once the change that raised it is durable
-      store.afterCommit(() => {
-        for (const l of deps.listeners) l(event)
-        for (const deliveryId of due) deps.deliver(tenant, deliveryId)
-      })
-    },
-    commitNow: (change) => store.commitNow(change),
-    schedule: (service, at, work, key) => parts.pending.schedule(service, work, at, tenantClock.offset, key),
-    unschedule: (service, key) => parts.pending.unschedule(service, key),
-    callbackRefusal: (url) => callbackRefusal(url, callbackRules),
-  }
-  const tenant: Tenant = {
-    ctx,
-    deliveries: new WebhookSender((url) => deliveryRefusal(url, callbackRules)),
-    events,
-    faults: new FaultQueue(parts.handle),
-    id,
-    keyKind,
-    ...parts,
-  }
-  return tenant
-}
-
-function sessionTable(modules: readonly SandboxModule[], ctx: SandboxContext): NonNullable<ReturnType<NonNullable<SandboxModule['sessionTable']>>> {
-  for (const m of modules) if (m.sessionTable) return m.sessionTable(ctx)
-  throw new Error('No sandbox module keeps sessions')
-}
 
 /** A tenant as the registry keeps it: its keys only as SHA-256 digests, so no file or export holds a key that opens it. */
 export interface TenantRecord {
@@ -152,7 +28,7 @@ export interface TenantRecord {
   seeded: boolean
   /** real time: from then on the tenant is gone, and any replica removes its rows (a CI job cancelled before its delete leaks nothing) */
   expiresAt?: string
-  keyDigests: {publicKey: string; secretKey: string}
+  keyDigests: KeyDigests
 }
 
 /** A new tenant as its creator sees it, once: its keys in clear. */
@@ -173,28 +49,7 @@ export class TenantGoneError extends Error {
   }
 }
 
-const digestOf = (key: string) => createHash('sha256').update(key, 'utf8').digest('base64url')
-
 const expired = (record: TenantRecord) => record.expiresAt !== undefined && Date.parse(record.expiresAt) <= Date.now()
-
-/** The default tenant's API keys: the published test keys (a Map: the key looked up is whatever a client sends). */
-const PUBLISHED_KEYS = new Map<string, KeyKind>([
-  [SANDBOX_KEYS.publicKey, 'public'],
-  [SANDBOX_KEYS.secretKey, 'secret'],
-])
-
-export const publishedKeyKind = (key: string): KeyKind | undefined => PUBLISHED_KEYS.get(key)
-
-export function keyKindOf(record: TenantRecord): (key: string) => KeyKind | undefined {
-  const kinds = new Map<string, KeyKind>([
-    [record.keyDigests.publicKey, 'public'],
-    [record.keyDigests.secretKey, 'secret'],
-  ])
-  return (key) => kinds.get(digestOf(key))
-}
-
-/** Opens a tenant's runtime over its rows (server.ts builds the context). */
-export type OpenTenant = (record: TenantRecord) => Promise<Tenant>
 
 const REGISTRY_COLLECTION = 'core.tenants'
 
@@ -209,7 +64,7 @@ export const LET_GO_AFTER_MS = 60_000
  * What every request of a tenant reads before its handler: its registry row, fault queue and clock,
  * in one statement on PostgreSQL (`prefetch`), once when it arrives and, for a write, again under its lock.
  */
-function tenantDocs(id: string): DocRef[] {
+export function tenantDocs(id: string): DocRef[] {
   const own = [
     {collection: FAULTS_COLLECTION, key: FAULTS_KEY, tenant: id},
     {collection: CLOCK_COLLECTION, key: CLOCK_KEY, tenant: id},
@@ -226,7 +81,7 @@ export class Tenants {
   constructor(
     private readonly store: SandboxStore,
     readonly defaultTenant: Tenant,
-    private readonly open: OpenTenant,
+    private readonly runtime: TenantRuntime,
   ) {
     this.registry = new DocTable(store.forTenant(DEFAULT_TENANT), REGISTRY_COLLECTION)
     // a rolled-back request moves every clock it moved back to where its saved offset is
@@ -251,7 +106,7 @@ export class Tenants {
     }
 
     let tenant = this.live.get(id)
-    if (!tenant) this.live.set(id, (tenant = await this.open(record)))
+    if (!tenant) this.live.set(id, (tenant = await this.runtime.openRecord(record)))
     this.usedAt.set(id, Date.now())
     return tenant
   }
@@ -343,7 +198,7 @@ export class Tenants {
    */
   async holds(id: string): Promise<boolean> {
     if (id === DEFAULT_TENANT) return true
-    // a write request read the registry under its lock already (readyForHandler), and the lock holds it current
+    // a write request read the registry under its lock already (RequestScope.ready), and the lock holds it current
     const current = this.store.holdsLock(id)
     await this.store.beginWrite(id)
     if ((await (current ? this.registry.get(id) : this.registry.reread(id))) !== undefined) return true
@@ -368,98 +223,4 @@ export class Tenants {
     // deliveries under way end on their own; their connections close after them
     tenant.deliveries.settle().catch(() => undefined)
   }
-}
-
-/** The documents of its tenant a request's route will read (its module's `prefetch`). */
-export type RouteDocs = (request: FastifyRequest) => readonly RouteDoc[]
-
-/** A request that changes nothing: it takes no tenant lock and no transaction. */
-export const isRead = (request: FastifyRequest) => request.method === 'GET' || request.method === 'HEAD'
-
-/** The tenant's documents and those the route names: what a request reads before its handler. */
-const requestDocs = (id: string, request: FastifyRequest, routeDocs: RouteDocs): DocRef[] => [...tenantDocs(id), ...routeDocs(request).map((doc) => ({...doc, tenant: id}))]
-
-/**
- * Just before a route's handler: a request that writes waits for its tenant's other writes (from
- * any replica) before it reads anything, and the clock is read as the database has it then
- * (another replica may have moved it). A write finds out here, under the lock, whether its tenant
- * is still there (it read nothing when it arrived: registerTenantResolution).
- */
-export async function readyForHandler(request: FastifyRequest, tenant: Tenant, store: SandboxStore, routeDocs: RouteDocs, tenants: Tenants): Promise<void> {
-  if (!store.shared) return
-  if (!isRead(request)) {
-    await store.beginWrite(tenant.id)
-    await store.prefetch(requestDocs(tenant.id, request, routeDocs))
-    if (!(await tenants.get(tenant.id))) throw new TenantGoneError(tenant.id)
-  }
-
-  tenant.clock.restore((await tenant.savedClock.get()) ?? 0)
-}
-
-/** The id of the tenant a request's URL named (the default tenant's for an unprefixed URL), read from the URL as it arrived, before it is resolved. */
-export function tenantNamed(request: FastifyRequest): string {
-  return splitTenantUrl(request.originalUrl)?.tenant ?? DEFAULT_TENANT
-}
-
-/**
- * fastify's `rewriteUrl`: `/t/<id>/...` is routed as `/...`; the id stays in the request's
- * `originalUrl` (`tenantNamed`). Every route, hook and guard then sees the same paths for every
- * tenant: the control guard's `/__sandbox` test included. A malformed id is left in the URL, which
- * no route matches (404).
- */
-export function rewriteTenantUrl(raw: {url?: string}): string {
-  const url = raw.url ?? '/'
-  return splitTenantUrl(url)?.url ?? url
-}
-
-/**
- * Resolves each request's tenant before its route runs (after the control guard, so a control
- * route of any tenant asks for the token first). A tenant that does not exist is a 404 in the
- * service's error shape.
- */
-export function registerTenantResolution(app: FastifyInstance, tenants: Tenants, errors: ErrorShapes, store: SandboxStore, routeDocs: RouteDocs): void {
-  app.decorateRequest('tenant', null)
-  app.addHook('onRequest', async (request, reply) => {
-    const id = tenantNamed(request)
-    // a write reads its tenant's rows once, under its lock (readyForHandler), when this process has
-    // the tenant open: a round trip fewer; its faults are looked at there too (registerOperation)
-    const known = store.shared && !isRead(request) ? tenants.known(id) : undefined
-    if (known) {
-      request.tenant = known
-      return
-    }
-
-    await store.within(request.raw, async () => {
-      // a read's route documents come now; a write's are read again under its tenant's lock anyway
-      await store.prefetch(store.shared && isRead(request) ? requestDocs(id, request, routeDocs) : tenantDocs(id))
-      const tenant = await tenants.get(id)
-      if (!tenant) {
-        reply.code(404).send(errors.refusal(request.url, 404, `No tenant ${id} on this sandbox`, request.id))
-        return
-      }
-
-      request.tenant = tenant
-    })
-    return reply.sent ? reply : undefined
-  })
-  // SQLite has no lock to take nor clock to read: one connection, one process
-  if (!store.shared) return
-  // after the body is read (a slow upload holds no lock); an operation does this itself once its
-  // faults are applied, so a delayed write holds none while it waits
-  app.addHook('preHandler', async (request) => {
-    const {tenant} = request
-    if (tenant && !(request.routeOptions.config as {operation?: boolean}).operation) {
-      await store.within(request.raw, () => readyForHandler(request, tenant, store, routeDocs, tenants))
-    }
-  })
-}
-
-/** The request's tenant; the default one for a request that was not resolved (none is: every request passes the hook). */
-export function tenantOf(request: FastifyRequest, tenants: Tenants): Tenant {
-  return request.tenant ?? tenants.defaultTenant
-}
-
-/** The kind of checkout key a request's tenant gives `key`, for code outside the core's routes (CORS). */
-export function requestKeyKind(request: FastifyRequest, key: string): KeyKind | undefined {
-  return request.tenant?.keyKind(key)
 }

@@ -430,13 +430,6 @@ async function reconcileRefund(
   }
 }
 
-/**
- * Refunds a checkout: reads it and its refunds, refuses (exit 5) a second refund, a refund
- * before the void window closed, or an amount over what is left; `amount` undefined refunds what
- * is left. Then sends the POST once (the client's `beforeSend` asks for consent). A refund the service
- * answers FAILED is reported as a refusal (exit 5): nothing moved, and it does not use up the
- * one refund.
- */
 /** The facts a refund's confirmation prompt words (the CLI words them: src/cli). */
 export interface RefundToConfirm {
   checkoutId: string
@@ -446,6 +439,13 @@ export interface RefundToConfirm {
   plan?: RefundPlan
 }
 
+/**
+ * Refunds a checkout: reads it and its refunds, refuses (exit 5) a second refund, a refund
+ * before the void window closed, or an amount over what is left; `amount` undefined refunds what
+ * is left. Then sends the POST once (the client's `beforeSend` asks for consent). A refund the service
+ * answers FAILED is reported as a refusal (exit 5): nothing moved, and it does not use up the
+ * one refund.
+ */
 export async function refundCheckoutChecked(
   client: ServiceClient,
   input: {
