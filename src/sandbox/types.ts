@@ -185,7 +185,7 @@ export interface SandboxModule<S extends ServiceDefinition = ServiceDefinition> 
   webhookTarget?(event: SandboxEvent, ctx: SandboxContext): Promise<string | undefined>
   /**
    * The documents a request to one of its routes reads, by the route's URL parameters and the
-   * request's headers: read with the tenant's own in one statement (PostgreSQL; core/tenants.ts),
+   * request's headers: read with the tenant's own in one statement (PostgreSQL; core/request-scope.ts),
    * for a read when it arrives, for a write under its tenant's lock. A key of null reads the whole
    * collection, a KeyFrom the document another names. Naming one the handler does not read costs
    * next to nothing.

@@ -1,7 +1,7 @@
 /**
  * The checkout service's checks of a request: HTTP Basic with the API key as user name; the
  * sandbox accepts the keys of the tenant the URL names (the published test keys for the default
- * tenant, core/tenants.ts). Its refusals have a shape of their own:
+ * tenant, core/tenant-runtime.ts). Its refusals have a shape of their own:
  * `{error, code, reference}` (K001 missing, K003 unknown key, K004 the wrong kind of key).
  */
 import type {Operation} from '../../http/operation.js'
