@@ -21,7 +21,9 @@ async function main(argv) {
   const direct = require('../dist/startup/direct-start.js')
   const start = direct.findDirect(args, root)
   // Known before any of its files loads: they load from one script, its pack (src/startup/command-pack.ts).
+  // Help of every kind (oclif's Config and help) has one pack of its own.
   if (start) cache?.usePack(start.id)
+  else if (direct.helpRequest(args)) cache?.usePack('~help')
 
   // Before oclif loads: secrets on the command line and in the environment are known, and stdout and
   // stderr are scrubbed, so that nothing printed from here on (oclif's DEBUG output of argv included) shows one.

@@ -22,9 +22,14 @@ export interface AuditFilter {
 
 /** Entries that match every given criterion, oldest first (as written). */
 export function selectEntries(entries: readonly AuditEntry[], filter: AuditFilter): AuditEntry[] {
+  return entries.filter(entryFilter(filter))
+}
+
+/** Whether an entry matches every given criterion of `filter`. */
+export function entryFilter(filter: AuditFilter): (e: AuditEntry) => boolean {
   const since = filter.since?.getTime()
   const until = filter.until?.getTime()
-  return entries.filter((e) => {
+  return (e) => {
     if (filter.profile !== undefined && e.profile !== filter.profile) return false
     if (filter.outcome !== undefined && e.outcome !== filter.outcome) return false
     if (filter.operation !== undefined && e.operation !== filter.operation) return false
@@ -33,7 +38,7 @@ export function selectEntries(entries: readonly AuditEntry[], filter: AuditFilte
     const at = Date.parse(e.time)
     if (Number.isNaN(at)) return false
     return (since === undefined || at >= since) && (until === undefined || at < until)
-  })
+  }
 }
 
 /** The operations that change a checkout's money after it was created. */
@@ -75,7 +80,11 @@ function attemptText(e: AuditEntry): string {
  * newest first, without those a smoke or scenario run created unless `includeRuns`. The state counts only what was applied (a refused second void leaves a voided
  * checkout voided); the last attempt is shown apart, whatever its outcome.
  */
-export function createdCheckouts(entries: readonly AuditEntry[], profile?: string, options: {includeRuns?: boolean} = {}): CheckoutSummary[] {
+export function createdCheckouts(
+  entries: readonly AuditEntry[],
+  profile?: string,
+  options: {includeRuns?: boolean} = {},
+): CheckoutSummary[] {
   const created = new Map<string, CheckoutSummary & {refundedCents: bigint}>()
   for (const e of entries) {
     if (profile !== undefined && e.profile !== profile) continue
@@ -118,4 +127,31 @@ export function createdCheckouts(entries: readonly AuditEntry[], profile?: strin
     .reverse()
     .sort((a, b) => b.createdAt.localeCompare(a.createdAt))
     .map(({refundedCents: _, ...summary}) => summary)
+}
+
+/**
+ * For a read of the log from its newest end (RecentQuery.enough of ./read.ts): says stop once the
+ * newest `count` checkouts createdCheckouts would list have been read (their voids and refunds come
+ * after them in the log, so they were read first) and the entry is older than the oldest of them
+ * by `marginMs` (a creation written while the clock was behind is still found).
+ */
+export function newestCreated(
+  count: number,
+  marginMs: number,
+  profile?: string,
+  options: {includeRuns?: boolean} = {},
+): (e: AuditEntry) => boolean {
+  let found = 0
+  // The oldest time of the newest `count` creations read.
+  let oldest = Number.POSITIVE_INFINITY
+  return (e) => {
+    const at = Date.parse(e.time)
+    if (found >= count && at < oldest - marginMs) return true
+    if (found >= count || e.operation !== CREATION || e.outcome !== 'applied' || !e.checkoutId) return false
+    if (profile !== undefined && e.profile !== profile) return false
+    if (e.run !== undefined && !options.includeRuns) return false
+    found++
+    if (!Number.isNaN(at)) oldest = Math.min(oldest, at)
+    return false
+  }
 }

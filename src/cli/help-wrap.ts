@@ -3,7 +3,12 @@
  * inside an option list (`a|b|c`) after a `|`. Only a run of characters with neither, wider than
  * the width, is cut where it must be. Each line keeps its own indentation on its continuation lines.
  */
-import stringWidth from 'string-width'
+import stringWidthOf from 'string-width'
+
+/** Columns of `text`: printable ASCII is one column a character, as string-width counts it, without its cost. */
+function stringWidth(text: string): number {
+  return /^[\u0020-\u007E]*$/.test(text) ? text.length : stringWidthOf(text)
+}
 
 /** The pieces of `word` that may end a line: after each `|`. */
 function pieces(word: string): string[] {

@@ -4,7 +4,7 @@
  * of every flag with every allowed value; and text is broken between words and after the `|` of an
  * option list (./help-wrap.ts), never inside a word as oclif's own wrapping does.
  */
-import {CommandHelp, Help} from '@oclif/core'
+import {CommandHelp, Help} from '@oclif/core/help'
 
 import {HELP_TOPICS} from './help-topics.js'
 import {wrapHelp} from './help-wrap.js'

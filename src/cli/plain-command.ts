@@ -1,4 +1,6 @@
-import {Command, type Interfaces} from '@oclif/core'
+import type {Interfaces} from '@oclif/core'
+
+import {Command} from '@oclif/core/command'
 
 import {writeError} from './error-output.js'
 import {parseUsageError} from './parse-error.js'
@@ -11,7 +13,10 @@ import {parseUsageError} from './parse-error.js'
  */
 export abstract class PlainCommand extends Command {
   /** `parse()`'s answer, or undefined when the input was refused (the error written, exit code 2 set). */
-  protected async parseOrRefuse<Parsed>(parse: () => Promise<Parsed>, command: {args?: Interfaces.ArgInput; flags?: Interfaces.FlagInput}): Promise<Parsed | undefined> {
+  protected async parseOrRefuse<Parsed>(
+    parse: () => Promise<Parsed>,
+    command: {args?: Interfaces.ArgInput; flags?: Interfaces.FlagInput},
+  ): Promise<Parsed | undefined> {
     try {
       return await parse()
     } catch (error) {
@@ -19,7 +24,10 @@ export abstract class PlainCommand extends Command {
       this.parsed = true
       // Loaded only here, as BaseCommand does: its string-distance package builds an Intl.Collator when loaded.
       const {unknownFlagError} = await import('./unknown-flag.js')
-      writeError(unknownFlagError(error, {flags: command.flags, id: this.id}) ?? parseUsageError(error, {args: command.args, id: this.id}), false)
+      writeError(
+        unknownFlagError(error, {flags: command.flags, id: this.id}) ?? parseUsageError(error, {args: command.args, id: this.id}),
+        false,
+      )
       process.exitCode = 2
       return undefined
     }

@@ -1,4 +1,5 @@
-import {Args, Flags} from '@oclif/core'
+import * as Args from '@oclif/core/args'
+import * as Flags from '@oclif/core/flags'
 
 import {COMPLETION_SHELLS, completionScript, type CompletionShell, setupSteps} from '../cli/completion/scripts.js'
 import {PlainCommand} from '../cli/plain-command.js'

@@ -1,4 +1,4 @@
-import {Args} from '@oclif/core'
+import * as Args from '@oclif/core/args'
 
 import {type CompletableCommand, completions} from '../cli/completion/candidates.js'
 import {localKnowledge} from '../cli/completion/local-knowledge.js'

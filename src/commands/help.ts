@@ -1,4 +1,8 @@
-import {Args, Flags, type Interfaces, loadHelpClass} from '@oclif/core'
+import type {Interfaces} from '@oclif/core'
+
+import * as Args from '@oclif/core/args'
+import * as Flags from '@oclif/core/flags'
+import {loadHelpClass} from '@oclif/core/help'
 
 import {writeError} from '../cli/error-output.js'
 import {findHelpTopic, HELP_TOPICS} from '../cli/help-topics.js'

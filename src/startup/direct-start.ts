@@ -49,6 +49,20 @@ export function findDirect(argv: readonly string[], root: string): DirectStart |
   return index && found ? {...found, index} : undefined
 }
 
+/**
+ * Whether argv asks oclif for help (no words, `help ...`, or `--help`/`-h` before a `--`): those
+ * starts load the same files (oclif's Config and help), which bin/run.js then loads from one pack.
+ */
+export function helpRequest(argv: readonly string[]): boolean {
+  if (argv.length === 0 || argv[0] === 'help') return true
+  for (const arg of argv) {
+    if (arg === '--') return false
+    if (HELP_FLAGS.has(arg)) return true
+  }
+
+  return false
+}
+
 /** Runs a command findDirect found and resolves true; resolves false, having done nothing, when its module has no command. */
 export async function runDirect({argv, id, index}: DirectStart, root: string): Promise<boolean> {
   const exports = createRequire(join(root, 'package.json'))(join(root, index.commands[id])) as {default?: CommandClass}

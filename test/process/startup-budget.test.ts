@@ -26,9 +26,10 @@ import {ROOT, runCli, type Sandbox, startSandbox} from '../e2e/harness.js'
  * `profile list --json` 148 ms median before and after the completion commands, 25 runs each, interleaved).
  * Commands importing oclif's parts (`@oclif/core/command`, `/flags`, `/args`) rather than its index
  * split oclif into a few more chunks: one more file for `api --dry-run`, and oclif's Config, its
- * plugin loader and help no longer run (10-14 ms less CPU on every command).
+ * plugin loader and help no longer run (10-14 ms less CPU on every command). Help's and the plain
+ * commands' importing oclif's parts rather than its index split one more small chunk (2 KB).
  */
-const FILE_BUDGET = {version: 4, local: 31, api: 38}
+const FILE_BUDGET = {version: 4, help: 31, local: 32, api: 38}
 /**
  * Kilobytes of JavaScript a real API command loads, at most: Node parses every byte of a file it
  * loads, so size is start-up time (zod imported as `import {z}` instead of `import * as z` once
@@ -43,6 +44,8 @@ const OPSCTL_DEPENDENCIES = ['zod', 'undici', 'string-width', 'csv-stringify', '
 interface Loaded {
   /** Node's own modules loaded (internal ones included). */
   builtins: string[]
+  /** Functions compiled from a string (`new Function`), counted with OPSCTL_TEST_COUNT_FUNCTIONS. */
+  compiled: number
   /** Paths relative to the package root: dist/..., node_modules/... */
   files: string[]
   /** Every package those files hold (bundled or not). */
@@ -81,6 +84,10 @@ for (const name of ['compile', 'instantiate']) {
   WebAssembly[name] = (...args) => (note('wasm ' + name), original(...args))
 }
 WebAssembly.Module = new Proxy(WebAssembly.Module, {construct: (target, args) => (note('wasm Module'), Reflect.construct(target, args))})
+// Code compiled from a string at run time (EJS's templates, zod's parsers), counted when asked.
+if (process.env.OPSCTL_TEST_COUNT_FUNCTIONS) {
+  globalThis.Function = new Proxy(Function, {apply: (target, self, args) => (note('function'), Reflect.apply(target, self, args)), construct: (target, args) => (note('function'), Reflect.construct(target, args))})
+}
 process.on('exit', () => {
   for (const file of Object.keys(createRequire(import.meta.url).cache)) note('file ' + pathToFileURL(file).href)
   for (const entry of process.moduleLoadList) if (entry.startsWith('NativeModule ')) note('builtin ' + entry.slice(13))
@@ -114,7 +121,7 @@ async function loaded(argv: string[], env: Record<string, string> = {}): Promise
   }
 
   const builtins = lines.filter((l) => l.startsWith('builtin ')).map((l) => l.slice(8))
-  return {builtins, files, packages, stdout: r.stdout, wasm: lines.filter((l) => l.startsWith('wasm ')).length}
+  return {builtins, compiled: lines.filter((l) => l === 'function').length, files, packages, stdout: r.stdout, wasm: lines.filter((l) => l.startsWith('wasm ')).length}
 }
 
 const codeFiles = (l: Loaded) => l.files.filter((f) => /\.(c|m)?js$/.test(f))
@@ -148,6 +155,21 @@ describe('start-up: --version and local commands', () => {
     expect(dry.stdout).toContain('curl')
     expect(codeFiles(dry).length, codeFiles(dry).join('\n')).toBeLessThanOrEqual(FILE_BUDGET.local)
     expect(forbidden(dry, [...NEVER, 'zod', 'undici'])).toEqual([])
+  })
+
+  it(`help (a command's, the root's, a topic's) compiles no template without a tag and loads at most ${FILE_BUDGET.help} files, neither zod nor undici`, async () => {
+    const count = {OPSCTL_TEST_COUNT_FUNCTIONS: '1'}
+    for (const argv of [['checkout', 'list', '--help'], ['--help'], ['help', 'exit-codes']]) {
+      await loaded(argv, count)
+      const help = await loaded(argv, count)
+      expect(help.stdout, argv.join(' ')).toMatch(/USAGE|EXIT CODES|exit code/i)
+      // oclif's help renders each text as an EJS template, compiled with new Function (56 of them for checkout
+      // list's): now only a text with a tag is (the examples' <%= config.bin %> is rendered at build). Left: EJS's
+      // look-up of the global object as it loads, and oclif's `<%= command.id %>` in a command's usage line
+      expect(help.compiled, argv.join(' ')).toBeLessThanOrEqual(2)
+      expect(codeFiles(help).length, codeFiles(help).join('\n')).toBeLessThanOrEqual(FILE_BUDGET.help)
+      expect(forbidden(help, ['zod', 'undici', 'fastify', 'better-sqlite3', '@inquirer/prompts'])).toEqual([])
+    }
   })
 
   it('smoke --sandbox --dry-run starts no sandbox: neither the sandbox, fastify nor undici is loaded', async () => {

@@ -69,14 +69,18 @@ describe('audit log', () => {
     expect(readFileSync(auditPath(dir), 'utf8')).not.toContain('sk-live-abcdef123456')
   })
 
-  it('skips a torn line and counts it', async () => {
+  it('skips a torn line and counts it; a last line still being written is skipped without a word', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'opsctl-audit-'))
     dirs.push(dir)
     await appendAudit(dir, {env: 'sandbox', operation: 'x', outcome: 'applied', profile: 'p', time: 't'})
     const {appendFileSync} = await import('node:fs')
+    // A writer mid-append: no newline yet.
     appendFileSync(auditPath(dir), '{"time": "torn')
+    expect(await readAudit(dir)).toEqual({entries: [expect.objectContaining({operation: 'x'})], damaged: [], empty: false})
+    // The next line ends it: a torn line.
+    await appendAudit(dir, {env: 'sandbox', operation: 'y', outcome: 'applied', profile: 'p', time: 't'})
     const {damaged, entries} = await readAudit(dir)
-    expect(entries).toHaveLength(1)
+    expect(entries.map((e) => e.operation)).toEqual(['x'])
     expect(damaged).toEqual([{line: 2, why: 'not JSON (a torn write?)'}])
   })
 
@@ -85,7 +89,10 @@ describe('audit log', () => {
     dirs.push(dir)
     const base = {env: 'sandbox', operation: 'voidCheckout', outcome: 'applied', profile: 'p', time: '2026-11-21T10:00:00.000Z'}
     const {writeFileSync} = await import('node:fs')
-    writeFileSync(auditPath(dir), [JSON.stringify({...base, checkoutId: null, code: null}), JSON.stringify({...base, outcome: null}), ''].join('\n'))
+    writeFileSync(
+      auditPath(dir),
+      [JSON.stringify({...base, checkoutId: null, code: null}), JSON.stringify({...base, outcome: null}), ''].join('\n'),
+    )
     const {damaged, entries} = await readAudit(dir)
     expect(entries).toEqual([base])
     expect(damaged).toEqual([{line: 2, why: 'outcome: missing'}])
@@ -94,11 +101,28 @@ describe('audit log', () => {
   it('skips a damaged line of any kind, naming its line number, and reads the rest', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'opsctl-audit-'))
     dirs.push(dir)
-    const good = JSON.stringify({env: 'sandbox', operation: 'voidCheckout', outcome: 'applied', profile: 'p', time: '2026-11-21T10:00:00.000Z'})
+    const good = JSON.stringify({
+      env: 'sandbox',
+      operation: 'voidCheckout',
+      outcome: 'applied',
+      profile: 'p',
+      time: '2026-11-21T10:00:00.000Z',
+    })
     const {writeFileSync} = await import('node:fs')
     writeFileSync(
       auditPath(dir),
-      [good, 'null', '42', '"text"', '[1]', JSON.stringify({env: 'sandbox', operation: 7, outcome: 'applied', profile: 'p', time: 't'}), '{"time": 1', `{"message": "${'x'.repeat(200_000)}"}`, good, ''].join('\n'),
+      [
+        good,
+        'null',
+        '42',
+        '"text"',
+        '[1]',
+        JSON.stringify({env: 'sandbox', operation: 7, outcome: 'applied', profile: 'p', time: 't'}),
+        '{"time": 1',
+        `{"message": "${'x'.repeat(200_000)}"}`,
+        good,
+        '',
+      ].join('\n'),
     )
     const {damaged, entries} = await readAudit(dir)
     expect(entries).toHaveLength(2)

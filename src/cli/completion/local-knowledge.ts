@@ -1,7 +1,7 @@
 import type {LocalKnowledge} from './candidates.js'
 
-import {createdCheckouts} from '../../audit/history.js'
-import {readAudit} from '../../audit/read.js'
+import {createdCheckouts, newestCreated} from '../../audit/history.js'
+import {OUT_OF_ORDER_MARGIN_MS, readAudit} from '../../audit/read.js'
 import {recentEventIds} from '../../profiles/recent-events.js'
 import {BUILTIN_PROFILE, type Profile} from '../../profiles/schema.js'
 import {profilesPath, readProfileFile} from '../../profiles/store.js'
@@ -14,8 +14,11 @@ const RECENT_CHECKOUTS = 50
 export function localKnowledge(configDir: string): LocalKnowledge {
   return {
     checkoutIds: () =>
-      readAudit(configDir).then(
-        ({entries}) => createdCheckouts(entries).slice(0, RECENT_CHECKOUTS).map((c) => c.checkoutId),
+      readAudit(configDir, {enough: newestCreated(RECENT_CHECKOUTS, OUT_OF_ORDER_MARGIN_MS)}).then(
+        ({entries}) =>
+          createdCheckouts(entries)
+            .slice(0, RECENT_CHECKOUTS)
+            .map((c) => c.checkoutId),
         () => [],
       ),
     eventIds: () => recentEventIds(configDir, process.env.OPSCTL_PROFILE || activeProfile(configDir)),

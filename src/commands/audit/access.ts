@@ -30,7 +30,9 @@ users get, users inspect, events list, events get, metrics get, plan show and ap
     '<%= config.bin %> audit access --since 2026-11-01 --json',
   ]
   static override flags = {
-    since: Flags.string({description: 'only reads at or after this time: ISO 8601, a duration back from now (24h, 7d), today or yesterday'}),
+    since: Flags.string({
+      description: 'only reads at or after this time: ISO 8601, a duration back from now (24h, 7d), today or yesterday',
+    }),
     until: Flags.string({description: 'only reads before this time, in the same forms'}),
     user: Flags.string({description: 'only reads of this user id'}),
     limit: Flags.integer({description: 'show only the newest N reads', min: 1}),
@@ -53,20 +55,18 @@ users get, users inspect, events list, events get, metrics get, plan show and ap
   protected async execute(): Promise<{entries: AccessEntry[]; path: string}> {
     const {flags} = this
     const range = parseTimeRange(flags.since, flags.until)
-    const since = range.since?.getTime()
-    const until = range.until?.getTime()
     const path = accessPath(this.configDir)
-    const {damaged, entries} = await readJsonLines(path, AccessLine)
+    // Read from the newest end, only as far back as --since (and a margin) or --limit go.
+    const {damaged, empty, entries} = await readJsonLines(path, AccessLine, {
+      limit: flags.limit,
+      match: flags.user === undefined ? undefined : (e) => e.user === flags.user,
+      since: range.since?.getTime(),
+      until: range.until?.getTime(),
+    })
     const warning = damagedWarning(path, damaged)
     // Said even under --json: the list may miss what those lines held.
     if (warning) process.stderr.write(warning + '\n')
-    let selected = entries.filter((e) => {
-      if (flags.user !== undefined && e.user !== flags.user) return false
-      const at = Date.parse(e.time)
-      return (since === undefined || at >= since) && (until === undefined || at < until)
-    })
-    if (flags.limit) selected = selected.slice(-flags.limit)
-    if (selected.length === 0 && entries.length === 0) this.note(`No reads of other users' health data recorded in ${path}`)
-    return {entries: selected, path}
+    if (empty) this.note(`No reads of other users' health data recorded in ${path}`)
+    return {entries, path}
   }
 }

@@ -1,6 +1,6 @@
 import * as Flags from '@oclif/core/flags'
 
-import {selectEntries} from '../../audit/history.js'
+import {entryFilter} from '../../audit/history.js'
 import {type AuditEntry, auditPath} from '../../audit/log.js'
 import {damagedWarning, readAudit} from '../../audit/read.js'
 import {BaseCommand} from '../../cli/base-command.js'
@@ -35,12 +35,27 @@ Each attempt at a checkout creation, void, refund, webhook change or customizati
     checkout: Flags.string({description: 'only entries about this checkout id'}),
     profile: Flags.string({char: 'p', description: "only entries written with this profile (a CI profile's apart from the merchant's)"}),
     outcome: Flags.string({description: 'only this outcome', options: [...ATTEMPT_OUTCOMES]}),
-    since: Flags.string({description: 'only entries at or after this time: ISO 8601, a duration back from now (24h, 7d), today or yesterday'}),
+    since: Flags.string({
+      description: 'only entries at or after this time: ISO 8601, a duration back from now (24h, 7d), today or yesterday',
+    }),
     until: Flags.string({description: 'only entries before this time: ISO 8601, a duration back from now, today or yesterday'}),
   }
 
   static override view: View = {
-    columns: ['time', 'profile', 'operation', 'outcome', 'status', 'code', 'amount.value', 'amount.currency', 'reason', 'checkoutId', 'refundId', 'webhookId'],
+    columns: [
+      'time',
+      'profile',
+      'operation',
+      'outcome',
+      'status',
+      'code',
+      'amount.value',
+      'amount.currency',
+      'reason',
+      'checkoutId',
+      'refundId',
+      'webhookId',
+    ],
     // Narrow terminals keep what happened to which checkout and how much; the profile and the other ids follow.
     layout: {
       'amount.currency': {priority: 2},
@@ -64,12 +79,16 @@ Each attempt at a checkout creation, void, refund, webhook change or customizati
   protected async execute(): Promise<{entries: AuditEntry[]; path: string}> {
     const {flags} = this
     const {since, until} = parseTimeRange(flags.since, flags.until)
-    const {damaged, entries} = await readAudit(this.configDir)
-    let selected = selectEntries(entries, {profile: flags.profile, outcome: flags.outcome, operation: flags.operation, checkoutId: flags.checkout, since, until})
-    if (flags.limit) selected = selected.slice(-flags.limit)
+    // Read from the newest end, only as far back as --since (and a margin) or --limit go.
+    const {damaged, entries} = await readAudit(this.configDir, {
+      limit: flags.limit,
+      match: entryFilter({profile: flags.profile, outcome: flags.outcome, operation: flags.operation, checkoutId: flags.checkout}),
+      since: since?.getTime(),
+      until: until?.getTime(),
+    })
     const warning = damagedWarning(auditPath(this.configDir), damaged)
     // Said even under --json: the list may miss what those lines held.
     if (warning) process.stderr.write(warning + '\n')
-    return {entries: selected, path: auditPath(this.configDir)}
+    return {entries, path: auditPath(this.configDir)}
   }
 }

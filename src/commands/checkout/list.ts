@@ -1,8 +1,8 @@
 import * as Flags from '@oclif/core/flags'
 
-import {createdCheckouts} from '../../audit/history.js'
+import {createdCheckouts, newestCreated} from '../../audit/history.js'
 import {auditPath} from '../../audit/log.js'
-import {damagedWarning, readAudit} from '../../audit/read.js'
+import {damagedWarning, OUT_OF_ORDER_MARGIN_MS, readAudit} from '../../audit/read.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {CHECKOUT_ZONE, CREATED_CHECKOUT_COLUMNS, SEEDED_CHECKOUT_COLUMNS} from '../../cli/checkout/columns.js'
 import {hints} from '../../cli/hints.js'
@@ -26,8 +26,15 @@ The checkout service has no endpoint that lists checkouts, so the list comes fro
   static override flags = {
     'include-runs': Flags.boolean({description: 'also the checkouts created by smoke and scenario runs (left out by default)'}),
     limit: Flags.integer({description: 'show only the newest N checkouts (and read only those from the service)', min: 1}),
-    refresh: Flags.boolean({allowNo: true, default: true, description: "read each checkout's state from the service (--no-refresh: the local view, nothing sent)"}),
-    'sandbox-seeded': Flags.boolean({description: "list the sandbox's seeded paid checkouts instead (sandbox start --seed)", exclusive: ['limit', 'include-runs', 'no-refresh']}),
+    refresh: Flags.boolean({
+      allowNo: true,
+      default: true,
+      description: "read each checkout's state from the service (--no-refresh: the local view, nothing sent)",
+    }),
+    'sandbox-seeded': Flags.boolean({
+      description: "list the sandbox's seeded paid checkouts instead (sandbox start --seed)",
+      exclusive: ['limit', 'include-runs', 'no-refresh'],
+    }),
   }
   static override view: View = {
     columns: CREATED_CHECKOUT_COLUMNS,
@@ -65,14 +72,19 @@ The checkout service has no endpoint that lists checkouts, so the list comes fro
   protected async execute(): Promise<{checkouts: unknown[]}> {
     if (this.flags['sandbox-seeded']) return this.seeded()
     const {name} = await this.profile()
-    const {damaged, entries} = await readAudit(this.configDir)
+    const includeRuns = this.flags['include-runs']
+    // With --limit, read from the newest end only as far back as the newest N checkouts created.
+    const enough = this.flags.limit ? newestCreated(this.flags.limit, OUT_OF_ORDER_MARGIN_MS, name, {includeRuns}) : undefined
+    const {damaged, entries} = await readAudit(this.configDir, {enough})
     const warning = damagedWarning(auditPath(this.configDir), damaged)
     // Said even under --json: the list may miss what those lines held.
     if (warning) process.stderr.write(warning + '\n')
-    let checkouts = createdCheckouts(entries, name, {includeRuns: this.flags['include-runs']})
+    let checkouts = createdCheckouts(entries, name, {includeRuns})
     if (this.flags.limit) checkouts = checkouts.slice(0, this.flags.limit)
     if (checkouts.length === 0) {
-      this.note(`No checkouts created from this machine with profile ${name} yet.\n  ${hints.checkoutCreate}\n  ${hints.checkoutListSeeded}`)
+      this.note(
+        `No checkouts created from this machine with profile ${name} yet.\n  ${hints.checkoutCreate}\n  ${hints.checkoutListSeeded}`,
+      )
       return {checkouts}
     }
 
@@ -82,7 +94,11 @@ The checkout service has no endpoint that lists checkouts, so the list comes fro
       throw error
     })
     if (live.missing.length > 0) {
-      process.stderr.write(escapeControlChars(`Warning: the service does not know ${live.missing.join(', ')} (404): shown as this machine's log tells (source local)`) + '\n')
+      process.stderr.write(
+        escapeControlChars(
+          `Warning: the service does not know ${live.missing.join(', ')} (404): shown as this machine's log tells (source local)`,
+        ) + '\n',
+      )
     }
 
     return {checkouts: live.checkouts}
@@ -97,7 +113,11 @@ The checkout service has no endpoint that lists checkouts, so the list comes fro
     const transport = createTransport(this.clientOptions())
     const {checkouts} = (await sandboxControl(transport, sandbox, 'GET', 'checkout/seeded')) as {checkouts: unknown[]}
     if (checkouts.length === 0) {
-      this.note(sandbox.tenant ? `Tenant ${sandbox.tenant} has no seeded checkouts.\n  ${hints.tenantSeed}` : `This sandbox has no seeded checkouts.\n  ${hints.sandboxSeed}`)
+      this.note(
+        sandbox.tenant
+          ? `Tenant ${sandbox.tenant} has no seeded checkouts.\n  ${hints.tenantSeed}`
+          : `This sandbox has no seeded checkouts.\n  ${hints.sandboxSeed}`,
+      )
     }
 
     return {checkouts}
