@@ -10,12 +10,12 @@
  *
  * Talks only to a sandbox it starts on a free loopback port and stops at the end.
  */
-import {spawn} from 'node:child_process'
 import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
 
 import {cleanEnv} from './lib/env.mjs'
+import {measuredRun} from './lib/measured-run.mjs'
 import {moveClock, paidCheckouts} from './lib/paid-checkouts.mjs'
 import {startSandboxProcess} from './lib/sandbox.mjs'
 
@@ -25,28 +25,7 @@ const ROWS = Number(process.argv[2] ?? 1000)
 const PLAN_ROWS = Number(process.argv[3] ?? 10_000)
 const CONCURRENCY = [1, 4, 8]
 
-
-/** The CLI in a child that writes its own peak RSS (process.resourceUsage().maxRSS) to stderr as it exits. */
-function runCli(argv, env, nodeFlags = []) {
-  const wrapper = `
-    process.argv = [process.argv[0], ${JSON.stringify(BIN)}, ...${JSON.stringify(argv)}];
-    process.on('exit', () => process.stderr.write('\\n@@maxrss ' + process.resourceUsage().maxRSS + '\\n'));
-    await import(${JSON.stringify(BIN)});
-  `
-  return new Promise((ok, fail) => {
-    const started = performance.now()
-    const child = spawn(process.execPath, [...nodeFlags, '--input-type=module', '-e', wrapper], {cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe']})
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (d) => (stdout += d))
-    child.stderr.on('data', (d) => (stderr += d))
-    child.once('error', fail)
-    child.once('close', (code) => {
-      const rss = Number(/@@maxrss (\d+)/.exec(stderr)?.[1] ?? 0)
-      ok({code, ms: performance.now() - started, maxRssMb: Math.round(rss / 1024), stdout, stderr: stderr.replace(/\n@@maxrss \d+\n?/, '')})
-    })
-  })
-}
+const runCli = (argv, env, nodeFlags = []) => measuredRun({bin: BIN, cwd: ROOT}, argv, env, nodeFlags)
 
 const sandbox = await startSandboxProcess({bin: BIN, cwd: ROOT, env: cleanEnv({})})
 const folder = mkdtempSync(join(tmpdir(), 'opsctl-bench-bulk-'))

@@ -11,7 +11,8 @@ import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import RefundCreate from '../../src/commands/refund/create.js'
 import {readLines} from '../../src/runtime/bulk/lines.js'
-import {splitCsvLine} from '../../src/runtime/bulk/rows.js'
+import {bulkShape} from '../../src/runtime/bulk/rows.js'
+import {type InputRecord, readRecords} from '../../src/runtime/file-input.js'
 import {BASE, checkoutRecord, dateHeader, JSON_HEADERS} from '../helpers/checkout.js'
 import {type CommandHarness, commandHarness} from '../helpers/command.js'
 
@@ -59,7 +60,7 @@ describe('the file', () => {
   it('refuses a file over the row limit, a line over the length limit, and a second run on the same journal (exit 2), sending nothing', async () => {
     const tooMany = await h.run(RefundCreate, ['--from-file', file('checkoutId\n' + 'chk_1\n'.repeat(50_001)), '--yes'])
     expect(tooMany.code).toBe(2)
-    expect(tooMany.stderr).toContain('more than 50001 lines')
+    expect(tooMany.stderr).toContain('has more than 50,000 rows')
     const tooLong = await h.run(RefundCreate, ['--from-file', file('checkoutId,reason\nchk_1,' + 'x'.repeat(5000) + '\n'), '--yes'])
     expect(tooLong.code).toBe(2)
     expect(tooLong.stderr).toContain('line 2 is longer than 4096 characters')
@@ -99,12 +100,30 @@ describe('the file', () => {
     expect(h.calls()).toEqual([])
   })
 
-  it('reads CSV as RFC 4180 on one line: quotes, doubled quotes, commas inside; says what is wrong otherwise', () => {
-    expect(splitCsvLine('chk_1,"10.00",PHP,"broken, ""badly"""')).toEqual(['chk_1', '10.00', 'PHP', 'broken, "badly"'])
-    expect(splitCsvLine('chk_1,,,')).toEqual(['chk_1', '', '', ''])
-    expect(splitCsvLine('chk_1,"open')).toEqual({problem: 'a quoted field is not closed on its line'})
-    expect(splitCsvLine('chk_1,"a"b')).toEqual({problem: 'a quoted field is followed by text before the next comma'})
-    expect(splitCsvLine('chk_1,a"b')).toMatchObject({problem: expect.stringContaining('a quote inside an unquoted field')})
+  it('reads CSV as RFC 4180: quotes, doubled quotes, commas and a line break inside a field; says what is wrong otherwise', async () => {
+    const read = async (text: string) => {
+      const records: InputRecord[] = []
+      for await (const record of readRecords(Readable.from([Buffer.from(text)]), 'rows', bulkShape('refund'), {maxBytes: 10_000, maxRecordLength: 100, maxRows: 10})) records.push(record)
+      return records
+    }
+
+    expect(await read('checkoutId,amount,currency,reason\nchk_1,"10.00",PHP,"broken, ""badly"""\nchk_2,,,\n')).toEqual([
+      {fields: {amount: '10.00', checkoutId: 'chk_1', currency: 'PHP', reason: 'broken, "badly"'}, line: 2},
+      {fields: {amount: '', checkoutId: 'chk_2', currency: '', reason: ''}, line: 3},
+    ])
+    // The classic trap: a quoted line break is part of the field, and the next row keeps its own line number.
+    expect(await read('checkoutId,reason\nchk_1,"two\nlines"\nchk_2,x\n')).toEqual([
+      {fields: {checkoutId: 'chk_1', reason: 'two\nlines'}, line: 2},
+      {fields: {checkoutId: 'chk_2', reason: 'x'}, line: 4},
+    ])
+    // A row with another number of fields is refused alone, at its line; the others go on.
+    expect(await read('checkoutId,reason\nchk_1\nchk_2,x\n')).toEqual([
+      {line: 2, problem: '1 fields where the first line has 2'},
+      {fields: {checkoutId: 'chk_2', reason: 'x'}, line: 3},
+    ])
+    // A broken quote refuses the whole file: where the next row starts cannot be known.
+    await expect(read('checkoutId,reason\nchk_1,"open\nchk_2,x\n')).rejects.toThrow('rows: a quote opened after line 1 is never closed; nothing was sent')
+    await expect(read('checkoutId,reason\nchk_1,"a"b\n')).rejects.toThrow('rows: line 2: a quote inside a field (quote the whole field, and double the quotes inside)')
   })
 
   it('reads lines as they arrive, across chunks, \\r\\n or \\n, a byte-order mark dropped', async () => {

@@ -77,6 +77,7 @@ const ARGV: Record<string, string[]> = {
 }
 const ELSEWHERE: Record<string, string> = {
   'checkout list': 'test/commands/checkout.test.ts (its rows come from the local audit log)',
+  'checkout reconcile': 'test/e2e/checkout-reconcile.test.ts (its rows come from the shop\'s file, held against a sandbox)',
   'plan show': 'test/commands/health-support.test.ts',
   'profile check': 'test/commands/profile-settings.test.ts (it sends a request per credential)',
   'sandbox diff': 'test/commands/sandbox-diff.test.ts (it probes two services)',

@@ -2,7 +2,7 @@
  * The lines of a file or of standard input, read as they arrive: never the whole input in memory,
  * and never one unbounded line (a file with no line break at all would otherwise be held whole).
  */
-import type {Readable} from 'node:stream'
+import {StringDecoder} from 'node:string_decoder'
 
 import {UsageError} from '../../errors.js'
 
@@ -23,8 +23,8 @@ export interface Line {
  * Lines of UTF-8 text (a leading byte-order mark dropped; `\r\n` and `\n` both end a line).
  * @yields each line with its number
  */
-export async function* readLines(input: Readable, source: string, limits: LineLimits): AsyncGenerator<Line> {
-  input.setEncoding('utf8')
+export async function* readLines(input: AsyncIterable<Buffer | string>, source: string, limits: LineLimits): AsyncGenerator<Line> {
+  const decoder = new StringDecoder('utf8')
   let pending = ''
   let number = 0
   const take = (text: string): Line => {
@@ -35,8 +35,8 @@ export async function* readLines(input: Readable, source: string, limits: LineLi
   }
 
   const tooLong = () => new UsageError(`${source}: line ${number + 1} is longer than ${limits.maxLineLength} characters; nothing was sent`)
-  for await (const chunk of input as AsyncIterable<string>) {
-    pending += chunk
+  for await (const chunk of input) {
+    pending += typeof chunk === 'string' ? chunk : decoder.write(chunk)
     let start = 0
     let end: number
     while ((end = pending.indexOf('\n', start)) !== -1) {
@@ -49,5 +49,6 @@ export async function* readLines(input: Readable, source: string, limits: LineLi
     if (pending.length > limits.maxLineLength + 1) throw tooLong()
   }
 
+  pending += decoder.end()
   if (pending !== '') yield take(pending)
 }

@@ -8,9 +8,9 @@
 import {createHash} from 'node:crypto'
 
 import type {ServiceClient} from '../../http/client.js'
-import type {Line} from './lines.js'
+import type {InputRecord} from '../file-input.js'
 
-import {ApiError, ExitCode, UsageError} from '../../errors.js'
+import {ApiError, ExitCode} from '../../errors.js'
 import {type Cents, centsOf, formatCents} from '../../services/checkout/money.js'
 import {checkoutOps} from '../../services/checkout/operations.js'
 import {checkRefund, checkVoid, RuleViolation} from '../../services/checkout/rules.js'
@@ -64,13 +64,14 @@ export interface PlanOptions {
 }
 
 /**
- * The lines of the input, hashed as they pass.
- * @yields each line, unchanged
+ * The records of the input, hashed as they pass (what each says, so a file saved again with
+ * other line breaks or quoting is the same input).
+ * @yields each record, unchanged
  */
-async function* hashed(lines: AsyncIterable<Line>, hash: ReturnType<typeof createHash>): AsyncGenerator<Line> {
-  for await (const line of lines) {
-    hash.update(line.text + '\n')
-    yield line
+async function* hashed(records: AsyncIterable<InputRecord>, hash: ReturnType<typeof createHash>): AsyncGenerator<InputRecord> {
+  for await (const record of records) {
+    hash.update(JSON.stringify(record) + '\n')
+    yield record
   }
 }
 
@@ -126,14 +127,9 @@ async function planRow(client: ServiceClient, kind: BulkKind, row: InputRow): Pr
   }
 }
 
-/** Rows in one input, counted (and each row's format checked) before the plan sends its first read. */
-export const MAX_ROWS = 50_000
-
+/** The whole input read once before the plan sends its first read: its bounds and its format refuse it now (../file-input.ts). */
 async function refuseOverCap(options: PlanOptions): Promise<void> {
-  let count = 0
-  for await (const _row of parseRows(options.input.lines(), options.input.label, options.rules)) {
-    if (++count > MAX_ROWS) throw new UsageError(`${options.input.label} has more than ${MAX_ROWS.toLocaleString('en')} rows; split it into several files. Nothing was sent`)
-  }
+  for await (const _record of options.input.records());
 }
 
 export async function planBulk(client: ServiceClient, options: PlanOptions): Promise<Plan> {
@@ -141,7 +137,7 @@ export async function planBulk(client: ServiceClient, options: PlanOptions): Pro
   const hash = createHash('sha256')
   const plan: Plan = {inputHash: '', kind: options.kind, refused: new Map(), rows: 0, skipped: 0, toReconcile: 0, toSend: 0, totals: new Map()}
   const add = (currency: string, amount: Cents) => plan.totals.set(currency, (plan.totals.get(currency) ?? 0n) + amount)
-  const rows = parseRows(hashed(options.input.lines(), hash), options.input.label, options.rules)
+  const rows = parseRows(hashed(options.input.records(), hash), options.rules)
   await eachLimited<ParsedRow>(rows, options.concurrency, async (parsed) => {
     plan.rows++
     if ('bad' in parsed) {

@@ -10,7 +10,7 @@ import {type Cents, formatCents} from '../../services/checkout/money.js'
 import {openInput} from './input.js'
 import {JournalLock, JournalWriter, readJournal} from './journal.js'
 import {type Plan, planBulk, type RowResult} from './plan.js'
-import {type BulkKind, type RowRules} from './rows.js'
+import {type BulkKind, bulkShape, type RowRules} from './rows.js'
 import {sendBulk} from './send.js'
 
 export {INPUT_LIMITS} from './input.js'
@@ -98,7 +98,7 @@ function planSummary(plan: Plan, options: BulkOptions, label: string): PlanSumma
 const byLine = (refused: Map<number, RowResult>) => [...refused.values()].sort((a, b) => a.line - b.line)
 
 export async function runBulk(client: ServiceClient, options: BulkOptions): Promise<BulkDocument | PlanDocument> {
-  const input = await openInput(options.file)
+  const input = await openInput(options.file, bulkShape(options.kind))
   let lock: JournalLock | undefined
   let writer: JournalWriter | undefined
   try {

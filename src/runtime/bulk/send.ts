@@ -231,7 +231,7 @@ export async function sendBulk(client: ServiceClient, options: SendOptions): Pro
     }
   }
 
-  const rows = parseRows(options.input.lines(), options.input.label, options.rules)
+  const rows = parseRows(options.input.records(), options.rules)
   await eachLimited<ParsedRow>(rows, options.concurrency, async (parsed) => {
     const line = 'bad' in parsed ? parsed.bad.line : parsed.row.line
     const refused = options.plan.refused.get(line)
