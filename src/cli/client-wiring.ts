@@ -7,7 +7,6 @@
 import type {GlobalFlagValues} from './flags.js'
 
 import {appendAudit, entryFromAttempt} from '../audit/log.js'
-import {escapeControlChars} from '../control-chars.js'
 import {type OpsError} from '../errors.js'
 import {type AttemptRecord, type ClientOptions, ServiceClient} from '../http/client.js'
 import {type Operation} from '../http/operation.js'
@@ -74,7 +73,6 @@ export class ClientWiring {
       dryRun: globals['dry-run'] === true,
       timeoutMs: (globals.timeout ?? 30) * 1000,
       trace: globals.verbose ? stderr : undefined,
-      warn: (text) => writeNote(escapeControlChars(text)),
       traceMasked: service === undefined ? undefined : patientTraceMask(service),
     }
   }

@@ -3,6 +3,7 @@ import type {MaskedFields} from './redact.js'
 import type {RetryPolicy} from './retry.js'
 
 import {ApiError, DeclinedError, ExitCode, NetworkError, UsageError} from '../errors.js'
+import {arrivedAs, readAnswer, redirectProblem, UnreadableAnswerError} from './answer.js'
 import {apiErrorFrom} from './api-error.js'
 import {createTransport} from './create-transport.js'
 import {parseOptions} from './first-parse.js'
@@ -10,7 +11,7 @@ import {parseJson} from './json.js'
 import {sentPatientData} from './redact.js'
 import {registerSecret} from './secrets/registry.js'
 import {authFor, requestIdFrom, type ServiceTarget} from './services.js'
-import {type Transport} from './transport.js'
+import {type InboundResponse, type Transport} from './transport.js'
 import {buildUrl, expandPath, type QueryValue} from './url.js'
 
 export type {RetryPolicy} from './retry.js'
@@ -42,9 +43,13 @@ export interface ApiResponse<T> {
   durationMs: number
 }
 
-/** An answer to `raw`: with `answerErrors`, a 4xx or 5xx one carries the error it is. */
+/**
+ * An answer to `raw`: with `answerErrors`, one that is not a success carries the error it is: a
+ * 4xx or 5xx its ApiError; a redirect (never followed), or a body that is not JSON where JSON was
+ * asked for, an UnreadableAnswerError (exit 6). Its body is as received either way.
+ */
 export interface RawResponse extends ApiResponse<unknown> {
-  error?: ApiError
+  error?: ApiError | UnreadableAnswerError
 }
 
 /**
@@ -52,8 +57,9 @@ export interface RawResponse extends ApiResponse<unknown> {
  * - `applied`; `refused` by the service (its status and code); `failed` (a server error);
  * - `refused by rule`: a business rule refused it before sending (the rule's code);
  * - `declined` at the confirmation prompt (nothing sent);
- * - `refused locally`: opsctl refused the command before sending (bad input, no consent possible);
- * - `unknown` (sent, no answer); `not sent` (the connection failed first);
+ * - `refused locally`: opsctl refused the command before sending (bad input, no consent possible,
+ *   or a read it had to make first answered something it could not read: code `unreadable-answer`);
+ * - `unknown` (sent, and no answer, or one that could not be read); `not sent` (the connection failed first);
  * - `not applied`: only on a reconciliation line (the answer was lost; a read showed nothing changed).
  */
 export const ATTEMPT_OUTCOMES = [
@@ -94,8 +100,6 @@ export interface ClientOptions {
   trace?: (text: string) => void
   /** Fields whose values the trace masks (patient data). */
   traceMasked?: MaskedFields
-  /** Receives warnings (a response that does not match its schema). */
-  warn?: (text: string) => void
   dryRun?: boolean
   retry?: Partial<RetryPolicy>
   /** How requests leave; by default the one `dryRun`, `timeoutMs`, `trace` and `retry` ask for. */
@@ -157,17 +161,15 @@ export class ServiceClient {
       operationId: op.id,
     }
     if (!op.audited || !this.options.onAudited || this.transport.kind === 'dry-run') {
-      const response = await this.send(request)
-      return {...response, data: this.parseResult(op, response.data) as ResultOf<O>}
+      return answerOf<ResultOf<O>>(op, (await this.exchange(request)).answer)
     }
 
     const record = {operation: op, params: input.params ?? {}, body, note: input.auditNote}
     const answered = this.options.whileAwaitingAnswer?.(record)
     try {
-      const response = await this.send(request).finally(answered)
-      const data = this.parseResult(op, response.data) as ResultOf<O>
-      await this.options.onAudited({...record, data, outcome: 'applied', requestId: response.requestId, status: response.status})
-      return {...response, data}
+      const response = answerOf<ResultOf<O>>(op, (await this.exchange(request).finally(answered)).answer)
+      await this.options.onAudited({...record, data: response.data, outcome: 'applied', requestId: response.requestId, status: response.status})
+      return response
     } catch (error) {
       await this.options.onAudited({...record, ...attemptOutcome(error)})
       throw error
@@ -184,16 +186,20 @@ export class ServiceClient {
   }
 
   /**
-   * A request outside the table (`opsctl api`). Retried only when the method is safe. With
-   * `answerErrors`, a 4xx or 5xx answer is returned (its body as received, `error` the ApiError it
-   * is) rather than thrown, for a caller that shows it before failing.
+   * A request outside the table (`opsctl api`): no schema, its body as received (JSON parsed, else
+   * the text). Retried only when the method is safe. Only a 2xx is a success: a 4xx or 5xx is an
+   * ApiError; a redirect (3xx, never followed), or a 2xx body that is not JSON when JSON was asked
+   * for (the default `accept`), is an UnreadableAnswerError (exit 6). With `answerErrors` the
+   * answer is returned with that error in `error` rather than thrown, for a caller that shows
+   * what arrived before failing.
    */
   async raw(
     method: HttpMethod,
     path: string,
     input: CallOptions & {answerErrors?: boolean; auth: AuthKind; body?: unknown; query?: Record<string, QueryValue>},
   ): Promise<RawResponse> {
-    return this.send({
+    const operationId = `${method} ${path}`
+    const {answer: res, error: apiError} = await this.exchange({
       answerErrors: input.answerErrors,
       method,
       path,
@@ -202,21 +208,32 @@ export class ServiceClient {
       headers: input.headers,
       auth: input.auth,
       idempotent: method === 'GET',
-      operationId: `${method} ${path}`,
+      operationId,
     })
+    const data = parseJson(res.text)
+    const accept = Object.entries(input.headers ?? {}).find(([name]) => name.toLowerCase() === 'accept')?.[1]
+    const jsonAsked = accept === undefined || /json|\*\/\*/i.test(accept)
+    const unreadable = (problem: string) => new UnreadableAnswerError(operationId, res.status, problem, method !== 'GET', arrivedAs(res))
+    const error =
+      apiError ??
+      (res.status < 200 || res.status >= 300
+        ? unreadable(res.status >= 300 && res.status < 400 ? redirectProblem(res) : 'not a success (2xx)')
+        : jsonAsked && res.text !== '' && data === undefined
+          ? unreadable(/^\s*</.test(res.text) ? 'an HTML page where JSON is due' : 'a body that is not valid JSON (cut off or malformed)')
+          : undefined)
+    if (error && !input.answerErrors) throw error
+    return {
+      data: res.text === '' ? undefined : (data ?? res.text),
+      status: res.status,
+      headers: res.headers,
+      requestId: requestIdFrom(res.headers, data),
+      durationMs: res.durationMs,
+      ...(error ? {error} : {}),
+    }
   }
 
-  private parseResult(op: Operation, data: unknown): unknown {
-    if (!op.response || data === undefined) return data
-    const parsed = op.response.safeParse(data, parseOptions(op.response))
-    if (parsed.success) return parsed.data
-    this.options.warn?.(
-      `Warning: the ${op.id} answer did not match the expected shape (${describeIssues(parsed.error.issues)}); showing it as received`,
-    )
-    return data
-  }
-
-  private async send(req: {
+  /** Sends one request; an answer of 400 or more is an ApiError, thrown unless `answerErrors`. */
+  private async exchange(req: {
     answerErrors?: boolean
     method: HttpMethod
     path: string
@@ -226,7 +243,7 @@ export class ServiceClient {
     auth: AuthKind
     idempotent: boolean
     operationId: string
-  }): Promise<RawResponse> {
+  }): Promise<{answer: InboundResponse; error?: ApiError}> {
     const {target, traceMasked} = this.options
     const auth = authFor(target, req.auth)
     const outbound = {
@@ -247,16 +264,14 @@ export class ServiceClient {
       if (!req.answerErrors) throw error
     }
 
-    const data = parseJson(res.text)
-    return {
-      data: res.text === '' ? undefined : (data ?? res.text),
-      status: res.status,
-      headers: res.headers,
-      requestId: requestIdFrom(res.headers, data),
-      durationMs: res.durationMs,
-      ...(error ? {error} : {}),
-    }
+    return {answer: res, ...(error ? {error} : {})}
   }
+}
+
+/** A row's answer as data, by the one rule for answers (./answer.ts): its status and its schema, or an UnreadableAnswerError. */
+function answerOf<T>(op: Operation, res: InboundResponse): ApiResponse<T> {
+  const data = readAnswer(op, res) as T
+  return {data, status: res.status, headers: res.headers, requestId: requestIdFrom(res.headers, data), durationMs: res.durationMs}
 }
 
 function attemptOutcome(error: unknown): Pick<AttemptRecord, 'code' | 'message' | 'outcome' | 'requestId' | 'status'> {
@@ -271,6 +286,8 @@ function attemptOutcome(error: unknown): Pick<AttemptRecord, 'code' | 'message' 
   }
 
   if (error instanceof NetworkError) return {message: error.message, outcome: error.outcomeUnknown ? 'unknown' : 'not sent'}
+  // Sent, and answered with something that cannot be read: whether it was applied is not known.
+  if (error instanceof UnreadableAnswerError) return {message: error.message, outcome: 'unknown', status: error.status}
   return {message: (error as Error).message, outcome: 'not sent'}
 }
 

@@ -3,10 +3,11 @@
  * answer keeps its items and the next page's token. One page is asked for at a time, when the
  * consumer wants it, so memory holds one page whatever the total.
  */
-import type {ApiResponse, CallInput, CallOptions, ServiceClient} from './client.js'
+import type {ApiResponse, CallInput, CallOptions, RawResponse, ServiceClient} from './client.js'
 import type {InputArgs, ItemOf, Operation, Paging, ResultOf} from './operation.js'
 
 import {ExitCode, OpsError} from '../errors.js'
+import {arrivedAs, UnreadableAnswerError} from './answer.js'
 
 export interface Page<O extends Operation> {
   items: ItemOf<O>[]
@@ -24,6 +25,9 @@ type LooseCall = (op: Operation, input: CallInput) => Promise<ApiResponse<unknow
  * Follows a paged operation from the page the input's query names (its token parameter) to the
  * last one: a page without a next token or without items ends it. Stop early with `break`. A next
  * token that was already asked with would read the same pages forever: that is a server error (exit 6).
+ * A page whose items are not a list is an answer that cannot be read (exit 6), never an empty
+ * page; an answer that carries its own error (a raw call with `answerErrors`) is yielded with no
+ * items and ends the walk, for the consumer to report.
  * @yields each page, asked for only when the consumer wants it
  */
 export async function* paginate<O extends Operation & {paging: Paging}>(
@@ -39,8 +43,17 @@ export async function* paginate<O extends Operation & {paging: Paging}>(
   for (;;) {
     asked.add(token)
     const response = await call(op, {...input, query: {...input.query, [tokenKey]: token}})
+    if ((response as RawResponse).error) {
+      yield {items: [], token, response: response as ApiResponse<ResultOf<O>>}
+      return
+    }
+
     const list = valueAt(response.data, items)
-    const page = Array.isArray(list) ? (list as ItemOf<O>[]) : []
+    if (!Array.isArray(list)) {
+      throw new UnreadableAnswerError(op.id, response.status, `no list of ${items} (found ${kindOf(list)})`, false, arrivedAs(response))
+    }
+
+    const page = list as ItemOf<O>[]
     const nextToken = stringOrUndefined(valueAt(response.data, next)) || undefined
     yield {items: page, token, next: nextToken, response: response as ApiResponse<ResultOf<O>>}
     if (!nextToken || page.length === 0) return
@@ -93,6 +106,11 @@ export async function walk<I>(
   }
 
   return {count}
+}
+
+function kindOf(value: unknown): string {
+  if (value === undefined) return 'none'
+  return value === null ? 'null' : typeof value === 'object' ? 'an object' : `a ${typeof value}`
 }
 
 function stringOrUndefined(value: unknown): string | undefined {

@@ -9,6 +9,7 @@ import {type ClientOptions, ServiceClient} from '../../http/client.js'
 import {checkoutTarget, type ResolvedProfile} from '../../profiles/resolve.js'
 import {type BulkKind} from '../../runtime/bulk/rows.js'
 import {type BulkDocument, type PlanDocument, type PlanSummary, type RowResult, runBulk, type Total} from '../../runtime/bulk/run.js'
+import {UNREADABLE_PRECHECK} from '../../services/checkout/workflows.js'
 import {consentHook} from '../consent.js'
 import {writeNote} from '../error-output.js'
 import {idProblem} from '../input-text.js'
@@ -113,14 +114,16 @@ export async function runFromFile(run: BulkRun): Promise<{document: BulkDocument
     rules: {defaultReason: run.reason, idProblem, kind: run.kind},
     warn: (text) => writeNote(escapeControlChars(text)),
   })
+  // A row refused because a read it depends on could not be read is a server's fault, not a rule's: exit 6 over 5.
+  const refusedCode = document.results.some((r) => r.outcome === 'refused' && r.code === UNREADABLE_PRECHECK) ? 6 : 5
   if ('plan' in document) {
     const {plan} = document
-    return {closing: `${planLine(plan)}. Nothing was sent (--dry-run)`, document, exitCode: plan.refused > 0 ? 5 : 0}
+    return {closing: `${planLine(plan)}. Nothing was sent (--dry-run)`, document, exitCode: plan.refused > 0 ? refusedCode : 0}
   }
 
   const s = document.summary
   const parts = [`${noun(run.kind, s.applied)} applied (${totalsText(s.totals)})`, `${s.refused} refused`, `${s.unknown} unknown`, `${s.skipped} skipped`]
   if (s.reconciled > 0) parts.push(`${s.reconciled} read back`)
   const rerun = s.unknown > 0 ? `; run the same command again to read back and finish the unknown rows (journal ${journal})` : ''
-  return {closing: parts.join(', ') + rerun, document, exitCode: s.unknown > 0 ? 7 : s.refused > 0 ? 5 : 0}
+  return {closing: parts.join(', ') + rerun, document, exitCode: s.unknown > 0 ? 7 : s.refused > 0 ? refusedCode : 0}
 }

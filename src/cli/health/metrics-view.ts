@@ -7,9 +7,9 @@ import {barPlot, bucket, dateAxis, isSmallCount, layOut} from '../views/chart-ax
 export function metricRows(result: MetricsResult, names: readonly string[]): {columns: string[]; rows: Record<string, unknown>[]} {
   const rows: Record<string, unknown>[] = []
   const shown = new Set<string>()
-  for (const [period, windows] of Object.entries(result.periods ?? {})) {
+  for (const [period, windows] of Object.entries(result.periods)) {
     for (const w of windows) {
-      const values = w.values ?? {}
+      const {values} = w
       for (const k of Object.keys(values)) shown.add(k)
       rows.push({period, date: w.date, ...values})
     }
@@ -30,10 +30,10 @@ const AXIS_ROOM = 14
 export async function chartMetrics(result: MetricsResult, {height = 8, width = 80}: {height?: number; width?: number} = {}): Promise<string> {
   const {default: asciichart} = await import('asciichart')
   const blocks: string[] = []
-  for (const [period, windows] of Object.entries(result.periods ?? {})) {
-    const names = [...new Set(windows.flatMap((w) => Object.keys(w.values ?? {})))]
+  for (const [period, windows] of Object.entries(result.periods)) {
+    const names = [...new Set(windows.flatMap((w) => Object.keys(w.values)))]
     for (const name of names) {
-      const points = windows.filter((w) => typeof w.values?.[name] === 'number')
+      const points = windows.filter((w) => typeof w.values[name] === 'number')
       // Names and dates come from the service: shown, not acted on by the terminal.
       const title = escapeControlChars(`${name} (${period})`)
       if (points.length === 0) {

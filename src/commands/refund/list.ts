@@ -13,8 +13,7 @@ export default class RefundList extends BaseCommand<typeof RefundList> {
 
   protected async execute(): Promise<{refunds: unknown[]}> {
     const client = await this.client('checkout')
-    const {data} = await client.call(checkoutOps.listRefunds, {params: {checkoutId: this.args.checkoutId}})
-    const refunds = Array.isArray(data) ? data : []
+    const {data: refunds} = await client.call(checkoutOps.listRefunds, {params: {checkoutId: this.args.checkoutId}})
     return {refunds}
   }
 }

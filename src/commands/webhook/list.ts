@@ -11,8 +11,7 @@ export default class WebhookList extends BaseCommand<typeof WebhookList> {
 
   protected async execute(): Promise<{webhooks: unknown[]}> {
     const client = await this.client('checkout')
-    const {data} = await client.call(checkoutOps.listWebhooks)
-    const webhooks = Array.isArray(data) ? data : []
+    const {data: webhooks} = await client.call(checkoutOps.listWebhooks)
     return {webhooks}
   }
 }

@@ -11,10 +11,11 @@ import type {ServiceClient} from '../../http/client.js'
 import type {InputRecord} from '../file-input.js'
 
 import {ApiError, ExitCode} from '../../errors.js'
+import {UnreadableAnswerError} from '../../http/answer.js'
 import {type Cents, centsOf, formatCents} from '../../services/checkout/money.js'
 import {checkoutOps} from '../../services/checkout/operations.js'
 import {checkRefund, checkVoid, RuleViolation} from '../../services/checkout/rules.js'
-import {readCheckout} from '../../services/checkout/workflows.js'
+import {readCheckout, UNREADABLE_PRECHECK, unreadablePrecheck} from '../../services/checkout/workflows.js'
 import {type BulkInput} from './input.js'
 import {type JournalState, type RowJournal} from './journal.js'
 import {eachLimited} from './pool.js'
@@ -97,8 +98,9 @@ export function refusal(row: {checkoutId?: string; line: number}, code: string |
 }
 
 /**
- * A read that the service refused for this row alone (404, a 4xx rule) makes the row refused; an
- * answer that would be the same for every row (401/403, 5xx, the network) stops the plan.
+ * A read that the service refused for this row alone (404, a 4xx rule) makes the row refused, and so
+ * does one whose answer cannot be read (`unreadable-answer`); an answer that would be the same for
+ * every row (401/403, 5xx, the network) stops the plan.
  */
 function rowRefusedBy(error: unknown): ApiError | undefined {
   if (!(error instanceof ApiError)) return undefined
@@ -107,6 +109,7 @@ function rowRefusedBy(error: unknown): ApiError | undefined {
 
 /** Reads the checkout (and its refunds) and applies the rules: the amount that would move, or a refusal. */
 async function planRow(client: ServiceClient, kind: BulkKind, row: InputRow): Promise<{amount: Cents; currency: string} | RowResult> {
+  let reading = `checkout ${row.checkoutId}`
   try {
     const {checkout, now} = await readCheckout(client, row.checkoutId)
     if (kind === 'void') {
@@ -115,12 +118,15 @@ async function planRow(client: ServiceClient, kind: BulkKind, row: InputRow): Pr
       return {amount: centsOf(paid?.value) ?? 0n, currency: paid?.currency ?? ''}
     }
 
+    reading = `the refunds of checkout ${row.checkoutId}`
     const refunds = (await client.call(checkoutOps.listRefunds, {params: {checkoutId: row.checkoutId}})).data
-    const plan = checkRefund(checkout, Array.isArray(refunds) ? refunds : [], {amount: row.amount, currency: row.currency}, now)
+    const plan = checkRefund(checkout, refunds, {amount: row.amount, currency: row.currency}, now)
     return {amount: plan.amount, currency: plan.currency}
   } catch (error) {
     const asked = row.amount === undefined ? undefined : {currency: row.currency, value: formatCents(row.amount)}
     if (error instanceof RuleViolation) return refusal(row, error.code, error.message, asked)
+    // What the row's change depends on could not be read: refused, never planned on a guess.
+    if (error instanceof UnreadableAnswerError) return refusal(row, UNREADABLE_PRECHECK, unreadablePrecheck(reading, error), asked)
     const refused = rowRefusedBy(error)
     if (refused) return refusal(row, refused.code ?? `http-${refused.status}`, refused.serverMessage, asked)
     throw error

@@ -14,11 +14,19 @@ import pRetry from 'p-retry'
 import type {AttemptOutcome, ServiceClient} from '../../http/client.js'
 
 import {ApiError, ExitCode, NetworkError, RuleError, UsageError} from '../../errors.js'
+import {UnreadableAnswerError} from '../../http/answer.js'
 import {retryAfterMs} from '../../http/retry.js'
 import {type Cents, centsOf, formatCents} from '../../services/checkout/money.js'
 import {checkoutOps} from '../../services/checkout/operations.js'
 import {refundSeen, voidSeen} from '../../services/checkout/reconcile.js'
-import {LostAnswerError, readCheckout, refundCheckoutChecked, voidCheckoutChecked} from '../../services/checkout/workflows.js'
+import {
+  LostAnswerError,
+  PrecheckUnreadableError,
+  readCheckout,
+  refundCheckoutChecked,
+  UNREADABLE_PRECHECK,
+  voidCheckoutChecked,
+} from '../../services/checkout/workflows.js'
 import {type BulkInput} from './input.js'
 import {type JournalIntent, type JournalState, type JournalWriter} from './journal.js'
 import {journalSays, type Plan, refusal, type RowResult} from './plan.js'
@@ -76,6 +84,10 @@ function rowAfterError(
   }
 
   if (error instanceof NetworkError) return unknown('network', error.message, error.outcomeUnknown ? 'unknown' : 'not-applied')
+  // A read the row depends on could not be read: refused before sending (the workflow audited it).
+  if (error instanceof PrecheckUnreadableError) return {journal: 'refused', result: refusal(row, error.code, error.message, asked)}
+  // Any other answer that cannot be read is the write's own (or a read-back's): whether it landed is not known.
+  if (error instanceof UnreadableAnswerError) return unknown(UNREADABLE_PRECHECK, error.message, 'unknown')
   if (error instanceof RuleError) return {journal: 'refused', result: refusal(row, error.code ?? 'refused', error.message, asked)}
   if (error instanceof ApiError) {
     if (error.exitCode === ExitCode.Auth) return undefined
@@ -137,7 +149,7 @@ export async function sendBulk(client: ServiceClient, options: SendOptions): Pro
     }
 
     const listed = (await client.call(checkoutOps.listRefunds, {params: {checkoutId: row.checkoutId}})).data
-    const seen = refundSeen(Array.isArray(listed) ? listed : [], {cents: centsOf(intent.amount), currency: intent.currency, known: intent.known ?? []})
+    const seen = refundSeen(listed, {cents: centsOf(intent.amount), currency: intent.currency, known: intent.known ?? []})
     // Not there, or there and FAILED (not applied: nothing moved, the one refund not used up): the row is sent again.
     if (seen?.outcome !== 'applied') return undefined
     const found = seen.refund
@@ -238,7 +250,7 @@ export async function sendBulk(client: ServiceClient, options: SendOptions): Pro
     if (refused) {
       // Refused in the plan: never sent, even if the service would take it now (it was not confirmed).
       const checkoutId = refused.checkoutId
-      const local = refused.code === 'invalid-row' || refused.code === 'duplicate-row'
+      const local = refused.code === 'invalid-row' || refused.code === 'duplicate-row' || refused.code === UNREADABLE_PRECHECK
       const outcome: AttemptOutcome = local ? 'refused locally' : refused.code?.startsWith('http-') ? 'not sent' : 'refused by rule'
       const reason = 'row' in parsed ? parsed.row.reason : undefined
       await client.recordAudit({

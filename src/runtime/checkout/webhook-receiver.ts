@@ -259,7 +259,7 @@ export async function pointWebhooksAt(
   url: string,
   report: (change: ChangedWebhook) => void = () => {},
 ): Promise<ChangedWebhook[]> {
-  const existing: WebhookRecord[] = (await client.call(checkoutOps.listWebhooks)).data ?? []
+  const existing: WebhookRecord[] = (await client.call(checkoutOps.listWebhooks)).data
   const changes: ChangedWebhook[] = []
   try {
     for (const name of WEBHOOK_EVENTS) {

@@ -12,13 +12,20 @@
  *   "not applied" (exit 7, safe to run again);
  * - the read does not show it, and the CLI gave up waiting (timeout, abort) -> `LostAnswerError`
  *   with the outcome unknown (exit 7): the service may still be working on it;
- * - the read fails too -> `LostAnswerError` with the outcome unknown (exit 7).
+ * - the read fails too, or answers something that cannot be read -> `LostAnswerError` with the
+ *   outcome unknown (exit 7), never "not applied".
  * Every reconciliation adds a line to the audit log (`reconciled: true`) with what it found.
+ *
+ * The reads before sending decide whether money moves, so they decide only on what they read: a
+ * read whose answer cannot be read (a redirect, not JSON, not the row's shape: src/http/answer.ts)
+ * refuses the change before anything is sent (`PrecheckUnreadableError`, exit 6, audited
+ * `refused locally` with the code `unreadable-answer`).
  */
 import type {CallOptions, ServiceClient} from '../../http/client.js'
 import type {Operation} from '../../http/operation.js'
 
-import {ApiError, InputError, NetworkError, type NextStep, RuleError, UsageError} from '../../errors.js'
+import {ApiError, ExitCode, InputError, NetworkError, type NextStep, OpsError, RuleError, UsageError} from '../../errors.js'
+import {UnreadableAnswerError} from '../../http/answer.js'
 import {describeIssues} from '../../http/client.js'
 import {serviceNow} from '../service-clock.js'
 import {type Cents, centsOf, formatCents} from './money.js'
@@ -77,6 +84,58 @@ async function refuseByRule(
 }
 
 export {serviceNow} from '../service-clock.js'
+
+/** The audit code, and a bulk row's, of a change refused because a read it depends on could not be read. */
+export const UNREADABLE_PRECHECK = 'unreadable-answer'
+
+/** A read a void or refund depends on answered something that cannot be read: nothing was sent (exit 6). */
+export class PrecheckUnreadableError extends OpsError {
+  readonly code = UNREADABLE_PRECHECK
+
+  constructor(
+    message: string,
+    override readonly cause: UnreadableAnswerError,
+  ) {
+    super(message, ExitCode.Server)
+  }
+}
+
+/** "could not read the refunds of checkout chk_1 (HTTP 302, text/html, a redirect ...); nothing was sent" */
+export function unreadablePrecheck(what: string, error: UnreadableAnswerError): string {
+  return `could not read ${what} (${error.arrived}, ${error.problem}); nothing was sent`
+}
+
+/**
+ * A read the change depends on (`what`: "checkout chk_1", "the refunds of checkout chk_1"). An
+ * answer that cannot be read is taken as nothing, never as an empty list: the attempt gets its
+ * audit line (`refused locally`, code `unreadable-answer`) and nothing is sent.
+ */
+async function precheck<T>(
+  client: ServiceClient,
+  what: string,
+  attempt: {operation: Operation; checkoutId: string; body: unknown; amount?: {currency?: string; value: string}},
+  read: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await read()
+  } catch (error) {
+    if (!(error instanceof UnreadableAnswerError)) throw error
+    const refused = new PrecheckUnreadableError(unreadablePrecheck(what, error), error).withNext({
+      step: 'checkout-get',
+      checkoutId: attempt.checkoutId,
+    })
+    await client.recordAudit({
+      operation: attempt.operation,
+      params: {checkoutId: attempt.checkoutId},
+      body: attempt.body,
+      note: attempt.amount ? {amount: attempt.amount} : undefined,
+      outcome: 'refused locally',
+      code: UNREADABLE_PRECHECK,
+      message: refused.message,
+    })
+    throw refused
+  }
+}
 
 /** Adds the "what to do instead" to the service's own rule refusals (it keeps status and request id). */
 function withNextStep(error: unknown, checkoutId: string): unknown {
@@ -269,7 +328,8 @@ export async function voidCheckoutChecked(
   let before: CheckoutRecord | undefined
   let window: undefined | VoidWindow
   if (input.check !== false) {
-    const read = await readCheckout(client, checkoutId)
+    const attempt = {operation: checkoutOps.voidCheckout, checkoutId, body: {reason}}
+    const read = await precheck(client, `checkout ${checkoutId}`, attempt, () => readCheckout(client, checkoutId))
     before = read.checkout
     try {
       window = checkVoid(before, read.now)
@@ -367,7 +427,7 @@ async function reconcileRefund(
   let readRequestId: string | undefined
   try {
     const read = await client.call(checkoutOps.listRefunds, {params: {checkoutId}})
-    after = Array.isArray(read.data) ? read.data : []
+    after = read.data
     readRequestId = read.requestId
   } catch (error) {
     throw new LostAnswerError(
@@ -472,9 +532,11 @@ export async function refundCheckoutChecked(
       }))
     }
   } else {
-    const read = await readCheckout(client, checkoutId)
-    const refunds = (await client.call(checkoutOps.listRefunds, {params: {checkoutId}})).data
-    before = {checkout: read.checkout, refunds: Array.isArray(refunds) ? refunds : []}
+    const asked = input.amount === undefined ? undefined : {value: formatCents(input.amount), currency: input.currency}
+    const attempt = {operation: checkoutOps.refundCheckout, checkoutId, body: {reason}, amount: asked}
+    const read = await precheck(client, `checkout ${checkoutId}`, attempt, () => readCheckout(client, checkoutId))
+    const refunds = await precheck(client, `the refunds of checkout ${checkoutId}`, attempt, async () => (await client.call(checkoutOps.listRefunds, {params: {checkoutId}})).data)
+    before = {checkout: read.checkout, refunds}
     try {
       plan = checkRefund(before.checkout, before.refunds, {amount: input.amount, currency: input.currency}, read.now)
     } catch (error) {

@@ -4,6 +4,7 @@
  */
 import type {Event, MetricsResult, PlanMedication, User} from './operations.js'
 
+import {ExitCode, OpsError} from '../../errors.js'
 import {zoneOffsetMs} from '../zone-offset.js'
 
 /** How many of the newest events the view shows by default (one page holds up to 50). */
@@ -61,7 +62,9 @@ export function recentDaysStart(now: Date, timeZone: string, days = RECENT_DAYS)
 
 /** The period's summary from a getMetrics answer for PERIOD_METRICS, daily. */
 export function summarizePeriod(result: MetricsResult, range: {endDate: string; startDate: string; timeZone: string}): PeriodSummary {
-  const days = result.periods.daily ?? []
+  const days = result.periods.daily
+  // Asked for daily windows, answered none: a summary of zeros would be invented, not read.
+  if (!days) throw new OpsError('the getMetrics answer has no daily windows, which were asked for; nothing was summarised from it', ExitCode.Server)
   const sum = (name: string) => days.reduce((total, d) => total + (d.values[name] ?? 0), 0)
   let taken = 0
   let prescribed = 0

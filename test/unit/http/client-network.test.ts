@@ -18,6 +18,7 @@ const getWebhooks = operation({
   method: 'GET',
   path: '/v1/webhooks',
   auth: 'secret',
+  response: z.array(z.looseObject({id: z.string()})),
   successStatus: 200,
   idempotent: true,
 })
