@@ -33,7 +33,10 @@ export interface OperationRow {
   body?: z.ZodType
   /** Query schema: validated before sending (client) and on arrival (sandbox). */
   query?: z.ZodType
-  /** Tolerant response schema: unknown fields pass through. Absent when the success answer has no body. */
+  /**
+   * Response schema: unknown fields pass through, but an answer without a field it declares (or
+   * with one of another type) cannot be read (./answer.ts, exit 6). Absent when the success answer has no body.
+   */
   response?: z.ZodType
   /** The status of a success; 200 unless the row says otherwise. The sandbox answers with it. */
   successStatus?: number

@@ -7,7 +7,8 @@
  * Request schemas keep unknown fields (real clients send more than the spec names) but enforce
  * types and required fields. Response schemas are tolerant: unknown fields pass through, and
  * every field the spec does not show as always present is optional, so a newer server never
- * breaks an older CLI.
+ * breaks an older CLI. What they do declare is required of every answer: one without it cannot
+ * be read (src/http/answer.ts, exit 6), and nothing is taken from it.
  */
 import * as z from 'zod'
 
