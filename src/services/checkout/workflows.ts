@@ -21,7 +21,7 @@
  * refuses the change before anything is sent (`PrecheckUnreadableError`, exit 6, audited
  * `refused locally` with the code `unreadable-answer`).
  */
-import type {CallOptions, ServiceClient} from '../../http/client.js'
+import type {AttemptRecord, CallOptions, ServiceClient} from '../../http/client.js'
 import type {Operation} from '../../http/operation.js'
 
 import {ApiError, ExitCode, InputError, NetworkError, type NextStep, OpsError, RuleError, UsageError} from '../../errors.js'
@@ -62,24 +62,26 @@ export function ruleError(violation: RuleViolation, checkoutId: string): RuleErr
   return next ? error.withNext(next) : error
 }
 
+/** A void or refund as its audit line names it, when it is refused before sending. */
+interface UnsentAttempt {
+  operation: Operation
+  checkoutId: string
+  body: unknown
+  amount?: {currency?: string; value: string}
+}
+
+/** The audit line of an attempt refused before anything was sent: by a rule, or on a read that could not be read. */
+async function auditRefusal(client: ServiceClient, attempt: UnsentAttempt, refusal: Pick<AttemptRecord, 'code' | 'message' | 'outcome'>): Promise<void> {
+  const {amount, body, checkoutId, operation} = attempt
+  await client.recordAudit({operation, params: {checkoutId}, body, note: amount ? {amount} : undefined, ...refusal})
+}
+
 /**
  * A rule refused the change before anything was sent: the attempt still gets its audit line
  * (`refused by rule`, with the rule's code), then the refusal is thrown (exit 5).
  */
-async function refuseByRule(
-  client: ServiceClient,
-  violation: RuleViolation,
-  attempt: {operation: Operation; checkoutId: string; body: unknown; amount?: {currency?: string; value: string}},
-): Promise<never> {
-  await client.recordAudit({
-    operation: attempt.operation,
-    params: {checkoutId: attempt.checkoutId},
-    body: attempt.body,
-    note: attempt.amount ? {amount: attempt.amount} : undefined,
-    outcome: 'refused by rule',
-    code: violation.code,
-    message: violation.serviceMessage,
-  })
+async function refuseByRule(client: ServiceClient, violation: RuleViolation, attempt: UnsentAttempt): Promise<never> {
+  await auditRefusal(client, attempt, {outcome: 'refused by rule', code: violation.code, message: violation.serviceMessage})
   throw ruleError(violation, attempt.checkoutId)
 }
 
@@ -113,7 +115,7 @@ export function unreadablePrecheck(what: string, error: UnreadableAnswerError): 
 async function precheck<T>(
   client: ServiceClient,
   what: string,
-  attempt: {operation: Operation; checkoutId: string; body: unknown; amount?: {currency?: string; value: string}},
+  attempt: UnsentAttempt,
   read: () => Promise<T>,
 ): Promise<T> {
   try {
@@ -124,15 +126,7 @@ async function precheck<T>(
       step: 'checkout-get',
       checkoutId: attempt.checkoutId,
     })
-    await client.recordAudit({
-      operation: attempt.operation,
-      params: {checkoutId: attempt.checkoutId},
-      body: attempt.body,
-      note: attempt.amount ? {amount: attempt.amount} : undefined,
-      outcome: 'refused locally',
-      code: UNREADABLE_PRECHECK,
-      message: refused.message,
-    })
+    await auditRefusal(client, attempt, {outcome: 'refused locally', code: UNREADABLE_PRECHECK, message: refused.message})
     throw refused
   }
 }
