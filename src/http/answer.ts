@@ -63,6 +63,26 @@ export function jsonOf(text: string): {problem: string} | {value: unknown} {
   }
 }
 
+/**
+ * The rule for an answer without a row (`opsctl api`, sandbox control calls), below 400 (the
+ * callers make ApiErrors of the others): a 2xx is a success, its body as received, empty or not;
+ * a redirect or another status, or a body that is not JSON where JSON was asked for, is the
+ * UnreadableAnswerError returned.
+ */
+export function rawAnswerProblem(
+  label: string,
+  method: string,
+  res: Pick<InboundResponse, 'headers' | 'status' | 'text'>,
+  jsonAsked = true,
+): undefined | UnreadableAnswerError {
+  const fail = (problem: string) => new UnreadableAnswerError(label, res.status, problem, method !== 'GET', arrivedAs(res))
+  if (res.status >= 300 && res.status < 400) return fail(redirectProblem(res))
+  if (res.status < 200 || res.status >= 300) return fail('not a success (2xx)')
+  if (!jsonAsked || res.text === '') return undefined
+  const json = jsonOf(res.text)
+  return 'problem' in json ? fail(json.problem) : undefined
+}
+
 /** The first problem zod found, with its path (`0.id: Invalid input: expected string, received number`). */
 function firstIssue(issues: readonly {message: string; path: readonly PropertyKey[]}[]): string {
   const issue = issues[0]

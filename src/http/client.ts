@@ -3,7 +3,7 @@ import type {MaskedFields} from './redact.js'
 import type {RetryPolicy} from './retry.js'
 
 import {ApiError, DeclinedError, ExitCode, NetworkError, UsageError} from '../errors.js'
-import {arrivedAs, readAnswer, redirectProblem, UnreadableAnswerError} from './answer.js'
+import {rawAnswerProblem, readAnswer, UnreadableAnswerError} from './answer.js'
 import {apiErrorFrom} from './api-error.js'
 import {createTransport} from './create-transport.js'
 import {parseOptions} from './first-parse.js'
@@ -213,14 +213,7 @@ export class ServiceClient {
     const data = parseJson(res.text)
     const accept = Object.entries(input.headers ?? {}).find(([name]) => name.toLowerCase() === 'accept')?.[1]
     const jsonAsked = accept === undefined || /json|\*\/\*/i.test(accept)
-    const unreadable = (problem: string) => new UnreadableAnswerError(operationId, res.status, problem, method !== 'GET', arrivedAs(res))
-    const error =
-      apiError ??
-      (res.status < 200 || res.status >= 300
-        ? unreadable(res.status >= 300 && res.status < 400 ? redirectProblem(res) : 'not a success (2xx)')
-        : jsonAsked && res.text !== '' && data === undefined
-          ? unreadable(/^\s*</.test(res.text) ? 'an HTML page where JSON is due' : 'a body that is not valid JSON (cut off or malformed)')
-          : undefined)
+    const error = apiError ?? rawAnswerProblem(operationId, method, res, jsonAsked)
     if (error && !input.answerErrors) throw error
     return {
       data: res.text === '' ? undefined : (data ?? res.text),

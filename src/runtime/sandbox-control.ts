@@ -1,6 +1,7 @@
 import type {Transport} from '../http/transport.js'
 
 import {NetworkError, UsageError} from '../errors.js'
+import {rawAnswerProblem} from '../http/answer.js'
 import {apiErrorFrom} from '../http/api-error.js'
 import {parseJson} from '../http/json.js'
 import {registerSecret} from '../http/secrets/registry.js'
@@ -72,6 +73,9 @@ export async function sandboxControl(
 
   // A 401/403 here is about the control token, not the profile's keys.
   if (res.status >= 400) throw apiErrorFrom(res, {authStep: {step: 'sandbox-token'}, operationId: label, service: 'sandbox'})
+  // A redirect (never followed) or a body that is not JSON is not a sandbox's answer: exit 6, nothing taken from it.
+  const unreadable = rawAnswerProblem(label, method, res)
+  if (unreadable) throw unreadable
   return parseJson(res.text)
 }
 

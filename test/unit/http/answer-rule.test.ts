@@ -13,6 +13,8 @@ import {ExitCode} from '../../../src/errors.js'
 import {UnreadableAnswerError} from '../../../src/http/answer.js'
 import {ServiceClient} from '../../../src/http/client.js'
 import {closeConnections} from '../../../src/http/connections.js'
+import {HttpTransport} from '../../../src/http/http-transport.js'
+import {sandboxControl} from '../../../src/runtime/sandbox-control.js'
 import {checkoutService} from '../../../src/services/checkout/operations.js'
 import {healthService} from '../../../src/services/health/operations.js'
 import {type Answer, hostile, type HostileService, hostileService, json, SHAPES} from '../../helpers/hostile-service.js'
@@ -188,5 +190,20 @@ describe('every row of both tables', () => {
       expect(unreadable.message).toMatch(new RegExp(`^the ${row.id} answer could not be read: HTTP ${odd.status}, [^,]+, .+; nothing was taken from it`))
       expect(unreadable.outcomeUnknown).toBe(row.method !== 'GET')
     })
+  })
+})
+
+describe('a sandbox control call (no row: any 2xx JSON body)', () => {
+  const control = () => sandboxControl(new HttpTransport({retry: {maxRetries: 0}}), {origin: service.origin, token: 'tok-Aa11Bb22Cc33'}, 'GET', 'clock')
+
+  it('reads a JSON answer, and refuses a redirect, an HTML page and cut-off JSON (exit 6)', async () => {
+    answer = json({now: '2026-01-01T00:00:00.000Z'})
+    expect(await control()).toEqual({now: '2026-01-01T00:00:00.000Z'})
+    for (const shape of ['redirect-307', 'html', 'cut-off'] as const) {
+      answer = hostile(shape, {now: '2026-01-01T00:00:00.000Z'}, 'now')
+      const error = await control().then(() => undefined, (error_: unknown) => error_)
+      expect(error, shape).toBeInstanceOf(UnreadableAnswerError)
+      expect((error as UnreadableAnswerError).message).toMatch(/^the sandbox clock answer could not be read: HTTP \d{3}, /)
+    }
   })
 })
