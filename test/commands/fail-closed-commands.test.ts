@@ -126,6 +126,14 @@ describe('opsctl api shows what arrived, and fails on what is not a success', ()
     expect(none.code, none.stderr).toBe(0)
   })
 
+  it('--paginate: a page without its list is exit 6, not an empty page', async () => {
+    answer = json({paging: {}})
+    const out = await run(Api, ['health', 'GET', '/api/users/me/events', '--paginate'])
+    expect(out.code, out.stderr).toBe(6)
+    expect(out.stdout).toBe('')
+    expect(out.stderr).toContain('Error: the getEvents answer could not be read: HTTP 200, application/json, no list of events (found none); nothing was taken from it')
+  })
+
   it('text asked for with -H accept is text received: exit 0', async () => {
     answer = {status: 200, headers: {'content-type': 'text/plain'}, body: 'ok'}
     const out = await run(Api, ['checkout', 'GET', '/v1/webhooks', '-H', 'accept: text/plain'])

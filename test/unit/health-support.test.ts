@@ -112,5 +112,11 @@ describe('summarizePeriod', () => {
     expect(summary.adherencePercent).toBeNull()
     expect(summary.rescueEvents).toBe(1)
   })
+
+  it('an answer without the daily windows asked for is exit 6, never a summary of zeros', () => {
+    expect(() => summarizePeriod({periods: {weekly: []}}, range)).toThrow(
+      expect.objectContaining({exitCode: 6, message: expect.stringContaining('the getMetrics answer has no daily windows')}),
+    )
+  })
 })
 
