@@ -136,6 +136,30 @@ describe('checkout reconcile against the sandbox', () => {
     expect(rows).toHaveLength(5)
   })
 
+  it('--audit: the checkouts this machine created or changed that the file leaves out are rows of their own, not-in-file, read from the service; exit 1', async () => {
+    const path = file('partial.csv', ['checkoutId,amount,currency,state', `${ids.paid},100.00,PHP,paid`, `${ids.voided},50.00,PHP,voided`].join('\n') + '\n')
+    // The audit log's times are this machine's (real) clock, not the sandbox's: a duration back from now.
+    const result = await cli.run(['checkout', 'reconcile', '--from-file', path, '--audit', '--since', '6h', '--json'])
+    expect(result.code, result.stderr).toBe(1)
+    const doc = JSON.parse(result.stdout)
+    expect(verdicts(doc)).toEqual({[ids.expired]: 'not-in-file', [ids.paid]: 'match', [ids.refunded]: 'not-in-file', [ids.voided]: 'match'})
+    const refunded = doc.rows.find((r: any) => r.checkoutId === ids.refunded)
+    expect(refunded).toMatchObject({shop: null, service: {refunded: '30.00', state: 'refunded'}})
+    expect(refunded.line).toBeUndefined()
+    // the service's side counts what the file left out; the shop's only its two rows
+    expect(doc.totals).toEqual([
+      {currency: 'PHP', net: '100.00', paid: '150.00', refunded: '0.00', rows: 2, side: 'shop', voided: '50.00'},
+      {currency: 'PHP', net: '150.00', paid: '230.00', refunded: '30.00', rows: 4, side: 'service', voided: '50.00'},
+    ])
+    expect(result.stderr).toContain('4 rows: 2 not-in-file, 2 match')
+
+    const without = await cli.run(['checkout', 'reconcile', '--from-file', path, '--json'])
+    expect(without.code, without.stderr).toBe(0)
+    const misplaced = await cli.run(['checkout', 'reconcile', '--from-file', path, '--since', '6h'])
+    expect(misplaced.code).toBe(2)
+    expect(misplaced.stderr).toContain('--audit')
+  })
+
   it('refuses a malformed row, an unknown state and a file over the byte cap from a pipe before any read (exit 2)', async () => {
     const bad = await cli.run(['checkout', 'reconcile', '--from-file', file('bad.csv', `checkoutId,amount,currency,state\n${ids.paid},100.001,PHP,paid\n`)])
     expect(bad.code).toBe(2)

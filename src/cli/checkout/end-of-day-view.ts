@@ -71,5 +71,6 @@ export function closingLine(counts: Record<string, number>, rows: number, failed
     .map(([verdict, n]) => `${n} ${verdict}`)
   const line = `${rows} ${rows === 1 ? 'row' : 'rows'}: ${parts.join(', ')}`
   if (!failed) return line
-  return `${line}. Reading checkout ${failed.checkoutId} (line ${failed.line}) failed: ${failed.reason}; that row and any other marked error are not reconciled`
+  const where = failed.line === undefined ? 'from the audit log' : `line ${failed.line}`
+  return `${line}. Reading checkout ${failed.checkoutId} (${where}) failed: ${failed.reason}; that row and any other marked error are not reconciled`
 }

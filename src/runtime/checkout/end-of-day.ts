@@ -10,6 +10,7 @@
  */
 import type {ServiceClient} from '../../http/client.js'
 
+import {readAudit} from '../../audit/read.js'
 import {ApiError, CredentialsError, ExitCode, NetworkError, OpsError, UsageError} from '../../errors.js'
 import {
   type Money,
@@ -133,34 +134,61 @@ function failedRead(error: unknown): {code: number; reason: string} | undefined 
 
 export interface DayOptions {
   concurrency: number
+  /** Checkouts the file does not list that this machine changed (`--audit`): read like the others, verdict `not-in-file`. */
+  notInFile?: readonly string[]
   onRow?(done: number, total: number): void
+}
+
+/** The audit log's operations that make a checkout the shop should have: its creation, a void, a refund. */
+const SHOP_CHANGES = new Set(['initiateCheckout', 'voidCheckout', 'refundCheckout'])
+
+/**
+ * The checkouts this machine created, voided or refunded with `profile` since `since` (applied, or
+ * of unknown outcome: the service may have it), outside test runs, that the file does not list;
+ * oldest first. Read from the audit log's newest end.
+ */
+export async function changedHereNotListed(configDir: string, profile: string, since: Date, listed: ReadonlySet<string>): Promise<string[]> {
+  const {entries} = await readAudit(configDir, {
+    match: (e) => e.profile === profile && e.run === undefined && SHOP_CHANGES.has(e.operation) && (e.outcome === 'applied' || e.outcome === 'unknown'),
+    since: since.getTime(),
+  })
+  const ids = entries.map((e) => e.checkoutId).filter((id): id is string => id !== undefined && !listed.has(id))
+  return [...new Set(ids)]
 }
 
 /** Reads each row's checkout and refunds and gives its verdict; the document, counts and exit code. */
 export async function reconcileDay(client: Pick<ServiceClient, 'call'>, rows: readonly ShopRow[], options: DayOptions): Promise<DayResult> {
-  const results: DayRow[] = Array.from({length: rows.length})
+  const extra = options.notInFile ?? []
+  const total = rows.length + extra.length
+  const results: DayRow[] = Array.from({length: total})
   const shopTotals = new Totals()
   const serviceTotals = new Totals()
   /** The exit code of each row whose read failed. */
   const exitCodes = new Map<number, number>()
   let done = 0
   async function* indexed() {
-    for (const [index, row] of rows.entries()) yield {index, row}
+    for (const [index, row] of rows.entries()) yield {checkoutId: row.checkoutId, index, row}
+    for (const [index, checkoutId] of extra.entries()) yield {checkoutId, index: rows.length + index, row: undefined}
   }
 
-  await eachLimited(indexed(), options.concurrency, async ({index, row}) => {
-    const shop: ShopSide = {amount: formatCents(row.amount), currency: row.currency, refunded: formatCents(row.refunded), state: row.state}
-    const base = {checkoutId: row.checkoutId, line: row.line, ...(row.reference ? {reference: row.reference} : {}), shop}
-    shopTotals.add(row.currency, shopMoney(row))
+  await eachLimited(indexed(), options.concurrency, async ({checkoutId, index, row}) => {
+    let base: Omit<DayRow, 'service' | 'verdict'> = {checkoutId, shop: null}
+    if (row) {
+      const shop: ShopSide = {amount: formatCents(row.amount), currency: row.currency, refunded: formatCents(row.refunded), state: row.state}
+      base = {checkoutId, line: row.line, ...(row.reference ? {reference: row.reference} : {}), shop}
+      shopTotals.add(row.currency, shopMoney(row))
+    }
+
     try {
-      const {checkout, now} = await readCheckout(client as ServiceClient, row.checkoutId)
-      const refunds = (await client.call(checkoutOps.listRefunds, {params: {checkoutId: row.checkoutId}})).data
+      const {checkout, now} = await readCheckout(client as ServiceClient, checkoutId)
+      const refunds = (await client.call(checkoutOps.listRefunds, {params: {checkoutId}})).data
       const view = serviceView(checkout, refunds, now)
       serviceTotals.add(view.currency, view)
-      results[index] = {...base, service: serviceSide(view), verdict: verdictOf(row, view)}
+      results[index] = {...base, service: serviceSide(view), verdict: row ? verdictOf(row, view) : 'not-in-file'}
     } catch (error) {
       if (error instanceof ApiError && error.status === 404 && error.operationId === checkoutOps.getCheckout.id) {
-        results[index] = {...base, reason: 'the service does not know this checkout (404)', service: null, verdict: 'unknown'}
+        const verdict = row ? 'unknown' : 'not-in-file'
+        results[index] = {...base, reason: 'the service does not know this checkout (404)', service: null, verdict}
       } else {
         const failed = failedRead(error)
         if (!failed) throw error
@@ -169,7 +197,7 @@ export async function reconcileDay(client: Pick<ServiceClient, 'call'>, rows: re
       }
     }
 
-    options.onRow?.(++done, rows.length)
+    options.onRow?.(++done, total)
   })
 
   const sorted = [...results].sort((a, b) => ORDER[a.verdict] - ORDER[b.verdict] || (a.line ?? 0) - (b.line ?? 0))
