@@ -70,6 +70,7 @@ describe('opsctl sandbox diff', () => {
   beforeEach(() => {
     user = isolate()
     process.env.OPSCTL_SANDBOX_TOKEN = sandbox.token
+    process.env.OPSCTL_SANDBOX_URL = sandbox.origin
   })
   afterEach(() => user.cleanup())
 
