@@ -11,6 +11,7 @@ import type {CallOptions, ServiceClient} from '../http/client.js'
 import type {InputArgs, ItemOf, Operation, Paging} from '../http/operation.js'
 
 import {paginate, walk} from '../http/paginate.js'
+import {MAX_LIMIT} from './flags.js'
 import {progress} from './progress.js'
 
 export type PagedOperation = Operation & {paging: Paging}
@@ -37,7 +38,7 @@ export function pagingFlags<O extends PagedOperation>(row: O) {
   const token = Flags.string({description: 'start from this page (the token a previous listing printed)'})
   return {
     all: Flags.boolean({description: 'follow every page (streams)'}),
-    limit: Flags.integer({description: `at most this many ${items} (follows pages as needed)`, min: 1}),
+    limit: Flags.integer({description: `at most this many ${items}, up to ${MAX_LIMIT} (follows pages as needed; --all for more)`, max: MAX_LIMIT, min: 1}),
     // A computed key widens to string: only its name is narrowed, the flag keeps oclif's own type.
     ...({[tokenFlagOf(row)]: token} as Record<TokenFlagOf<O>, typeof token>),
   }
