@@ -133,39 +133,6 @@ describe('webhook callback targets', () => {
     }
   })
 
-  it('refuses a delivery to a loopback receiver on a public sandbox, recording why, and sends nothing', async () => {
-    let received = 0
-    const server = createServer((_req, res) => {
-      received++
-      res.end()
-    })
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-    try {
-      // the test module registers hooks without the handlers' check: as an imported webhook would be
-      const sb = await createSandbox({modules: testModules, port: 0, refusePrivateCallbacks: true})
-      opened.push(sb)
-      const url = `http://localhost:${(server.address() as {port: number}).port}/hook`
-      await request(`${sb.origin}/checkout/v1/hooks`, {
-        body: JSON.stringify({name: 'CHECKOUT_SUCCESS', url}),
-        headers: {authorization: basicAuth(SANDBOX_KEYS.secretKey), 'content-type': 'application/json'},
-        method: 'POST',
-      }).then((r) => r.body.dump())
-      await request(`${sb.origin}/checkout/v1/checkouts/chk_1/pay`, {method: 'POST'}).then((r) => r.body.dump())
-      let attempts: {error?: string; status: null | number}[] = []
-      while (attempts.length === 0) {
-        const res = await request(`${sb.origin}/__sandbox/webhook-deliveries`, {headers: controlHeaders(sb.token)})
-        attempts = ((await res.body.json()) as {deliveries: typeof attempts}).deliveries
-        if (attempts.length === 0) await new Promise((resolve) => setTimeout(resolve, 20))
-      }
-
-      await sb.close()
-      expect(attempts).toEqual([expect.objectContaining({error: expect.stringContaining('refused: localhost is a loopback address, not a public one'), status: null})])
-      expect(received).toBe(0)
-    } finally {
-      server.close()
-    }
-  })
-
   /** Registers a hook as an import would (no check), pays, and returns the delivery log once it has the attempt. */
   const deliverTo = async (sb: RunningSandbox, url: string) => {
     const send = (path: string, body?: object) =>
@@ -186,6 +153,34 @@ describe('webhook callback targets', () => {
     return attempts
   }
 
+  /** A loopback receiver counting what it got, for the time of `use`. */
+  const withReceiver = async (use: (port: number, received: () => number) => Promise<void>) => {
+    let received = 0
+    const server = createServer((_req, res) => {
+      received++
+      res.end()
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    try {
+      await use((server.address() as {port: number}).port, () => received)
+    } finally {
+      server.close()
+    }
+  }
+
+  it('refuses a delivery to a loopback receiver on a public sandbox, recording why, and sends nothing', async () => {
+    await withReceiver(async (port, received) => {
+      // the test module registers hooks without the handlers' check: as an imported webhook would be
+      const sb = await createSandbox({modules: testModules, port: 0, refusePrivateCallbacks: true})
+      opened.push(sb)
+      const attempts = await deliverTo(sb, `http://localhost:${port}/hook`)
+      await sb.close()
+      opened.pop()
+      expect(attempts).toEqual([expect.objectContaining({error: expect.stringContaining('refused: localhost is a loopback address, not a public one'), status: null})])
+      expect(received()).toBe(0)
+    })
+  })
+
   it('refuses a delivery whose name resolves now to an address of a refused class, embedded forms included', async () => {
     for (const [refusePrivateCallbacks, addresses] of [
       [false, EMBEDDED_METADATA],
@@ -205,20 +200,12 @@ describe('webhook callback targets', () => {
   })
 
   it('delivers to a loopback receiver whose name resolves there on a local sandbox', async () => {
-    let received = 0
-    const server = createServer((_req, res) => {
-      received++
-      res.end()
-    })
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-    try {
+    await withReceiver(async (port, received) => {
       const sb = await createSandbox({modules: testModules, port: 0})
       opened.push(sb)
-      const attempts = await deliverTo(sb, `http://localhost:${(server.address() as {port: number}).port}/hook`)
+      const attempts = await deliverTo(sb, `http://localhost:${port}/hook`)
       expect(attempts).toEqual([expect.objectContaining({status: 200})])
-      expect(received).toBe(1)
-    } finally {
-      server.close()
-    }
+      expect(received()).toBe(1)
+    })
   })
 })
