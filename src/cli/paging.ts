@@ -11,7 +11,6 @@ import type {CallOptions, ServiceClient} from '../http/client.js'
 import type {InputArgs, ItemOf, Operation, Paging} from '../http/operation.js'
 
 import {paginate, walk} from '../http/paginate.js'
-import {MAX_LIMIT} from './flags.js'
 import {progress} from './progress.js'
 
 export type PagedOperation = Operation & {paging: Paging}
@@ -31,6 +30,13 @@ export function tokenFlagOf<O extends PagedOperation>(row: O): TokenFlagOf<O> {
 
 /** `events` -> `event`: the noun of one item, for progress lines. */
 const singular = (items: string) => items.replace(/s$/, '')
+
+/**
+ * The most items one listing document holds: MAX_LIMIT of ./flags.ts, written out rather than
+ * imported, since base-command loads this module on its own (a dynamic import) and an import would
+ * give flags.ts a chunk of its own, one more file for every command to load.
+ */
+const MAX_LIMIT = 10_000
 
 /** `--all`, `--limit` and the token flag of a paged row; the descriptions name its items. */
 export function pagingFlags<O extends PagedOperation>(row: O) {
