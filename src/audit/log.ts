@@ -3,7 +3,7 @@ import {join} from 'node:path'
 import type {AttemptRecord} from '../http/client.js'
 
 import {scrubSecrets} from '../http/redact.js'
-import {ensurePrivateFolder, openPrivateForAppend} from '../profiles/private-files.js'
+import {ensurePrivateFolder, openPrivateForAppend, unwritableFile} from '../profiles/private-files.js'
 
 /**
  * The local audit log: one JSON line per attempt at a money or configuration change (checkout
@@ -65,15 +65,33 @@ export async function appendAudit(configDir: string, entry: AuditEntry, secrets:
   await appendPrivateLine(configDir, AUDIT_FILE, scrubSecrets(JSON.stringify(run && !entry.run ? {...entry, run} : entry), secrets))
 }
 
-/** One line appended to a 0600 file of the 0700 config folder, in one write (O_APPEND: concurrent writers never interleave). */
+/**
+ * One line appended to a 0600 file of the 0700 config folder, in one write (O_APPEND: concurrent
+ * writers never interleave). A file that cannot be written (a symbolic link in its place, a
+ * folder, no permission, a full disk) is a UsageError naming it (openPrivateForAppend).
+ */
 export async function appendPrivateLine(configDir: string, fileName: string, line: string): Promise<void> {
-  await ensurePrivateFolder(configDir)
-  const file = await openPrivateForAppend(join(configDir, fileName))
+  const path = join(configDir, fileName)
+  await ensurePrivateFolder(configDir).catch((error: unknown) => {
+    throw unwritableFile(path, error)
+  })
+  const file = await openPrivateForAppend(path)
   try {
-    await file.appendFile(line + '\n', 'utf8')
+    await file.appendFile(line + '\n', 'utf8').catch((error: unknown) => {
+      throw unwritableFile(path, error)
+    })
   } finally {
     await file.close()
   }
+}
+
+/** Before an audited change is sent: the audit log can take its line (opened for appending, created if missing), or a UsageError naming it. */
+export async function checkAuditWritable(configDir: string): Promise<void> {
+  const path = auditPath(configDir)
+  await ensurePrivateFolder(configDir).catch((error: unknown) => {
+    throw unwritableFile(path, error)
+  })
+  await (await openPrivateForAppend(path)).close()
 }
 
 function amountOf(value: unknown): AuditEntry['amount'] {

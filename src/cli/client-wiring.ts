@@ -6,11 +6,13 @@
  */
 import type {GlobalFlagValues} from './flags.js'
 
-import {appendAudit, entryFromAttempt} from '../audit/log.js'
+import {appendAudit, auditPath, checkAuditWritable, entryFromAttempt} from '../audit/log.js'
+import {escapeControlChars} from '../control-chars.js'
 import {type OpsError} from '../errors.js'
 import {type AttemptRecord, type ClientOptions, ServiceClient} from '../http/client.js'
 import {type Operation} from '../http/operation.js'
 import {findServiceModule} from '../http/services.js'
+import {UnwritableFileError} from '../profiles/private-files.js'
 import {type ResolvedProfile, targetOf} from '../profiles/resolve.js'
 import {type ConsentContext, consentHook} from './consent.js'
 import {writeNote} from './error-output.js'
@@ -60,17 +62,32 @@ export class ClientWiring {
       process.stderr.write(PATIENT_DATA_NOTICE + '\n')
     }
 
+    // the audit log was checked before sending (below): a line it cannot take after all is a warning, never a changed outcome
     const onAudited = async (record: AttemptRecord) => {
       this.audited = true
       const {name, profile} = await this.source.profile()
-      await appendAudit(this.source.configDir, entryFromAttempt(record, name, profile.env))
+      await appendAudit(this.source.configDir, entryFromAttempt(record, name, profile.env)).catch((error: unknown) => {
+        writeNote(`Warning: could not write the audit log: ${escapeControlChars((error as Error).message)}`)
+      })
     }
 
+    const dryRun = globals['dry-run'] === true
+    const {configDir} = this.source
+    const consent = consentHook(this.source.consent())
     return {
       onAudited,
       whileAwaitingAnswer: (record) => auditIfInterrupted(() => onAudited({...record, outcome: 'unknown', message: 'interrupted (Ctrl-C) before the answer'}), writeNote),
-      beforeSend: consentHook(this.source.consent()),
-      dryRun: globals['dry-run'] === true,
+      // an audited change is sent only when its line can be written (a symbolic link, a folder or no permission there: exit 2)
+      async beforeSend(op, input) {
+        if (op.audited && !dryRun) {
+          await checkAuditWritable(configDir).catch((error: unknown) => {
+            throw error instanceof UnwritableFileError ? new UnwritableFileError(error.path, `${error.reason}; nothing was sent`) : error
+          })
+        }
+
+        await consent(op, input)
+      },
+      dryRun,
       timeoutMs: (globals.timeout ?? 30) * 1000,
       trace: globals.verbose ? stderr : undefined,
       traceMasked: service === undefined ? undefined : patientTraceMask(service),
@@ -87,6 +104,8 @@ export class ClientWiring {
     typed: {args: Record<string, unknown>; flags: Record<string, unknown>; profile: () => Promise<ResolvedProfile | undefined>},
   ): Promise<void> {
     if (!operation || this.audited || this.source.globals()?.['dry-run']) return
+    // the audit log itself is what could not be written: the error says so, once
+    if (error instanceof UnwritableFileError && error.path === auditPath(this.source.configDir)) return
     try {
       const resolved = await typed.profile()
       const record = unsentAttempt(operation, error, typed.args, typed.flags)

@@ -11,6 +11,12 @@ import {FORMATS} from './output.js'
 
 const GLOBAL = 'GLOBAL'
 
+/**
+ * The most items one listing document holds (`--limit`): it is kept whole until it is printed, so a
+ * larger (or overflowing) number is refused while argv is read; `--all` streams any number.
+ */
+export const MAX_LIMIT = 10_000
+
 export const profileFlag = {
   profile: Flags.string({
     char: 'p',

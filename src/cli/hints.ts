@@ -60,7 +60,7 @@ export function nextStepText(next: NextStep, context: HintContext = {}): string 
     }
 
     case 'sandbox-token': {
-      return 'Run it on the machine that started the sandbox, or set OPSCTL_SANDBOX_TOKEN to the token given to sandbox start --token'
+      return 'Run it on the machine that started the sandbox, or set OPSCTL_SANDBOX_TOKEN to the token given to sandbox start --token (and OPSCTL_SANDBOX_URL to its origin)'
     }
 
     case 'profile-show': {

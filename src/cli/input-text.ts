@@ -51,3 +51,15 @@ export function visibleText(): (value: string) => Promise<string> {
     return value
   }
 }
+
+/**
+ * The parse step of a currency flag: three letters (ISO 4217), sent in capitals; anything else
+ * (empty, a symbol, a name) is refused while argv is read, before any read or change is sent.
+ */
+export function currencyCode(): (value: string) => Promise<string> {
+  return async (value) => {
+    const code = value.trim()
+    if (!/^[A-Za-z]{3}$/.test(code)) throw new Error(`must be a three-letter currency code such as PHP; ${shown(value)} is not one`)
+    return code.toUpperCase()
+  }
+}

@@ -31,13 +31,20 @@ export function tokenFlagOf<O extends PagedOperation>(row: O): TokenFlagOf<O> {
 /** `events` -> `event`: the noun of one item, for progress lines. */
 const singular = (items: string) => items.replace(/s$/, '')
 
+/**
+ * The most items one listing document holds: MAX_LIMIT of ./flags.ts, written out rather than
+ * imported, since base-command loads this module on its own (a dynamic import) and an import would
+ * give flags.ts a chunk of its own, one more file for every command to load.
+ */
+const MAX_LIMIT = 10_000
+
 /** `--all`, `--limit` and the token flag of a paged row; the descriptions name its items. */
 export function pagingFlags<O extends PagedOperation>(row: O) {
   const {items} = row.paging
   const token = Flags.string({description: 'start from this page (the token a previous listing printed)'})
   return {
     all: Flags.boolean({description: 'follow every page (streams)'}),
-    limit: Flags.integer({description: `at most this many ${items} (follows pages as needed)`, min: 1}),
+    limit: Flags.integer({description: `at most this many ${items}, up to ${MAX_LIMIT} (follows pages as needed; --all for more)`, max: MAX_LIMIT, min: 1}),
     // A computed key widens to string: only its name is narrowed, the flag keeps oclif's own type.
     ...({[tokenFlagOf(row)]: token} as Record<TokenFlagOf<O>, typeof token>),
   }

@@ -3,11 +3,22 @@ import type {OutboundRequest} from './transport.js'
 
 import {registerSecret, scrub} from './secrets/registry.js'
 
-export const SECRET_HEADERS: ReadonlySet<string> = new Set(['authorization', 'cookie', 'proxy-authorization', 'set-cookie'])
+/** Headers that carry a credential (sent, or set by an answer) or a challenge for one: masked wherever headers are shown (`-i`, traces, dry runs). */
+export const SECRET_HEADERS: ReadonlySet<string> = new Set([
+  'authorization',
+  'cookie',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'set-cookie',
+  'www-authenticate',
+  'x-api-key',
+])
 const SECRET_KEY = /pass(word)?|secret|token|session|api.?key|publickey|authorization|cookie|^card$|cardnumber|^pan$|cvc|cvv|^key$/i
 /** Names that match the pattern above but carry no credential: paging cursors are what a trace is read for. */
 const NOT_SECRET = /^paging_?token$/i
 export const isSecretName = (name: string) => SECRET_KEY.test(name) && !NOT_SECRET.test(name)
+/** A header whose value is masked: one of SECRET_HEADERS, or one named like a secret (`x-auth-token`, `x-session-id`). */
+export const isSecretHeader = (name: string) => SECRET_HEADERS.has(name.toLowerCase()) || isSecretName(name)
 
 /**
  * How deep the walks below go. They recurse, so a value nested thousands deep (a hostile file or
@@ -38,14 +49,17 @@ export function redactHeaders(headers: Record<string, string | string[] | undefi
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined) continue
     const text = Array.isArray(value) ? value.join(', ') : String(value)
-    out[name] = SECRET_HEADERS.has(name.toLowerCase()) ? redactHeaderValue(name, text) : text
+    // any other header is scrubbed of every secret the registry knows (a Location that echoes a token)
+    out[name] = isSecretHeader(name) ? redactHeaderValue(name, text) : scrub(text)
   }
 
   return out
 }
 
 function redactHeaderValue(name: string, value: string): string {
-  if (/authorization/i.test(name)) return value.replace(/^(\w+)\s+.*$/, '$1 [REDACTED]')
+  // a credential or a challenge keeps its scheme: `Bearer [REDACTED]`
+  if (/authori[sz]ation|authenticate/i.test(name)) return /^\w+\s/.test(value) ? value.replace(/^(\w+)\s+.*$/s, '$1 [REDACTED]') : '[REDACTED]'
+  if (!/cookie/i.test(name)) return '[REDACTED]'
   // cookie / set-cookie: keep names and attributes, hide values
   return value.replaceAll(/([\w.-]+)=([^;,\s]*)/g, (_m, k: string, v: string) =>
     /^(path|domain|expires|max-age|samesite)$/i.test(k) ? `${k}=${v}` : `${k}=[REDACTED]`,

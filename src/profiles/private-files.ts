@@ -1,7 +1,7 @@
 import type {FileHandle} from 'node:fs/promises'
 
 // fs.promises loads on first use: importing node:fs/promises would cost every command its load (readline, file watchers)
-import {promises as fs} from 'node:fs'
+import {constants, promises as fs} from 'node:fs'
 
 import {UsageError} from '../errors.js'
 
@@ -40,12 +40,51 @@ export async function privateFolderProblem(dir: string, rules: FolderRules): Pro
   return undefined
 }
 
-/** Opens a file of the config folder for appending: created 0600, or tightened to 0600. */
+/** Why a file could not be opened or written, in words, from its errno code. */
+const WRITE_FAILURES: Record<string, string> = {
+  EACCES: 'permission denied',
+  EDQUOT: 'the disk quota is used up',
+  EISDIR: 'it is a folder',
+  ELOOP: 'it is a symbolic link, and opsctl appends only to a real file',
+  ENOSPC: 'the disk is full',
+  ENOTDIR: 'a folder on its path is a file',
+  ENXIO: 'it is not a regular file',
+  EPERM: 'permission denied',
+  EROFS: 'the file system is read-only',
+}
+
+/** A file opsctl must write but cannot: one line naming it (exit 2), never "Unexpected error". */
+export class UnwritableFileError extends UsageError {
+  constructor(
+    readonly path: string,
+    readonly reason: string,
+  ) {
+    super(`Cannot write ${path}: ${reason}`)
+  }
+}
+
+/** The error of a failed open or write of `path`: an UnwritableFileError when its errno code says why, else the error itself. */
+export function unwritableFile(path: string, error: unknown): Error {
+  const reason = WRITE_FAILURES[(error as NodeJS.ErrnoException).code ?? '']
+  return reason ? new UnwritableFileError(path, reason) : (error as Error)
+}
+
+/**
+ * Opens a file of the config folder for appending: created 0600, or tightened to 0600. Never
+ * through a symbolic link (O_NOFOLLOW: a link in place of the file could make opsctl append to, and
+ * chmod, any file the user can write, or create one wherever a dangling link points), and only a
+ * regular file (O_NONBLOCK: a FIFO there fails instead of waiting for a reader). Refusals are
+ * UsageErrors naming the file.
+ */
 export async function openPrivateForAppend(path: string): Promise<FileHandle> {
-  const file = await fs.open(path, 'a', PRIVATE_FILE_MODE)
+  const {O_APPEND, O_CREAT, O_NOFOLLOW, O_NONBLOCK, O_WRONLY} = constants
+  const file = await fs.open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK, PRIVATE_FILE_MODE).catch((error: unknown) => {
+    throw unwritableFile(path, error)
+  })
   try {
-    const {mode} = await file.stat()
-    if ((mode & 0o777) !== PRIVATE_FILE_MODE) await file.chmod(PRIVATE_FILE_MODE)
+    const found = await file.stat()
+    if (!found.isFile()) throw new UnwritableFileError(path, WRITE_FAILURES.ENXIO)
+    if ((found.mode & 0o777) !== PRIVATE_FILE_MODE) await file.chmod(PRIVATE_FILE_MODE)
     return file
   } catch (error) {
     await file.close()

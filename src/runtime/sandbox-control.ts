@@ -7,8 +7,9 @@ import {parseJson} from '../http/json.js'
 import {registerSecret} from '../http/secrets/registry.js'
 import {type AuthParts, SECRET_ENV} from '../http/services.js'
 import {isLoopback} from '../http/url.js'
+import {ENV} from '../profiles/resolve.js'
 import {readSandboxToken} from '../profiles/sandbox-tokens.js'
-import {sandboxTenantOf} from '../services/sandbox-defaults.js'
+import {SANDBOX_ORIGIN, sandboxTenantOf} from '../services/sandbox-defaults.js'
 
 /** A running sandbox's control plane: its origin and the token its `/__sandbox/...` routes ask for. */
 export interface SandboxControlTarget {
@@ -26,14 +27,33 @@ export function sandboxOrigin(healthBaseUrl: string): string {
   return url.origin
 }
 
+/** Names the one origin OPSCTL_SANDBOX_TOKEN is for, when it is not the one OPSCTL_HEALTH_URL or the default sandbox has. */
+export const SANDBOX_URL_ENV = 'OPSCTL_SANDBOX_URL'
+
 /**
- * The sandbox behind a profile and its control token: OPSCTL_SANDBOX_TOKEN when set (a shared
- * sandbox's operator hands it out), else the file `sandbox start` wrote on this machine. A base URL
- * under `/t/<id>` names a tenant: control calls then act on that tenant alone.
+ * The origin OPSCTL_SANDBOX_TOKEN is given for, named in the same environment: OPSCTL_SANDBOX_URL,
+ * else the origin of OPSCTL_HEALTH_URL (the sandbox the environment points the CLI at, as a CI job
+ * does), else the default sandbox's (http://127.0.0.1:4010). Never an address a profile names: any
+ * process can listen on a loopback port, and a profile is only a file.
+ */
+export function sandboxTokenOrigin(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  try {
+    return new URL(env[SANDBOX_URL_ENV] || env[ENV.healthUrl] || SANDBOX_ORIGIN).origin
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The sandbox behind a profile and its control token: OPSCTL_SANDBOX_TOKEN when this is the
+ * origin it is for (sandboxTokenOrigin; a shared sandbox's operator hands it out), else the file
+ * `sandbox start` wrote on this machine for this origin. A base URL under `/t/<id>` names a
+ * tenant: control calls then act on that tenant alone.
  */
 export async function localSandbox(healthBaseUrl: string, configDir: string): Promise<SandboxControlTarget> {
   const origin = sandboxOrigin(healthBaseUrl)
-  const token = process.env[SECRET_ENV.sandboxToken] || (await readSandboxToken(configDir, origin))
+  const given = origin === sandboxTokenOrigin() ? process.env[SECRET_ENV.sandboxToken] : undefined
+  const token = given || (await readSandboxToken(configDir, origin))
   registerSecret(token)
   const tenant = sandboxTenantOf(healthBaseUrl)
   return tenant ? {origin, tenant, token} : {origin, token}

@@ -302,6 +302,39 @@ describe('api --paginate against a service that misbehaves', () => {
     expect(r.stderr).toContain('Error: Unknown paging token')
   })
 
+  it('-i masks every header that carries a credential or a challenge for one, keeping the scheme', async () => {
+    const head = {
+      'content-type': 'application/json',
+      authorization: 'Bearer tok-AUTHZ-123456',
+      'proxy-authorization': 'Basic cHJveHk6cHJveHktcGFzcy0xMjM=',
+      cookie: 'sid=COOKIE-VALUE-123456',
+      'set-cookie': 'sid=SETCOOKIE-VALUE-123456; Path=/',
+      'x-api-key': 'APIKEY-VALUE-123456',
+      'proxy-authenticate': 'Basic realm="PROXY-REALM-123456"',
+      'www-authenticate': 'Bearer realm="api", error="invalid_token", error_description="WWWAUTH-123456"',
+      'x-auth-token': 'XAUTH-TOKEN-123456',
+      'x-request-id': 'req-visible-1',
+    }
+    pool().intercept({path: '/checkout/v1/webhooks', method: 'GET'}).reply(200, [], {headers: head})
+    const r = await runCommand(Api, ['checkout', 'GET', '/v1/webhooks', '-i'])
+    expect(r.code, r.stderr).toBe(0)
+    for (const secret of ['AUTHZ', 'cHJveHk6', 'COOKIE-VALUE', 'SETCOOKIE-VALUE', 'APIKEY-VALUE', 'PROXY-REALM', 'WWWAUTH', 'XAUTH-TOKEN']) expect(r.stdout).not.toContain(secret)
+    const lines = r.stdout.split('\n')
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        'authorization: Bearer [REDACTED]',
+        'proxy-authorization: Basic [REDACTED]',
+        'cookie: sid=[REDACTED]',
+        'set-cookie: sid=[REDACTED]; Path=/',
+        'x-api-key: [REDACTED]',
+        'proxy-authenticate: Basic [REDACTED]',
+        'www-authenticate: Bearer [REDACTED]',
+        'x-auth-token: [REDACTED]',
+        'x-request-id: req-visible-1',
+      ]),
+    )
+  })
+
   it("-i with --paginate: each page's head once, before its line", async () => {
     process.env.OPSCTL_HEALTH_SESSION = 's%3Asess-Mm12Nn34'
     pool()

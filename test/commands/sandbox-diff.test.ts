@@ -70,6 +70,7 @@ describe('opsctl sandbox diff', () => {
   beforeEach(() => {
     user = isolate()
     process.env.OPSCTL_SANDBOX_TOKEN = sandbox.token
+    process.env.OPSCTL_SANDBOX_URL = sandbox.origin
   })
   afterEach(() => user.cleanup())
 
@@ -128,6 +129,8 @@ describe('opsctl sandbox diff', () => {
       return answer
     })
     await saveProfile('drifted', proxy)
+    // the token is given for the origin the profile reaches the sandbox through (it goes to no other)
+    process.env.OPSCTL_SANDBOX_URL = proxy
     const r = await runCommand(SandboxDiff, ['--against', 'drifted', '--yes', '--json'])
     expect(r.code, r.stderr).toBe(1)
     // in the order the probes run

@@ -24,9 +24,10 @@ describe('opsctl sandbox tenant', () => {
   })
   afterAll(() => sandbox.close())
   beforeEach(() => {
-    // a user with the token and no OPSCTL_*_URL: the profiles decide where commands go
+    // a user with the token and the origin it is for, and no service URL: the profiles decide where commands go
     user = isolate()
     process.env.OPSCTL_SANDBOX_TOKEN = sandbox.token
+    process.env.OPSCTL_SANDBOX_URL = sandbox.origin
   })
   afterEach(() => user.cleanup())
 

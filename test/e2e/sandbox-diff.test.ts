@@ -22,7 +22,8 @@ describe('sandbox diff (real processes)', () => {
     rmSync(configDir, {force: true, recursive: true})
   })
 
-  const run = (argv: string[], stdin?: string) => runCli(argv, {env: {OPSCTL_CONFIG_DIR: configDir, OPSCTL_SANDBOX_TOKEN: sandbox.token}, input: stdin})
+  const run = (argv: string[], stdin?: string) =>
+    runCli(argv, {env: {OPSCTL_CONFIG_DIR: configDir, OPSCTL_SANDBOX_TOKEN: sandbox.token, OPSCTL_SANDBOX_URL: sandbox.origin}, input: stdin})
 
   it('a tenant with a signed-in user against the embedded sandbox: every probe answers alike, exit 0', async () => {
     expect((await run(['sandbox', 'tenant', 'create', '--sandbox-url', sandbox.origin, '--save-profile', 'job'])).code).toBe(0)

@@ -21,8 +21,8 @@ describe('sandbox tenants (real processes)', () => {
     rmSync(configDir, {force: true, recursive: true})
   })
 
-  // the sandbox's token through the variable a shared sandbox's user sets; no OPSCTL_*_URL, so profiles decide
-  const run = (argv: string[]) => runCli(argv, {env: {OPSCTL_CONFIG_DIR: configDir, OPSCTL_SANDBOX_TOKEN: sandbox.token}})
+  // the sandbox's token through the variables a shared sandbox's user sets (the token, and the origin it is for); no OPSCTL_*_URL of a service, so profiles decide
+  const run = (argv: string[]) => runCli(argv, {env: {OPSCTL_CONFIG_DIR: configDir, OPSCTL_SANDBOX_TOKEN: sandbox.token, OPSCTL_SANDBOX_URL: sandbox.origin}})
 
   it('creates a tenant with --save-profile, and smoke -p passes against it alone', async () => {
     const created = await run(['sandbox', 'tenant', 'create', '--sandbox-url', sandbox.origin, '--save-profile', 'job-1', '--json'])

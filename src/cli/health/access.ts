@@ -5,6 +5,7 @@
  */
 import {appendAccess} from '../../audit/access.js'
 import {UsageError} from '../../errors.js'
+import {UnwritableFileError} from '../../profiles/private-files.js'
 import {ENV, type ResolvedProfile} from '../../profiles/resolve.js'
 import {hints} from '../hints.js'
 import {askText, isInteractive} from '../prompt.js'
@@ -56,6 +57,9 @@ export async function recordAccess(ctx: AccessContext, read: {reason?: string; s
     user: read.user,
     command: ctx.command,
     ...(read.reason ? {reason: read.reason} : {}),
+  }).catch((error: unknown) => {
+    // the line goes first: a read that cannot be recorded is not made (exit 2)
+    throw error instanceof UnwritableFileError ? new UnwritableFileError(error.path, `${error.reason}; the user's data was not read`) : error
   })
 }
 

@@ -4,7 +4,7 @@ import * as z from 'zod'
 import {type AccessEntry, accessPath} from '../../audit/access.js'
 import {damagedWarning, readJsonLines} from '../../audit/read.js'
 import {BaseCommand} from '../../cli/base-command.js'
-import {outputFlags} from '../../cli/flags.js'
+import {MAX_LIMIT, outputFlags} from '../../cli/flags.js'
 import {type View} from '../../cli/output/view.js'
 import {parseTimeRange} from '../../services/time-input.js'
 
@@ -35,7 +35,7 @@ users get, users inspect, events list, events get, metrics get, plan show and ap
     }),
     until: Flags.string({description: 'only reads before this time, in the same forms'}),
     user: Flags.string({description: 'only reads of this user id'}),
-    limit: Flags.integer({description: 'show only the newest N reads', min: 1}),
+    limit: Flags.integer({description: `show only the newest N reads, up to ${MAX_LIMIT} (without --limit: all of them)`, max: MAX_LIMIT, min: 1}),
   }
 
   static override view: View = {

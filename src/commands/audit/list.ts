@@ -5,7 +5,7 @@ import {type AuditEntry, auditPath} from '../../audit/log.js'
 import {damagedWarning, readAudit} from '../../audit/read.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {CHECKOUT_ZONE} from '../../cli/checkout/columns.js'
-import {outputFlags} from '../../cli/flags.js'
+import {MAX_LIMIT, outputFlags} from '../../cli/flags.js'
 import {ATTEMPT_OUTCOMES} from '../../http/client.js'
 import {checkoutService} from '../../services/checkout/operations.js'
 import {parseTimeRange} from '../../services/time-input.js'
@@ -30,7 +30,7 @@ Each attempt at a checkout creation, void, refund, webhook change or customizati
     '<%= config.bin %> audit list --since 2026-11-01 --until 2026-12-01 -o csv',
   ]
   static override flags = {
-    limit: Flags.integer({description: 'show only the newest N entries', min: 1}),
+    limit: Flags.integer({description: `show only the newest N entries, up to ${MAX_LIMIT} (without --limit: all of them)`, max: MAX_LIMIT, min: 1}),
     operation: Flags.string({description: 'only this operation', options: AUDITED}),
     checkout: Flags.string({description: 'only entries about this checkout id'}),
     profile: Flags.string({char: 'p', description: "only entries written with this profile (a CI profile's apart from the merchant's)"}),

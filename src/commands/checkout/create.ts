@@ -4,6 +4,7 @@ import {BaseCommand} from '../../cli/base-command.js'
 import {CHECKOUT_ZONE} from '../../cli/checkout/columns.js'
 import {buildCheckoutRequest, completeRequest} from '../../cli/checkout/request-flags.js'
 import {parsePairs, readJsonData} from '../../cli/data-input.js'
+import {currencyCode} from '../../cli/input-text.js'
 import {openInBrowser} from '../../cli/open-browser.js'
 import {type View} from '../../cli/output/view.js'
 import {checkRequestBody} from '../../cli/request-body.js'
@@ -39,7 +40,7 @@ The request is built from flags, or read whole from --data. Amounts are decimal 
   ]
   static override flags = {
     amount: Flags.string({description: 'total amount, e.g. 1500.00 (at most two decimals)'}),
-    currency: Flags.string({default: 'PHP', description: 'currency code of the total'}),
+    currency: Flags.string({default: 'PHP', description: 'currency code of the total, three letters', parse: currencyCode()}),
     item: Flags.string({description: 'an item "name:quantity:unit-price[:code]" (repeatable)', multiple: true, multipleNonGreedy: true}),
     ref: Flags.string({description: "merchant's request reference number (generated when absent)"}),
     'success-url': Flags.string({description: 'where the page sends the buyer after a successful payment'}),

@@ -5,6 +5,7 @@ import {auditPath} from '../../audit/log.js'
 import {damagedWarning, OUT_OF_ORDER_MARGIN_MS, readAudit} from '../../audit/read.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {CHECKOUT_ZONE, CREATED_CHECKOUT_COLUMNS, SEEDED_CHECKOUT_COLUMNS} from '../../cli/checkout/columns.js'
+import {MAX_LIMIT} from '../../cli/flags.js'
 import {hints} from '../../cli/hints.js'
 import {type View} from '../../cli/output/view.js'
 import {escapeControlChars} from '../../control-chars.js'
@@ -25,7 +26,7 @@ The checkout service has no endpoint that lists checkouts, so the list comes fro
   ]
   static override flags = {
     'include-runs': Flags.boolean({description: 'also the checkouts created by smoke and scenario runs (left out by default)'}),
-    limit: Flags.integer({description: 'show only the newest N checkouts (and read only those from the service)', min: 1}),
+    limit: Flags.integer({description: `show only the newest N checkouts, up to ${MAX_LIMIT} (and read only those from the service)`, max: MAX_LIMIT, min: 1}),
     refresh: Flags.boolean({
       allowNo: true,
       default: true,

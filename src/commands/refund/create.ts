@@ -7,7 +7,7 @@ import {refundConfirmation, refundUsedUp} from '../../cli/checkout/money-prompts
 import {amountFlag} from '../../cli/checkout/request-flags.js'
 import {changeFlags} from '../../cli/flags.js'
 import {hints} from '../../cli/hints.js'
-import {idArg, visibleText} from '../../cli/input-text.js'
+import {currencyCode, idArg, visibleText} from '../../cli/input-text.js'
 import {type View} from '../../cli/output/view.js'
 import {UsageError} from '../../errors.js'
 import {checkoutOps} from '../../services/checkout/operations.js'
@@ -33,7 +33,7 @@ With --from-file, refunds every row of a file (CSV with the header checkoutId,am
     reason: Flags.string({description: 'why the payment is refunded (with --from-file: for rows that give none)', parse: visibleText()}),
     amount: Flags.string({description: 'amount to refund, e.g. 50.00 (at most two decimals)', exclusive: ['full']}),
     // A relationship, not `exclusive`: oclif's usage line would show it as an empty alternative.
-    currency: Flags.string({description: "currency of --amount (default: the checkout's)", relationships: [{flags: ['full'], type: 'none'}]}),
+    currency: Flags.string({description: "currency of --amount, three letters (default: the checkout's)", parse: currencyCode(), relationships: [{flags: ['full'], type: 'none'}]}),
     full: Flags.boolean({description: 'refund everything that is left', exclusive: ['amount', 'currency']}),
     ...bulkFlags('refund'),
   }

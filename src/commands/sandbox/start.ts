@@ -44,7 +44,7 @@ A --state file in the JSON format of earlier versions is imported once, in place
     host: Flags.string({default: '127.0.0.1', description: 'address to listen on (loopback unless --public)'}),
     public: Flags.boolean({description: 'allow a non-loopback --host (anyone who can reach it can use the test keys)'}),
     'allow-private-callbacks': Flags.boolean({
-      description: "with --public: let webhooks go to loopback and private addresses (the host's own services); link-local and metadata addresses never are",
+      description: "with --public: let webhooks go to loopback, private and other non-public addresses (the host's own services); link-local and metadata addresses never are",
     }),
     state: Flags.string({description: 'database file to keep the state in (created when missing)', exclusive: ['database']}),
     database: Flags.string({

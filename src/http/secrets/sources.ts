@@ -3,7 +3,7 @@
  * reads it, so that its DEBUG output of argv is scrubbed too), the environment overrides, request
  * bodies and headers, and the cookies a sign-in answers with.
  */
-import {isSecretName, SECRET_HEADERS} from '../redact.js'
+import {isSecretHeader, isSecretName} from '../redact.js'
 import {registeredServiceModules, SECRET_ENV} from '../services.js'
 import {registerSecret, type SecretKind} from './registry.js'
 
@@ -87,14 +87,15 @@ export function registerBodySecrets(value: unknown): void {
   }
 }
 
-/** Credentials in headers: Authorization (and its Basic user name), cookie values, Set-Cookie values. */
+/** Credentials in headers: Authorization (and its Basic user name), cookie values, Set-Cookie values, and the whole value of another credential header (x-api-key, x-auth-token). A challenge (WWW-Authenticate) is masked where shown, not a secret to look for elsewhere. */
 export function registerHeaderSecrets(headers: Record<string, string | string[] | undefined>): void {
   for (const [name, raw] of Object.entries(headers)) {
     const lower = name.toLowerCase()
-    if (!SECRET_HEADERS.has(lower) || raw === undefined) continue
+    if (!isSecretHeader(lower) || lower.endsWith('authenticate') || raw === undefined) continue
     for (const value of Array.isArray(raw) ? raw : [raw]) {
       if (lower.endsWith('authorization')) registerAuthorization(value)
-      else registerCookies(value)
+      else if (lower.includes('cookie')) registerCookies(value)
+      else registerSecret(value)
     }
   }
 }

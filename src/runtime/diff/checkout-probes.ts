@@ -10,6 +10,7 @@ import {randomBytes, randomUUID} from 'node:crypto'
 
 import {checkoutOps, WEBHOOK_EVENTS} from '../../services/checkout/operations.js'
 import {actAsBuyer} from '../checkout/buyer.js'
+import {removeOnSignal} from '../remove-on-signal.js'
 import {sandboxControl} from '../sandbox-control.js'
 import {createTenant, deleteTenant, tenantProfile} from '../sandbox-tenants.js'
 import {type DiffSide, NotProbed, type Probe, probeContext, type ProbeContext} from './probe.js'
@@ -193,7 +194,7 @@ export const checkoutProbes: readonly Probe[] = [
  * Runs `work` in a tenant made for it on the side's sandbox (reached through the side's own origin,
  * so a proxy in front of it sees the probe too), deleted after. A clock moves only forward: a probe
  * that needs the next day moves its own tenant's, never the profile's. A tenant that could not be
- * deleted is left to the clean-ups, and expires by itself.
+ * deleted is left to the clean-ups, and expires by itself; Ctrl-C or SIGTERM meanwhile deletes it first.
  */
 async function inProbeTenant<T>(ctx: ProbeContext, work: (tenant: ProbeContext) => Promise<T>): Promise<T> {
   const {sandbox, transport} = ctx.side
@@ -205,13 +206,16 @@ async function inProbeTenant<T>(ctx: ProbeContext, work: (tenant: ProbeContext) 
     sandbox: {...control, tenant: tenant.id},
     targets: {...ctx.side.targets, checkout: {baseUrl: checkout!.baseUrl, profileName: `tenant ${tenant.id}`, publicKey: tenant.publicKey, secretKey: tenant.secretKey, service: 'checkout'}},
   }
+  const deleteIt = () => deleteTenant(transport, control, tenant.id)
+  const onSignal = removeOnSignal(deleteIt)
   const remove = async () => {
-    await deleteTenant(transport, control, tenant.id)
+    await deleteIt()
   }
 
   try {
     return await work(probeContext(side))
   } finally {
+    onSignal()
     await remove().catch(() => ctx.cleanups.push({run: remove, what: `tenant ${tenant.id} (it expires by itself at ${tenant.expiresAt})`}))
   }
 }

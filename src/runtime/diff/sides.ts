@@ -13,6 +13,7 @@ import {checkoutTarget, healthTarget, type ResolvedProfile} from '../../profiles
 import {checkoutOps} from '../../services/checkout/operations.js'
 import {healthOps} from '../../services/health/operations.js'
 import {SANDBOX_KEYS, sandboxBaseUrls} from '../../services/sandbox-defaults.js'
+import {removeOnSignal} from '../remove-on-signal.js'
 import {localSandbox} from '../sandbox-control.js'
 import {createTenant, deleteTenant} from '../sandbox-tenants.js'
 import {ourSession} from './health-probes.js'
@@ -69,9 +70,13 @@ export async function embeddedSide(origin: string, token: string, transport: Tra
   }
 }
 
+/** Our tenant outlives no run: deleted at the end, on Ctrl-C or SIGTERM, and when the process is killed outright it expires by itself after this. */
+export const DIFF_TENANT_TTL_SECONDS = 3600
+
 /**
  * Our side on a tenant made for this run on the sandbox at `origin` (its control token from
- * OPSCTL_SANDBOX_TOKEN or the file `sandbox start` wrote). `remove` deletes the tenant.
+ * OPSCTL_SANDBOX_TOKEN or the file `sandbox start` wrote). `remove` deletes the tenant; so does
+ * Ctrl-C or SIGTERM before it (../remove-on-signal.ts), and it expires by itself after an hour.
  */
 export async function tenantSide(
   origin: string,
@@ -80,11 +85,14 @@ export async function tenantSide(
   withUser: boolean,
 ): Promise<{side: DiffSide; remove(): Promise<void>}> {
   const sandbox = await localSandbox(origin, configDir)
-  const tenant = await createTenant(transport, sandbox, false)
+  const tenant = await createTenant(transport, sandbox, false, DIFF_TENANT_TTL_SECONDS)
   const profileName = `tenant ${tenant.id}`
   const health = {baseUrl: tenant.healthBaseUrl, profileName, service: 'health'}
+  const deleteIt = () => deleteTenant(transport, sandbox, tenant.id)
+  const onSignal = removeOnSignal(deleteIt)
   const remove = async () => {
-    await deleteTenant(transport, sandbox, tenant.id)
+    onSignal()
+    await deleteIt()
   }
 
   try {

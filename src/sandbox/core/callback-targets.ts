@@ -3,64 +3,104 @@
  * sandbox POSTs to it, so without rules any tenant could make the sandbox's host call addresses
  * only that host reaches.
  *
+ * Addresses are judged by class (ipaddr.js knows the special ranges), and an IPv6 address that
+ * carries an IPv4 one gets the class of the IPv4 it carries: IPv4-mapped `::ffff:0:0/96`,
+ * IPv4-translated `::ffff:0:0:0/96`, IPv4-compatible `::/96`, NAT64 `64:ff9b::/96` and the local
+ * `64:ff9b:1::/48` (every position RFC 6052 allows, the strictest wins), 6to4 `2002::/16` (bits
+ * 16-48) and Teredo `2001::/32` (the client's address, inverted, in the last 32 bits).
+ *
  * - Link-local addresses (169.254.0.0/16, fe80::/10), the cloud metadata addresses and their names
  *   (169.254.169.254, fd00:ec2::254, 100.100.100.200, metadata.google.internal, ...) are refused
  *   always: no test needs a webhook there, and a credential lives there.
- * - Loopback and private addresses (127.0.0.0/8, ::1, 0.0.0.0/8, 10/8, 172.16/12, 192.168/16,
- *   100.64/10, fc00::/7, `localhost`) are refused on a sandbox started with `--public` unless it is
- *   also started with `--allow-private-callbacks`: on one's own machine, a receiver on the loopback
- *   is the usual test (`webhook listen`); on a shared sandbox, it is the host's own services.
+ * - Every other address that is not global unicast (loopback, private, unspecified, carrier-grade
+ *   NAT, unique-local, multicast, broadcast, benchmarking 198.18/15, documentation and reserved
+ *   ranges, ...) and `localhost` are refused on a sandbox started with `--public` unless it is also
+ *   started with `--allow-private-callbacks`: on one's own machine, a receiver on the loopback is
+ *   the usual test (`webhook listen`); on a shared sandbox, it is the host's own services.
  *
  * A URL is checked when it is registered (literal addresses and names, a 400) and again before
  * each delivery, with the addresses its name resolves to (a webhook imported, or a name that
  * points somewhere else now).
  */
+import ipaddr from 'ipaddr.js'
 import {lookup} from 'node:dns/promises'
-import {BlockList, isIP} from 'node:net'
 
 export interface CallbackRules {
-  /** loopback and private addresses are refused too (a `--public` sandbox without `--allow-private-callbacks`) */
+  /** every address that is not global unicast is refused too (a `--public` sandbox without `--allow-private-callbacks`) */
   refusePrivate: boolean
 }
 
-const subnets = (list: readonly string[]): BlockList => {
-  const blocks = new BlockList()
-  for (const entry of list) {
-    const [address, bits] = entry.split('/')
-    const type = isIP(address) === 6 ? 'ipv6' : 'ipv4'
-    if (bits === undefined) blocks.addAddress(address, type)
-    else blocks.addSubnet(address, Number(bits), type)
-  }
-
-  return blocks
-}
-
-const LINK_LOCAL_OR_METADATA = subnets(['169.254.0.0/16', 'fe80::/10', 'fd00:ec2::254', '100.100.100.200'])
-const LOOPBACK_OR_PRIVATE = subnets([
-  '127.0.0.0/8',
-  '0.0.0.0/8',
-  '10.0.0.0/8',
-  '172.16.0.0/12',
-  '192.168.0.0/16',
-  '100.64.0.0/10',
-  '::1',
-  '::',
-  'fc00::/7',
-])
+const METADATA_ADDRESSES = new Set(['fd00:ec2::254', '100.100.100.200'])
 const METADATA_NAMES = new Set(['instance-data', 'instance-data.ec2.internal', 'metadata', 'metadata.azure.internal', 'metadata.goog', 'metadata.google.internal'])
 
-const blocked = (list: BlockList, address: string) => list.check(address, isIP(address) === 6 ? 'ipv6' : 'ipv4')
+/** How sure a refusal is: never (link-local, metadata), not on a public sandbox, or fine. */
+type Verdict = 'never' | 'not-public' | 'public'
+interface Judged {
+  verdict: Verdict
+  /** the range's name (ipaddr.js's) */
+  range: string
+  /** the IPv4 address an IPv6 one carries, when that decided */
+  embedded?: string
+}
+
+const STRICTNESS: Record<Verdict, number> = {never: 2, 'not-public': 1, public: 0}
+
+const v4 = (bytes: number[]) => new ipaddr.IPv4(bytes)
+
+/** The IPv4 addresses an IPv6 address carries, by its range; [] when it carries none. */
+function embeddedIPv4(address: ipaddr.IPv6): ipaddr.IPv4[] {
+  const b = address.toByteArray()
+  const range = address.range()
+  if (range === 'ipv4Mapped' || range === 'rfc6145') return [v4(b.slice(12))]
+  if (range === '6to4') return [v4(b.slice(2, 6))]
+  if (range === 'teredo') return [v4(b.slice(12).map((byte) => byte ^ 0xff))]
+  if (range === 'rfc6052') {
+    // 64:ff9b::/96 carries it last; the local-use 64:ff9b:1::/48 may use any prefix of /48 and longer (RFC 6052 2.2, byte 8 skipped)
+    if (address.match(ipaddr.IPv6.parse('64:ff9b::'), 96)) return [v4(b.slice(12))]
+    return [
+      [6, 7, 9, 10],
+      [7, 9, 10, 11],
+      [9, 10, 11, 12],
+      [12, 13, 14, 15],
+    ].map((at) => v4(at.map((i) => b[i])))
+  }
+
+  // IPv4-compatible (::/96, deprecated): everything but :: and ::1, which are IPv6's own
+  if (b.slice(0, 12).every((byte) => byte === 0) && range !== 'unspecified' && range !== 'loopback') return [v4(b.slice(12))]
+  return []
+}
+
+function judge(address: ipaddr.IPv4 | ipaddr.IPv6): Judged {
+  const range = address.range()
+  if (address.kind() === 'ipv6') {
+    const carried = embeddedIPv4(address as ipaddr.IPv6).map((inner) => ({...judge(inner), embedded: inner.toString()}))
+    if (carried.length > 0) return carried.reduce((a, b) => (STRICTNESS[b.verdict] > STRICTNESS[a.verdict] ? b : a))
+  }
+
+  if (range === 'linkLocal' || METADATA_ADDRESSES.has(address.toNormalizedString()) || METADATA_ADDRESSES.has(address.toString())) return {range, verdict: 'never'}
+  return {range, verdict: range === 'unicast' ? 'public' : 'not-public'}
+}
+
+const RANGE_WORDS: Record<string, string> = {
+  carrierGradeNat: 'carrier-grade NAT',
+  linkLocal: 'link-local',
+  uniqueLocal: 'unique-local',
+}
 
 /** Why the sandbox does not send to this host (a name or an address as a URL gives it), or undefined. */
 function hostRefusal(host: string, rules: CallbackRules): string | undefined {
   const name = host.replaceAll(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase()
-  if (isIP(name) ? blocked(LINK_LOCAL_OR_METADATA, name) : METADATA_NAMES.has(name)) {
-    return `${name} is a link-local or cloud metadata address; the sandbox never sends webhooks there`
-  }
+  let judged: Judged
+  if (ipaddr.isValid(name) && (name.includes(':') || ipaddr.IPv4.isValidFourPartDecimal(name))) judged = judge(ipaddr.parse(name))
+  else if (METADATA_NAMES.has(name)) judged = {range: 'metadata', verdict: 'never'}
+  else if (name === 'localhost' || name.endsWith('.localhost')) judged = {range: 'loopback', verdict: 'not-public'}
+  else return undefined
 
-  const local = isIP(name) ? blocked(LOOPBACK_OR_PRIVATE, name) : name === 'localhost' || name.endsWith('.localhost')
-  if (local && rules.refusePrivate) {
-    return `${name} is a loopback or private address, refused on a --public sandbox (start it with --allow-private-callbacks to allow it)`
+  const carries = judged.embedded ? ` (it carries ${judged.embedded})` : ''
+  if (judged.verdict === 'never') return `${name} is a link-local or cloud metadata address${carries}; the sandbox never sends webhooks there`
+  if (judged.verdict === 'not-public' && rules.refusePrivate) {
+    const kind = RANGE_WORDS[judged.range] ?? judged.range
+    return `${name} is ${/^[aeiou]/.test(kind) ? 'an' : 'a'} ${kind} address${carries}, not a public one: refused on a --public sandbox (start it with --allow-private-callbacks to allow it)`
   }
 
   return undefined
@@ -83,7 +123,7 @@ export async function deliveryRefusal(url: string, rules: CallbackRules): Promis
   const refused = callbackRefusal(url, rules)
   if (refused) return refused
   const host = new URL(url).hostname.replaceAll(/^\[|\]$/g, '')
-  if (isIP(host)) return undefined
+  if (ipaddr.isValid(host) && (host.includes(':') || ipaddr.IPv4.isValidFourPartDecimal(host))) return undefined
   const addresses = await lookup(host, {all: true}).catch(() => [])
   for (const {address} of addresses) {
     const refusal = hostRefusal(address, rules)

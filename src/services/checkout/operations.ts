@@ -52,7 +52,9 @@ export const PositiveAmountValue = lazySchema(() => AmountValue.refine((v) => (c
  * A URL the service or a browser will follow: http or https only. `javascript:` or `data:` as a
  * redirect URL would run in the buyer's browser on the payment page's say-so.
  */
-export const HttpUrl = lazySchema(() => z.url({protocol: /^https?$/, message: 'expected an http(s) URL'}))
+/** Browsers and most servers stop at 2,048 characters: a longer URL is refused before sending (and by the sandbox with a 400). */
+export const MAX_URL_LENGTH = 2048
+export const HttpUrl = lazySchema(() => z.string().max(MAX_URL_LENGTH, `expected a URL of at most ${MAX_URL_LENGTH} characters`).pipe(z.url({protocol: /^https?$/, message: 'expected an http(s) URL'})))
 /** ISO 4217 code. The spec only says "currency code"; the service is Philippine, so PHP is the CLI default. */
 export const Currency = lazySchema(() => z.string().regex(/^[A-Z]{3}$/, 'expected a three-letter currency code such as PHP'))
 /** Anything a server sends as an amount: tolerated as string or number, shown as received. */
@@ -102,7 +104,8 @@ export const Buyer = lazySchema(() => z.looseObject({
   firstName: z.string().optional(),
   middleName: z.string().optional(),
   lastName: z.string().optional(),
-  contact: z.looseObject({phone: z.string().optional(), email: z.string().optional()}).optional(),
+  // the spec says neither whether an email is required nor its form: any text, but no longer than an address can be (RFC 5321)
+  contact: z.looseObject({phone: z.string().optional(), email: z.string().max(254, 'expected an email address of at most 254 characters').optional()}).optional(),
   shippingAddress: Address.optional(),
   billingAddress: Address.optional(),
   ipAddress: z.string().optional(),

@@ -122,9 +122,14 @@ export const PlanSensor = lazySchema(() => z.looseObject({
   batteryLevel: z.number().optional(),
 }))
 
+/** An id sent in a body: not empty and not only spaces (a path id is checked by idArg while argv is read). */
+const BodyId = lazySchema(() => z.string().regex(/\S/, 'expected an id, not an empty or blank text'))
+/** The longest address RFC 5321 lets a mailbox have (254 characters): a longer one is refused before sending. */
+export const MAX_EMAIL_LENGTH = 254
+
 /** AddPlanMedicationRequest_1 ("not shown"): the medication id is required, usage list and sensors default to empty. */
 export const AddPlanMedicationBody = lazySchema(() => z.looseObject({
-  medicationId: z.string().min(1),
+  medicationId: BodyId,
   usageList: z.array(Usage).optional(),
   sensors: z.array(PlanSensorInput).optional(),
 }))
@@ -168,7 +173,7 @@ export type PlanMedication = z.output<typeof PlanMedication>
 /** Credentials_1 ("not shown"): what createUser takes. */
 export const CreateUserBody = lazySchema(() => z.looseObject({
   role: z.enum(ROLES),
-  email: z.email(),
+  email: z.email().max(MAX_EMAIL_LENGTH, `expected an email address of at most ${MAX_EMAIL_LENGTH} characters`),
   password: z.string().min(1),
   givenName: z.string().min(1),
   familyName: z.string().min(1),
@@ -177,7 +182,7 @@ export const CreateUserBody = lazySchema(() => z.looseObject({
 }))
 
 /** POST /api/sign-in ("payload and response: not shown"): email and password; answers the user and sets the cookie. */
-export const SignInBody = lazySchema(() => z.looseObject({email: z.string().min(1), password: z.string().min(1)}))
+export const SignInBody = lazySchema(() => z.looseObject({email: z.string().min(1).max(MAX_EMAIL_LENGTH, `expected an email address of at most ${MAX_EMAIL_LENGTH} characters`), password: z.string().min(1)}))
 
 /** inline_response_200 ("not shown"): the user, with the plan (so a plan change is visible on getUser/getUserById). */
 export const User = lazySchema(() => z.looseObject({
@@ -204,7 +209,7 @@ export type User = z.output<typeof User>
 /** Event_2 ("not shown"): date, medication and its type are required; the rest defaults (manual, 1 dose, not preemptive, no symptoms). */
 export const AddEventBody = lazySchema(() => z.looseObject({
   date: IsoDateTime,
-  medicationId: z.string().min(1),
+  medicationId: BodyId,
   medicationType: z.enum(MEDICATION_TYPES),
   source: z.enum(SOURCES).optional(),
   doses: z.number().int().min(1).optional(),

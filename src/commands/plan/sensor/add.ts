@@ -31,8 +31,8 @@ The MAC is checked before sending (six hex pairs; lower case and "-" are normali
       mac: normalizeMac(flags.mac),
       model: flags.model,
       ...(flags['battery-level'] === undefined ? {} : {batteryLevel: flags['battery-level']}),
-      ...(flags['first-sync-date'] ? {firstSyncDate: parseTimeInput(flags['first-sync-date'], 'firstSyncDate').toISOString()} : {}),
-      ...(flags['last-sync-date'] ? {lastSyncDate: parseTimeInput(flags['last-sync-date'], 'lastSyncDate').toISOString()} : {}),
+      ...(flags['first-sync-date'] === undefined ? {} : {firstSyncDate: parseTimeInput(flags['first-sync-date'], 'firstSyncDate').toISOString()}),
+      ...(flags['last-sync-date'] === undefined ? {} : {lastSyncDate: parseTimeInput(flags['last-sync-date'], 'lastSyncDate').toISOString()}),
     }
     checkRequestBody(healthOps.addPlanSensor, body)
     const client = await this.health()
