@@ -4,7 +4,7 @@
  * same profile through OPSCTL_PROFILE takes the overrides, and `sandbox diff --against vendor`
  * compares with vendor's service, not with the environment's sandbox (which would be a false pass).
  */
-import {mkdtempSync, rmSync} from 'node:fs'
+import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
 import {createServer} from 'node:http'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -102,6 +102,15 @@ describe('a named profile is the one used, whatever OPSCTL_* says (real processe
 
     expect((await webhooks(other)).sort()).toEqual(['https://shop.example/hooks/long', 'https://shop.example/hooks/named'])
     expect(await webhooks(envSandbox)).toEqual(['https://shop.example/hooks/from-env'])
+  })
+
+  it('scenario run -p other: its steps use other as stored too', async () => {
+    const file = join(configDir, 'register.yaml')
+    writeFileSync(file, 'steps:\n  - run: opsctl webhook register --name CHECKOUT_DROPOUT --url https://shop.example/hooks/scenario\n')
+    const r = await run(['scenario', 'run', '-p', 'other', file])
+    expect(r.code, r.stderr).toBe(0)
+    expect(await webhooks(other)).toContain('https://shop.example/hooks/scenario')
+    expect(await webhooks(envSandbox)).not.toContain('https://shop.example/hooks/scenario')
   })
 
   it('sandbox diff --against vendor probes vendor, not the environment sandbox: its differences, exit 1', async () => {

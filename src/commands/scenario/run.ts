@@ -18,7 +18,7 @@ export default class ScenarioRun extends BaseCommand<typeof ScenarioRun> {
   static override args = {file: Args.string({description: 'scenario file (YAML)', required: true})}
   static override description = `Run a scenario file: opsctl command lines with expectations, in order.
 
-Each step runs in this process the way a separate opsctl process with piped input and output would: with this environment (OPSCTL_* variables, and --profile and --timeout when given), no terminal (nothing prompts; a destructive step needs --yes), and its own output and exit code. A step runs one command line without a shell: pipes, redirections and ; are refused.
+Each step runs in this process the way a separate opsctl process with piped input and output would: with this environment (OPSCTL_* variables, and --profile and --timeout when given; a profile named with --profile is used as stored by every step, whatever the OPSCTL_* variables say), no terminal (nothing prompts; a destructive step needs --yes), and its own output and exit code. A step runs one command line without a shell: pipes, redirections and ; are refused.
 
 A step can expect an exit code (default 0), values at dot paths of its --json output, and text in stdout or stderr. A value is a plain value (status: CREATED) or a matcher: equals, matches, exists, length; the path $ is the whole document, so $: {length: 1} checks a top-level list. A step can save values for later steps as \${name}. Built-in variables: \${run.id} (one per run, for names that must differ from the last run's), \${uuid} (new at each use) and \${env:NAME|default}. The name of the scenario defaults to the file name.
 
