@@ -160,9 +160,15 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     return this.store
   }
 
+  /** The profile named on the command line (`--profile`, `-p`), not filled in from OPSCTL_PROFILE: it is used as stored. */
+  protected get namedProfile(): string | undefined {
+    return this.flagsInOrder.some((f) => f.flag === 'profile') ? this.flags?.profile : undefined
+  }
+
   protected async profile(): Promise<ResolvedProfile> {
-    // oclif fills --profile from OPSCTL_PROFILE: passed on only when typed, so an unknown name can say where it came from.
-    this.resolved ??= resolveProfile(await this.profileStore(), profileTyped(this.argv) ? this.flags?.profile : undefined).then((r) => {
+    // oclif fills --profile from OPSCTL_PROFILE: passed on only when on the command line (a token of argv), where it
+    // names a profile used as stored; from the variable, the OPSCTL_* overrides apply, and an unknown name says where it came from.
+    this.resolved ??= resolveProfile(await this.profileStore(), this.namedProfile).then((r) => {
       for (const secret of profileSecrets(r.profile)) registerSecret(secret)
       return r
     })

@@ -11,11 +11,11 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
   {name: 'OPSCTL_PROFILE', description: 'the profile to use when --profile is not given (an empty value counts as unset)'},
   {name: 'OPSCTL_CONFIG_DIR', description: 'the folder of profiles.json and audit.jsonl (default: the platform config folder)'},
   {name: 'OPSCTL_CACHE_DIR', description: 'the folder of the compile cache (default: the platform cache folder)'},
-  {name: 'OPSCTL_HEALTH_URL', description: "overrides the profile's health base URL"},
-  {name: 'OPSCTL_HEALTH_SESSION', description: 'a health session (connect.sid) to use instead of the signed-in one'},
-  {name: 'OPSCTL_CHECKOUT_URL', description: "overrides the profile's checkout base URL"},
-  {name: 'OPSCTL_CHECKOUT_PUBLIC_KEY', description: "overrides the profile's checkout public key"},
-  {name: 'OPSCTL_CHECKOUT_SECRET_KEY', description: "overrides the profile's checkout secret key"},
+  {name: 'OPSCTL_HEALTH_URL', description: 'overrides the health base URL of the profile chosen without --profile'},
+  {name: 'OPSCTL_HEALTH_SESSION', description: 'a health session (connect.sid) to use instead of the signed-in one of the profile chosen without --profile'},
+  {name: 'OPSCTL_CHECKOUT_URL', description: 'overrides the checkout base URL of the profile chosen without --profile'},
+  {name: 'OPSCTL_CHECKOUT_PUBLIC_KEY', description: 'overrides the checkout public key of the profile chosen without --profile'},
+  {name: 'OPSCTL_CHECKOUT_SECRET_KEY', description: 'overrides the checkout secret key of the profile chosen without --profile'},
   {name: 'OPSCTL_TIMEOUT', description: 'seconds before a request is given up (--timeout)'},
   {name: 'OPSCTL_VERBOSE', description: 'print the redacted HTTP trace on stderr (--verbose)'},
   {name: 'OPSCTL_AUDIT_RUN', description: 'marks the audit lines of a run (smoke and scenario set it); checkout list leaves marked checkouts out unless --include-runs'},
@@ -32,10 +32,14 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
   {name: 'NODE_DISABLE_COMPILE_CACHE', description: '1 turns the compile cache off'},
 ]
 
+/** Which profile the OPSCTL_* overrides apply to, as `opsctl help environment` says it under the table. */
+const OVERRIDES_RULE =
+  'A flag given on the command line wins over its variable. The URL, session and key variables above override the profile chosen without naming one (OPSCTL_PROFILE, else the active profile); a profile named on the command line (--profile, -p, sandbox diff --against) is used as stored, its URLs and keys unchanged, whatever the environment holds.'
+
 /** The table as `opsctl help environment` prints it, descriptions wrapped within `width` columns. */
 export function environmentHelp(width = 80): string {
   const rows = definitionList(ENVIRONMENT.map((v) => [v.name, v.description]), width)
-  return ['ENVIRONMENT VARIABLES', ...rows, '', 'A flag given on the command line wins over its variable.', ''].join('\n')
+  return ['ENVIRONMENT VARIABLES', ...rows, '', ...wrap(OVERRIDES_RULE, width), ''].join('\n')
 }
 
 /** A help topic's table: each name, then its description wrapped within `width` columns beside it. */

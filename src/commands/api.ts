@@ -32,7 +32,7 @@ The body is JSON, from one of: --data (inline, @file or -), --input FILE (or - f
 
 --paginate follows a paged list (an operation below with a paging token; today GET /api/users/{userId}/events) from the page the query names to the last, at most --max-pages pages, and prints one document: the last page's answer with its list holding the items of every page (events: [...all]); its paging.next is set only when --max-pages stopped it, the token to continue from (said on stderr too). With -o ndjson each page's answer is one line, printed as it arrives. Any other path with --paginate is refused, and nothing is sent; a page token the service gives twice stops the run (exit 6).
 
--i prints the status line and the headers (every header that carries a credential or a challenge for one masked: authorization, proxy-authorization, cookie, set-cookie, x-api-key, www-authenticate, proxy-authenticate, any header named like a secret, and any known secret in the others) before the body; --silent prints no body. Bodies are shown as received, JSON or not. An answer that is not a 2xx prints its body all the same, and the error on stderr, and the exit code is that of its status (3 for 401/403, 4 for 404/410, 5 for another 4xx, 6 for a 5xx); a redirect is never followed: it is exit 6, naming where it points. A 2xx body that is not JSON is exit 6 too, unless -H 'accept: ...' asked for something other than JSON.
+-i prints the status line and the headers (every header that carries a credential or a challenge for one masked: authorization, proxy-authorization, cookie, set-cookie, x-api-key, www-authenticate, proxy-authenticate, any header named like a secret, and any known secret in the others) before the body; --silent prints no body. Bodies are shown as received, JSON or not. An answer that is not a 2xx prints its body all the same, as it is (--query asks about the answer, not about an error), and the error on stderr, and the exit code is that of its status (3 for 401/403, 4 for 404/410, 5 for another 4xx, 6 for a 5xx); a redirect is never followed: it is exit 6, naming where it points. A 2xx body that is not JSON is exit 6 too, unless -H 'accept: ...' asked for something other than JSON.
 
 The operations of both services (the ids the other commands' errors and audit lines name):
 
@@ -122,9 +122,9 @@ ${OPERATION_INDEX}`
     return this.flags.silent ? undefined : (response.data ?? {status: response.status})
   }
 
-  /** An error answer: its body (unless --silent), then the error, which has the exit code of its status. */
+  /** An error answer: its body as it is (unless --silent; --query is for the answer asked for), then the error, which has the exit code of its status. */
   private async failWith(error: Error, body: unknown): Promise<never> {
-    if (!this.flags.silent && body !== undefined) await this.output.print(body)
+    if (!this.flags.silent && body !== undefined) await this.output.print(body, {query: false})
     throw error
   }
 

@@ -34,7 +34,7 @@ export default class Smoke extends BaseCommand<typeof Smoke> {
   static override undoesOwnChanges = true
   static override description = `Check that both services work, end to end: every operation of both specs, each answer checked.
 
-Against a profile it only does what it can undo: it creates its own user, events and plan entries and deletes them, and changes webhooks and the page customization only to put back what was there. Steps that need a buyer or the clock (pay, webhook delivery, void, next-day refund) run only on a sandbox and are reported as skipped elsewhere. --sandbox starts an embedded sandbox on a free loopback port for the run (nothing else is touched) and runs every step.
+Against a profile it only does what it can undo: it creates its own events and plan entries and deletes them, and changes webhooks and the page customization only to put back what was there. What it cannot undo stays: its own throwaway user (the API has no user delete) and its checkouts (marked in the audit log). Steps that need a buyer or the clock (pay, webhook delivery, void, next-day refund) run only on a sandbox and are reported as skipped elsewhere. The next-day refund moves the clock of a tenant it makes for itself and deletes at the end (it needs the sandbox's control token), so the clock of the sandbox or tenant in use never moves. --sandbox starts an embedded sandbox on a free loopback port for the run (nothing else is touched) and runs every step.
 
 Progress goes to stderr as steps finish; the report goes to stdout, ending with "N passed, N failed, N skipped". Exits 0 when nothing failed, 1 otherwise. Against a profile it first looks once at each base URL: when one does not answer, it stops with one line (exit 7) before any step.
 
@@ -84,6 +84,7 @@ Progress goes to stderr as steps finish; the report goes to stdout, ending with 
       const ctx: SmokeContext = {
         checkout: new ServiceClient({...options, target: targets.checkout}),
         cleanups: [],
+        clientFor: (target) => new ServiceClient({...options, target}),
         health: new ServiceClient({...healthOptions, target: targets.health}),
         sandbox: targets.sandbox,
         values: {},
@@ -116,7 +117,9 @@ Progress goes to stderr as steps finish; the report goes to stdout, ending with 
   private async plan(): Promise<SmokePlan> {
     const targets = this.flags.sandbox ? this.sandboxTargets({origin: DRY_RUN_ORIGIN}) : await this.profileTargets()
     const label = this.flags.sandbox ? 'an embedded sandbox (not started: --dry-run)' : targets.label
-    const steps = planSmoke(this.steps(undefined), {...targets, sandboxOrigin: targets.sandbox?.origin})
+    // a dry run's embedded sandbox would be ours, its token known
+    const control = this.flags.sandbox || Boolean(targets.sandbox?.token)
+    const steps = planSmoke(this.steps(undefined), {...targets, control, sandboxOrigin: targets.sandbox?.origin})
     this.note(`Smoke, dry run: ${steps.length} steps against ${label}; nothing was sent`)
     return {dryRun: true, target: label, steps}
   }

@@ -4,7 +4,10 @@ import type {Profile} from './schema.js'
 import {UsageError} from '../errors.js'
 import {ProfileStore} from './store.js'
 
-/** Environment overrides for CI, applied over the chosen profile's values. */
+/**
+ * Environment overrides for CI: applied over the values of the profile chosen without naming one
+ * (OPSCTL_PROFILE or the active profile). A profile named on the command line is used as stored.
+ */
 export const ENV = {
   profile: 'OPSCTL_PROFILE',
   healthUrl: 'OPSCTL_HEALTH_URL',
@@ -23,20 +26,26 @@ export interface ResolvedProfile {
 }
 
 /**
- * Resolution order: --profile flag > OPSCTL_PROFILE > the active profile; then OPSCTL_* values override.
+ * `named`: the profile named on the command line (`--profile`, `-p`, `sandbox diff --against`,
+ * `profile show NAME`), never one oclif filled in from OPSCTL_PROFILE. A named profile is used as
+ * stored, as the AWS CLI treats an explicit `--profile`: the OPSCTL_* values of a CI job's
+ * environment must not send a request meant for that profile elsewhere (nor make a production
+ * profile's request go to a sandbox, or the reverse). Without one: OPSCTL_PROFILE, else the active
+ * profile, and the OPSCTL_* values override its settings.
  * An empty OPSCTL_* variable counts as unset; an empty profile name given explicitly is an error, never the active profile.
  */
 export async function resolveProfile(
   from: ProfileStore | string,
-  flagProfile: string | undefined,
+  named: string | undefined,
   env = process.env,
 ): Promise<ResolvedProfile> {
-  if (flagProfile === '') throw new UsageError('The profile name must not be empty', ['See the profiles: opsctl profile list'])
+  if (named === '') throw new UsageError('The profile name must not be empty', ['See the profiles: opsctl profile list'])
   const store = typeof from === 'string' ? await ProfileStore.open(from) : from
-  const name = flagProfile ?? (env[ENV.profile] || store.activeName)
-  if (name && !store.get(name)) throw await unknownProfileError(name, store.names(), flagProfile === undefined && Boolean(env[ENV.profile]))
+  const name = named ?? (env[ENV.profile] || store.activeName)
+  if (name && !store.get(name)) throw await unknownProfileError(name, store.names(), named === undefined && Boolean(env[ENV.profile]))
   const profile = structuredClone(store.require(name))
   const fromEnv: string[] = []
+  if (named !== undefined) return {name, profile, fromEnv, store}
   const pick = (key: keyof typeof ENV, apply: (v: string) => void) => {
     const value = env[ENV[key]]
     if (value) {

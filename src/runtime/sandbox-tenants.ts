@@ -2,6 +2,7 @@
  * Tenants of a running sandbox (`sandbox tenant create|list|delete`), through its own control
  * routes `/__sandbox/tenants`: always the sandbox's, never a tenant's (`/t/<id>/__sandbox/...`).
  */
+import type {ServiceTarget} from '../http/services.js'
 import type {Transport} from '../http/transport.js'
 import type {Profile} from '../profiles/schema.js'
 
@@ -40,6 +41,11 @@ export async function listTenants(transport: Transport, sandbox: SandboxControlT
 /** A tenant the sandbox does not have is its 404: exit 4. */
 export async function deleteTenant(transport: Transport, sandbox: SandboxControlTarget, id: string): Promise<{deleted: string}> {
   return (await sandboxControl(transport, own(sandbox), 'DELETE', `tenants/${id}`)) as {deleted: string}
+}
+
+/** A tenant's checkout service, with the keys it was created with. */
+export function tenantCheckoutTarget(tenant: CreatedTenant): ServiceTarget {
+  return {baseUrl: tenant.checkoutBaseUrl, profileName: `tenant ${tenant.id}`, publicKey: tenant.publicKey, secretKey: tenant.secretKey, service: 'checkout'}
 }
 
 /** A sandbox profile for a tenant: its base URLs (on the origin the CLI reached) and its keys. */

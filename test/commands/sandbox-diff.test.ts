@@ -180,7 +180,9 @@ describe('opsctl sandbox diff', () => {
     const r = await runCommand(SandboxDiff, ['--against', 'stale', '--service', 'health'])
     expect(r.code, r.stderr).toBe(3)
     expect(r.stdout).toBe('')
-    const key = await runCommand(SandboxDiff, ['--against', 'stale', '--service', 'checkout'], {env: {OPSCTL_CHECKOUT_SECRET_KEY: 'sk-revoked'}})
+    store.set('stale', {...profile, checkout: {...profile.checkout, secretKey: 'sk-revoked'}})
+    await store.save()
+    const key = await runCommand(SandboxDiff, ['--against', 'stale', '--service', 'checkout'])
     expect(key.code, key.stderr).toBe(3)
   })
 

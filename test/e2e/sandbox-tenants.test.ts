@@ -44,7 +44,7 @@ describe('sandbox tenants (real processes)', () => {
     const smoke = await run(['smoke', '-p', 'job-1'])
     expect(smoke.code, smoke.stderr).toBe(0)
     expect(smoke.stderr).toMatch(/\d+ passed, 0 failed, 0 skipped/)
-    // smoke's checkout steps moved job-1's clock a day and back; neither the other tenant's nor the default one's moved
+    // smoke's next-day refund moved the clock of a tenant of its own; neither the other tenant's nor the default one's moved
     const afterOther = Date.parse(JSON.parse((await run(['sandbox', 'clock', '-p', 'job-2', '--json'])).stdout).now)
     expect(afterOther - otherClock).toBeLessThan(3_600_000)
     const exported = await run(['sandbox', 'export', '-p', 'job-2', join(configDir, 'job-2.json'), '--json'])

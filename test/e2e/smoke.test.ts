@@ -74,13 +74,13 @@ describe('opsctl smoke', () => {
     it('reports exactly the step the sandbox broke, with its request id, and exits non-zero', async () => {
       const user = sandbox.user()
       try {
-        await sandbox.control('faults', {next: [{kind: '500', op: 'getRefund'}]})
+        await sandbox.control('faults', {next: [{kind: '500', op: 'updateWebhook'}]})
         const result = await run(Smoke, ['--reporter', 'json'])
         expect(result.code).toBe(1)
         const report = JSON.parse(result.stdout)
         const failed = report.results.filter((r: {outcome: string}) => r.outcome === 'failed')
         expect(failed).toHaveLength(1)
-        expect(failed[0]).toMatchObject({operation: 'getRefund', requestId: expect.stringMatching(/^[\da-f-]{36}$/)})
+        expect(failed[0]).toMatchObject({operation: 'updateWebhook', requestId: expect.stringMatching(/^[\da-f-]{36}$/)})
         expect(failed[0].message).toContain('HTTP 500')
         expect(result.stderr).toContain(`request id ${failed[0].requestId}`)
         expect(result.stderr.trim().split('\n').at(-1)).toBe(`${report.results.length - 1} passed, 1 failed, 0 skipped`)

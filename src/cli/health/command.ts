@@ -36,11 +36,15 @@ export const healthFlags = {
   }),
 }
 
-/** `<userId>`, or `me` for the signed-in user. */
-export const userIdArg = idArg('user id, or "me" for the signed-in user', 'user id')
+/**
+ * The user of every health command that takes one: an id, `me` for the signed-in user, or an email
+ * address, looked up among the users the signed-in user may read (resolveUserId). What is sent and
+ * written to the access log is always the id.
+ */
+export const userIdArg = idArg('user id, email address, or "me" for the signed-in user', 'user id or email')
 
-/** `<userId|email>`: an email is looked up among the users the signed-in user may read. */
-export const userOrEmailArg = idArg('user id, email address, or "me" for the signed-in user', 'user id or email')
+/** An email address, not an id: ids have no `@`. */
+const isEmail = (target: string) => target.includes('@')
 
 export const USER_VIEW: View = {
   columns: USER_COLUMNS,
@@ -76,25 +80,21 @@ export abstract class HealthCommand<T extends typeof Command> extends BaseComman
   }
 
   /**
-   * `me` -> the signed-in user's id: the one stored at sign-in, else asked of the service
-   * (getUser). A session from OPSCTL_HEALTH_SESSION may belong to someone else, so then we ask.
+   * The id of the user a command names: an id as it is; `me` -> the signed-in user's id (the one
+   * stored at sign-in, else asked of the service: a session from OPSCTL_HEALTH_SESSION may belong to
+   * someone else); an email -> the id of that user among those the signed-in user may read (a miss
+   * is exit 4 saying who was searched). Under --dry-run nothing is asked: `me` and an email stay as typed.
    */
-  protected async resolveUserId(userId: string, client: ServiceClient): Promise<string> {
-    if (userId !== 'me') return userId
-    const r = await this.profile()
-    if (r.profile.health.userId && !r.fromEnv.includes(ENV.healthSession)) return r.profile.health.userId
-    if (this.dryRun) return 'me'
-    const {data} = await client.call(healthOps.getUser)
-    return data.id
+  protected async resolveUserId(target: string, client: ServiceClient): Promise<string> {
+    return (await this.lookUpUser(target, client)).userId
   }
 
   /**
-   * The id of the user whose health data this command reads (`target`: an id, `me`, or with
-   * `email` an email address, looked up among the users the signed-in user may read). A read of
-   * another user needs a reason on production profiles (settled before anything is sent) and is
-   * written to the access log (./access.ts).
+   * The id of the user whose health data this command reads (resolveUserId). A read of another
+   * user needs a reason on production profiles (settled before anything is sent) and is written to
+   * the access log (./access.ts) with that user's id, never the email typed.
    */
-  protected async readUserId(target: string, client: ServiceClient, options: {email?: boolean} = {}): Promise<string> {
+  protected async readUserId(target: string, client: ServiceClient): Promise<string> {
     const ctx: AccessContext = {
       command: (this.id ?? '').replaceAll(':', ' '),
       configDir: this.configDir,
@@ -103,15 +103,23 @@ export abstract class HealthCommand<T extends typeof Command> extends BaseComman
       resolved: await this.profile(),
     }
     const reason = await reasonFor(ctx, target)
-    if (options.email && target.includes('@')) {
-      const found = await findByEmail(target, client)
-      await recordAccess(ctx, {reason, signedInUser: found.signedInUser, user: found.userId})
-      return found.userId
+    const found = await this.lookUpUser(target, client)
+    if (target !== 'me' && !this.dryRun) {
+      await recordAccess(ctx, {reason, signedInUser: found.signedInUser ?? (await this.lookUpUser('me', client)).userId, user: found.userId})
     }
 
-    const userId = await this.resolveUserId(target, client)
-    if (target !== 'me' && !this.dryRun) await recordAccess(ctx, {reason, signedInUser: await this.resolveUserId('me', client), user: userId})
-    return userId
+    return found.userId
+  }
+
+  /** The user's id, and the signed-in user's when the lookup of an email learnt it. */
+  private async lookUpUser(target: string, client: ServiceClient): Promise<{signedInUser?: string; userId: string}> {
+    if (isEmail(target)) return this.dryRun ? {userId: target} : findByEmail(target, client)
+    if (target !== 'me') return {userId: target}
+    const r = await this.profile()
+    if (r.profile.health.userId && !r.fromEnv.includes(ENV.healthSession)) return {userId: r.profile.health.userId}
+    if (this.dryRun) return {userId: 'me'}
+    const {data} = await client.call(healthOps.getUser)
+    return {signedInUser: data.id, userId: data.id}
   }
 
   /** The password: --password-stdin, --password (warned), or a hidden prompt in a terminal. Registered as a secret. */

@@ -123,9 +123,13 @@ export class CommandOutput {
     if (!this.source.jsonEnabled()) writeNote(escapeControlChars(message, {keepNewlines: true}))
   }
 
-  /** The document `execute()` returned, unless it was streamed or shown already; then the closing line. */
-  async print(document: unknown): Promise<void> {
-    if (document !== undefined && !this.streamed && !this.shownOwnView) await this.printDocument(document)
+  /**
+   * The document `execute()` returned, unless it was streamed or shown already; then the closing line.
+   * `query: false`: an error answer's body (`api`), printed as itself: --query asks about the answer,
+   * and run on an error body it would put a type error or a "did you mean" in place of the error.
+   */
+  async print(document: unknown, options: {query?: boolean} = {}): Promise<void> {
+    if (document !== undefined && !this.streamed && !this.shownOwnView) await this.printDocument(document, options.query !== false)
     if (this.closingLine !== undefined) process.stderr.write(this.closingLine + '\n')
     this.printed = true
   }
@@ -148,11 +152,11 @@ export class CommandOutput {
     }
   }
 
-  private async printDocument(document: unknown): Promise<void> {
+  private async printDocument(document: unknown, withQuery: boolean): Promise<void> {
     const {columns, query} = this.source.globals()
     const view = this.source.view()
     if (view.quiet && !this.documentWanted) return
-    if (query === undefined) {
+    if (query === undefined || !withQuery) {
       await renderDocument(document, view, await this.mode())
       return
     }

@@ -8,7 +8,7 @@ import {type View} from '../../cli/output/view.js'
 import {stepProgress} from '../../cli/progress.js'
 import {REPORT_VIEW} from '../../cli/views/report.js'
 import {ServiceClient} from '../../http/client.js'
-import {checkoutTarget, healthTarget} from '../../profiles/resolve.js'
+import {checkoutTarget, ENV, healthTarget} from '../../profiles/resolve.js'
 import {notAnsweringError, unanswered} from '../../runtime/reachability.js'
 import {progressLine, renderReport, reportedResult, REPORTERS, type StepResult, summarize, summaryLine} from '../../runtime/report.js'
 import {loadScenario} from '../../runtime/scenario/parse.js'
@@ -18,7 +18,7 @@ export default class ScenarioRun extends BaseCommand<typeof ScenarioRun> {
   static override args = {file: Args.string({description: 'scenario file (YAML)', required: true})}
   static override description = `Run a scenario file: opsctl command lines with expectations, in order.
 
-Each step runs in this process the way a separate opsctl process with piped input and output would: with this environment (OPSCTL_* variables, and --profile and --timeout when given), no terminal (nothing prompts; a destructive step needs --yes), and its own output and exit code. A step runs one command line without a shell: pipes, redirections and ; are refused.
+Each step runs in this process the way a separate opsctl process with piped input and output would: with this environment (OPSCTL_* variables, and --profile and --timeout when given; a profile named with --profile is used as stored by every step, whatever the OPSCTL_* variables say), no terminal (nothing prompts; a destructive step needs --yes), and its own output and exit code. A step runs one command line without a shell: pipes, redirections and ; are refused.
 
 A step can expect an exit code (default 0), values at dot paths of its --json output, and text in stdout or stderr. A value is a plain value (status: CREATED) or a matcher: equals, matches, exists, length; the path $ is the whole document, so $: {length: 1} checks a top-level list. A step can save values for later steps as \${name}. Built-in variables: \${run.id} (one per run, for names that must differ from the last run's), \${uuid} (new at each use) and \${env:NAME|default}. The name of the scenario defaults to the file name.
 
@@ -46,8 +46,9 @@ The whole file is checked before any step runs, and every problem is reported at
       config: this.config,
       env: process.env,
       onStep: shown.onStep,
-      // What the scenario was asked to run against applies to each step, as if set in the environment.
-      stepEnv: {...(flags.profile ? {OPSCTL_PROFILE: flags.profile} : {}), OPSCTL_TIMEOUT: String(flags.timeout)},
+      // What the scenario was asked to run against applies to each step, as if set in the environment; a profile named
+      // on its command line is used as stored by each step too (an empty OPSCTL_* variable counts as unset).
+      stepEnv: {...(flags.profile ? {OPSCTL_PROFILE: flags.profile} : {}), ...this.storedProfileEnv(), OPSCTL_TIMEOUT: String(flags.timeout)},
     })
     shown.done()
     const summary = summarize(results)
@@ -71,6 +72,12 @@ The whole file is checked before any step runs, and every problem is reported at
    * stops with one line (exit 7). A profile that does not resolve yet (a scenario may add it)
    * and a dry run are not probed: the steps say what they say.
    */
+  /** Under a profile named on the command line, the OPSCTL_* overrides emptied for the steps, as this command ignores them. */
+  private storedProfileEnv(): Record<string, string> {
+    if (this.namedProfile === undefined) return {}
+    return Object.fromEntries(Object.entries(ENV).flatMap(([key, name]) => (key === 'profile' ? [] : [[name, '']])))
+  }
+
   private async checkAnswering(): Promise<void> {
     if (this.dryRun) return
     const resolved = await this.profile().catch(() => undefined)

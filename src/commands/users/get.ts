@@ -1,9 +1,9 @@
-import {HealthCommand, healthFlags, USER_VIEW, userOrEmailArg} from '../../cli/health/command.js'
+import {HealthCommand, healthFlags, USER_VIEW, userIdArg} from '../../cli/health/command.js'
 import {reasonFlags} from '../../cli/health/reason-flag.js'
 import {healthOps, type User} from '../../services/health/operations.js'
 
 export default class UsersGet extends HealthCommand<typeof UsersGet> {
-  static override args = {userId: userOrEmailArg}
+  static override args = {userId: userIdArg}
   static override description = `Show a user by id or email; "me" is the signed-in user
 
 An email is looked up among the users the signed-in user may read: themself and, for a caregiver, the linked patients (users me lists them); a miss is exit 4 and says who was searched. Reading another user is written to the access log (opsctl audit access), with --reason, which a production profile requires.`
@@ -18,7 +18,7 @@ An email is looked up among the users the signed-in user may read: themself and,
 
   protected async execute(): Promise<User> {
     const client = await this.health()
-    const userId = await this.readUserId(this.args.userId, client, {email: true})
+    const userId = await this.readUserId(this.args.userId, client)
     const {data} = await client.call(healthOps.getUserById, {params: {userId}})
     return data
   }

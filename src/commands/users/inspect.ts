@@ -1,7 +1,7 @@
 import * as Flags from '@oclif/core/flags'
 
 import {INSPECT_EVENT_COLUMNS, PLAN_COLUMNS} from '../../cli/health/columns.js'
-import {HealthCommand, healthFlags, userOrEmailArg} from '../../cli/health/command.js'
+import {HealthCommand, healthFlags, userIdArg} from '../../cli/health/command.js'
 import {reasonFlags} from '../../cli/health/reason-flag.js'
 import {eventRows, periodDetail, periodText, planRows, userDetail} from '../../cli/health/support-view.js'
 import {type View} from '../../cli/output/view.js'
@@ -11,7 +11,7 @@ import {INSPECT_EVENTS, type Inspection, RECENT_DAYS} from '../../services/healt
 import {parseTimeInput} from '../../services/time-input.js'
 
 export default class UsersInspect extends HealthCommand<typeof UsersInspect> {
-  static override args = {userId: userOrEmailArg}
+  static override args = {userId: userIdArg}
   static override description = `Show a user on one screen, for support: who they are, their plan (medications and sensors), the period's events (night ones marked) and its key metrics: rescue events (at night too), controller doses taken and prescribed, adherence.
 
 The period is the last 7 days, today included: from midnight six days ago in the user's time zone to now, by the service's clock (a sandbox's moved clock too), unless --since and --until say otherwise; a date such as 2026-11-21 is midnight in the user's time zone, and 7d is seven days back from the service's now. The user is an id, "me" or an email, looked up among the users the signed-in user may read (themself and a caregiver's linked patients). It only reads (getUserById, then getEvents and getMetrics together). Inspecting another user is written to the access log (opsctl audit access) with --reason, which a production profile requires (asked in a terminal). --json gives one document: {user, plan, events, metrics}.`
@@ -44,7 +44,7 @@ The period is the last 7 days, today included: from midnight six days ago in the
     const [from, to] = [since('UTC', now), until('UTC', now)]
     if (from && to && from >= to) throw new UsageError('--since must be before --until; nothing was sent')
     const client = await this.health()
-    const userId = await this.readUserId(this.args.userId, client, {email: true})
+    const userId = await this.readUserId(this.args.userId, client)
     const {inspection, more} = await inspectUser(client, userId, {events: flags.events, since, until})
     if (!this.output.documentWanted) {
       await this.show(inspection, {more, recentDays: flags.since === undefined})

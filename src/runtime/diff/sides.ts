@@ -15,7 +15,7 @@ import {healthOps} from '../../services/health/operations.js'
 import {SANDBOX_KEYS, sandboxBaseUrls} from '../../services/sandbox-defaults.js'
 import {removeOnSignal} from '../remove-on-signal.js'
 import {localSandbox} from '../sandbox-control.js'
-import {createTenant, deleteTenant} from '../sandbox-tenants.js'
+import {createTenant, deleteTenant, tenantCheckoutTarget} from '../sandbox-tenants.js'
 import {ourSession} from './health-probes.js'
 import {type DiffSide} from './probe.js'
 
@@ -104,7 +104,7 @@ export async function tenantSide(
         name: 'ours',
         sandbox: {...sandbox, tenant: tenant.id},
         targets: {
-          checkout: {baseUrl: tenant.checkoutBaseUrl, profileName, publicKey: tenant.publicKey, secretKey: tenant.secretKey, service: 'checkout'},
+          checkout: tenantCheckoutTarget(tenant),
           health: withUser ? {...health, session: await ourSession(health, transport)} : health,
         },
         transport,

@@ -1,12 +1,15 @@
 import {randomBytes} from 'node:crypto'
 
+import type {ServiceClient} from '../../http/client.js'
 import type {EventReceiver} from './receiver.js'
 
 import {ApiError} from '../../errors.js'
+import {registerSecret} from '../../http/secrets/registry.js'
 import {checkoutOps, checkoutService, type CustomizationRequest, WEBHOOK_EVENTS} from '../../services/checkout/operations.js'
 import {CODES} from '../../services/checkout/rules.js'
 import {actAsBuyer} from '../checkout/buyer.js'
-import {sandboxControl} from '../sandbox-control.js'
+import {sandboxControl, type SandboxControlTarget} from '../sandbox-control.js'
+import {createTenant, deleteTenant, tenantCheckoutTarget} from '../sandbox-tenants.js'
 import {check, checkEqual, type SmokeContext, type SmokeStep, stepsOf} from './runner.js'
 
 const CUSTOMIZATION: CustomizationRequest = {
@@ -31,11 +34,28 @@ function checkoutBody(value: string) {
   }
 }
 
-async function paidCheckout(ctx: SmokeContext, value: string): Promise<string> {
-  const created = await ctx.checkout.call(checkoutOps.initiateCheckout, {body: checkoutBody(value)})
-  const paid = await actAsBuyer(ctx.checkout, {action: 'pay', checkoutId: created.data.checkoutId})
+async function paidCheckout(checkout: ServiceClient, value: string): Promise<string> {
+  const created = await checkout.call(checkoutOps.initiateCheckout, {body: checkoutBody(value)})
+  const paid = await actAsBuyer(checkout, {action: 'pay', checkoutId: created.data.checkoutId})
   checkEqual(paid.paymentStatus, 'PAYMENT_SUCCESS', 'payment status')
   return created.data.checkoutId
+}
+
+/** How long a next-day tenant lives when smoke is killed before it deletes it: longer than any run. */
+const NEXT_DAY_TTL_SECONDS = 3600
+
+/**
+ * The next day happens on a tenant made for it: a sandbox's clock moves forward only, so moving the
+ * run's own would leave it a day ahead (and its health session expired, with clean-ups still to
+ * run). The tenant is deleted at the end with all it holds; its TTL removes it if smoke is killed.
+ */
+async function nextDayTenant(ctx: SmokeContext): Promise<{checkout: ServiceClient; control: SandboxControlTarget}> {
+  const sandbox = ctx.sandbox!
+  const tenant = await createTenant(ctx.checkout.transport, sandbox, false, NEXT_DAY_TTL_SECONDS)
+  registerSecret(tenant.secretKey)
+  ctx.cleanups.push({name: `delete tenant ${tenant.id}`, run: () => deleteTenant(ctx.checkout.transport, sandbox, tenant.id).then(() => undefined)})
+  ctx.nextDay = ctx.clientFor(tenantCheckoutTarget(tenant))
+  return {checkout: ctx.nextDay, control: {origin: sandbox.origin, tenant: tenant.id, token: sandbox.token}}
 }
 
 const notFound = (error: unknown) => error instanceof ApiError && error.status === 404
@@ -193,24 +213,15 @@ export function checkoutSteps(receiver: EventReceiver | undefined): SmokeStep[] 
     refundCheckout: {
       name: 'refund part of a payment the next day',
       run: async (ctx) => {
-        const checkoutId = await paidCheckout(ctx, '200.00')
-        await sandboxControl(ctx.checkout.transport, ctx.sandbox!, 'POST', 'clock', {advance: '24h'})
-        ctx.cleanups.push({
-          name: 'move the sandbox clock back',
-          // the clock only advances: set it back to 24 h before what it shows now
-          async run() {
-            const {now} = await sandboxControl(ctx.checkout.transport, ctx.sandbox!, 'GET', 'clock')
-            await sandboxControl(ctx.checkout.transport, ctx.sandbox!, 'POST', 'clock', {
-              set: new Date(Date.parse(now) - 86_400_000).toISOString(),
-            })
-          },
-        })
-        const voidLate = await ctx.checkout.call(checkoutOps.voidCheckout, {body: {reason: 'too late'}, params: {checkoutId}}).then(
+        const {checkout, control} = await nextDayTenant(ctx)
+        const checkoutId = await paidCheckout(checkout, '200.00')
+        await sandboxControl(checkout.transport, control, 'POST', 'clock', {advance: '24h'})
+        const voidLate = await checkout.call(checkoutOps.voidCheckout, {body: {reason: 'too late'}, params: {checkoutId}}).then(
           () => undefined,
           (error) => error,
         )
         check(voidLate instanceof ApiError && voidLate.code === CODES.voidAfterCutoff, 'a void the next day was not refused with PY0073')
-        const res = await ctx.checkout.call(checkoutOps.refundCheckout, {
+        const res = await checkout.call(checkoutOps.refundCheckout, {
           body: {amount: {currency: 'PHP', value: '50.00'}, reason: 'opsctl smoke'},
           params: {checkoutId},
         })
@@ -218,12 +229,13 @@ export function checkoutSteps(receiver: EventReceiver | undefined): SmokeStep[] 
         Object.assign(ctx.values, {refundCheckoutId: checkoutId, refundId: res.data.refundId})
         return res.requestId
       },
+      control: true,
       sandboxOnly: true,
     },
     listRefunds: {
       name: 'list the refunds',
       run: async (ctx) => {
-        const res = await ctx.checkout.call(checkoutOps.listRefunds, {params: {checkoutId: ctx.values.refundCheckoutId}})
+        const res = await ctx.nextDay!.call(checkoutOps.listRefunds, {params: {checkoutId: ctx.values.refundCheckoutId}})
         checkEqual(
           res.data.map((r) => [r.id, r.amount?.value, r.status]),
           [[ctx.values.refundId, '50.00', 'SUCCESS']],
@@ -236,7 +248,7 @@ export function checkoutSteps(receiver: EventReceiver | undefined): SmokeStep[] 
     getRefund: {
       name: 'get the refund',
       run: async (ctx) => {
-        const res = await ctx.checkout.call(checkoutOps.getRefund, {
+        const res = await ctx.nextDay!.call(checkoutOps.getRefund, {
           params: {checkoutId: ctx.values.refundCheckoutId, refundId: ctx.values.refundId},
         })
         checkEqual(

@@ -1,8 +1,8 @@
 import type {ServiceTarget} from '../../http/services.js'
-import type {SmokeStep} from './runner.js'
 
 import {toCurl} from '../../http/curl.js'
 import {authCurlArgs} from '../../http/services.js'
+import {NO_CONTROL_TOKEN, type SmokeStep} from './runner.js'
 
 /** One step of `smoke --dry-run`: what it exercises, the request it is about, and whether it would run. */
 export interface PlannedStep {
@@ -20,6 +20,8 @@ export interface SmokeTargets {
   checkout: ServiceTarget
   /** present when the target is a sandbox: the steps that need a buyer or the clock run */
   sandboxOrigin?: string
+  /** the sandbox's control token is known: the steps that make a tenant of their own run */
+  control?: boolean
 }
 
 /**
@@ -29,7 +31,12 @@ export interface SmokeTargets {
  */
 export function planSmoke(steps: readonly SmokeStep[], targets: SmokeTargets): PlannedStep[] {
   return steps.map((step) => {
-    const runs = step.sandboxOnly && !targets.sandboxOrigin ? 'skipped: needs a buyer or the clock (a sandbox)' : 'run'
+    const runs =
+      step.sandboxOnly && !targets.sandboxOrigin
+        ? 'skipped: needs a buyer or the clock (a sandbox)'
+        : step.control && !targets.control
+          ? `skipped: ${NO_CONTROL_TOKEN}`
+          : 'run'
     const planned: PlannedStep = {name: step.name, operation: step.operation, runs, suite: step.suite}
     if (!step.request) return planned
     const {auth, method, path, service} = step.request

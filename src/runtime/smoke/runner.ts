@@ -2,6 +2,7 @@ import {isDeepStrictEqual} from 'node:util'
 
 import type {ServiceClient} from '../../http/client.js'
 import type {AuthKind, HttpMethod, Operation, Service, ServiceDefinition} from '../../http/operation.js'
+import type {ServiceTarget} from '../../http/services.js'
 import type {Outcome, StepResult} from '../report.js'
 import type {SandboxControlTarget} from '../sandbox-control.js'
 
@@ -16,6 +17,10 @@ export interface SmokeContext {
   withSession(session: string): void
   /** Present when the run targets a sandbox: steps that need a buyer or the clock run only then. */
   sandbox?: SandboxControlTarget
+  /** A client of the run's kind (options, transport) for another target: a tenant a step made for itself. */
+  clientFor(target: ServiceTarget): ServiceClient
+  /** The checkout client of the tenant the next-day steps made for themselves (its clock is theirs to move). */
+  nextDay?: ServiceClient
   values: Record<string, any>
   /** Run in reverse order after the last step, whatever happened. */
   cleanups: {name: string; run: () => Promise<void>}[]
@@ -30,6 +35,8 @@ export interface SmokeStep {
   /** The request the step is about, as a dry run lists it; absent when the step sends nothing itself. */
   request?: StepRequest
   sandboxOnly?: boolean
+  /** needs the sandbox's control token (it makes a tenant of its own); skipped without it */
+  control?: boolean
   /** values earlier steps must have produced; the step is skipped without them */
   needs?: string[]
   /** Returns the request id of the call the step is about. */
@@ -54,7 +61,7 @@ export function subjectOf(subject: StepSubject): Pick<SmokeStep, 'operation' | '
 }
 
 /** A step as a service's steps write it: the row it exercises is its key. */
-export type StepBody = Pick<SmokeStep, 'name' | 'needs' | 'run' | 'sandboxOnly'>
+export type StepBody = Pick<SmokeStep, 'control' | 'name' | 'needs' | 'run' | 'sandboxOnly'>
 /** A step that is not a row (the hosted page, a webhook delivery): its key names it; `request` is what it sends, if anything. */
 export type ActionBody = StepBody & {request?: StepRequest}
 
@@ -84,6 +91,9 @@ export function checkEqual(actual: unknown, expected: unknown, what: string): vo
   }
 }
 
+/** Why a step that makes a tenant of its own is skipped on a sandbox whose control token is unknown. */
+export const NO_CONTROL_TOKEN = "needs the sandbox's control token to make a tenant of its own (OPSCTL_SANDBOX_TOKEN, or a sandbox started from this config folder)"
+
 export interface RunOptions {
   bail?: boolean
   onStep?: (result: StepResult) => void
@@ -103,6 +113,7 @@ export async function runSteps(steps: readonly SmokeStep[], ctx: SmokeContext, o
     let skip: string | undefined
     if (stop) skip = 'stopped after the first failure (--bail)'
     else if (step.sandboxOnly && !ctx.sandbox) skip = 'needs a buyer or the clock: runs only against a sandbox (--sandbox)'
+    else if (step.control && !ctx.sandbox?.token) skip = NO_CONTROL_TOKEN
     else if (missing.length > 0) skip = `needs ${missing.join(', ')} from an earlier step`
     if (skip) {
       report({...base, durationMs: 0, message: skip, outcome: 'skipped'})

@@ -225,9 +225,10 @@ describe('resolveProfile', () => {
     })
   })
 
-  it('OPSCTL_* values override the chosen profile and are listed; the file is not changed', async () => {
+  it('OPSCTL_* values override the profile chosen without naming one and are listed; the file is not changed', async () => {
     const store = await storeWithProd()
-    const r = await resolveProfile(store, 'prod', {
+    const r = await resolveProfile(store, undefined, {
+      OPSCTL_PROFILE: 'prod',
       OPSCTL_HEALTH_URL: 'https://h2.example.com',
       OPSCTL_HEALTH_SESSION: 'sess-env',
       OPSCTL_CHECKOUT_URL: 'https://p2.example.com/checkout',
@@ -249,6 +250,22 @@ describe('resolveProfile', () => {
     })
     expect(store.require('prod')).toEqual(prod)
     expect(store.unsaved).toBe(false)
+  })
+
+  it('a profile named on the command line is used as stored, whatever OPSCTL_* values the environment holds', async () => {
+    const store = await storeWithProd()
+    const env = {
+      OPSCTL_CHECKOUT_SECRET_KEY: 'sk-env-123456',
+      OPSCTL_CHECKOUT_URL: 'http://127.0.0.1:4010/checkout',
+      OPSCTL_HEALTH_SESSION: 'sess-env',
+      OPSCTL_HEALTH_URL: 'http://127.0.0.1:4010',
+      OPSCTL_PROFILE: 'sandbox',
+    }
+    const r = await resolveProfile(store, 'prod', env)
+    expect(r.fromEnv).toEqual([])
+    expect(r.profile).toEqual(prod)
+    // the same variables do apply to the profile chosen without naming one
+    expect((await resolveProfile(store, undefined, env)).fromEnv).toHaveLength(4)
   })
 
   it('opens the store itself when given a folder', async () => {
