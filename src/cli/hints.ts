@@ -22,6 +22,7 @@ export const hints = {
   readReason: (line: string) => `Say why (kept in the access log): opsctl ${line} --reason "ticket 4512: missed doses"`,
   linkedPatients: 'See the users you may read: opsctl users me',
   checkoutListLocal: "The list as this machine's log tells it, nothing sent: opsctl checkout list --no-refresh",
+  webhookDeliveries: () => 'opsctl webhook deliveries',
 }
 
 /** What the CLI knows of the run that the facts do not carry: the profile it used, when not the active one. */

@@ -126,7 +126,8 @@ export class CommandOutput {
   /** The document `execute()` returned, unless it was streamed or shown already; then the closing line. */
   async print(document: unknown): Promise<void> {
     if (document !== undefined && !this.streamed && !this.shownOwnView) await this.printDocument(document)
-    if (this.closingLine !== undefined) process.stderr.write(this.closingLine + '\n')
+    // A summary is a note: broken between words at the terminal's width, one line in a pipe.
+    if (this.closingLine !== undefined) writeNote(this.closingLine)
     this.printed = true
   }
 

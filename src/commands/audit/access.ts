@@ -4,6 +4,7 @@ import * as z from 'zod'
 import {type AccessEntry, accessPath} from '../../audit/access.js'
 import {damagedWarning, readJsonLines} from '../../audit/read.js'
 import {BaseCommand} from '../../cli/base-command.js'
+import {writeNote} from '../../cli/error-output.js'
 import {outputFlags} from '../../cli/flags.js'
 import {type View} from '../../cli/output/view.js'
 import {parseTimeRange} from '../../services/time-input.js'
@@ -40,16 +41,23 @@ users get, users inspect, events list, events get, metrics get, plan show and ap
 
   static override view: View = {
     columns: ['time', 'user', 'command', 'reason', 'signedInUser', 'profile', 'env'],
+    // The reason is what support came for: never cut. Profile and environment tell a production read
+    // from a sandbox one: shown, or said once above the table when they are the same on every row.
     layout: {
-      command: {kind: 'text', priority: 2},
-      env: {priority: 4},
-      profile: {priority: 3},
-      reason: {kind: 'text', priority: 1},
-      signedInUser: {kind: 'id', priority: 3},
+      command: {kind: 'text', priority: 3},
+      env: {priority: 1},
+      profile: {priority: 2},
+      reason: {kind: 'reason', priority: 1},
+      signedInUser: {kind: 'id', priority: 4},
       time: {priority: 1},
       user: {kind: 'id', priority: 1},
     },
     list: 'entries',
+  }
+
+  /** Reads of health data: in the health service's zone, the signed-in user's (as `users` and `events` show them). */
+  protected override async displayZone(): Promise<string | undefined> {
+    return (await this.profile().catch(() => undefined))?.profile.health.timeZone
   }
 
   protected async execute(): Promise<{entries: AccessEntry[]; path: string}> {
@@ -65,7 +73,7 @@ users get, users inspect, events list, events get, metrics get, plan show and ap
     })
     const warning = damagedWarning(path, damaged)
     // Said even under --json: the list may miss what those lines held.
-    if (warning) process.stderr.write(warning + '\n')
+    if (warning) writeNote(warning)
     if (empty) this.note(`No reads of other users' health data recorded in ${path}`)
     return {entries, path}
   }

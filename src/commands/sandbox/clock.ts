@@ -1,6 +1,9 @@
 import * as Flags from '@oclif/core/flags'
 
 import {BaseCommand} from '../../cli/base-command.js'
+import {CHECKOUT_ZONE} from '../../cli/checkout/columns.js'
+import {hints} from '../../cli/hints.js'
+import {type View} from '../../cli/output/view.js'
 import {UsageError} from '../../errors.js'
 import {createTransport} from '../../http/create-transport.js'
 import {localSandbox, sandboxControl} from '../../runtime/sandbox-control.js'
@@ -8,6 +11,8 @@ import {advanceProblem, clockTimeProblem} from '../../services/clock-bounds.js'
 import {parseDuration} from '../../services/duration.js'
 
 export default class SandboxClock extends BaseCommand<typeof SandboxClock> {
+  // The clock the void and refund windows are read on: shown in the checkout service's zone (--utc: UTC).
+  static override view: View = {zone: CHECKOUT_ZONE}
   static override requiresSandbox = {why: 'sandbox clock moves the clock of an embedded sandbox'}
   static override description = `Show or move the clock of the sandbox the profile points at.
 
@@ -50,7 +55,34 @@ The clock moves forward only (a --set before its now is refused, exit 2; "sandbo
       }
     }
 
+    // What fell due on the way (a checkout that expired) is what a person moved the clock for: said after the new time.
+    const events = async () => (body && !this.dryRun ? ((await sandboxControl(transport, sandbox, 'GET', 'events')) as {events?: SandboxEvent[]}).events ?? [] : [])
+    const before = new Set((await events()).map((e) => JSON.stringify(e)))
     const result = await sandboxControl(transport, sandbox, body ? 'POST' : 'GET', 'clock', body)
+    if (body && !this.dryRun) {
+      const due = (await events()).filter((e) => !before.has(JSON.stringify(e)))
+      this.note(fellDue(due))
+    }
+
     return {now: result.now}
   }
+}
+
+interface SandboxEvent {
+  at?: string
+  checkoutId?: string
+  type?: string
+}
+
+const FELL_DUE: Record<string, string> = {
+  CHECKOUT_DROPOUT: 'expired unpaid (CHECKOUT_DROPOUT)',
+  CHECKOUT_FAILURE: 'failed (CHECKOUT_FAILURE)',
+  CHECKOUT_SUCCESS: 'paid (CHECKOUT_SUCCESS)',
+}
+
+/** The note under a move of the clock: each checkout event it raised, or that nothing fell due. */
+function fellDue(events: SandboxEvent[]): string {
+  if (events.length === 0) return 'Nothing fell due on the way.'
+  const lines = events.map((e) => `  checkout ${e.checkoutId ?? '?'} ${FELL_DUE[e.type ?? ''] ?? e.type ?? 'event'}`)
+  return [`Fell due on the way (${events.length}):`, ...lines, `Its webhooks, with their outcomes: ${hints.webhookDeliveries()}`].join('\n')
 }

@@ -41,7 +41,8 @@ The keys are shown this once (the sandbox keeps only their digests): --save-prof
     ...sandboxUrlFlag,
   }
 
-  static override view: View = {columns: ['id', 'healthBaseUrl', 'checkoutBaseUrl', 'publicKey', 'secretKey', 'clock', 'expiresAt', 'profile']}
+  // The secret key whole only in --json (and in the profile --save-profile writes): a table lands in CI logs.
+  static override view: View = {columns: ['id', 'healthBaseUrl', 'checkoutBaseUrl', 'publicKey', 'secretKey', 'clock', 'expiresAt', 'profile'], masked: ['secretKey']}
 
   protected async execute(): Promise<CreatedTenant & {profile?: string}> {
     const {flags} = this
