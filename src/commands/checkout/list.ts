@@ -83,9 +83,10 @@ The checkout service has no endpoint that lists checkouts, so the list comes fro
     let checkouts = createdCheckouts(entries, name, {includeRuns})
     if (this.flags.limit) checkouts = checkouts.slice(0, this.flags.limit)
     if (checkouts.length === 0) {
-      this.note(
-        `No checkouts created from this machine with profile ${name} yet.\n  ${hints.checkoutCreate}\n  ${hints.checkoutListSeeded}`,
-      )
+      // The runs' own checkouts are left out, not absent: say how many and how to see them.
+      const runs = includeRuns ? 0 : createdCheckouts(entries, name, {includeRuns: true}).length
+      const found = runs > 0 ? `No checkouts created from this machine with profile ${name} but by smoke or scenario runs (${runs}, left out).\n  ${hints.includeRuns(name)}` : `No checkouts created from this machine with profile ${name} yet.`
+      this.note(`${found}\n  ${hints.checkoutCreate}\n  ${hints.checkoutListSeeded}`)
       return {checkouts}
     }
 
