@@ -225,7 +225,8 @@ describe('a production profile: a reason for every read of someone else', () => 
       expect(refused.stdout).toBe('')
       expect(refused.stderr).not.toMatch(/^> /m) // the trace of a request: none was sent
       expect(refused.stderr.split('\n')[0]).toBe("Error: Reading another user's health data with production profile live needs a reason for the access log; nothing was sent")
-      expect(refused.stderr).toContain(`Try this: Say why (kept in the access log): opsctl users inspect ${argv[0]} --reason`)
+      // the command as typed, so that a copy reads the same way
+      expect(refused.stderr).toContain(`Try this: Say why (kept in the access log): opsctl users inspect ${argv[0]} --verbose --reason`)
     }
 
     const raw = await as('prod', Api, ['health', 'GET', `/api/users/${patientId}/metrics`, '--param', 'name=eventsRescue', '--verbose'])

@@ -24,7 +24,7 @@ export default class AuditAccess extends BaseCommand<typeof AuditAccess> {
   static override baseFlags = outputFlags
   static override description = `Show the access log: every read of another user's health data made from this machine.
 
-users get, users inspect, events list, events get, metrics get, plan show and api health GET on a user's record, events or metrics each add a line to <config dir>/access.jsonl (mode 0600) when the user read is not the signed-in one: when, the profile and its environment, the signed-in user, the user read, the command and the reason given (--reason; asked in a terminal and required without one on production profiles). It never holds the data read. A damaged line is skipped with a warning naming it.`
+users get, users inspect, users me (its linked patients), events list, events get, metrics get, plan show and api health GET on a user's record, events or metrics each add a line to <config dir>/access.jsonl (mode 0600) when the user read is not the signed-in one: when, the profile and its environment, the signed-in user, the user read, the command and the reason given (--reason; asked in a terminal and required without one on production profiles). It never holds the data read. A damaged line is skipped with a warning naming it.`
   static override examples = [
     '<%= config.bin %> audit access',
     '<%= config.bin %> audit access --since 7d --user 65f1c0ffee00000000000001',

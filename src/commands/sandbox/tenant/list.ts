@@ -1,4 +1,5 @@
 import {BaseCommand} from '../../../cli/base-command.js'
+import {CHECKOUT_ZONE} from '../../../cli/checkout/columns.js'
 import {type View} from '../../../cli/output/view.js'
 import {sandboxUrlFlag, tenantSandbox} from '../../../cli/sandbox-tenant-target.js'
 import {createTransport} from '../../../http/create-transport.js'
@@ -27,6 +28,8 @@ The sandbox is the origin of the profile's sandbox, or --sandbox-url. The defaul
       seeded: {priority: 2},
     },
     list: 'tenants',
+    // a tenant's clock is what its checkout windows are read on: the checkout zone, as sandbox clock shows it
+    zone: CHECKOUT_ZONE,
   }
 
   protected async execute(): Promise<{tenants: TenantInfo[]}> {
