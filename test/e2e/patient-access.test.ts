@@ -163,7 +163,7 @@ describe('users inspect --since', () => {
 })
 
 describe('the access log', () => {
-  it('one line per read of the patient, none for the caregiver reading themself; audit access lists them', async () => {
+  it('one line per read of the patient (the list users me shows too), none for the caregiver reading themself; audit access lists them', async () => {
     rmSync(join(dirOf('caregiver'), 'access.jsonl'), {force: true})
     const reads: [Runnable, string[], string][] = [
       [UsersGet, [PATIENT.email], 'users get'],
@@ -172,6 +172,8 @@ describe('the access log', () => {
       [MetricsGet, [patientId, '--name', 'eventsRescue'], 'metrics get'],
       [PlanShow, [patientId], 'plan show'],
       [Api, ['health', 'GET', `/api/users/${patientId}/events`], 'api health GET /api/users/{userId}/events'],
+      // the linked patients' names and emails are the patient's data too
+      [UsersMe, [], 'users me'],
     ]
     for (const [Cmd, argv] of reads) expect((await as('caregiver', Cmd, argv)).code).toBe(0)
     for (const [Cmd, argv] of [
@@ -180,7 +182,6 @@ describe('the access log', () => {
       [UsersGet, [CAREGIVER.email]],
       [PlanShow, ['me']],
       [Api, ['health', 'GET', '/api/users/me']],
-      [UsersMe, []],
     ] as [Runnable, string[]][]) {
       expect((await as('caregiver', Cmd, argv)).code).toBe(0)
     }
