@@ -18,7 +18,7 @@ export default class SandboxClock extends BaseCommand<typeof SandboxClock> {
 
 Every sandbox rule reads this clock: the void window, session expiry, checkout expiry, metric ranges.
 
-The clock moves forward only (a --set before its now is refused, exit 2; "sandbox reset" starts the tenant over), and what falls due on the way happens, in order: an unpaid checkout expires an hour after it was created (CHECKOUT_DROPOUT), a failed webhook delivery is retried 5, 15 and 45 minutes after each failure.`
+The clock moves forward only (a --set before its now is refused, exit 2; "sandbox reset" starts the tenant over), and what falls due on the way happens, in order: an unpaid checkout expires an hour after it was created (CHECKOUT_DROPOUT), a failed webhook delivery is retried 5, 15 and 45 minutes after each failure. After a move it says what fell due on the way (each checkout that expired, with its id), or that nothing did. Times are in the checkout zone (PH time, +08:00), where the void and refund windows are read; --utc shows UTC.`
   static override examples = [
     '<%= config.bin %> sandbox clock',
     '<%= config.bin %> sandbox clock --advance 24h',
@@ -56,10 +56,12 @@ The clock moves forward only (a --set before its now is refused, exit 2; "sandbo
     }
 
     // What fell due on the way (a checkout that expired) is what a person moved the clock for: said after the new time.
-    const events = async () => (body && !this.dryRun ? ((await sandboxControl(transport, sandbox, 'GET', 'events')) as {events?: SandboxEvent[]}).events ?? [] : [])
+    // Only for the note, which --json leaves out: a script reads the events itself (GET /__sandbox/events).
+    const tell = body !== undefined && !this.dryRun && !this.jsonEnabled()
+    const events = async () => (tell ? ((await sandboxControl(transport, sandbox, 'GET', 'events')) as {events?: SandboxEvent[]}).events ?? [] : [])
     const before = new Set((await events()).map((e) => JSON.stringify(e)))
     const result = await sandboxControl(transport, sandbox, body ? 'POST' : 'GET', 'clock', body)
-    if (body && !this.dryRun) {
+    if (tell) {
       const due = (await events()).filter((e) => !before.has(JSON.stringify(e)))
       this.note(fellDue(due))
     }
