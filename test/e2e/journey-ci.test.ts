@@ -9,10 +9,9 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {onScreen} from '../helpers/screen.js'
-import {type Cli, cliFor, ROOT, type Sandbox, startSandbox} from './harness.js'
+import {fits, onScreen} from '../helpers/screen.js'
+import {type Cli, ROOT, sandboxForFile} from './harness.js'
 
-let sandbox: Sandbox
 let cli: Cli
 let folder: string
 let tenant: string | undefined
@@ -20,15 +19,15 @@ const UUID = /[\da-f]{8}-[\da-f]{4}-[\da-f]{4}-[\da-f]{4}-[\da-f]{12}/
 /** The job's profile is named on the command line: the environment's sandbox URLs are not set for it. */
 const JOB_ENV = {OPSCTL_CHECKOUT_URL: undefined, OPSCTL_HEALTH_URL: undefined}
 
-beforeAll(async () => {
-  sandbox = await startSandbox([])
-  cli = cliFor(sandbox)
+sandboxForFile([], (_started, user) => {
+  cli = user
+})
+beforeAll(() => {
   folder = mkdtempSync(join(tmpdir(), 'opsctl-ci-'))
 })
+// Hooks run in reverse order: the tenant goes before its sandbox.
 afterAll(async () => {
   if (tenant) await cli.run(['sandbox', 'tenant', 'delete', tenant, '--yes'])
-  await sandbox?.stop()
-  cli?.cleanup()
   rmSync(folder, {force: true, recursive: true})
 })
 
@@ -49,7 +48,7 @@ describe("the CI author's day", () => {
     const forms = screen.raw.split(/\r|\n/).map((f) => f.replaceAll('\u001B[2K', '')).filter((f) => f.startsWith('smoke: '))
     expect(forms.length).toBeGreaterThanOrEqual(31)
     for (const form of forms) expect([...form].length, form).toBeLessThanOrEqual(79)
-    for (const line of screen.lines) expect([...line].length, line).toBeLessThanOrEqual(80)
+    fits(screen.lines)
     expect(screen.lines.join('\n')).not.toMatch(/warning/i)
     expect(screen.lines.at(-1)).toBe('31 passed, 0 failed, 0 skipped')
     const rows = screen.lines.filter((l) => /^(?:health|checkout) /.test(l))

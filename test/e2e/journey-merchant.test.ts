@@ -5,29 +5,19 @@
  * the checkout zone (+08:00) whole on screen, nothing else on it; each refusal its exit code, and
  * nothing sent for it.
  */
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 
-import {onScreen} from '../helpers/screen.js'
-import {type Cli, cliFor, type Sandbox, startSandbox} from './harness.js'
+import {fits, onScreen} from '../helpers/screen.js'
+import {type Cli, sandboxForFile} from './harness.js'
 
-let sandbox: Sandbox
 let cli: Cli
 const CHECKOUT_ID = /^chk_[\da-f]{24}$/
 const PH_TIME = /(?:\d{4}-)?\d{2}-\d{2} \d{2}:\d{2} \+08:00/
 const ids: {tea?: string; gift?: string; forgotten?: string; refund?: string} = {}
 
-beforeAll(async () => {
-  sandbox = await startSandbox([])
-  cli = cliFor(sandbox)
+sandboxForFile([], (_started, user) => {
+  cli = user
 })
-afterAll(async () => {
-  await sandbox?.stop()
-  cli?.cleanup()
-})
-
-function fits(lines: string[]): void {
-  for (const line of lines) expect([...line].length, line).toBeLessThanOrEqual(80)
-}
 
 async function created(amount: string, ...more: string[]): Promise<string> {
   const checkout = await cli.json(['checkout', 'create', '--amount', amount, ...more])

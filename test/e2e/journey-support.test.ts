@@ -5,10 +5,10 @@
  * What they came for (ids, dates, the reason) must be whole on screen, with nothing on it they did
  * not ask for; each mistake has its exit code.
  */
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 
-import {onScreen} from '../helpers/screen.js'
-import {type Cli, cliFor, type Sandbox, startSandbox} from './harness.js'
+import {fits, onScreen} from '../helpers/screen.js'
+import {type Cli, type Sandbox, sandboxForFile} from './harness.js'
 
 let sandbox: Sandbox
 let cli: Cli
@@ -19,18 +19,10 @@ const ID = /^[\da-f]{24}$/
 /** A time as a table shows it in the patient's zone (Asia/Manila), with or without its year. */
 const MANILA_TIME = /(?:\d{4}-)?\d{2}-\d{2} \d{2}:\d{2} \+08:00/
 
-beforeAll(async () => {
-  sandbox = await startSandbox(['--seed'])
-  cli = cliFor(sandbox)
+sandboxForFile(['--seed'], (started, user) => {
+  sandbox = started
+  cli = user
 })
-afterAll(async () => {
-  await sandbox?.stop()
-  cli?.cleanup()
-})
-
-function fits(lines: string[]): void {
-  for (const line of lines) expect([...line].length, line).toBeLessThanOrEqual(80)
-}
 
 describe("the support person's day at 80 columns", () => {
   it('signs in as the caregiver; says who, and nothing else on stderr', async () => {

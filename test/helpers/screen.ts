@@ -6,6 +6,7 @@
  */
 import {spawn} from 'node:child_process'
 import {stripVTControlCharacters} from 'node:util'
+import {expect} from 'vitest'
 
 import {baseEnv, BIN, ROOT} from '../e2e/harness.js'
 
@@ -43,4 +44,9 @@ export function onScreen(argv: string[], env: Record<string, string | undefined>
     })
     child.stdin.end()
   })
+}
+
+/** No line wider than the terminal (characters: the journeys' screens are ASCII and `…`). */
+export function fits(lines: readonly string[], cols = 80): void {
+  for (const line of lines) expect([...line].length, line).toBeLessThanOrEqual(cols)
 }
