@@ -81,6 +81,21 @@ describe("the CI author's day", () => {
     expect(new Set(names).size).toBe(names.length)
     for (const name of names) expect(name).not.toContain('${')
     expect(names).toEqual(expect.arrayContaining([expect.stringMatching(/^checkout get chk_[\da-f]{24} --json$/)]))
+
+    // the scenario's checkouts are the run's, not the merchant's: left out of checkout list, and said so
+    const listed = await cli.run(['checkout', 'list', '-p', 'ci-job'], {env: JOB_ENV})
+    expect(listed.code, listed.stderr).toBe(0)
+    expect(listed.stderr).toBe(
+      [
+        'No checkouts created from this machine with profile ci-job but by smoke or scenario runs (2, left out).',
+        '  See them: opsctl checkout list -p ci-job --include-runs',
+        '  Create one: opsctl checkout create --amount 150.00',
+        "  A sandbox's seeded paid checkouts: opsctl checkout list --sandbox-seeded",
+        '',
+      ].join('\n'),
+    )
+    const runs = await cli.json(['checkout', 'list', '-p', 'ci-job', '--include-runs'], {env: JOB_ENV})
+    expect(runs.checkouts).toHaveLength(2)
   })
 
   it("a first scenario file's mistakes: every problem on a line of its own, exit 2; a verb of another tool gets the command meant", async () => {

@@ -72,6 +72,15 @@ describe("the merchant's day at 80 columns", () => {
     ids.refund = /^refundId +(\S+)$/m.exec(screen.lines.join('\n'))![1]
   })
 
+  it('api with -F: an amount typed 12.5 is refused by the service, and the error says how to send it', async () => {
+    const sent = await cli.run(['api', 'checkout', 'POST', '/v1/checkouts', '-F', 'totalAmount[value]=12.5', '-f', 'totalAmount[currency]=PHP', '-f', 'requestReferenceNumber=api-1', '-f', 'items[][name]=Tea', '-F', 'items[][quantity]=1', '-f', 'items[][totalAmount][value]=12.50'])
+    expect(sent.code).toBe(5)
+    expect(sent.stderr).toMatch(/^Error: .*totalAmount\.value: expected a decimal amount with exactly two decimals/)
+    // each problem once
+    expect(sent.stderr.split('\n')[0].match(/totalAmount\.value/g)).toHaveLength(1)
+    expect(sent.stderr).toContain(`Try this: An amount is text with exactly two decimals; -F makes JSON of integers only, so 12.5 went as "12.5": send -f 'totalAmount[value]=12.50'`)
+  })
+
   it('refund list: the refund id, status and amount whole', async () => {
     const screen = await onScreen(['refund', 'list', ids.gift!], cli.env)
     expect(screen.code, screen.raw).toBe(0)
