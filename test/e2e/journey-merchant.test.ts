@@ -5,6 +5,8 @@
  * the checkout zone (+08:00) whole on screen, nothing else on it; each refusal its exit code, and
  * nothing sent for it.
  */
+import {writeFileSync} from 'node:fs'
+import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 
 import {fits, onScreen} from '../helpers/screen.js'
@@ -70,6 +72,21 @@ describe("the merchant's day at 80 columns", () => {
     expect(screen.lines).toContain(`checkoutId    ${ids.gift}`)
     expect(screen.lines).toContain('reason        one cup broken')
     ids.refund = /^refundId +(\S+)$/m.exec(screen.lines.join('\n'))![1]
+  })
+
+  it('a bulk refund planned with --dry-run: the refused row with its reason whole, the summary broken between words', async () => {
+    const file = join(cli.configDir, 'refunds.csv')
+    writeFileSync(file, `checkoutId,amount,currency,reason\n${ids.tea},10.00,PHP,event cancelled\n`)
+    const screen = await onScreen(['refund', 'create', '--from-file', file, '--dry-run'], cli.env)
+    expect(screen.code, screen.raw).toBe(5)
+    fits(screen.lines)
+    expect(screen.lines.slice(-5)).toEqual([
+      expect.stringMatching(/^line +checkoutId +outcome +message$/),
+      expect.stringMatching(new RegExp(`^2 +${ids.tea} +refused +was voided; there is nothing to$`)),
+      expect.stringMatching(/^ +refund$/),
+      'Plan: 0 of 1 rows to send (nothing); 1 refused, not sent. Nothing was sent',
+      '  (--dry-run)',
+    ])
   })
 
   it('api with -F: an amount typed 12.5 is refused by the service, and the error says how to send it', async () => {
