@@ -61,6 +61,8 @@ export class OpsError extends Error {
   readonly suggestions: string[]
   /** Next steps as facts; the CLI adds them to the suggestions, worded as commands. */
   readonly next: NextStep[] = []
+  /** More of what happened, one line each under the message (every problem of a scenario file). */
+  readonly details: string[] = []
 
   constructor(message: string, exitCode: ExitCode, suggestions: string[] = []) {
     super(message)
@@ -76,7 +78,12 @@ export class OpsError extends Error {
   }
 
   toJSON(): Record<string, unknown> {
-    return {message: this.message, exitCode: this.exitCode, ...(this.suggestions.length > 0 ? {suggestions: this.suggestions} : {})}
+    return {
+      message: this.message,
+      exitCode: this.exitCode,
+      ...(this.details.length > 0 ? {details: this.details} : {}),
+      ...(this.suggestions.length > 0 ? {suggestions: this.suggestions} : {}),
+    }
   }
 }
 
@@ -237,7 +244,11 @@ export function exitCodeForStatus(status: number): ExitCode {
 }
 
 function describeApiError(init: ApiErrorInit): string {
-  const fields = (init.fieldErrors ?? []).map((f) => `${f.field}: ${f.description}`).join('; ')
+  // Each problem once: a service that already lists them in its message (`items: ...`) is not repeated.
+  const fields = (init.fieldErrors ?? [])
+    .map((f) => `${f.field}: ${f.description}`)
+    .filter((f) => !init.message.includes(f))
+    .join('; ')
   const facts = [`HTTP ${init.status}`, init.code && `code ${init.code}`, `request id ${init.requestId ?? 'none'}`]
     .filter(Boolean)
     .join(', ')
@@ -255,6 +266,7 @@ function defaultSuggestions(status: number): string[] {
  */
 export function formatErrorForHuman(error: OpsError, shown: (text: string) => string = (text) => text, width?: number): string {
   const lines = wrapWords(`Error: ${escapeControlChars(shown(error.message))}`, width, '  ')
+  for (const d of error.details) lines.push(...wrapWords(`  ${escapeControlChars(shown(d))}`, width, '    '))
   for (const s of error.suggestions) lines.push(...wrapWords(`  Try this: ${escapeControlChars(shown(s))}`, width, '    '))
   return lines.join('\n')
 }

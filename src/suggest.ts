@@ -11,8 +11,44 @@ export interface Candidate {
   takesArgs: boolean
 }
 
+/**
+ * Verbs other tools use for what a command here does: `webhook create` means `webhook register`,
+ * not the `webhook update` a spelling distance would pick.
+ */
+const SYNONYMS: Record<string, readonly string[]> = {
+  add: ['create', 'register'],
+  create: ['register', 'add'],
+  del: ['delete', 'remove'],
+  delete: ['remove'],
+  describe: ['get', 'show'],
+  get: ['show'],
+  ls: ['list'],
+  new: ['create', 'register', 'add'],
+  register: ['create', 'add'],
+  remove: ['delete'],
+  rm: ['delete', 'remove'],
+  show: ['get'],
+}
+
+/** The candidate whose words are what was typed, a verb taken for its synonym (`webhook create`: `webhook register`). */
+function synonymOf(typedWords: string[], candidates: Candidate[]): string | undefined {
+  let best: {name: string; rank: number; words: number} | undefined
+  for (const candidate of candidates) {
+    const words = candidate.name.split(' ')
+    if (typedWords.length < words.length || (!candidate.takesArgs && typedWords.length > words.length)) continue
+    if (!words.every((w, i) => typedWords[i] === w || SYNONYMS[typedWords[i]]?.includes(w))) continue
+    // the first synonym listed is the likelier one
+    const rank = words.reduce((sum, w, i) => sum + Math.max(0, SYNONYMS[typedWords[i]]?.indexOf(w) ?? 0), 0)
+    if (!best || words.length > best.words || (words.length === best.words && rank < best.rank)) best = {name: candidate.name, rank, words: words.length}
+  }
+
+  return best?.name
+}
+
 /** The closest candidate to what was typed, when it is close enough to be a plausible typo. */
 export function nearestName(typedWords: string[], candidates: Candidate[]): string | undefined {
+  const synonym = synonymOf(typedWords, candidates)
+  if (synonym !== undefined) return synonym
   let best: {distance: number; name: string; words: number} | undefined
   for (const candidate of candidates) {
     const words = candidate.name.split(' ')

@@ -135,3 +135,24 @@ export function queryOf(fields: Field[]): Record<string, string[]> {
 
   return query
 }
+
+/** A decimal typed without exactly two decimals (`12.5`, `3`): not an amount either service takes. */
+const NOT_TWO_DECIMALS = /^-?\d+(?:\.\d|\.\d{3,})?$/
+
+/**
+ * What to say when the service refused a field that was typed as a number but is an amount: both
+ * services take amounts as text with exactly two decimals, and `-F` makes JSON of integers only
+ * (as gh does), so `-F 'totalAmount[value]=12.5'` sends the text "12.5". Undefined otherwise.
+ */
+export function amountHint(fields: readonly Field[], refused: readonly {field: string; description: string}[]): string | undefined {
+  for (const f of fields) {
+    if (!(typeof f.value === 'number' || (typeof f.value === 'string' && NOT_TWO_DECIMALS.test(f.value)))) continue
+    const dotted = f.path.filter((p) => p !== '').join('.')
+    if (!refused.some((r) => r.field === dotted && /decimal/i.test(r.description))) continue
+    const value = String(f.value)
+    const amount = Number(value).toFixed(2)
+    return `An amount is text with exactly two decimals; -F makes JSON of integers only, so ${value} went as ${JSON.stringify(f.value)}: send -f '${f.key}=${amount}'`
+  }
+
+  return undefined
+}

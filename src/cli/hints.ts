@@ -22,6 +22,10 @@ export const hints = {
   readReason: (line: string) => `Say why (kept in the access log): opsctl ${line} --reason "ticket 4512: missed doses"`,
   linkedPatients: 'See the users you may read: opsctl users me',
   checkoutListLocal: "The list as this machine's log tells it, nothing sent: opsctl checkout list --no-refresh",
+  webhookDeliveries: () => 'opsctl webhook deliveries',
+  includeRuns: (profile: string) => `See them: opsctl checkout list -p ${shellQuote(profile)} --include-runs`,
+  tenantGone:
+    'The tenant was deleted, or its --ttl ran out (real time, whatever its clock said) and the sandbox removed it with its data: make another: opsctl sandbox tenant create --ttl 2h --save-profile NAME',
 }
 
 /** What the CLI knows of the run that the facts do not carry: the profile it used, when not the active one. */
@@ -140,6 +144,7 @@ const LIST_FOR_MISSING: Partial<Record<OperationId, string>> = {
 /** The error as the CLI shows it: its next steps worded first among the suggestions. */
 export function withHints(error: OpsError, context: HintContext = {}): OpsError {
   error.suggestions.unshift(...error.next.map((n) => nextStepText(n, context)))
+  if (error instanceof ApiError && error.status === 404 && TENANT_GONE.test(error.message)) error.suggestions.push(hints.tenantGone)
   const list = error instanceof ApiError && error.status === 404 ? LIST_FOR_MISSING[error.operationId as OperationId] : undefined
   if (list && !error.suggestions.includes(list)) error.suggestions.push(list)
   error.next.length = 0
@@ -148,6 +153,10 @@ export function withHints(error: OpsError, context: HintContext = {}): OpsError 
   return error
 }
 
-function shellQuote(text: string): string {
+/** A sandbox's answer for a tenant it does not have (deleted, or its --ttl ran out). */
+const TENANT_GONE = /^No tenant \S+ on this sandbox/
+
+/** A word of a command line to copy: as it is when the shell reads it so, else in single quotes. */
+export function shellQuote(text: string): string {
   return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`
 }

@@ -8,6 +8,7 @@
 import type {Dropped, TableStream} from './output/table.js'
 
 import {wrapWords} from '../errors.js'
+import {maskSecret} from '../http/redact.js'
 import {type CellStyle, cellText, headerText, rowCells, spreadsheetSafe} from './output/cells.js'
 import {shortTableTime} from './output/times.js'
 import {layoutOf, listOf, type Row, type View} from './output/view.js'
@@ -203,7 +204,7 @@ export async function renderDocument(document: unknown, view: View, mode: Output
     return
   }
 
-  const record = document as Row
+  const record = maskedFields(document as Row, view.masked)
   const omit = view.withFields && view.list ? view.list : undefined
   const chosen = mode.columns && mode.columns.length > 0 ? mode.columns : view.columns
   const keys = chosen && chosen.length > 0 ? [...chosen] : Object.keys(record).filter((k) => k !== omit)
@@ -213,6 +214,14 @@ export async function renderDocument(document: unknown, view: View, mode: Output
     sinks.out(mode.format === 'table' && mode.terminal ? `\n${headerText(omit ?? 'list')} (${list.length}):\n` : '\n')
     await writeList(list, {}, {...mode, columns: undefined}, sinks)
   }
+}
+
+/** The record with `masked` fields masked, for a table, TSV or CSV. */
+function maskedFields(record: Row, masked: readonly string[] | undefined): Row {
+  if (!masked?.some((k) => typeof record[k] === 'string')) return record
+  const copy = {...record}
+  for (const k of masked) if (typeof copy[k] === 'string') copy[k] = maskSecret(copy[k])
+  return copy
 }
 
 type Scalar = boolean | null | number | string

@@ -3,6 +3,8 @@
  * rewrites itself. Only in a terminal: piped or redirected stderr gets none of it, so logs and
  * scripts see results, not progress.
  */
+import {displayWidth, fitCell} from './output/table.js'
+
 export interface Progress {
   update(text: string): void
   /** Clears the line, so what follows (a table, an error) starts clean. */
@@ -20,8 +22,10 @@ export function progress(stream: NodeJS.WriteStream = process.stderr): Progress 
       shown = false
     },
     update(text) {
-      const width = Math.max(10, (stream.columns ?? 80) - 1)
-      stream.write('\r\u001B[2K' + (text.length > width ? text.slice(0, width - 1) + '…' : text))
+      // One column short of the terminal: a line that fills it would wrap in some terminals. Display
+      // columns, not characters: a wide character in a step's name counts two.
+      const width = Math.max(10, (stream.columns || 80) - 1)
+      stream.write('\r\u001B[2K' + (displayWidth(text) > width ? fitCell(text, width).trimEnd() : text))
       shown = true
     },
   }

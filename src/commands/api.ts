@@ -5,12 +5,12 @@ import type {PagedRequest} from '../cli/api-paginate.js'
 import type {RawResponse, ServiceClient} from '../http/client.js'
 import type {AuthKind, HttpMethod, Operation, Paging} from '../http/operation.js'
 
-import {bodyOf, type Field, queryOf, readFields} from '../cli/api-fields.js'
+import {amountHint, bodyOf, type Field, queryOf, readFields} from '../cli/api-fields.js'
 import {responseHead} from '../cli/api-head.js'
 import {BaseCommand} from '../cli/base-command.js'
 import {parsePairs, readJsonData} from '../cli/data-input.js'
 import {reasonFlags} from '../cli/health/reason-flag.js'
-import {UsageError} from '../errors.js'
+import {ApiError, UsageError} from '../errors.js'
 import {OPERATION_INDEX} from '../services/operation-index.js'
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const
@@ -92,7 +92,7 @@ ${OPERATION_INDEX}`
       return this.paginated(client, row, {auth, headers, path, query: joinedQuery(pairsOf(search), query)})
     }
 
-    return this.answer(await client.raw(method, args.path, {answerErrors: true, auth, body, headers, query}))
+    return this.answer(await client.raw(method, args.path, {answerErrors: true, auth, body, headers, query}), fields)
   }
 
   /**
@@ -116,9 +116,14 @@ ${OPERATION_INDEX}`
   }
 
   /** One answer: -i's head, then the body (unless --silent); an error answer's body too, then the error. */
-  private async answer(response: RawResponse): Promise<unknown> {
+  private async answer(response: RawResponse, fields: Field[] = []): Promise<unknown> {
     if (this.flags.include) process.stdout.write(responseHead(response.status, response.headers))
-    if (response.error) return this.failWith(response.error, response.data)
+    if (response.error) {
+      const hint = response.error instanceof ApiError && response.error.status === 400 ? amountHint(fields, response.error.fieldErrors) : undefined
+      if (hint) response.error.suggestions.unshift(hint)
+      return this.failWith(response.error, response.data)
+    }
+
     return this.flags.silent ? undefined : (response.data ?? {status: response.status})
   }
 

@@ -20,6 +20,9 @@ describe('a mistyped command or topic', () => {
     [['profil', 'list'], '`profil list` is not a command. Did you mean `profile list`?'],
     [['metrics', 'gett', 'me', '--name', 'eventsRescue'], 'Did you mean `metrics get`?'],
     [['plan', 'medication', 'ad', 'me'], 'Did you mean `plan medication add`?'],
+    // a verb of another tool is taken for this one's, not for the nearest spelling (`webhook update`)
+    [['webhook', 'create', '--name', 'CHECKOUT_SUCCESS'], '`webhook create` is not a command. Did you mean `webhook register`?'],
+    [['refund', 'ls'], 'Did you mean `refund list`?'],
   ])('%j names the nearest one, exits 2 and sends nothing', async (argv, expected) => {
     const r = await runCommand(opsctl, argv)
     expect(r.code).toBe(2)

@@ -158,12 +158,15 @@ describe('users inspect --since', () => {
     // night events are marked
     const nights = inWeek.filter((e: any) => e.nightEvent).length
     expect(nights).toBeGreaterThan(0)
-    expect(screen.stdout.split('\n').filter((l) => /^\d{4}-.*\tnight\t/.test(l)), screen.stdout).toHaveLength(nights)
+    // each row starts with the event's id (events get takes it)
+    const ids = new Set(inWeek.filter((e: any) => e.nightEvent).map((e: any) => e.id))
+    const marked = screen.stdout.split('\n').filter((l) => /^[\da-f]{24}\t\d{4}-.*\tnight\t/.test(l))
+    expect(marked.map((l) => l.split('\t')[0]).sort(), screen.stdout).toEqual([...ids].sort())
   })
 })
 
 describe('the access log', () => {
-  it('one line per read of the patient, none for the caregiver reading themself; audit access lists them', async () => {
+  it('one line per read of the patient (the list users me shows too), none for the caregiver reading themself; audit access lists them', async () => {
     rmSync(join(dirOf('caregiver'), 'access.jsonl'), {force: true})
     const reads: [Runnable, string[], string][] = [
       [UsersGet, [PATIENT.email], 'users get'],
@@ -172,6 +175,8 @@ describe('the access log', () => {
       [MetricsGet, [patientId, '--name', 'eventsRescue'], 'metrics get'],
       [PlanShow, [patientId], 'plan show'],
       [Api, ['health', 'GET', `/api/users/${patientId}/events`], 'api health GET /api/users/{userId}/events'],
+      // the linked patients' names and emails are the patient's data too
+      [UsersMe, [], 'users me'],
     ]
     for (const [Cmd, argv] of reads) expect((await as('caregiver', Cmd, argv)).code).toBe(0)
     for (const [Cmd, argv] of [
@@ -180,7 +185,6 @@ describe('the access log', () => {
       [UsersGet, [CAREGIVER.email]],
       [PlanShow, ['me']],
       [Api, ['health', 'GET', '/api/users/me']],
-      [UsersMe, []],
     ] as [Runnable, string[]][]) {
       expect((await as('caregiver', Cmd, argv)).code).toBe(0)
     }
@@ -225,7 +229,8 @@ describe('a production profile: a reason for every read of someone else', () => 
       expect(refused.stdout).toBe('')
       expect(refused.stderr).not.toMatch(/^> /m) // the trace of a request: none was sent
       expect(refused.stderr.split('\n')[0]).toBe("Error: Reading another user's health data with production profile live needs a reason for the access log; nothing was sent")
-      expect(refused.stderr).toContain(`Try this: Say why (kept in the access log): opsctl users inspect ${argv[0]} --reason`)
+      // the command as typed, so that a copy reads the same way
+      expect(refused.stderr).toContain(`Try this: Say why (kept in the access log): opsctl users inspect ${argv[0]} --verbose --reason`)
     }
 
     const raw = await as('prod', Api, ['health', 'GET', `/api/users/${patientId}/metrics`, '--param', 'name=eventsRescue', '--verbose'])

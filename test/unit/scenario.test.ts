@@ -70,7 +70,7 @@ describe('scenario files', () => {
 
   it('reports malformed YAML with its line', () => {
     const error = problemOf('name: x\nsteps:\n  - run: opsctl profile list\n - run: opsctl profile show\n')
-    expect(error.message).toMatch(/^flow\.yaml:4:1: invalid YAML: A block sequence may not be used as an implicit map key/)
+    expect(error.details[0] ?? error.message).toMatch(/^flow\.yaml:4:1: invalid YAML: A block sequence may not be used as an implicit map key/)
   })
 
   it('reports a missing required key', () => {
@@ -220,7 +220,12 @@ describe('scenario files that cannot leak a credential nor stall the run', () =>
     ])
     expect(error.problems[0].message).toMatch(/variable \$\{nope\} is not defined/)
     expect(error.problems[2].message).toMatch(/\$\{env:MY_TOKEN\} reads a credential/)
-    expect(error.message).toMatch(/^flow\.yaml:2:\d+: steps\.0: variable \$\{nope\} is not defined.* \(\+2 more problems: line 3: unknown key "expct"/)
+    // one line each, not crammed into the first one's bracket
+    expect(error.message).toBe('3 problems in flow.yaml:')
+    expect(error.details).toHaveLength(3)
+    expect(error.details[0]).toMatch(/^flow\.yaml:2:\d+: steps\.0: variable \$\{nope\} is not defined/)
+    expect(error.details[1]).toMatch(/^flow\.yaml:3:\d+: unknown key "expct" at steps\.0/)
+    expect(error.details[2]).toMatch(/^flow\.yaml:6:\d+: steps\.2: .*\$\{env:MY_TOKEN\} reads a credential/)
   })
 
   it('refuses a step that runs a scenario or starts the sandbox, naming the line', () => {

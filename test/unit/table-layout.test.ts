@@ -110,6 +110,21 @@ describe('a reason is read whole', () => {
   })
 })
 
+describe('a reason holding an id', () => {
+  it('a request id in a reason stays on one line: a text column is cut, or a column left out, to make room for it', () => {
+    const names = ['suite', 'name', 'operation', 'outcome', 'detail']
+    const rows = [
+      ['checkout', 'refund part of a payment the next day', 'refundCheckout', 'passed', '11d46f7f-0ea4-4906-8108-ef5ffb030882'],
+      ['health', 'void it the same day', 'voidCheckout', 'passed', '485c10f9-2b9e-48d0-939f-c29c2b16b415'],
+    ]
+    const {lines} = draw(names, rows, 80, {detail: {kind: 'reason', priority: 1}, name: {kind: 'text', min: 12, priority: 1}, operation: {priority: 3}, outcome: {priority: 1}, suite: {priority: 1}})
+    for (const line of lines) expect(displayWidth(line), line).toBeLessThanOrEqual(80)
+    const text = lines.join('\n')
+    expect(text).toContain('11d46f7f-0ea4-4906-8108-ef5ffb030882')
+    expect(text).toContain('485c10f9-2b9e-48d0-939f-c29c2b16b415')
+  })
+})
+
 describe('headers', () => {
   it('a column whose header does not fit is left out, not cut, even with room for part of it', () => {
     const names = ['period', 'date', 'eventsRescue', 'eventsRescueNight', 'eventsRescueNightManual', 'eventsControllerAdministered']

@@ -37,7 +37,7 @@ export const REFUND_LAYOUT: Record<string, ColumnLayout> = {
 export const WEBHOOK_COLUMNS = ['id', 'name', 'callbackUrl', 'createdAt', 'updatedAt']
 /** The webhook id (`webhook update/delete` take it) and its event whole; the URL may be cut; the dates go first. */
 export const WEBHOOK_LAYOUT: Record<string, ColumnLayout> = {
-  callbackUrl: {kind: 'text', min: 24, priority: 1},
+  callbackUrl: {priority: 1},
   createdAt: {priority: 3},
   id: {kind: 'id', priority: 1},
   name: {priority: 1},

@@ -7,7 +7,7 @@ import {appendAccess} from '../../audit/access.js'
 import {UsageError} from '../../errors.js'
 import {UnwritableFileError} from '../../profiles/private-files.js'
 import {ENV, type ResolvedProfile} from '../../profiles/resolve.js'
-import {hints} from '../hints.js'
+import {hints, shellQuote} from '../hints.js'
 import {askText, isInteractive} from '../prompt.js'
 
 export interface AccessContext {
@@ -18,6 +18,21 @@ export interface AccessContext {
   configDir: string
   /** `users inspect`, `api health GET /api/users/{userId}` */
   command: string
+  /** The words typed after the command (`-p live ... --night --start 7d`): the hint repeats them, so a copy reads the same way. */
+  argv?: readonly string[]
+}
+
+/** The command line as typed, without its `--reason`: what the hint asks to run again with one. */
+function typedLine(ctx: AccessContext, target: string): string {
+  if (!ctx.argv) return `${ctx.command} ${target}`
+  const words: string[] = []
+  for (let i = 0; i < ctx.argv.length; i++) {
+    const word = ctx.argv[i]
+    if (word === '--reason') i++
+    else if (!word.startsWith('--reason=')) words.push(shellQuote(word))
+  }
+
+  return [ctx.command, ...words].join(' ')
 }
 
 /** The signed-in user's id as known without asking the service: stored at sign-in (a session from the environment may be someone else's). */
@@ -30,7 +45,7 @@ export function storedUserId(r: ResolvedProfile): string | undefined {
  * production profile a read of anyone but the signed-in user needs one (an email counts as someone
  * else until it is looked up). Without a terminal a missing reason is exit 2, nothing sent or read.
  */
-export async function reasonFor(ctx: AccessContext, target: string, line = `${ctx.command} ${target}`): Promise<string | undefined> {
+export async function reasonFor(ctx: AccessContext, target: string, line = typedLine(ctx, target)): Promise<string | undefined> {
   const given = ctx.reason?.trim()
   if (given) return given
   if (ctx.reason !== undefined) throw new UsageError('--reason must not be empty; nothing was sent')

@@ -96,6 +96,7 @@ export abstract class HealthCommand<T extends typeof Command> extends BaseComman
    */
   protected async readUserId(target: string, client: ServiceClient): Promise<string> {
     const ctx: AccessContext = {
+      argv: this.argv,
       command: (this.id ?? '').replaceAll(':', ' '),
       configDir: this.configDir,
       dryRun: this.dryRun,

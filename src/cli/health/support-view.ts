@@ -33,6 +33,7 @@ export function localMinute(iso: string, timeZone: string | undefined): string {
 
 export function eventRows(events: readonly Event[], timeZone: string | undefined): Record<string, unknown>[] {
   return events.map((e) => ({
+    id: e.id,
     when: localMinute(e.date, timeZone),
     medication: e.medicationId ?? '',
     doses: e.doses ?? '',

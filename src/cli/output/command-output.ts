@@ -130,7 +130,8 @@ export class CommandOutput {
    */
   async print(document: unknown, options: {query?: boolean} = {}): Promise<void> {
     if (document !== undefined && !this.streamed && !this.shownOwnView) await this.printDocument(document, options.query !== false)
-    if (this.closingLine !== undefined) process.stderr.write(this.closingLine + '\n')
+    // A summary is a note: broken between words at the terminal's width, one line in a pipe.
+    if (this.closingLine !== undefined) writeNote(this.closingLine)
     this.printed = true
   }
 

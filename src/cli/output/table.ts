@@ -16,6 +16,8 @@
 import stringWidth from 'string-width'
 
 const GAP = 2
+/** The longest word a reason keeps on one line (a UUID is 36): a longer one is broken between characters. */
+const LONGEST_UNBROKEN = 40
 const SPACES = ' '.repeat(GAP)
 
 /**
@@ -143,12 +145,14 @@ function measure(names: readonly string[], headers: readonly string[], rows: rea
     let short = headerWidth
     let times = 0
     let others = 0
+    let longestWord = 0
     let constant: string | undefined = rows.length > 1 ? (rows[0][index] ?? '') : undefined
     for (const row of rows) {
       const cell = row[index] ?? ''
       if (constant !== undefined && cell !== constant) constant = undefined
       const w = displayWidth(cell)
       if (w > natural) natural = w
+      if (declared.kind === 'reason' && w > longestWord) for (const word of cell.split(' ')) longestWord = Math.max(longestWord, displayWidth(word))
       if (cell === '') continue
       const shorter = fit.shortTime?.(cell)
       if (shorter !== undefined) {
@@ -168,8 +172,10 @@ function measure(names: readonly string[], headers: readonly string[], rows: rea
 
     const kind = times > 0 && others === 0 ? 'time' : declared.kind === 'text' || declared.kind === 'reason' ? 'text' : 'whole'
     if (kind !== 'time') short = natural
-    const min = kind === 'text' ? Math.max(headerWidth, Math.min(natural, declared.min ?? 10)) : short
     const wraps = declared.kind === 'reason'
+    // A reason wraps between words, so its narrowest is its longest word: an id or a request id in it stays whole on one line.
+    const narrowest = wraps ? Math.min(longestWord, LONGEST_UNBROKEN) : 10
+    const min = kind === 'text' ? Math.max(headerWidth, Math.min(natural, Math.max(declared.min ?? 10, narrowest))) : short
     return {constant, headerWidth, id: declared.kind === 'id', index, kind, min, natural, priority: declared.priority ?? 2, short, shortTimes: false, width: natural, wraps}
   })
 }

@@ -29,6 +29,11 @@ export interface View<D = unknown> {
   zone?: string
   /** Prints nothing on stdout unless a document format (--json, -o json/ndjson/csv, --query) is asked for. */
   quiet?: boolean
+  /**
+   * Fields of a record shown masked (`sk-s…Ui4`) in a table, tab-separated lines and CSV, which land in
+   * logs: a key shown this once. `--json`, `-o json/ndjson` and `--query` keep the exact value for scripts.
+   */
+  masked?: readonly string[]
   /** The tables of a document shown as several (users inspect): CSV, one table, cannot hold them. */
   parts?: readonly string[]
 }

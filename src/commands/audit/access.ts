@@ -4,6 +4,7 @@ import * as z from 'zod'
 import {type AccessEntry, accessPath} from '../../audit/access.js'
 import {damagedWarning, readJsonLines} from '../../audit/read.js'
 import {BaseCommand} from '../../cli/base-command.js'
+import {writeNote} from '../../cli/error-output.js'
 import {MAX_LIMIT, outputFlags} from '../../cli/flags.js'
 import {type View} from '../../cli/output/view.js'
 import {parseTimeRange} from '../../services/time-input.js'
@@ -23,7 +24,7 @@ export default class AuditAccess extends BaseCommand<typeof AuditAccess> {
   static override baseFlags = outputFlags
   static override description = `Show the access log: every read of another user's health data made from this machine.
 
-users get, users inspect, events list, events get, metrics get, plan show and api health GET on a user's record, events or metrics each add a line to <config dir>/access.jsonl (mode 0600) when the user read is not the signed-in one: when, the profile and its environment, the signed-in user, the user read, the command and the reason given (--reason; asked in a terminal and required without one on production profiles). It never holds the data read. A damaged line is skipped with a warning naming it.`
+users get, users inspect, users me (its linked patients), events list, events get, metrics get, plan show and api health GET on a user's record, events or metrics each add a line to <config dir>/access.jsonl (mode 0600) when the user read is not the signed-in one: when, the profile and its environment, the signed-in user, the user read, the command and the reason given (--reason; asked in a terminal and required without one on production profiles). It never holds the data read. A damaged line is skipped with a warning naming it.`
   static override examples = [
     '<%= config.bin %> audit access',
     '<%= config.bin %> audit access --since 7d --user 65f1c0ffee00000000000001',
@@ -40,16 +41,23 @@ users get, users inspect, events list, events get, metrics get, plan show and ap
 
   static override view: View = {
     columns: ['time', 'user', 'command', 'reason', 'signedInUser', 'profile', 'env'],
+    // The reason is what support came for: never cut. Profile and environment tell a production read
+    // from a sandbox one: shown, or said once above the table when they are the same on every row.
     layout: {
-      command: {kind: 'text', priority: 2},
-      env: {priority: 4},
-      profile: {priority: 3},
-      reason: {kind: 'text', priority: 1},
-      signedInUser: {kind: 'id', priority: 3},
+      command: {kind: 'text', priority: 3},
+      env: {priority: 1},
+      profile: {priority: 2},
+      reason: {kind: 'reason', priority: 1},
+      signedInUser: {kind: 'id', priority: 4},
       time: {priority: 1},
       user: {kind: 'id', priority: 1},
     },
     list: 'entries',
+  }
+
+  /** Reads of health data: in the health service's zone, the signed-in user's (as `users` and `events` show them). */
+  protected override async displayZone(): Promise<string | undefined> {
+    return (await this.profile().catch(() => undefined))?.profile.health.timeZone
   }
 
   protected async execute(): Promise<{entries: AccessEntry[]; path: string}> {
@@ -65,7 +73,7 @@ users get, users inspect, events list, events get, metrics get, plan show and ap
     })
     const warning = damagedWarning(path, damaged)
     // Said even under --json: the list may miss what those lines held.
-    if (warning) process.stderr.write(warning + '\n')
+    if (warning) writeNote(warning)
     if (empty) this.note(`No reads of other users' health data recorded in ${path}`)
     return {entries, path}
   }

@@ -5,6 +5,7 @@ import {type AuditEntry, auditPath} from '../../audit/log.js'
 import {damagedWarning, readAudit} from '../../audit/read.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {CHECKOUT_ZONE} from '../../cli/checkout/columns.js'
+import {writeNote} from '../../cli/error-output.js'
 import {MAX_LIMIT, outputFlags} from '../../cli/flags.js'
 import {ATTEMPT_OUTCOMES} from '../../http/client.js'
 import {checkoutService} from '../../services/checkout/operations.js'
@@ -88,7 +89,7 @@ Each attempt at a checkout creation, void, refund, webhook change or customizati
     })
     const warning = damagedWarning(auditPath(this.configDir), damaged)
     // Said even under --json: the list may miss what those lines held.
-    if (warning) process.stderr.write(warning + '\n')
+    if (warning) writeNote(warning)
     return {entries, path: auditPath(this.configDir)}
   }
 }

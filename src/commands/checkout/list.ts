@@ -5,6 +5,7 @@ import {auditPath} from '../../audit/log.js'
 import {damagedWarning, OUT_OF_ORDER_MARGIN_MS, readAudit} from '../../audit/read.js'
 import {BaseCommand} from '../../cli/base-command.js'
 import {CHECKOUT_ZONE, CREATED_CHECKOUT_COLUMNS, SEEDED_CHECKOUT_COLUMNS} from '../../cli/checkout/columns.js'
+import {writeNote} from '../../cli/error-output.js'
 import {MAX_LIMIT} from '../../cli/flags.js'
 import {hints} from '../../cli/hints.js'
 import {type View} from '../../cli/output/view.js'
@@ -79,13 +80,14 @@ The checkout service has no endpoint that lists checkouts, so the list comes fro
     const {damaged, entries} = await readAudit(this.configDir, {enough})
     const warning = damagedWarning(auditPath(this.configDir), damaged)
     // Said even under --json: the list may miss what those lines held.
-    if (warning) process.stderr.write(warning + '\n')
+    if (warning) writeNote(warning)
     let checkouts = createdCheckouts(entries, name, {includeRuns})
     if (this.flags.limit) checkouts = checkouts.slice(0, this.flags.limit)
     if (checkouts.length === 0) {
-      this.note(
-        `No checkouts created from this machine with profile ${name} yet.\n  ${hints.checkoutCreate}\n  ${hints.checkoutListSeeded}`,
-      )
+      // The runs' own checkouts are left out, not absent: say how many and how to see them.
+      const runs = includeRuns ? 0 : createdCheckouts(entries, name, {includeRuns: true}).length
+      const found = runs > 0 ? `No checkouts created from this machine with profile ${name} but by smoke or scenario runs (${runs}, left out).\n  ${hints.includeRuns(name)}` : `No checkouts created from this machine with profile ${name} yet.`
+      this.note(`${found}\n  ${hints.checkoutCreate}\n  ${hints.checkoutListSeeded}`)
       return {checkouts}
     }
 

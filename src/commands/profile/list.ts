@@ -13,9 +13,9 @@ export default class ProfileList extends BaseCommand<typeof ProfileList> {
     // The name (`--profile` takes it) and where it points; the credentials' state goes first.
     layout: {
       active: {priority: 1},
-      checkoutUrl: {kind: 'text', min: 24, priority: 2},
+      checkoutUrl: {priority: 2},
       env: {priority: 2},
-      healthUrl: {kind: 'text', min: 24, priority: 1},
+      healthUrl: {priority: 1},
       name: {kind: 'id', priority: 1},
       publicKey: {priority: 3},
       secretKey: {priority: 3},

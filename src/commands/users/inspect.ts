@@ -1,6 +1,6 @@
 import * as Flags from '@oclif/core/flags'
 
-import {INSPECT_EVENT_COLUMNS, PLAN_COLUMNS} from '../../cli/health/columns.js'
+import {INSPECT_EVENT_COLUMNS, INSPECT_EVENT_LAYOUT, PLAN_COLUMNS} from '../../cli/health/columns.js'
 import {HealthCommand, healthFlags, userIdArg} from '../../cli/health/command.js'
 import {reasonFlags} from '../../cli/health/reason-flag.js'
 import {eventRows, periodDetail, periodText, planRows, userDetail} from '../../cli/health/support-view.js'
@@ -62,6 +62,6 @@ The period is the last 7 days, today included: from midnight six days ago in the
     heading(`Period: ${recentDays ? `the last ${RECENT_DAYS} days, ` : ''}${periodText(metrics)}`)
     await this.output.renderPart(periodDetail(metrics), {})
     heading(more ? `Events (the newest ${events.length}; more with --events N)` : `Events (${events.length}, newest first)`)
-    await this.output.renderPart(eventRows(events, user.timeZone), {columns: INSPECT_EVENT_COLUMNS})
+    await this.output.renderPart(eventRows(events, user.timeZone), {columns: INSPECT_EVENT_COLUMNS, layout: INSPECT_EVENT_LAYOUT})
   }
 }

@@ -1,3 +1,4 @@
+import {recordAccess} from '../../cli/health/access.js'
 import {HealthCommand, healthFlags, USER_VIEW} from '../../cli/health/command.js'
 import {LINKED_PATIENT_COLUMNS, type LinkedPatient, linkedPatients} from '../../cli/health/people.js'
 import {healthOps, type User} from '../../services/health/operations.js'
@@ -19,6 +20,9 @@ The linked patients are the users a caregiver may read besides themself: their i
     const client = await this.health()
     const {data} = await client.call(healthOps.getUser)
     const document = {...data, linkedPatients: await linkedPatients(data, client)}
+    // Their names and emails are other users' data read: a line each in the access log, as every such read.
+    const ctx = {command: 'users me', configDir: this.configDir, dryRun: this.dryRun, resolved: await this.profile()}
+    for (const patient of document.linkedPatients) if (patient.email !== null || patient.name !== null) await recordAccess(ctx, {signedInUser: data.id, user: patient.id})
     if (this.output.format === 'table' && !this.output.documentWanted && !this.globals.columns?.length && document.linkedPatients.length > 0) {
       await this.output.renderPart(data, USER_VIEW)
       process.stdout.write(`\nLinked patients (${document.linkedPatients.length})\n`)

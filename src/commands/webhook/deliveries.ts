@@ -1,6 +1,7 @@
 import * as Flags from '@oclif/core/flags'
 
 import {BaseCommand} from '../../cli/base-command.js'
+import {CHECKOUT_ZONE} from '../../cli/checkout/columns.js'
 import {type View} from '../../cli/output/view.js'
 import {createTransport} from '../../http/create-transport.js'
 import {localSandbox} from '../../runtime/sandbox-control.js'
@@ -20,7 +21,13 @@ Each delivery has an id, the same on every attempt (and on a resend), sent with 
     checkout: Flags.string({description: 'only the deliveries of this checkout', helpValue: '<checkoutId>'}),
   }
 
-  static override view: View = {columns: ['deliveryId', 'event', 'checkoutId', 'attempt', 'at', 'status', 'outcome', 'error'], list: 'deliveries'}
+  static override view: View = {
+    columns: ['deliveryId', 'event', 'checkoutId', 'attempt', 'at', 'status', 'outcome', 'error'],
+    layout: {at: {priority: 1}, checkoutId: {priority: 1}, deliveryId: {kind: 'id', priority: 1}, error: {kind: 'reason', priority: 2}, event: {priority: 1}, outcome: {priority: 1}},
+    list: 'deliveries',
+    // the checkout service's data: its zone, as webhook listen and the checkout commands show it
+    zone: CHECKOUT_ZONE,
+  }
 
   protected async execute(): Promise<{deliveries: DeliveryAttempt[]}> {
     const sandbox = await localSandbox((await this.profile()).profile.health.baseUrl, this.configDir)

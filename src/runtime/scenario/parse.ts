@@ -38,6 +38,8 @@ interface Problem {
   message: string
 }
 
+const MAX_SHOWN_PROBLEMS = 10
+
 /** A scenario file that cannot run: every problem with its line, checked before any step runs. */
 export class ScenarioFileError extends UsageError {
   constructor(
@@ -45,14 +47,11 @@ export class ScenarioFileError extends UsageError {
     readonly problems: Problem[],
   ) {
     const [first] = problems
-    const more =
-      problems.length > 1
-        ? ` (+${problems.length - 1} more problem${problems.length > 2 ? 's' : ''}: ${problems
-            .slice(1, 4)
-            .map((p) => `line ${p.line}: ${p.message}`)
-            .join('; ')})`
-        : ''
-    super(`${file}:${first.line}:${first.column}: ${first.message}${more}`, ['Fix the file; nothing was run'])
+    const at = (p: Problem) => `${file}:${p.line}:${p.column}: ${p.message}`
+    // One problem is the message; several are one line each, so each can be found and fixed.
+    super(problems.length === 1 ? at(first) : `${problems.length} problems in ${file}:`, ['Fix the file; nothing was run'])
+    if (problems.length > 1) this.details.push(...problems.slice(0, MAX_SHOWN_PROBLEMS).map((p) => at(p)))
+    if (problems.length > MAX_SHOWN_PROBLEMS) this.details.push(`and ${problems.length - MAX_SHOWN_PROBLEMS} more`)
   }
 }
 

@@ -32,14 +32,28 @@ export async function runScenario(scenario: ParsedScenario, options: ScenarioRun
   let failed = false
   // A step's command line may carry a password: it is shown as the step's name, and in what the step prints.
   for (const step of scenario.steps) registerArgv(step.argv)
+  const names = new Set<string>()
   for (const step of scenario.steps) {
     const result = failed ? skipped(scenario, step) : await runStep(scenario, step, vars, options.config, env, options.stepEnv)
     if (result.outcome === 'failed') failed = true
+    // A report (JUnit) tells its cases apart by name: the variables known by then, and the line when two still read the same.
+    result.name = shownName(step, vars, env)
+    if (names.has(result.name)) result.name = `${result.name} (line ${step.line})`
+    names.add(result.name)
     results.push(result)
     options.onStep?.(result)
   }
 
   return results
+}
+
+/** The step's name with the variables known by then put in (`checkout get ${id}`: `checkout get chk_...`); as written when one is not known yet. */
+function shownName(step: ParsedStep, vars: Record<string, string>, env: NodeJS.ProcessEnv): string {
+  try {
+    return substitute(step.name, vars, env)
+  } catch {
+    return step.name
+  }
 }
 
 function skipped(scenario: ParsedScenario, step: ParsedStep): StepResult {

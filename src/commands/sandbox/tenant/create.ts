@@ -1,6 +1,7 @@
 import * as Flags from '@oclif/core/flags'
 
 import {BaseCommand} from '../../../cli/base-command.js'
+import {CHECKOUT_ZONE} from '../../../cli/checkout/columns.js'
 import {type View} from '../../../cli/output/view.js'
 import {sandboxUrlFlag, tenantSandbox} from '../../../cli/sandbox-tenant-target.js'
 import {UsageError} from '../../../errors.js'
@@ -41,7 +42,8 @@ The keys are shown this once (the sandbox keeps only their digests): --save-prof
     ...sandboxUrlFlag,
   }
 
-  static override view: View = {columns: ['id', 'healthBaseUrl', 'checkoutBaseUrl', 'publicKey', 'secretKey', 'clock', 'expiresAt', 'profile']}
+  // The secret key whole only in --json (and in the profile --save-profile writes): a table lands in CI logs.
+  static override view: View = {columns: ['id', 'healthBaseUrl', 'checkoutBaseUrl', 'publicKey', 'secretKey', 'clock', 'expiresAt', 'profile'], masked: ['secretKey'], zone: CHECKOUT_ZONE}
 
   protected async execute(): Promise<CreatedTenant & {profile?: string}> {
     const {flags} = this

@@ -1,4 +1,5 @@
 import {BaseCommand} from '../../../cli/base-command.js'
+import {CHECKOUT_ZONE} from '../../../cli/checkout/columns.js'
 import {type View} from '../../../cli/output/view.js'
 import {sandboxUrlFlag, tenantSandbox} from '../../../cli/sandbox-tenant-target.js'
 import {createTransport} from '../../../http/create-transport.js'
@@ -18,19 +19,24 @@ The sandbox is the origin of the profile's sandbox, or --sandbox-url. The defaul
     columns: ['id', 'healthBaseUrl', 'checkoutBaseUrl', 'clock', 'createdAt', 'expiresAt', 'seeded'],
     // CI copies the tenant id (`tenant delete`) and reads its clock; the base URLs are in its profile.
     layout: {
-      checkoutBaseUrl: {kind: 'text', min: 24, priority: 3},
+      checkoutBaseUrl: {priority: 3},
       clock: {priority: 1},
       createdAt: {priority: 3},
       expiresAt: {priority: 2},
-      healthBaseUrl: {kind: 'text', min: 24, priority: 2},
+      healthBaseUrl: {priority: 2},
       id: {kind: 'id', priority: 1},
       seeded: {priority: 2},
     },
     list: 'tenants',
+    // a tenant's clock is what its checkout windows are read on: the checkout zone, as sandbox clock shows it
+    zone: CHECKOUT_ZONE,
   }
 
   protected async execute(): Promise<{tenants: TenantInfo[]}> {
     const sandbox = await tenantSandbox(this.flags['sandbox-url'], () => this.profile(), this.configDir)
-    return {tenants: await listTenants(createTransport(this.clientOptions()), sandbox)}
+    const tenants = await listTenants(createTransport(this.clientOptions()), sandbox)
+    // Two clocks side by side: said which is which, since a moved clock is days ahead of real time.
+    if (tenants.length > 0) this.note("clock: the tenant's own clock (moved by sandbox clock); createdAt, expiresAt: real time")
+    return {tenants}
   }
 }
