@@ -1,18 +1,16 @@
-// fs.promises loads on first use: importing node:fs/promises would cost every command its load (readline, file watchers)
-import {promises as fs} from 'node:fs'
-
 import {UsageError} from '../errors.js'
-import {readStdin} from './prompt.js'
+import {INPUT_LIMIT_BYTES, readBoundedText} from '../runtime/bounded-read.js'
 
 /**
- * Reads `--data`: `@file.json`, `-` for stdin, or inline JSON. Invalid JSON, and JSON nested deeper
- * than MAX_DATA_DEPTH, are usage errors (exit 2, nothing sent).
+ * Reads `--data`: `@file.json`, `-` for stdin, or inline JSON. Invalid JSON, JSON nested deeper
+ * than MAX_DATA_DEPTH, and a file or stdin over 16 MiB or not text, are usage errors (exit 2,
+ * nothing sent).
  */
 export async function readJsonData(spec: string): Promise<unknown> {
   let text: string
   let source: string
   if (spec === '-') {
-    text = await readStdin()
+    text = await readBoundedText('-', {limit: INPUT_LIMIT_BYTES})
     source = 'stdin'
   } else if (spec.startsWith('@')) {
     source = spec.slice(1)
@@ -34,13 +32,12 @@ export async function readJsonData(spec: string): Promise<unknown> {
   }
 }
 
-/** A file named on the command line, as text; one that cannot be read is a usage error naming it. */
+/**
+ * A file named on the command line (or stdin, `-`), as text, read up to 16 MiB as it streams in: one
+ * that cannot be read, is larger, or is not text (a NUL byte, not UTF-8) is a usage error naming it.
+ */
 export async function readTextFile(path: string): Promise<string> {
-  try {
-    return await fs.readFile(path, 'utf8')
-  } catch (error) {
-    throw new UsageError(`Cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
-  }
+  return readBoundedText(path, {limit: INPUT_LIMIT_BYTES})
 }
 
 /**

@@ -7,6 +7,7 @@
  */
 import * as Flags from '@oclif/core/flags'
 
+import {DEFAULT_MAX_BODY_MIB} from '../http/answer-limit.js'
 import {FORMATS} from './output.js'
 
 const GLOBAL = 'GLOBAL'
@@ -78,6 +79,14 @@ export const requestFlags = {
     helpGroup: GLOBAL,
     min: 1,
   }),
+  'max-body': Flags.integer({
+    default: DEFAULT_MAX_BODY_MIB,
+    description: 'MiB of an answer read at most; a larger one is an error (exit 6), and so is a --paginate document',
+    env: 'OPSCTL_MAX_BODY',
+    helpGroup: GLOBAL,
+    helpValue: '<MiB>',
+    min: 1,
+  }),
 }
 
 export const yesFlag = {
@@ -100,5 +109,6 @@ export type GlobalFlagValues = Partial<{
   verbose: boolean
   'dry-run': boolean
   timeout: number
+  'max-body': number
   yes: boolean
 }>
