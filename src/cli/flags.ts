@@ -81,7 +81,7 @@ export const requestFlags = {
   }),
   'max-body': Flags.integer({
     default: DEFAULT_MAX_BODY_MIB,
-    description: 'MiB of an answer read at most; a larger one is an error (exit 6), and so is a --paginate document',
+    description: 'the most MiB of an answer to read (more: exit 6)',
     env: 'OPSCTL_MAX_BODY',
     helpGroup: GLOBAL,
     helpValue: '<MiB>',

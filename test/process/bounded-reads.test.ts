@@ -152,3 +152,22 @@ describe('--paginate', () => {
     expect(JSON.parse(lines[11]).events[0].id).toBe('ev_11_0')
   })
 })
+
+describe('sandbox diff', () => {
+  it('an endless answer from the side it compares against ends the run: exit 6 naming --max-body, the connection dropped', async () => {
+    const {answers, handler} = endlessAnswers(256 * MIB)
+    const {url} = await service(handler)
+    const env = {OPSCTL_CONFIG_DIR: dir}
+    const added = await runCli(
+      ['profile', 'add', 'live', '--env', 'production', '--health-url', `${url}/health`, '--checkout-url', `${url}/checkout`, '--public-key', 'pk-live-1', '--secret-key-stdin'],
+      {env, input: 'sk-live-1'},
+    )
+    expect(added.code, added.stderr).toBe(0)
+    const r = await runCli(['sandbox', 'diff', '--against', 'live', '--max-body', '1'], {env})
+    expect(r.code, r.stderr).toBe(6)
+    expect(r.stderr).toMatch(new RegExp(`: the answer from ${url} is larger than 1 MiB, the most opsctl reads of an answer; it was not read`))
+    expect(r.stderr).toContain('--max-body <MiB>')
+    await Promise.all(answers.map((a) => a.closed))
+    for (const answer of answers) expect(answer.written).toBeLessThan(33 * MIB)
+  })
+})
