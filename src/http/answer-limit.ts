@@ -18,7 +18,7 @@ export const DEFAULT_MAX_BODY_MIB = 16
 export const DEFAULT_MAX_BODY_BYTES = DEFAULT_MAX_BODY_MIB * MIB
 
 /** The code a carrier gives the error of an answer over the limit (spelt again in the lazily loaded carriers). */
-export const ANSWER_TOO_LARGE = 'OPSCTL_ANSWER_TOO_LARGE'
+export const ANSWER_TOO_LARGE = 'ERR_ANSWER_TOO_LARGE'
 
 /** A size for people: `16 MiB`, or bytes under one MiB. */
 export function sizeText(bytes: number): string {

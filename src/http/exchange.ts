@@ -14,7 +14,7 @@ export interface Exchange {
   signal: AbortSignal
   /**
    * The most bytes of body to read: past it (or at a content-length over it) the carrier stops,
-   * drops the connection and fails with code `OPSCTL_ANSWER_TOO_LARGE` (./answer-limit.ts).
+   * drops the connection and fails with code `ERR_ANSWER_TOO_LARGE` (./answer-limit.ts).
    */
   maxBodyBytes: number
 }

@@ -6,7 +6,7 @@ const CONNECT_TIMEOUT_MS = 10_000
 /** network-error.ts's CONNECT_TIMEOUT, spelt here so that this lazily loaded file imports nothing of the bundle's. */
 const CONNECT_TIMEOUT = 'UND_ERR_CONNECT_TIMEOUT'
 /** ./answer-limit.ts's ANSWER_TOO_LARGE, spelt here for the same reason. */
-const ANSWER_TOO_LARGE = 'OPSCTL_ANSWER_TOO_LARGE'
+const ANSWER_TOO_LARGE = 'ERR_ANSWER_TOO_LARGE'
 
 /**
  * Plain-http requests (the sandbox, a local listener) on Node's own HTTP client, with keep-alive

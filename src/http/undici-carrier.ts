@@ -36,7 +36,7 @@ export class UndiciCarrier implements Carrier {
 }
 
 /** ./answer-limit.ts's ANSWER_TOO_LARGE: this file is loaded lazily and imports nothing of the bundle's. */
-const ANSWER_TOO_LARGE = 'OPSCTL_ANSWER_TOO_LARGE'
+const ANSWER_TOO_LARGE = 'ERR_ANSWER_TOO_LARGE'
 
 /**
  * One attempt on an undici dispatcher (tests give undici's MockAgent). The body is counted as it

@@ -65,7 +65,7 @@ describe('an answer over the limit', () => {
     const agent = new Agent()
     try {
       const error = await rejection(sendOn(agent, {headers: {}, maxBodyBytes: MIB, method: 'GET', signal: new AbortController().signal, url: new URL(url)}))
-      expect((error as {code?: string}).code).toBe('OPSCTL_ANSWER_TOO_LARGE')
+      expect((error as {code?: string}).code).toBe('ERR_ANSWER_TOO_LARGE')
       await answers[0].closed
       expect(answers[0].written).toBeLessThan(MIB + SLACK)
     } finally {
