@@ -7,8 +7,7 @@
 import type {RawResponse, ServiceClient} from '../http/client.js'
 import type {QueryValue} from '../http/url.js'
 
-import {ExitCode, OpsError, UsageError} from '../errors.js'
-import {sizeText} from '../http/answer-limit.js'
+import {ExitCode, OpsError, sizeText, UsageError} from '../errors.js'
 import {type AuthKind, type Operation, type Paging, rowAt} from '../http/operation.js'
 import {paginate} from '../http/paginate.js'
 

@@ -1,5 +1,4 @@
 import {UsageError} from '../errors.js'
-import {INPUT_LIMIT_BYTES, readBoundedText} from '../runtime/bounded-read.js'
 
 /**
  * Reads `--data`: `@file.json`, `-` for stdin, or inline JSON. Invalid JSON, JSON nested deeper
@@ -10,7 +9,7 @@ export async function readJsonData(spec: string): Promise<unknown> {
   let text: string
   let source: string
   if (spec === '-') {
-    text = await readBoundedText('-', {limit: INPUT_LIMIT_BYTES})
+    text = await readTextFile('-')
     source = 'stdin'
   } else if (spec.startsWith('@')) {
     source = spec.slice(1)
@@ -37,6 +36,8 @@ export async function readJsonData(spec: string): Promise<unknown> {
  * that cannot be read, is larger, or is not text (a NUL byte, not UTF-8) is a usage error naming it.
  */
 export async function readTextFile(path: string): Promise<string> {
+  // Loaded when a body is read from a file: `api` without one loads less at start-up.
+  const {INPUT_LIMIT_BYTES, readBoundedText} = await import('../runtime/bounded-read.js')
   return readBoundedText(path, {limit: INPUT_LIMIT_BYTES})
 }
 

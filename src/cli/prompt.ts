@@ -1,6 +1,5 @@
 import {CancelledError, UsageError} from '../errors.js'
 import {registerSecret} from '../http/secrets/registry.js'
-import {INPUT_LIMIT_BYTES, readBoundedText} from '../runtime/bounded-read.js'
 
 /** Prompts run only for a person at a terminal: never in CI, never with piped input or output. */
 export function isInteractive(): boolean {
@@ -53,5 +52,6 @@ async function cancellable<T>(answer: Promise<T>): Promise<T> {
 
 /** Reads all of stdin as text, at most 16 MiB (for --password-stdin, --secret-key-stdin); errors never quote it. */
 export async function readStdin(): Promise<string> {
+  const {INPUT_LIMIT_BYTES, readBoundedText} = await import('../runtime/bounded-read.js')
   return readBoundedText('-', {limit: INPUT_LIMIT_BYTES})
 }

@@ -10,8 +10,7 @@ import {responseHead} from '../cli/api-head.js'
 import {BaseCommand} from '../cli/base-command.js'
 import {parsePairs, readJsonData} from '../cli/data-input.js'
 import {reasonFlags} from '../cli/health/reason-flag.js'
-import {UsageError} from '../errors.js'
-import {MIB} from '../http/answer-limit.js'
+import {MIB, UsageError} from '../errors.js'
 import {OPERATION_INDEX} from '../services/operation-index.js'
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const

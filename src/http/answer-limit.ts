@@ -5,9 +5,7 @@
  * The limit is --max-body (OPSCTL_MAX_BODY) in MiB; a request may carry its own (a sandbox's
  * whole state).
  */
-import {ExitCode, OpsError} from '../errors.js'
-
-export const MIB = 1024 * 1024
+import {ExitCode, MIB, OpsError, sizeText} from '../errors.js'
 
 /**
  * 16 MiB: the largest answer either service's spec describes is a page of 50 events or a list of
@@ -19,11 +17,6 @@ export const DEFAULT_MAX_BODY_BYTES = DEFAULT_MAX_BODY_MIB * MIB
 
 /** The code a carrier gives the error of an answer over the limit (spelt again in the lazily loaded carriers). */
 export const ANSWER_TOO_LARGE = 'ERR_ANSWER_TOO_LARGE'
-
-/** A size for people: `16 MiB`, or bytes under one MiB. */
-export function sizeText(bytes: number): string {
-  return bytes >= MIB ? `${Math.round((bytes / MIB) * 10) / 10} MiB` : `${bytes} bytes`
-}
 
 /**
  * An answer larger than the limit: it was not read (exit 6, an answer that cannot be read). A

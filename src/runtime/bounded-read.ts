@@ -10,8 +10,7 @@ import {isUtf8} from 'node:buffer'
 // fs.promises loads on first use: importing node:fs/promises would cost every command its load (readline, file watchers)
 import {promises as fs} from 'node:fs'
 
-import {UsageError} from '../errors.js'
-import {MIB, sizeText} from '../http/answer-limit.js'
+import {MIB, sizeText, UsageError} from '../errors.js'
 
 /**
  * What a request body read from a file or stdin may weigh: no request of either service comes

@@ -9,7 +9,9 @@ import {createServer} from 'node:http'
 import {Agent} from 'undici'
 import {afterEach, describe, expect, it} from 'vitest'
 
-import {AnswerTooLargeError, MIB} from '../../../src/http/answer-limit.js'
+import {requestFlags} from '../../../src/cli/flags.js'
+import {MIB} from '../../../src/errors.js'
+import {AnswerTooLargeError, DEFAULT_MAX_BODY_MIB} from '../../../src/http/answer-limit.js'
 import {HttpTransport} from '../../../src/http/http-transport.js'
 import {sendOn} from '../../../src/http/undici-carrier.js'
 import {endlessAnswers, LoopbackServers} from '../../helpers/loopback-servers.js'
@@ -92,5 +94,11 @@ describe('an answer over the limit', () => {
     const body = 'x'.repeat(MIB)
     const url = await servers.listen(createServer((_req, res) => res.end(body)))
     expect((await transport.send({idempotent: true, label: 'x', method: 'GET', url: new URL(url)})).text).toBe(body)
+  })
+})
+
+describe('--max-body', () => {
+  it('defaults to the limit the transport applies without it', () => {
+    expect(requestFlags['max-body'].default).toBe(DEFAULT_MAX_BODY_MIB)
   })
 })
