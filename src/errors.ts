@@ -22,6 +22,13 @@ export const ExitCode = {
 } as const
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode]
 
+export const MIB = 1024 * 1024
+
+/** A size in an error message: `16 MiB`, or bytes under one MiB. */
+export function sizeText(bytes: number): string {
+  return bytes >= MIB ? `${Math.round((bytes / MIB) * 10) / 10} MiB` : `${bytes} bytes`
+}
+
 export interface FieldError {
   field: string
   description: string

@@ -5,7 +5,6 @@
  */
 import {UsageError} from '../errors.js'
 import {MAX_DATA_DEPTH, readTextFile} from './data-input.js'
-import {readStdin} from './prompt.js'
 
 export type FieldValue = boolean | null | number | string
 
@@ -50,7 +49,7 @@ async function typedValue(text: string): Promise<FieldValue> {
   if (text === 'false') return false
   if (text === 'null') return null
   if (INTEGER.test(text) && Number.isSafeInteger(Number(text))) return Number(text)
-  if (text === '@-') return readStdin()
+  // Bounded and text only: a binary file is refused, never sent mangled into a string.
   if (text.startsWith('@')) return readTextFile(text.slice(1))
 
   return text

@@ -7,7 +7,7 @@
 import type {RawResponse, ServiceClient} from '../http/client.js'
 import type {QueryValue} from '../http/url.js'
 
-import {UsageError} from '../errors.js'
+import {ExitCode, OpsError, sizeText, UsageError} from '../errors.js'
 import {type AuthKind, type Operation, type Paging, rowAt} from '../http/operation.js'
 import {paginate} from '../http/paginate.js'
 
@@ -47,13 +47,15 @@ export interface PagesRead {
 /**
  * Reads the pages from the one the query's token names (the first without one) to the last, at
  * most `maxPages`; each answer goes to `onPage` as it arrives. A failed answer ends the run and is
- * `last` (its `error` set). `collect`: keep the items for one merged document.
+ * `last` (its `error` set). `collect`: keep the items for one merged document, of at most
+ * `maxCollectBytes` (their JSON): past it the run stops (exit 6) and says to use `-o ndjson`,
+ * which holds one page at a time.
  */
 export async function readPages(
   client: Pick<ServiceClient, 'raw'>,
   row: PagedRow,
   request: PagedRequest,
-  options: {collect: boolean; maxPages: number; onPage: (response: RawResponse) => Promise<void> | void},
+  options: {collect: boolean; maxCollectBytes: number; maxPages: number; onPage: (response: RawResponse) => Promise<void> | void},
 ): Promise<PagesRead> {
   const {path, query} = request
   const caller = {
@@ -61,6 +63,7 @@ export async function readPages(
       client.raw('GET', path, {answerErrors: true, auth: request.auth, headers: request.headers, query: input.query as Record<string, QueryValue>}),
   }
   const items: unknown[] = []
+  let collected = 0
   let pages = 0
   let last: RawResponse | undefined
   for await (const page of paginate(caller as unknown as Pick<ServiceClient, 'call'>, row, {query})) {
@@ -68,11 +71,24 @@ export async function readPages(
     pages++
     await options.onPage(last)
     if (last.error) break
-    if (options.collect) items.push(...page.items)
+    if (options.collect) {
+      collected += Buffer.byteLength(JSON.stringify(page.items))
+      if (collected > options.maxCollectBytes) throw tooLargeToCollect(pages, options.maxCollectBytes)
+      items.push(...page.items)
+    }
+
     if (pages >= options.maxPages && page.next && page.items.length > 0) return {items, last, stoppedAt: page.next}
   }
 
   return {items, last: last as RawResponse}
+}
+
+function tooLargeToCollect(pages: number, limit: number): OpsError {
+  return new OpsError(
+    `--paginate stopped at page ${pages}: the one document of every page would pass ${sizeText(limit)} (--max-body); nothing was printed`,
+    ExitCode.Server,
+    ['Print each page as it arrives, without holding them all, with -o ndjson', 'Or raise the limit with --max-body <MiB> (or OPSCTL_MAX_BODY)'],
+  )
 }
 
 /** One document of every page: the last answer, its list (`row.paging.items`) holding the items of all pages in order. */

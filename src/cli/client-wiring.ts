@@ -8,7 +8,7 @@ import type {GlobalFlagValues} from './flags.js'
 
 import {appendAudit, auditPath, checkAuditWritable, entryFromAttempt} from '../audit/log.js'
 import {escapeControlChars} from '../control-chars.js'
-import {type OpsError} from '../errors.js'
+import {MIB, type OpsError} from '../errors.js'
 import {type AttemptRecord, type ClientOptions, ServiceClient} from '../http/client.js'
 import {type Operation} from '../http/operation.js'
 import {findServiceModule} from '../http/services.js'
@@ -89,6 +89,7 @@ export class ClientWiring {
       },
       dryRun,
       timeoutMs: (globals.timeout ?? 30) * 1000,
+      maxBodyBytes: globals['max-body'] === undefined ? undefined : globals['max-body'] * MIB,
       trace: globals.verbose ? stderr : undefined,
       traceMasked: service === undefined ? undefined : patientTraceMask(service),
     }

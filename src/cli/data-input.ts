@@ -1,18 +1,15 @@
-// fs.promises loads on first use: importing node:fs/promises would cost every command its load (readline, file watchers)
-import {promises as fs} from 'node:fs'
-
 import {UsageError} from '../errors.js'
-import {readStdin} from './prompt.js'
 
 /**
- * Reads `--data`: `@file.json`, `-` for stdin, or inline JSON. Invalid JSON, and JSON nested deeper
- * than MAX_DATA_DEPTH, are usage errors (exit 2, nothing sent).
+ * Reads `--data`: `@file.json`, `-` for stdin, or inline JSON. Invalid JSON, JSON nested deeper
+ * than MAX_DATA_DEPTH, and a file or stdin over 16 MiB or not text, are usage errors (exit 2,
+ * nothing sent).
  */
 export async function readJsonData(spec: string): Promise<unknown> {
   let text: string
   let source: string
   if (spec === '-') {
-    text = await readStdin()
+    text = await readTextFile('-')
     source = 'stdin'
   } else if (spec.startsWith('@')) {
     source = spec.slice(1)
@@ -34,13 +31,14 @@ export async function readJsonData(spec: string): Promise<unknown> {
   }
 }
 
-/** A file named on the command line, as text; one that cannot be read is a usage error naming it. */
+/**
+ * A file named on the command line (or stdin, `-`), as text, read up to 16 MiB as it streams in: one
+ * that cannot be read, is larger, or is not text (a NUL byte, not UTF-8) is a usage error naming it.
+ */
 export async function readTextFile(path: string): Promise<string> {
-  try {
-    return await fs.readFile(path, 'utf8')
-  } catch (error) {
-    throw new UsageError(`Cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
-  }
+  // Loaded when a body is read from a file: `api` without one loads less at start-up.
+  const {INPUT_LIMIT_BYTES, readBoundedText} = await import('../runtime/bounded-read.js')
+  return readBoundedText(path, {limit: INPUT_LIMIT_BYTES})
 }
 
 /**

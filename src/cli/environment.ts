@@ -17,6 +17,7 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
   {name: 'OPSCTL_CHECKOUT_PUBLIC_KEY', description: 'overrides the checkout public key of the profile chosen without --profile'},
   {name: 'OPSCTL_CHECKOUT_SECRET_KEY', description: 'overrides the checkout secret key of the profile chosen without --profile'},
   {name: 'OPSCTL_TIMEOUT', description: 'seconds before a request is given up (--timeout)'},
+  {name: 'OPSCTL_MAX_BODY', description: 'MiB of an answer read at most (--max-body, default 16)'},
   {name: 'OPSCTL_VERBOSE', description: 'print the redacted HTTP trace on stderr (--verbose)'},
   {name: 'OPSCTL_AUDIT_RUN', description: 'marks the audit lines of a run (smoke and scenario set it); checkout list leaves marked checkouts out unless --include-runs'},
   {name: 'OPSCTL_TRACE_PATIENT_DATA', description: '1 shows patient data in --verbose traces (masked by default)'},

@@ -12,7 +12,7 @@ export const EXIT_CODE_MEANINGS: Readonly<Record<keyof typeof ExitCode, string>>
   Auth: 'auth: 401 or 403, or credentials missing (sign in, or set the profile keys)',
   NotFound: 'not found: 404 or 410',
   Refused: 'refused, nothing applied: by a rule checked before sending (void window closed, a second refund, an amount over what is left, an unsupported metric) or by the service for any other 4xx answer',
-  Server: 'server error: 5xx, or 429 after the retries; or an answer that cannot be read (a redirect, never followed; a body that is not JSON; a field the operation needs missing or of another type): nothing is taken from it, and no void or refund is sent on it',
+  Server: 'server error: 5xx, or 429 after the retries; or an answer that cannot be read (a redirect, never followed; a body that is not JSON; a field the operation needs missing or of another type; one larger than --max-body): nothing is taken from it, and no void or refund is sent on it',
   Network: 'network, timeout, or an outcome that is unknown (the change may have been applied: read it back before trying again)',
   Interrupted: 'Ctrl-C: at a prompt (nothing was sent), or while a command runs (it ends by SIGINT, which the shell reports as 130; a change waiting for its answer is audited as unknown first). sandbox start and webhook listen stop cleanly on Ctrl-C and exit 0',
 }

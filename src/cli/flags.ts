@@ -78,6 +78,15 @@ export const requestFlags = {
     helpGroup: GLOBAL,
     min: 1,
   }),
+  'max-body': Flags.integer({
+    // DEFAULT_MAX_BODY_MIB of src/http/answer-limit.ts (not imported: every command loads this file; a test holds them equal)
+    default: 16,
+    description: 'the most MiB of an answer to read (more: exit 6)',
+    env: 'OPSCTL_MAX_BODY',
+    helpGroup: GLOBAL,
+    helpValue: '<MiB>',
+    min: 1,
+  }),
 }
 
 export const yesFlag = {
@@ -100,5 +109,6 @@ export type GlobalFlagValues = Partial<{
   verbose: boolean
   'dry-run': boolean
   timeout: number
+  'max-body': number
   yes: boolean
 }>

@@ -50,12 +50,8 @@ async function cancellable<T>(answer: Promise<T>): Promise<T> {
   }
 }
 
-/** Reads all of stdin (for --password-stdin, --secret-key-stdin, --data -). */
+/** Reads all of stdin as text, at most 16 MiB (for --password-stdin, --secret-key-stdin); errors never quote it. */
 export async function readStdin(): Promise<string> {
-  if (process.stdin.isTTY) throw new UsageError('Expected input on stdin, but stdin is a terminal; pipe it in')
-  // Chunks are Buffers, or strings once something has called setEncoding() on stdin; Buffer.concat
-  // would reject those with an error message that quotes the input, a secret for --secret-key-stdin.
-  const chunks: Buffer[] = []
-  for await (const chunk of process.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : (chunk as Buffer))
-  return Buffer.concat(chunks).toString('utf8')
+  const {INPUT_LIMIT_BYTES, readBoundedText} = await import('../runtime/bounded-read.js')
+  return readBoundedText('-', {limit: INPUT_LIMIT_BYTES})
 }

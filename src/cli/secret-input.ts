@@ -2,20 +2,16 @@
  * Secrets without the command line: any local user reads a process's argv (`ps`), so a secret flag
  * also takes a file (`--token-file`), and a secret given as a flag value anyway is warned about once.
  */
-// fs.promises loads on first use: importing node:fs/promises would cost every command its load (readline, file watchers)
-import {promises as fs} from 'node:fs'
-
 import {UsageError} from '../errors.js'
 import {registerSecret} from '../http/secrets/registry.js'
+import {readBoundedText} from '../runtime/bounded-read.js'
+
+/** A secret file is a line: 64 KiB is far more than any key or token. */
+const SECRET_FILE_LIMIT_BYTES = 64 * 1024
 
 /** A file's text without its final line break, registered as a secret; exit 2 (nothing done) when it cannot be read or is empty. */
 export async function readSecretFile(path: string, flag: string): Promise<string> {
-  let text: string
-  try {
-    text = await fs.readFile(path, 'utf8')
-  } catch (error) {
-    throw new UsageError(`${flag}: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`)
-  }
+  const text = await readBoundedText(path, {limit: SECRET_FILE_LIMIT_BYTES, name: `${flag} ${path}`})
 
   const secret = text.replace(/\r?\n$/, '')
   if (secret === '') throw new UsageError(`${flag}: ${path} is empty`)

@@ -10,7 +10,7 @@ import {responseHead} from '../cli/api-head.js'
 import {BaseCommand} from '../cli/base-command.js'
 import {parsePairs, readJsonData} from '../cli/data-input.js'
 import {reasonFlags} from '../cli/health/reason-flag.js'
-import {ApiError, UsageError} from '../errors.js'
+import {ApiError, MIB, UsageError} from '../errors.js'
 import {OPERATION_INDEX} from '../services/operation-index.js'
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const
@@ -30,7 +30,7 @@ Health requests carry the session cookie (when the profile has one) and x-ph-api
 
 The body is JSON, from one of: --data (inline, @file or -), --input FILE (or - for stdin), or fields. -f key=value adds a string; -F key=value adds true, false, null or an integer as JSON (1.00 stays the string "1.00"), the text of a file with @path, of stdin with @-, else a string. A key nests with [name] and makes a list with [] (-f 'totalAmount[value]=1.00', -f 'symptoms[]=cough', -f 'items[][name]=Tea': a name already set in the list's last object starts the next one). On a GET the fields are query parameters instead (k[]=v or a repeated key repeats the parameter), like --param.
 
---paginate follows a paged list (an operation below with a paging token; today GET /api/users/{userId}/events) from the page the query names to the last, at most --max-pages pages, and prints one document: the last page's answer with its list holding the items of every page (events: [...all]); its paging.next is set only when --max-pages stopped it, the token to continue from (said on stderr too). With -o ndjson each page's answer is one line, printed as it arrives. Any other path with --paginate is refused, and nothing is sent; a page token the service gives twice stops the run (exit 6).
+--paginate follows a paged list (an operation below with a paging token; today GET /api/users/{userId}/events) from the page the query names to the last, at most --max-pages pages, and prints one document: the last page's answer with its list holding the items of every page (events: [...all]); its paging.next is set only when --max-pages stopped it, the token to continue from (said on stderr too). The one document is held whole before it is printed: past --max-body (16 MiB unless raised) the run stops with exit 6. With -o ndjson each page's answer is one line, printed as it arrives, and only one page is held at a time, whatever the total. Any other path with --paginate is refused, and nothing is sent; a page token the service gives twice stops the run (exit 6).
 
 -i prints the status line and the headers (every header that carries a credential or a challenge for one masked: authorization, proxy-authorization, cookie, set-cookie, x-api-key, www-authenticate, proxy-authenticate, any header named like a secret, and any known secret in the others) before the body; --silent prints no body. Bodies are shown as received, JSON or not. An answer that is not a 2xx prints its body all the same, as it is (--query asks about the answer, not about an error), and the error on stderr, and the exit code is that of its status (3 for 401/403, 4 for 404/410, 5 for another 4xx, 6 for a 5xx); a redirect is never followed: it is exit 6, naming where it points. A 2xx body that is not JSON is exit 6 too, unless -H 'accept: ...' asked for something other than JSON.
 
@@ -141,6 +141,7 @@ ${OPERATION_INDEX}`
     const query = flags.query === undefined ? undefined : (await import('../cli/output/query.js')).applyQuery
     const read = await readPages(client, row, request, {
       collect: !ndjson && !flags.silent,
+      maxCollectBytes: flags['max-body'] * MIB,
       maxPages,
       async onPage(response) {
         if (flags.include) process.stdout.write(responseHead(response.status, response.headers))

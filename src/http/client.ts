@@ -3,6 +3,7 @@ import type {MaskedFields} from './redact.js'
 import type {RetryPolicy} from './retry.js'
 
 import {ApiError, DeclinedError, ExitCode, NetworkError, UsageError} from '../errors.js'
+import {AnswerTooLargeError} from './answer-limit.js'
 import {rawAnswerProblem, readAnswer, UnreadableAnswerError} from './answer.js'
 import {apiErrorFrom} from './api-error.js'
 import {createTransport} from './create-transport.js'
@@ -96,6 +97,8 @@ export interface ClientOptions {
   target: ServiceTarget
   /** Whole-call budget including retries; expiry is exit 7. */
   timeoutMs?: number
+  /** The most bytes of each answer's body read (--max-body); more is exit 6. */
+  maxBodyBytes?: number
   /** Receives the redacted `--verbose` trace. */
   trace?: (text: string) => void
   /** Fields whose values the trace masks (patient data). */
@@ -278,7 +281,7 @@ function attemptOutcome(error: unknown): Pick<AttemptRecord, 'code' | 'message' 
     }
   }
 
-  if (error instanceof NetworkError) return {message: error.message, outcome: error.outcomeUnknown ? 'unknown' : 'not sent'}
+  if (error instanceof NetworkError || error instanceof AnswerTooLargeError) return {message: error.message, outcome: error.outcomeUnknown ? 'unknown' : 'not sent'}
   // Sent, and answered with something that cannot be read: whether it was applied is not known.
   if (error instanceof UnreadableAnswerError) return {message: error.message, outcome: 'unknown', status: error.status}
   return {message: (error as Error).message, outcome: 'not sent'}

@@ -12,6 +12,11 @@ export interface Exchange {
   payload?: Buffer | string
   /** Aborts the attempt; a carrier fails with the signal's reason (a TimeoutError for a timeout). */
   signal: AbortSignal
+  /**
+   * The most bytes of body to read: past it (or at a content-length over it) the carrier stops,
+   * drops the connection and fails with code `ERR_ANSWER_TOO_LARGE` (./answer-limit.ts).
+   */
+  maxBodyBytes: number
 }
 
 export interface Answer {

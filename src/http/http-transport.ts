@@ -2,6 +2,7 @@ import type {Answer, Exchange} from './exchange.js'
 import type {InboundResponse, OutboundRequest, Transport, TransportOptions} from './transport.js'
 
 import {escapeControlChars} from '../control-chars.js'
+import {ANSWER_TOO_LARGE, AnswerTooLargeError, DEFAULT_MAX_BODY_BYTES} from './answer-limit.js'
 import {Connections, sharedConnections} from './connections.js'
 import {parseJson} from './json.js'
 import {networkError} from './network-error.js'
@@ -56,9 +57,11 @@ export class HttpTransport implements Transport {
     const timeoutMs = req.timeoutMs ?? this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS
     const deadline = Date.now() + timeoutMs
     const whole = AbortSignal.timeout(timeoutMs)
+    const maxBodyBytes = Math.max(req.maxBodyBytes ?? 0, this.options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES)
     const attempt = (): Promise<Answer> => {
       const exchange: Exchange = {
         headers: prepared.headers,
+        maxBodyBytes,
         method: req.method,
         payload: prepared.payload,
         signal: req.attemptTimeoutMs === undefined ? whole : AbortSignal.any([whole, AbortSignal.timeout(req.attemptTimeoutMs)]),
@@ -76,6 +79,10 @@ export class HttpTransport implements Transport {
           })
         : await attempt()
     } catch (error) {
+      if ((error as {code?: string})?.code === ANSWER_TOO_LARGE) {
+        throw new AnswerTooLargeError(`${req.label}: the answer from ${req.url.origin}`, maxBodyBytes, !req.idempotent)
+      }
+
       throw networkError(error, {idempotent: req.idempotent, label: req.label, timeoutMs, url: req.url}, prepared.secrets)
     }
 

@@ -5,6 +5,8 @@ import type {Answer, Carrier, Exchange} from './exchange.js'
 const CONNECT_TIMEOUT_MS = 10_000
 /** network-error.ts's CONNECT_TIMEOUT, spelt here so that this lazily loaded file imports nothing of the bundle's. */
 const CONNECT_TIMEOUT = 'UND_ERR_CONNECT_TIMEOUT'
+/** ./answer-limit.ts's ANSWER_TOO_LARGE, spelt here for the same reason. */
+const ANSWER_TOO_LARGE = 'ERR_ANSWER_TOO_LARGE'
 
 /**
  * Plain-http requests (the sandbox, a local listener) on Node's own HTTP client, with keep-alive
@@ -20,7 +22,7 @@ export class NodeHttpCarrier implements Carrier {
     this.agent = undefined
   }
 
-  send({headers, method, payload, signal, url}: Exchange): Promise<Answer> {
+  send({headers, maxBodyBytes, method, payload, signal, url}: Exchange): Promise<Answer> {
     this.agent ??= new Agent({keepAlive: true})
     const agent = this.agent
     return new Promise<Answer>((resolve, reject) => {
@@ -52,7 +54,20 @@ export class NodeHttpCarrier implements Carrier {
       })
       req.on('response', (res) => {
         const chunks: Buffer[] = []
-        res.on('data', (chunk: Buffer) => chunks.push(chunk))
+        let received = 0
+        // Counted as it arrives: past the limit the connection is dropped, and nothing more is read or kept.
+        const tooLarge = () => {
+          const error = Object.assign(new Error(`an answer over ${maxBodyBytes} bytes`), {code: ANSWER_TOO_LARGE})
+          fail(error)
+          req.destroy(error)
+        }
+
+        if (Number(res.headers['content-length']) > maxBodyBytes) return tooLarge()
+        res.on('data', (chunk: Buffer) => {
+          received += chunk.length
+          if (received > maxBodyBytes) return tooLarge()
+          chunks.push(chunk)
+        })
         res.on('error', fail)
         res.on('close', () => {
           if (!res.complete) fail(Object.assign(new Error('the connection closed before the whole answer arrived'), {code: 'ECONNRESET'}))

@@ -33,6 +33,8 @@ export interface OutboundRequest {
   attemptTimeoutMs?: number
   /** Whole-call limit for this request, retries included, instead of the transport's. */
   timeoutMs?: number
+  /** A larger limit of answer body for this request than the transport's (a sandbox's whole state): the larger of the two applies. */
+  maxBodyBytes?: number
 }
 
 /** How often and how long apart an idempotent request is tried again (./retry.ts applies it). */
@@ -67,6 +69,8 @@ export interface TransportOptions {
   dryRun?: boolean
   /** Whole-call budget including retries; expiry is exit 7. */
   timeoutMs?: number
+  /** The most bytes of each answer's body read (--max-body); more is exit 6 (./answer-limit.ts). */
+  maxBodyBytes?: number
   /** Receives the redacted `--verbose` trace. */
   trace?: (text: string) => void
   /** Fields whose values the trace masks (patient data; redact.ts's `maskFields`). */

@@ -35,8 +35,29 @@ export class UndiciCarrier implements Carrier {
   }
 }
 
-/** One attempt on an undici dispatcher (tests give undici's MockAgent). */
-export async function sendOn(dispatcher: Dispatcher, {headers, method, payload, signal, url}: Exchange): Promise<Answer> {
+/** ./answer-limit.ts's ANSWER_TOO_LARGE: this file is loaded lazily and imports nothing of the bundle's. */
+const ANSWER_TOO_LARGE = 'ERR_ANSWER_TOO_LARGE'
+
+/**
+ * One attempt on an undici dispatcher (tests give undici's MockAgent). The body is counted as it
+ * arrives: past `maxBodyBytes` it is destroyed, which aborts the request and its connection.
+ */
+export async function sendOn(dispatcher: Dispatcher, {headers, maxBodyBytes, method, payload, signal, url}: Exchange): Promise<Answer> {
   const res = await request(url, {body: payload, dispatcher, headers, method: method as Dispatcher.HttpMethod, signal})
-  return {headers: res.headers, status: res.statusCode, text: await res.body.text()}
+  const tooLarge = () => {
+    const error = Object.assign(new Error(`an answer over ${maxBodyBytes} bytes`), {code: ANSWER_TOO_LARGE})
+    res.body.destroy(error)
+    return error
+  }
+
+  if (Number(res.headers['content-length']) > maxBodyBytes) throw tooLarge()
+  const chunks: Buffer[] = []
+  let received = 0
+  for await (const chunk of res.body as AsyncIterable<Buffer>) {
+    received += chunk.length
+    if (received > maxBodyBytes) throw tooLarge()
+    chunks.push(chunk)
+  }
+
+  return {headers: res.headers, status: res.statusCode, text: Buffer.concat(chunks).toString('utf8')}
 }

@@ -9,7 +9,7 @@ import {type AuthParts, SECRET_ENV} from '../http/services.js'
 import {isLoopback} from '../http/url.js'
 import {ENV} from '../profiles/resolve.js'
 import {readSandboxToken} from '../profiles/sandbox-tokens.js'
-import {SANDBOX_ORIGIN, sandboxTenantOf} from '../services/sandbox-defaults.js'
+import {SANDBOX_ORIGIN, SANDBOX_STATE_LIMIT_BYTES, sandboxTenantOf} from '../services/sandbox-defaults.js'
 
 /** A running sandbox's control plane: its origin and the token its `/__sandbox/...` routes ask for. */
 export interface SandboxControlTarget {
@@ -81,6 +81,8 @@ export async function sandboxControl(
       auth: controlAuth(sandbox.token),
       // Setting or advancing the clock twice is not the same as once; a PUT (a whole state) is not retried either: it can be large.
       idempotent: method === 'GET',
+      // A whole state (sandbox export) may be as large as a sandbox imports.
+      ...(name === 'state' ? {maxBodyBytes: SANDBOX_STATE_LIMIT_BYTES} : {}),
       ...(rawJson ? {body: {contentType: 'application/json', raw: rawJson}} : body === undefined ? {} : {body: {json: body}}),
     })
   } catch (error) {

@@ -2,12 +2,13 @@
  * A running sandbox's whole state in and out of a JSON file (`sandbox export` / `sandbox import`),
  * through the control route `/__sandbox/state`: fixtures a team checks into a repository.
  */
-import {readFile, stat, writeFile} from 'node:fs/promises'
+import {writeFile} from 'node:fs/promises'
 
 import type {Transport} from '../http/transport.js'
 
 import {ApiError, UsageError} from '../errors.js'
 import {nestsDeeperThan, SANDBOX_STATE_LIMIT_BYTES, SANDBOX_STATE_MAX_DEPTH} from '../services/sandbox-defaults.js'
+import {readBounded} from './bounded-read.js'
 import {sandboxControl, type SandboxControlTarget} from './sandbox-control.js'
 
 /** What a state holds, for the summary a command prints. */
@@ -49,33 +50,13 @@ export interface StateFile {
   document: unknown
 }
 
-const MIB = 1024 * 1024
-
 /**
  * Reads and checks a state file before anything is sent: a file that cannot be read, is larger
- * than the sandbox takes, is no JSON, nests deeper than any state does, or is no state document
- * is bad input. The size is checked before the file is read.
+ * than the sandbox takes (counted as it is read: a FIFO or /dev/zero has no size to look at), is
+ * not text, is no JSON, nests deeper than any state does, or is no state document is bad input.
  */
 export async function readStateFile(file: string): Promise<StateFile> {
-  const failed = (error: unknown) => new UsageError(`Cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
-  let size: number
-  try {
-    size = (await stat(file)).size
-  } catch (error) {
-    throw failed(error)
-  }
-
-  if (size > SANDBOX_STATE_LIMIT_BYTES) {
-    throw new UsageError(`${file} is ${(size / MIB).toFixed(1)} MiB; a sandbox imports at most ${SANDBOX_STATE_LIMIT_BYTES / MIB} MiB (${SANDBOX_STATE_LIMIT_BYTES} bytes)`)
-  }
-
-  let bytes: Buffer
-  try {
-    bytes = await readFile(file)
-  } catch (error) {
-    throw failed(error)
-  }
-
+  const bytes = await readBounded(file, {limit: SANDBOX_STATE_LIMIT_BYTES, text: true})
   let document: unknown
   try {
     document = JSON.parse(bytes.toString('utf8'))

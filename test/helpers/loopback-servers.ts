@@ -49,3 +49,43 @@ export class LoopbackServers {
     return {seen, url: await this.listen(server)}
   }
 }
+
+/** What an endless answer did: the bytes it wrote before the client went away, and whether it did. */
+export interface EndlessAnswer {
+  written: number
+  /** Resolves when the client closed the connection (it stopped reading). */
+  closed: Promise<void>
+}
+
+/**
+ * A handler that answers 200 with a body that does not end: 64 KiB chunks of `fill`, written as
+ * fast as the client reads (waiting for 'drain'), until the client drops the connection or `stopAt`
+ * bytes were written (then it ends, so that a client without a limit finishes with a huge body
+ * instead of running forever). Every answer it gives is in `answers`.
+ */
+export function endlessAnswers(stopAt: number, fill = ' '): {answers: EndlessAnswer[]; handler: (req: unknown, res: import('node:http').ServerResponse) => void} {
+  const answers: EndlessAnswer[] = []
+  const chunk = Buffer.alloc(64 * 1024, fill)
+  const handler = (_req: unknown, res: import('node:http').ServerResponse) => {
+    const answer: EndlessAnswer = {closed: once(res, 'close').then(() => {}), written: 0}
+    const client = {gone: false}
+    res.once('close', () => (client.gone = true))
+    answers.push(answer)
+    res.writeHead(200, {'content-type': 'application/json'})
+    const pump = () => {
+      while (!client.gone && answer.written < stopAt) {
+        answer.written += chunk.length
+        if (!res.write(chunk)) {
+          res.once('drain', pump)
+          return
+        }
+      }
+
+      if (!client.gone) res.end()
+    }
+
+    pump()
+  }
+
+  return {answers, handler}
+}

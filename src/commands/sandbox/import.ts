@@ -15,7 +15,7 @@ export default class SandboxImport extends BaseCommand<typeof SandboxImport> {
   static override requiresSandbox = {why: 'sandbox import replaces the whole state of an embedded sandbox'}
   static override description = `Replace the whole state of the sandbox the profile points at with a JSON file.
 
-The file is one written by "sandbox export" (or a --state file of the JSON format of earlier versions), at most 256 MiB. Everything the sandbox held is replaced, all or nothing: the sandbox checks every record before it changes anything, and a bad one is named by its path (exit 2, the state unchanged). The clock is not part of the file. Sign-in sessions in the file are dropped (everyone signs in again), so an export of one tenant imported into another lets none of the first one's cookies in; --keep-sessions keeps them (restoring a tenant's own export). It asks first in a terminal; without one, pass --yes.`
+The file is one written by "sandbox export" (or a --state file of the JSON format of earlier versions), at most 256 MiB, counted as it is read (a pipe or FIFO works too; one that goes on past 256 MiB is refused, as is a file that is not UTF-8 text). Everything the sandbox held is replaced, all or nothing: the sandbox checks every record before it changes anything, and a bad one is named by its path (exit 2, the state unchanged). The clock is not part of the file. Sign-in sessions in the file are dropped (everyone signs in again), so an export of one tenant imported into another lets none of the first one's cookies in; --keep-sessions keeps them (restoring a tenant's own export). It asks first in a terminal; without one, pass --yes.`
   static override examples = [
     '<%= config.bin %> sandbox import fixtures/sandbox.json',
     '<%= config.bin %> sandbox import fixtures/sandbox.json --yes',
@@ -30,9 +30,10 @@ The file is one written by "sandbox export" (or a --state file of the JSON forma
 
   protected async execute(): Promise<{file: string} & Partial<StateSummary>> {
     const {file} = this.args
+    // The file first: bad input is refused before anything about the sandbox is looked up.
+    const state = await readStateFile(file)
     const sandbox = await localSandbox((await this.profile()).profile.health.baseUrl, this.configDir)
     const {origin} = sandbox
-    const state = await readStateFile(file)
     const where = sandbox.tenant ? `tenant ${sandbox.tenant} of the sandbox at ${origin}` : `the sandbox at ${origin}`
     const action = `Replacing the whole state of ${where}`
     requireConsentPossible({dryRun: this.dryRun, yes: this.flags.yes}, action)

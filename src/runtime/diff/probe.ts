@@ -11,6 +11,7 @@ import type {Transport} from '../../http/transport.js'
 import type {SandboxControlTarget} from '../sandbox-control.js'
 
 import {CredentialsError, NetworkError, OpsError} from '../../errors.js'
+import {AnswerTooLargeError} from '../../http/answer-limit.js'
 import {ServiceClient} from '../../http/client.js'
 import {parseJson} from '../../http/json.js'
 import {registerSecret} from '../../http/secrets/registry.js'
@@ -141,8 +142,11 @@ export function probeContext(side: DiffSide): ProbeContext {
   }
 }
 
-/** A failure that ends the whole run (nothing answers, a credential is missing): its own exit code. */
-const fatal = (error: unknown) => error instanceof NetworkError || error instanceof CredentialsError
+/**
+ * A failure that ends the whole run (nothing answers, a credential is missing, an answer over
+ * --max-body on either side): its own exit code.
+ */
+const fatal = (error: unknown) => error instanceof NetworkError || error instanceof CredentialsError || error instanceof AnswerTooLargeError
 
 function describe(error: unknown): string {
   if (error instanceof OpsError) return error.message.split('\n')[0]

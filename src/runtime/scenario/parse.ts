@@ -1,10 +1,11 @@
-import {readFile, stat} from 'node:fs/promises'
+import {stat} from 'node:fs/promises'
 import {basename, extname} from 'node:path'
 import {parseArgsStringToArgv} from 'string-argv'
 import {type Document, isMap, isPair, isScalar, LineCounter, parseDocument} from 'yaml'
 import * as z from 'zod'
 
 import {UsageError} from '../../errors.js'
+import {readBoundedText} from '../bounded-read.js'
 import {patternProblem} from './pattern.js'
 import {MATCHER_KEYS, Scenario, Step} from './schema.js'
 import {BUILT_IN_VARIABLES, credentialRefused, envName, isCredentialEnvName, variableRefs} from './vars.js'
@@ -61,7 +62,8 @@ export async function loadScenario(file: string, cliVars: Record<string, string>
   try {
     const size = (await stat(file)).size
     if (size > MAX_SCENARIO_BYTES) throw tooLarge(file, size)
-    text = await readFile(file, 'utf8')
+    // counted as it streams too: a FIFO or a device has no size to look at
+    text = await readBoundedText(file, {limit: MAX_SCENARIO_BYTES, name: `scenario ${file}`})
   } catch (error) {
     if (error instanceof UsageError) throw error
     throw new UsageError(`Cannot read scenario ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)

@@ -31,7 +31,7 @@ afterEach(async () => {
 })
 
 const get = (connections: Connections, url: string, headers: Record<string, string> = {}) =>
-  connections.send({headers, method: 'GET', signal: AbortSignal.timeout(10_000), url: new URL(url)})
+  connections.send({headers, maxBodyBytes: 1024 * 1024, method: 'GET', signal: AbortSignal.timeout(10_000), url: new URL(url)})
 
 describe('proxy and loopback', () => {
   it('127.0.0.2 goes direct with HTTP_PROXY set and NO_PROXY not covering it: the proxy sees nothing', async () => {

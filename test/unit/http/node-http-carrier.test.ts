@@ -41,7 +41,7 @@ async function rejection(promise: Promise<unknown>): Promise<Error & {code?: str
   throw new Error('expected the request to fail')
 }
 
-const get = (url: string, signal = new AbortController().signal) => carrier.send({headers: {}, method: 'GET', signal, url: new URL(url)})
+const get = (url: string, signal = new AbortController().signal) => carrier.send({headers: {}, maxBodyBytes: 64 * 1024 * 1024, method: 'GET', signal, url: new URL(url)})
 
 describe('an exchange', () => {
   it('sends method, path, headers and body, and gives back status, headers (set-cookie as a list) and body', async () => {
@@ -56,6 +56,7 @@ describe('an exchange', () => {
     })
     const res = await carrier.send({
       headers: {authorization: 'Basic c2s6', 'user-agent': 'opsctl/test'},
+      maxBodyBytes: 1024,
       method: 'POST',
       payload: '{"name":"Añá"}',
       signal: new AbortController().signal,
