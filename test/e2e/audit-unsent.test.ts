@@ -59,12 +59,13 @@ describe('attempts that end before sending', () => {
 })
 
 describe('a damaged audit log', () => {
-  it('checkout list and audit list skip a null line with one warning naming its line, and show the rest', async () => {
+  it('checkout list and audit list skip a null line and a torn one with one warning naming their lines, and show the rest; an append under way is not damage', async () => {
     const checkoutId = await paidCheckout('30.00')
     const path = join(file.user.dir, 'audit.jsonl')
     const lines = readFileSync(path, 'utf8').trimEnd().split('\n')
-    writeFileSync(path, [...lines.slice(0, 1), 'null', ...lines.slice(1)].join('\n') + '\n')
-    appendFileSync(path, '{"time": "2026-11-2')
+    writeFileSync(path, [...lines.slice(0, 1), 'null', ...lines.slice(1), '{"time": "2026-11-2'].join('\n') + '\n')
+    // A last line without its newline is a writer's append under way: skipped, and no warning.
+    appendFileSync(path, '{"time": "2026-12-0')
 
     const list = await run(CheckoutList, ['--json'])
     expect(list.code, list.stderr).toBe(0)

@@ -1,7 +1,8 @@
 /**
  * The merchant's day, as typed at an 80-column terminal against a real sandbox process: take a
  * payment and void it the same day; take another, let the day pass (and see what fell due), refund
- * part of it; then read the refunds, the audit log and the checkouts. Ids, amounts and times in
+ * part of it; then read the refunds, the audit log and the checkouts, and end the day holding the
+ * shop's orders against the service (`checkout reconcile`). Ids, amounts and times in
  * the checkout zone (+08:00) whole on screen, nothing else on it; each refusal its exit code, and
  * nothing sent for it.
  */
@@ -127,5 +128,24 @@ describe("the merchant's day at 80 columns", () => {
     expect(rows[1]).toMatch(new RegExp(`^${ids.gift} +90\\.00 +refunded 50\\.00 +${PH_TIME.source}$`))
     expect(rows[2]).toMatch(new RegExp(`^${ids.tea} +150\\.00 +voided +${PH_TIME.source}$`))
     expect(screen.raw).not.toMatch(/warning/i)
+  })
+
+  it("the end of the day: the shop's orders held against the service, the order it got wrong and the one it left out named whole, exit 1", async () => {
+    const orders = join(cli.configDir, 'orders.csv')
+    // The shop thinks the gift was paid in full (it was refunded 50.00) and forgot the expired one.
+    writeFileSync(orders, ['checkoutId,amount,currency,state,reference', `${ids.tea},150.00,PHP,voided,ORDER-1`, `${ids.gift},90.00,PHP,paid,ORDER-2`].join('\n') + '\n')
+    const screen = await onScreen(['checkout', 'reconcile', '--from-file', orders, '--audit', '--since', '6h'], cli.env)
+    expect(screen.code, screen.raw).toBe(1)
+    fits(screen.lines)
+    const text = screen.lines.join('\n')
+    // the differences first, each id whole beside what each side says (a side's words wrap between words: amounts stay whole)
+    const rows = screen.lines.filter((l) => l.startsWith('chk_'))
+    expect(rows[0]).toMatch(new RegExp(`^${ids.gift} +state-differs +paid 90\\.00 PHP +refunded 50\\.00 of`))
+    expect(text).toMatch(/refunded 50\.00 of\n +90\.00 PHP$/m)
+    expect(rows[1]).toMatch(new RegExp(`^${ids.forgotten} +not-in-file +expired 5\\.00 PHP$`))
+    expect(rows[2]).toMatch(new RegExp(`^${ids.tea} +match +voided 150\\.00 +voided 150\\.00 PHP$`))
+    expect(text).toMatch(/^Totals:$/m)
+    expect(text).toMatch(/^PHP +service +3 +240\.00 +150\.00 +50\.00 +40\.00$/m)
+    expect(screen.lines.at(-1)).toBe('3 rows: 1 state-differs, 1 not-in-file, 1 match')
   })
 })

@@ -82,6 +82,7 @@ const ARGV: Record<string, (c: Ctx) => Variant[]> = {
   'checkout:create': () => [{argv: ['checkout', 'create', '--amount', '10.00', '--success-url', 'https://shop.example/ok']}],
   'checkout:get': () => [{argv: ['checkout', 'get', CID]}],
   'checkout:list': () => [{argv: ['checkout', 'list'], local: true}, {argv: ['checkout', 'list', '--sandbox-seeded']}],
+  'checkout:reconcile': () => [{argv: ['checkout', 'reconcile', '--from-file', '-'], stdin: `checkoutId,amount,currency,state\n${CID},10.00,PHP,paid\n`}],
   'checkout:pay': () => [{argv: ['checkout', 'pay', CID, '--card', CANARY.card, '--cvc', CVC, '--expiry', '12/30']}],
   'checkout:void': () => [{argv: ['checkout', 'void', CID, '--reason', 'canary', '--yes']}],
   'customize:get': () => [{argv: ['customize', 'get']}],

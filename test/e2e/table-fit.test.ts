@@ -224,6 +224,7 @@ describe('every listing command at 80 and 120 columns: what a person reads or co
     'webhook list': [],
   }
   const ELSEWHERE: Record<string, string> = {
+    'checkout reconcile': 'in test/e2e/checkout-reconcile.test.ts (its rows come from the shop\'s file), and in the merchant\'s journey at 80 columns',
     'sandbox diff': 'in test/commands/sandbox-diff.test.ts (it compares two sandboxes)',
     'scenario run': 'above, in a real terminal',
     smoke: 'above, in a real terminal',

@@ -25,7 +25,7 @@ The file is read whole and checked before the first request (at most 50,000 rows
     '<%= config.bin %> checkout reconcile --from-file orders.csv',
     '<%= config.bin %> checkout reconcile --from-file orders.csv --only-differences',
     '<%= config.bin %> checkout reconcile --from-file orders.csv -o csv > reconciled.csv',
-    'shop-export --today | <%= config.bin %> checkout reconcile --from-file - --json | jq .totals',
+    'shop-export --today | \\\n  <%= config.bin %> checkout reconcile --from-file - --json | jq .totals',
     '<%= config.bin %> checkout reconcile --from-file orders.csv --audit',
     '<%= config.bin %> checkout reconcile --from-file orders.csv --audit --since yesterday',
   ]
