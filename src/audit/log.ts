@@ -1,6 +1,6 @@
 import {join} from 'node:path'
 
-import type {AttemptRecord} from '../http/client.js'
+import type {AttemptRecord} from '../services/change.js'
 
 import {scrubSecrets} from '../http/redact.js'
 import {ensurePrivateFolder, openPrivateForAppend, unwritableFile} from '../profiles/private-files.js'

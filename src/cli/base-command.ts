@@ -17,6 +17,8 @@ import {registerArgv, registerEnv} from '../http/secrets/sources.js'
 import {guardOutputStreams} from '../http/secrets/streams.js'
 import {profileSecrets, type ResolvedProfile, resolveProfile} from '../profiles/resolve.js'
 import {defaultConfigDir, ProfileStore} from '../profiles/store.js'
+import {type ChangeClient, type ChangeSteps} from '../services/change.js'
+import {type MoneyDeps} from '../services/checkout/money-change.js'
 // Every service's module, registered with the HTTP layer before a client is made.
 import '../services/registry.js'
 import {ClientWiring} from './client-wiring.js'
@@ -180,8 +182,19 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     return this.wiring.options(service)
   }
 
-  protected async client(service: string, language?: string): Promise<ServiceClient> {
+  /** A client whose changes are asked for and audited (`ChangeClient`, src/services/change.ts). */
+  protected async client(service: string, language?: string): Promise<ChangeClient> {
     return this.wiring.client(service, language)
+  }
+
+  /** This run's consent and audit, as steps of a change (src/services/change.ts). */
+  protected changeSteps(): ChangeSteps {
+    return this.wiring.steps()
+  }
+
+  /** What the money path (src/services/checkout/money-change.ts) is handed: a checkout client that only sends, and this run's consent and audit. */
+  protected async moneyPath(): Promise<MoneyDeps> {
+    return {client: await this.wiring.sender('checkout'), ...this.wiring.steps()}
   }
 
   protected note(message: string): void {

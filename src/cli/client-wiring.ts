@@ -1,20 +1,22 @@
 /**
- * What every service client of a command is wired to: consent before a change (./consent.ts), the
- * audit log after one (and of an attempt that ended before sending: ./unsent-attempt.ts), the
- * --verbose trace with patient data masked (./patient-data.ts), --dry-run and --timeout. A small
- * object the base command makes once per run; the command asks it for clients.
+ * What a command's clients are made of: the --verbose trace with patient data masked
+ * (./patient-data.ts), --dry-run and --timeout; and the steps of a change (src/services/change.ts),
+ * built here as values: consent (./consent.ts) and the audit log (and Ctrl-C before an answer:
+ * ./interrupted-attempt.ts; an attempt that ended before sending: ./unsent-attempt.ts). A small
+ * object the base command makes once per run; the command asks it for clients and steps.
  */
 import type {GlobalFlagValues} from './flags.js'
 
 import {appendAudit, auditPath, checkAuditWritable, entryFromAttempt} from '../audit/log.js'
 import {escapeControlChars} from '../control-chars.js'
 import {MIB, type OpsError} from '../errors.js'
-import {type AttemptRecord, type ClientOptions, ServiceClient} from '../http/client.js'
+import {type ClientOptions, ServiceClient} from '../http/client.js'
 import {type Operation} from '../http/operation.js'
 import {findServiceModule} from '../http/services.js'
 import {UnwritableFileError} from '../profiles/private-files.js'
 import {type ResolvedProfile, targetOf} from '../profiles/resolve.js'
-import {type ConsentContext, consentHook} from './consent.js'
+import {type AttemptRecord, type AuditSink, ChangeClient, type ChangeSteps} from '../services/change.js'
+import {type ConsentContext, consentOf} from './consent.js'
 import {writeNote} from './error-output.js'
 import {foreignSandboxNote, showsForeignSandboxNote} from './foreign-sandbox.js'
 import {auditIfInterrupted} from './interrupted-attempt.js'
@@ -37,12 +39,61 @@ export class ClientWiring {
 
   constructor(private readonly source: WiringSource) {}
 
-  /** A client of a registered service (src/services/registry.ts), as the profile in use reaches it; `language` for services that take one. */
-  async client(service: string, language?: string): Promise<ServiceClient> {
+  /** The consent of this run, asked once per change (one production notice per service). */
+  private consent?: ReturnType<typeof consentOf>
+
+  /**
+   * A client of a registered service (src/services/registry.ts), as the profile in use reaches it
+   * (`language` for services that take one), its changes asked for and audited (`ChangeClient`).
+   */
+  async client(service: string, language?: string): Promise<ChangeClient> {
+    const target = await this.target(service, language)
+    return new ChangeClient({...this.options(service), target}, this.steps())
+  }
+
+  /** A client that only sends, for a caller that runs the steps of a change itself (the money pipeline). */
+  async sender(service: string, options: Partial<Omit<ClientOptions, 'target'>> = {}): Promise<ServiceClient> {
+    return new ServiceClient({...this.options(service), ...options, target: await this.target(service)})
+  }
+
+  /** The steps of a change in this run: consent (./consent.ts; `yes` when it was given already) and the audit log. */
+  steps(consent: {yes?: boolean} = {}): ChangeSteps {
+    if (consent.yes) return {audit: this.audit(), consent: consentOf({...this.source.consent(), dryRun: false, yes: true})}
+    this.consent ??= consentOf(this.source.consent())
+    return {audit: this.audit(), consent: this.consent}
+  }
+
+  private async target(service: string, language?: string) {
     const resolved = await this.source.profile()
     const target = targetOf(resolved, service, language)
     this.foreignSandbox ??= foreignSandboxNote(resolved, target.baseUrl, this.source.configDir).catch(() => undefined)
-    return new ServiceClient({...this.options(service), target})
+    return target
+  }
+
+  /** The audit log as a step: a line per attempt (none under --dry-run: nothing was attempted), Ctrl-C before an answer recorded `unknown`. */
+  private audit(): AuditSink {
+    const record = async (attempt: AttemptRecord) => {
+      if (this.source.globals()?.['dry-run']) return
+      this.audited = true
+      const {name, profile} = await this.source.profile()
+      // the audit log was checked before sending (`ready`): a line it cannot take after all is a warning, never a changed outcome
+      await appendAudit(this.source.configDir, entryFromAttempt(attempt, name, profile.env)).catch((error: unknown) => {
+        writeNote(`Warning: could not write the audit log: ${escapeControlChars((error as Error).message)}`)
+      })
+    }
+
+    const {configDir} = this.source
+    return {
+      // an audited change is sent only when its line can be written (a symbolic link, a folder or no permission there: exit 2)
+      ready: async () => {
+        if (this.source.globals()?.['dry-run']) return
+        await checkAuditWritable(configDir).catch((error: unknown) => {
+          throw error instanceof UnwritableFileError ? new UnwritableFileError(error.path, `${error.reason}; nothing was sent`) : error
+        })
+      },
+      record,
+      sending: (attempt) => auditIfInterrupted(() => record({...attempt, outcome: 'unknown', message: 'interrupted (Ctrl-C) before the answer'}), writeNote),
+    }
   }
 
   /** At the end of a run: one line when a client reached a sandbox another config folder started (./foreign-sandbox.ts). */
@@ -62,32 +113,8 @@ export class ClientWiring {
       process.stderr.write(PATIENT_DATA_NOTICE + '\n')
     }
 
-    // the audit log was checked before sending (below): a line it cannot take after all is a warning, never a changed outcome
-    const onAudited = async (record: AttemptRecord) => {
-      this.audited = true
-      const {name, profile} = await this.source.profile()
-      await appendAudit(this.source.configDir, entryFromAttempt(record, name, profile.env)).catch((error: unknown) => {
-        writeNote(`Warning: could not write the audit log: ${escapeControlChars((error as Error).message)}`)
-      })
-    }
-
-    const dryRun = globals['dry-run'] === true
-    const {configDir} = this.source
-    const consent = consentHook(this.source.consent())
     return {
-      onAudited,
-      whileAwaitingAnswer: (record) => auditIfInterrupted(() => onAudited({...record, outcome: 'unknown', message: 'interrupted (Ctrl-C) before the answer'}), writeNote),
-      // an audited change is sent only when its line can be written (a symbolic link, a folder or no permission there: exit 2)
-      async beforeSend(op, input) {
-        if (op.audited && !dryRun) {
-          await checkAuditWritable(configDir).catch((error: unknown) => {
-            throw error instanceof UnwritableFileError ? new UnwritableFileError(error.path, `${error.reason}; nothing was sent`) : error
-          })
-        }
-
-        await consent(op, input)
-      },
-      dryRun,
+      dryRun: globals['dry-run'] === true,
       timeoutMs: (globals.timeout ?? 30) * 1000,
       maxBodyBytes: globals['max-body'] === undefined ? undefined : globals['max-body'] * MIB,
       trace: globals.verbose ? stderr : undefined,

@@ -1,11 +1,11 @@
 /**
- * Consent to a change, derived from the operations table in one place: every call a command makes
- * passes through `consentHook`, which announces a production target before the first change to a
+ * Consent to a change, derived from the operations table in one place: every change a command
+ * makes is asked of `consentOf` (the `Consent` step of src/services/change.ts), which announces a production target before the first change to a
  * service, and asks before a destructive row (--yes, a prompt in a terminal, the resource id typed
  * back on production). Without a terminal and without --yes nothing is sent (exit 2).
  */
-import type {CallInput} from '../http/client.js'
 import type {Operation} from '../http/operation.js'
+import type {ChangeWords, Consent} from '../services/change.js'
 
 import {escapeControlChars} from '../control-chars.js'
 import {DeclinedError, UsageError} from '../errors.js'
@@ -49,27 +49,29 @@ export function requireConsentPossible(ctx: Pick<ConsentContext, 'dryRun' | 'yes
   throw new ConsentRequiredError(`${action} is destructive and needs confirmation; pass --yes to confirm without a terminal`)
 }
 
-/** The `beforeSend` hook of every client a command makes. */
-export function consentHook(ctx: ConsentContext): (op: Operation, input: CallInput) => Promise<void> {
+/** The consent step of every change a command makes (src/services/change.ts). */
+export function consentOf(ctx: ConsentContext): Consent {
   const announced = new Set<string>()
-  return async (op, input) => {
-    // A dry run sends nothing, so it needs no consent; a read changes nothing.
-    if (ctx.dryRun || op.method === 'GET') return
-    const r = await ctx.profile()
-    if (r.profile.env === 'production' && !announced.has(op.service)) {
-      announced.add(op.service)
-      process.stderr.write(`Profile ${escapeControlChars(r.name)} (production) -> ${escapeControlChars(targetOf(r, op.service).baseUrl)}\n`)
-    }
+  return {
+    async ask(op: Operation, params: Record<string, string | undefined>, words?: ChangeWords) {
+      // A dry run sends nothing, so it needs no consent; a read changes nothing.
+      if (ctx.dryRun || op.method === 'GET') return
+      const r = await ctx.profile()
+      if (r.profile.env === 'production' && !announced.has(op.service)) {
+        announced.add(op.service)
+        process.stderr.write(`Profile ${escapeControlChars(r.name)} (production) -> ${escapeControlChars(targetOf(r, op.service).baseUrl)}\n`)
+      }
 
-    if (!op.destructive || ctx.ownChanges || ctx.yes) return
-    const {action, detail, resourceId} = {...describeChange(op, input.params), ...input.confirm}
-    requireConsentPossible(ctx, action)
-    const then = detail ? ` ${detail}` : ''
-    // Ctrl-C at the prompt is a CancelledError (exit 130), audited as declined too.
-    const ok =
-      r.profile.env === 'production'
-        ? await askTypeBack(`${action} on PRODUCTION (${r.name}).${then} Type ${resourceId} to confirm:`, resourceId)
-        : await askConfirm(`${action}?${then}`)
-    if (!ok) throw new DeclinedError('Not confirmed; nothing was sent')
+      if (!op.destructive || ctx.ownChanges || ctx.yes) return
+      const {action, detail, resourceId} = {...describeChange(op, params), ...words}
+      requireConsentPossible(ctx, action)
+      const then = detail ? ` ${detail}` : ''
+      // Ctrl-C at the prompt is a CancelledError (exit 130), audited as declined too.
+      const ok =
+        r.profile.env === 'production'
+          ? await askTypeBack(`${action} on PRODUCTION (${r.name}).${then} Type ${resourceId} to confirm:`, resourceId)
+          : await askConfirm(`${action}?${then}`)
+      if (!ok) throw new DeclinedError('Not confirmed; nothing was sent')
+    },
   }
 }

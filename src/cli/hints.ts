@@ -1,7 +1,7 @@
 import type {OperationId} from '../services/operation-ids.js'
 
 /**
- * The only place with "opsctl ..." next-step text. Rules, workflows, the runtime and the HTTP layer
+ * The only place with "opsctl ..." next-step text. Rules, the money path, the runtime and the HTTP layer
  * report facts (rule codes, `NextStep`s with their values); the CLI words them here as the
  * "Try this:" lines under an error, when BaseCommand catches it.
  */

@@ -2,7 +2,7 @@
  * The audit line of an attempt that ended before its request was sent: the log records every
  * attempt at an audited change (docs/merchant-history.md), not only those that reached the service.
  */
-import type {AttemptRecord} from '../http/client.js'
+import type {AttemptRecord} from '../services/change.js'
 
 import {ApiError, DeclinedError, ExitCode, type OpsError} from '../errors.js'
 import {type Operation, pathParams} from '../http/operation.js'

@@ -18,6 +18,7 @@ import {healthSteps} from '../runtime/smoke/health-steps.js'
 import {type PlannedStep, planSmoke} from '../runtime/smoke/plan.js'
 import {EventReceiver} from '../runtime/smoke/receiver.js'
 import {runSteps, type SmokeContext, type SmokeStep} from '../runtime/smoke/runner.js'
+import {ChangeClient, NO_STEPS} from '../services/change.js'
 import {SANDBOX_KEYS, sandboxBaseUrls} from '../services/sandbox-defaults.js'
 
 /** What `smoke --dry-run` returns (the --json document). */
@@ -79,17 +80,18 @@ Progress goes to stderr as steps finish; the report goes to stdout, ending with 
       // In-process sandbox runs leave no trace in the user's audit log; runs against a profile are real changes, and logged,
       // marked as smoke's (AuditEntry.run) so that checkout list leaves smoke's checkouts out.
       if (!sandbox) process.env[AUDIT_RUN_ENV] ??= 'smoke'
-      const options: Omit<ClientOptions, 'target'> = {...this.clientOptions(), ...(sandbox ? {onAudited: undefined} : {})}
+      const options: Omit<ClientOptions, 'target'> = this.clientOptions()
       const healthOptions = {...options, traceMasked: this.clientOptions('health').traceMasked}
+      const changeSteps = sandbox ? {...this.changeSteps(), audit: NO_STEPS.audit} : this.changeSteps()
       const ctx: SmokeContext = {
-        checkout: new ServiceClient({...options, target: targets.checkout}),
+        checkout: new ChangeClient({...options, target: targets.checkout}, changeSteps),
         cleanups: [],
         clientFor: (target) => new ServiceClient({...options, target}),
-        health: new ServiceClient({...healthOptions, target: targets.health}),
+        health: new ChangeClient({...healthOptions, target: targets.health}, changeSteps),
         sandbox: targets.sandbox,
         values: {},
         withSession(session) {
-          ctx.health = new ServiceClient({...healthOptions, target: {...targets.health, session}})
+          ctx.health = new ChangeClient({...healthOptions, target: {...targets.health, session}}, changeSteps)
         },
       }
       // Against a profile, one look first: a stopped sandbox is one line (exit 7), not every step failing in turn.

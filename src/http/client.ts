@@ -2,8 +2,7 @@ import type {AuthKind, HttpMethod, InputArgs, Operation, ResultOf} from './opera
 import type {MaskedFields} from './redact.js'
 import type {RetryPolicy} from './retry.js'
 
-import {ApiError, DeclinedError, ExitCode, NetworkError, UsageError} from '../errors.js'
-import {AnswerTooLargeError} from './answer-limit.js'
+import {ApiError, UsageError} from '../errors.js'
 import {rawAnswerProblem, readAnswer, UnreadableAnswerError} from './answer.js'
 import {apiErrorFrom} from './api-error.js'
 import {createTransport} from './create-transport.js'
@@ -20,13 +19,6 @@ export type {RetryPolicy} from './retry.js'
 /** What a call adds to the request parts its row types (`RequestOf`). */
 export interface CallOptions {
   headers?: Record<string, string>
-  /** Facts for the audit line that the request itself does not carry (e.g. the amount a void reverses). */
-  auditNote?: {amount?: {currency?: string; value: string}}
-  /**
-   * For `beforeSend` on a destructive row: the prompt's words, what the change uses up (said after
-   * the question), and the id typed back on production.
-   */
-  confirm?: {action: string; detail?: string; resourceId?: string}
 }
 
 /** The loose form of a call's input, as the client handles it once the row's types have been checked. */
@@ -53,46 +45,6 @@ export interface RawResponse extends ApiResponse<unknown> {
   error?: ApiError | UnreadableAnswerError
 }
 
-/**
- * How an attempt at an audited operation ended:
- * - `applied`; `refused` by the service (its status and code); `failed` (a server error);
- * - `refused by rule`: a business rule refused it before sending (the rule's code);
- * - `declined` at the confirmation prompt (nothing sent);
- * - `refused locally`: opsctl refused the command before sending (bad input, no consent possible,
- *   or a read it had to make first answered something it could not read: code `unreadable-answer`);
- * - `unknown` (sent, and no answer, or one that could not be read); `not sent` (the connection failed first);
- * - `not applied`: only on a reconciliation line (the answer was lost; a read showed nothing changed).
- */
-export const ATTEMPT_OUTCOMES = [
-  'applied',
-  'refused',
-  'refused by rule',
-  'declined',
-  'refused locally',
-  'failed',
-  'unknown',
-  'not sent',
-  'not applied',
-] as const
-export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number]
-
-/** What the client reports about an attempt at an audited operation (never a credential). */
-export interface AttemptRecord {
-  operation: Operation
-  params: Record<string, string | undefined>
-  body: unknown
-  outcome: AttemptOutcome
-  /** The rule's code (refused by rule) or the service's error code (refused, failed). */
-  code?: string
-  /** The line reports a reconciliation (what a read found after the answer was lost), not a request. */
-  reconciled?: boolean
-  status?: number
-  requestId?: string
-  message?: string
-  data?: unknown
-  note?: CallInput['auditNote']
-}
-
 export interface ClientOptions {
   target: ServiceTarget
   /** Whole-call budget including retries; expiry is exit 7. */
@@ -107,15 +59,6 @@ export interface ClientOptions {
   retry?: Partial<RetryPolicy>
   /** How requests leave; by default the one `dryRun`, `timeoutMs`, `trace` and `retry` ask for. */
   transport?: Transport
-  /** Called once per attempt at an `audited` operation, whatever its outcome. */
-  onAudited?: (record: AttemptRecord) => Promise<void> | void
-  /**
-   * Called as an attempt at an `audited` operation is sent; what it returns is called once the
-   * answer (or the failure) is in. The CLI audits an attempt Ctrl-C cuts short in between.
-   */
-  whileAwaitingAnswer?: (record: Omit<AttemptRecord, 'outcome'>) => () => void
-  /** Runs before every call to a row, after its input is checked: the CLI's consent to changes. Throw to send nothing. */
-  beforeSend?: (op: Operation, input: CallInput) => Promise<void>
 }
 
 /** One typed HTTP client for one service, as one caller: turns operations into requests and answers into data or ApiError. */
@@ -134,25 +77,7 @@ export class ServiceClient {
 
   async call<O extends Operation>(op: O, ...args: InputArgs<O, CallOptions>): Promise<ApiResponse<ResultOf<O>>> {
     const input: CallInput = args[0] ?? {}
-    const body = checkedBody(op, input.body)
-
-    let query = input.query as Record<string, QueryValue> | undefined
-    if (op.query) {
-      const parsed = op.query.safeParse(withoutUndefined(query), parseOptions(op.query))
-      if (!parsed.success) throw new UsageError(`Invalid query: ${describeIssues(parsed.error.issues)}`)
-      query = parsed.data as Record<string, QueryValue>
-    }
-
-    try {
-      await this.options.beforeSend?.(op, input)
-    } catch (error) {
-      if (error instanceof DeclinedError) {
-        await this.recordAudit({operation: op, params: input.params ?? {}, body, note: input.auditNote, outcome: 'declined', message: error.message})
-      }
-
-      throw error
-    }
-
+    const {body, query} = checkedInput(op, input)
     const request = {
       method: op.method,
       path: expandPath(op.path, input.params),
@@ -163,29 +88,12 @@ export class ServiceClient {
       idempotent: op.idempotent,
       operationId: op.id,
     }
-    if (!op.audited || !this.options.onAudited || this.transport.kind === 'dry-run') {
-      return answerOf<ResultOf<O>>(op, (await this.exchange(request)).answer)
-    }
-
-    const record = {operation: op, params: input.params ?? {}, body, note: input.auditNote}
-    const answered = this.options.whileAwaitingAnswer?.(record)
-    try {
-      const response = answerOf<ResultOf<O>>(op, (await this.exchange(request).finally(answered)).answer)
-      await this.options.onAudited({...record, data: response.data, outcome: 'applied', requestId: response.requestId, status: response.status})
-      return response
-    } catch (error) {
-      await this.options.onAudited({...record, ...attemptOutcome(error)})
-      throw error
-    }
+    return answerOf<ResultOf<O>>(op, (await this.exchange(request)).answer)
   }
 
-  /**
-   * Reports a fact about an audited operation that no request carries: what a reconciliation
-   * found after the answer to a void or refund was lost. Goes to the same `onAudited` hook.
-   */
-  async recordAudit(record: AttemptRecord): Promise<void> {
-    if (!record.operation.audited || !this.options.onAudited || this.transport.kind === 'dry-run') return
-    await this.options.onAudited(record)
+  /** The body as it would be sent, once the row's body and query schemas take the input; else a usage error (exit 2), nothing sent. */
+  checkInput(op: Operation, input: CallInput): unknown {
+    return checkedInput(op, input).body
   }
 
   /**
@@ -270,21 +178,17 @@ function answerOf<T>(op: Operation, res: InboundResponse): ApiResponse<T> {
   return {data, status: res.status, headers: res.headers, requestId: requestIdFrom(res.headers, data), durationMs: res.durationMs}
 }
 
-function attemptOutcome(error: unknown): Pick<AttemptRecord, 'code' | 'message' | 'outcome' | 'requestId' | 'status'> {
-  if (error instanceof ApiError) {
-    return {
-      code: error.code,
-      message: error.serverMessage,
-      outcome: error.exitCode === ExitCode.Refused ? 'refused' : 'failed',
-      requestId: error.requestId,
-      status: error.status,
-    }
+/** The body and query of a call as its row's schemas read them; either refused is a usage error (exit 2). */
+function checkedInput(op: Operation, input: CallInput): {body: unknown; query?: Record<string, QueryValue>} {
+  const body = checkedBody(op, input.body)
+  let query = input.query as Record<string, QueryValue> | undefined
+  if (op.query) {
+    const parsed = op.query.safeParse(withoutUndefined(query), parseOptions(op.query))
+    if (!parsed.success) throw new UsageError(`Invalid query: ${describeIssues(parsed.error.issues)}`)
+    query = parsed.data as Record<string, QueryValue>
   }
 
-  if (error instanceof NetworkError || error instanceof AnswerTooLargeError) return {message: error.message, outcome: error.outcomeUnknown ? 'unknown' : 'not sent'}
-  // Sent, and answered with something that cannot be read: whether it was applied is not known.
-  if (error instanceof UnreadableAnswerError) return {message: error.message, outcome: 'unknown', status: error.status}
-  return {message: (error as Error).message, outcome: 'not sent'}
+  return {body, query}
 }
 
 /** The body as its row's schema reads it; one the schema refuses is a usage error (exit 2), and nothing is sent. */

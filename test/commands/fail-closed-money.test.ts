@@ -171,7 +171,7 @@ describe('after sending', () => {
     expect((await auditLines()).map((l) => l.outcome)).toEqual(['unknown'])
   })
 
-  it('an answer to the refund itself that cannot be read is exit 6, audited unknown (it may have been applied)', async () => {
+  it('an answer to the refund itself that cannot be read is read back like a lost one: no new refund listed -> exit 6, the outcome unknown', async () => {
     service = await hostileService(({method, path}) => {
       if (method === 'GET' && path === CHECKOUT) return {...json(checkoutRecord()), headers: {...JSON_TYPE, date: NEXT_DAY}}
       if (method === 'GET' && path === REFUNDS) return json([])
@@ -181,9 +181,33 @@ describe('after sending', () => {
     const out = await run(RefundCreate, REFUND, service.origin)
     expect(out.code).toBe(6)
     expect(out.stderr).toContain(
-      'Error: the refundCheckout answer could not be read: HTTP 200, application/json, a body that is not valid JSON (cut off or malformed); nothing was taken from it. The request may have been applied',
+      'Error: the refundCheckout answer could not be read: HTTP 200, application/json, a body that is not valid JSON (cut off or malformed). The outcome is unknown',
     )
     expect(service.writes()).toHaveLength(1)
-    expect((await auditLines()).map((l) => l.outcome)).toEqual(['unknown'])
+    // The attempt (unknown), then what the read-back found (unknown: the service answered, so it may still apply it).
+    const lines = await auditLines()
+    expect(lines.map((l) => [l.outcome, l.reconciled === true])).toEqual([
+      ['unknown', false],
+      ['unknown', true],
+    ])
+  })
+
+  it('an answer to the refund itself that cannot be read, and the read-back lists the new refund: applied, exit 0, reconciled', async () => {
+    let reads = 0
+    service = await hostileService(({method, path}) => {
+      if (method === 'GET' && path === CHECKOUT) return {...json(checkoutRecord()), headers: {...JSON_TYPE, date: NEXT_DAY}}
+      if (method === 'GET' && path === REFUNDS) return json(reads++ === 0 ? [] : [{...FULL_REFUND, id: 'rfd_2'}])
+      if (method === 'POST' && path === REFUNDS) return {status: 200, headers: JSON_TYPE, body: '<html>proxy</html>'}
+      return undefined
+    })
+    const out = await run(RefundCreate, [...REFUND, '--json'], service.origin)
+    expect(out.code, out.stderr).toBe(0)
+    expect(JSON.parse(out.stdout)).toMatchObject({refundId: 'rfd_2', reconciled: true})
+    expect(service.writes()).toHaveLength(1)
+    const lines = await auditLines()
+    expect(lines.map((l) => [l.outcome, l.reconciled === true])).toEqual([
+      ['unknown', false],
+      ['applied', true],
+    ])
   })
 })

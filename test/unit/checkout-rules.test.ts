@@ -1,6 +1,7 @@
 import {describe, expect, it} from 'vitest'
 
 import {withHints} from '../../src/cli/hints.js'
+import {ruleError} from '../../src/services/checkout/money-errors.js'
 import {parseAmount} from '../../src/services/checkout/money.js'
 import {
   type CheckoutFacts,
@@ -12,7 +13,6 @@ import {
   RuleViolation,
   voidWindow,
 } from '../../src/services/checkout/rules.js'
-import {ruleError} from '../../src/services/checkout/workflows.js'
 
 const at = (iso: string) => new Date(iso)
 

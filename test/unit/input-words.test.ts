@@ -11,11 +11,13 @@ import {flagNamer} from '../../src/cli/input-words.js'
 import RefundCreate from '../../src/commands/refund/create.js'
 import WebhookUpdate from '../../src/commands/webhook/update.js'
 import {InputError} from '../../src/errors.js'
-import {refundCheckoutChecked, voidCheckoutChecked} from '../../src/services/checkout/workflows.js'
+import {NO_STEPS} from '../../src/services/change.js'
+import {refundCheckoutChecked} from '../../src/services/checkout/refund.js'
+import {voidCheckoutChecked} from '../../src/services/checkout/void.js'
 import {type CommandHarness, commandHarness} from '../helpers/command.js'
 
 /** A client no refusal reaches: the input is checked before anything is read. */
-const noClient = {} as ServiceClient
+const noClient = {...NO_STEPS, client: {} as ServiceClient}
 
 describe('a service input error, worded by its caller', () => {
   it('names the input plainly (a bulk column) and, worded by a command, its flag', async () => {

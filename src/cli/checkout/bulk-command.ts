@@ -46,7 +46,8 @@ export abstract class BulkMoneyCommand<T extends typeof Command> extends BaseCom
     if (checkoutId !== undefined) throw new UsageError('Pass either a checkout id or --from-file, not both')
     const flags = this.flags as unknown as BulkFlagValues
     const run = await runFromFile({
-      clientOptions: this.clientOptions(),
+      // One prompt for the run, asked by runFromFile; each request then goes without one (the production notice stays).
+      money: {client: await this.wiring.sender('checkout', {dryRun: false}), ...this.wiring.steps({yes: true})},
       concurrency: flags.concurrency,
       dryRun: this.dryRun,
       file,

@@ -5,12 +5,11 @@
  */
 import {escapeControlChars} from '../../control-chars.js'
 import {DeclinedError, UsageError} from '../../errors.js'
-import {type ClientOptions, ServiceClient} from '../../http/client.js'
-import {checkoutTarget, type ResolvedProfile} from '../../profiles/resolve.js'
+import {type ResolvedProfile} from '../../profiles/resolve.js'
 import {type BulkKind} from '../../runtime/bulk/rows.js'
 import {type BulkDocument, type PlanDocument, type PlanSummary, type RowResult, runBulk, type Total} from '../../runtime/bulk/run.js'
-import {UNREADABLE_PRECHECK} from '../../services/checkout/workflows.js'
-import {consentHook} from '../consent.js'
+import {type MoneyDeps} from '../../services/checkout/money-change.js'
+import {UNREADABLE_PRECHECK} from '../../services/checkout/money-errors.js'
 import {writeNote} from '../error-output.js'
 import {idProblem} from '../input-text.js'
 import {progress} from '../progress.js'
@@ -46,7 +45,8 @@ interface BulkRun {
   /** The whole document is printed (--json, ndjson, --query): every row's result is kept. */
   keepAll: boolean
   profile: ResolvedProfile
-  clientOptions: Omit<ClientOptions, 'target'>
+  /** The money path's client and steps; consent was given once, for the run (each row has only the production notice). */
+  money: MoneyDeps
 }
 
 /** The one confirmation of a bulk run: the count and totals; on production the totals typed back. */
@@ -93,14 +93,7 @@ export async function runFromFile(run: BulkRun): Promise<{document: BulkDocument
   }
 
   const journal = run.journal ?? `${run.file}.journal`
-  // One prompt for the run, asked here; each request then goes without one (the production notice stays).
-  const client = new ServiceClient({
-    ...run.clientOptions,
-    beforeSend: consentHook({dryRun: false, profile: async () => run.profile, yes: true}),
-    dryRun: false,
-    target: checkoutTarget(run.profile),
-  })
-  const document = await runBulk(client, {
+  const document = await runBulk(run.money, {
     concurrency: run.concurrency,
     async confirm(plan, refused) {
       await confirmOnce(run.kind, plan, refused, run)

@@ -2,8 +2,8 @@
  * How the money commands' confirmations say what a change uses up. The facts come from the rules
  * (src/services/checkout/rules.ts: one refund per checkout); the words are the CLI's.
  */
-import type {CallOptions} from '../../http/client.js'
-import type {RefundToConfirm} from '../../services/checkout/workflows.js'
+import type {ChangeWords} from '../../services/change.js'
+import type {RefundToConfirm} from '../../services/checkout/refund.js'
 
 import {formatCents} from '../../services/checkout/money.js'
 
@@ -12,7 +12,7 @@ import {formatCents} from '../../services/checkout/money.js'
  * refunded." A complete refund says it refunds the whole payment. Under --dry-run nothing was
  * read, so only the amount is said.
  */
-export function refundConfirmation({checkoutId, currency, plan, value}: RefundToConfirm): NonNullable<CallOptions['confirm']> {
+export function refundConfirmation({checkoutId, currency, plan, value}: RefundToConfirm): ChangeWords {
   const action = `Refund ${value} ${currency} of checkout ${checkoutId}`
   if (!plan) return {action, resourceId: checkoutId}
   const detail =

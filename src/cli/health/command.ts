@@ -12,6 +12,7 @@ import {UsageError} from '../../errors.js'
 import {registerSecret} from '../../http/secrets/registry.js'
 import {sessionFromHeaders} from '../../http/session-cookie.js'
 import {ENV} from '../../profiles/resolve.js'
+import {type ChangeClient} from '../../services/change.js'
 import {Bcp47, healthOps, User} from '../../services/health/operations.js'
 import {BaseCommand} from '../base-command.js'
 import {writeNote} from '../error-output.js'
@@ -75,7 +76,7 @@ export abstract class HealthCommand<T extends typeof Command> extends BaseComman
   private signedInZone?: string
 
   /** The health client for this call, with --language as accept-language. */
-  protected async health(): Promise<ServiceClient> {
+  protected async health(): Promise<ChangeClient> {
     return this.client('health', (this.flags as {language?: string}).language)
   }
 

@@ -7,7 +7,7 @@ import {BaseCommand} from '../../cli/base-command.js'
 import {CHECKOUT_ZONE} from '../../cli/checkout/columns.js'
 import {writeNote} from '../../cli/error-output.js'
 import {MAX_LIMIT, outputFlags} from '../../cli/flags.js'
-import {ATTEMPT_OUTCOMES} from '../../http/client.js'
+import {ATTEMPT_OUTCOMES} from '../../services/change.js'
 import {checkoutService} from '../../services/checkout/operations.js'
 import {parseTimeRange} from '../../services/time-input.js'
 

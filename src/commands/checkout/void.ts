@@ -9,7 +9,7 @@ import {idArg, visibleText} from '../../cli/input-text.js'
 import {type View} from '../../cli/output/view.js'
 import {UsageError} from '../../errors.js'
 import {checkoutOps} from '../../services/checkout/operations.js'
-import {voidCheckoutChecked} from '../../services/checkout/workflows.js'
+import {voidCheckoutChecked} from '../../services/checkout/void.js'
 
 export default class CheckoutVoid extends BulkMoneyCommand<typeof CheckoutVoid> {
   protected readonly bulkKind = 'void'
@@ -40,8 +40,7 @@ With --from-file, voids every row of a file (one checkout id per line, or CSV wi
     if (this.flags['from-file'] !== undefined) return this.fromFile(this.flags['from-file'], checkoutId)
     if (checkoutId === undefined) throw new UsageError('Missing the checkout id: opsctl checkout void CHECKOUTID', [hints.help(this.id)])
     if (this.flags.reason === undefined) throw new UsageError('Missing required flag --reason')
-    const client = await this.client('checkout')
-    const outcome = await voidCheckoutChecked(client, {
+    const outcome = await voidCheckoutChecked(await this.moneyPath(), {
       checkoutId,
       reason: this.flags.reason,
       check: !this.dryRun,

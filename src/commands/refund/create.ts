@@ -11,7 +11,7 @@ import {currencyCode, idArg, visibleText} from '../../cli/input-text.js'
 import {type View} from '../../cli/output/view.js'
 import {UsageError} from '../../errors.js'
 import {checkoutOps} from '../../services/checkout/operations.js'
-import {refundCheckoutChecked} from '../../services/checkout/workflows.js'
+import {refundCheckoutChecked} from '../../services/checkout/refund.js'
 
 export default class RefundCreate extends BulkMoneyCommand<typeof RefundCreate> {
   protected readonly bulkKind = 'refund'
@@ -50,8 +50,7 @@ With --from-file, refunds every row of a file (CSV with the header checkoutId,am
     if (flags.reason === undefined) throw new UsageError('Missing required flag --reason')
     if (flags.amount === undefined && !flags.full) throw new UsageError('Say how much: pass --amount <value> or --full')
     const amount = flags.amount === undefined ? undefined : amountFlag(flags.amount, '--amount')
-    const client = await this.client('checkout')
-    const outcome = await refundCheckoutChecked(client, {
+    const outcome = await refundCheckoutChecked(await this.moneyPath(), {
       checkoutId,
       reason: flags.reason,
       amount,

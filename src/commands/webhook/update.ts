@@ -5,7 +5,7 @@ import {CHECKOUT_ZONE, WEBHOOK_COLUMNS} from '../../cli/checkout/columns.js'
 import {idArg, visibleText} from '../../cli/input-text.js'
 import {type View} from '../../cli/output/view.js'
 import {checkoutOps, WEBHOOK_EVENTS} from '../../services/checkout/operations.js'
-import {updateWebhookMerged} from '../../services/checkout/workflows.js'
+import {updateWebhookMerged} from '../../services/checkout/webhooks.js'
 
 export default class WebhookUpdate extends BaseCommand<typeof WebhookUpdate> {
   static override audits = checkoutOps.updateWebhook

@@ -3,7 +3,7 @@
  * there for a dry run, else ask once (the CLI's `confirm`), then send (./send.ts). The journal is
  * held by one run at a time and tied to its input (./journal.ts).
  */
-import type {ServiceClient} from '../../http/client.js'
+import type {MoneyDeps} from '../../services/checkout/money-change.js'
 
 import {UsageError} from '../../errors.js'
 import {type Cents, formatCents} from '../../services/checkout/money.js'
@@ -97,7 +97,7 @@ function planSummary(plan: Plan, options: BulkOptions, label: string): PlanSumma
 
 const byLine = (refused: Map<number, RowResult>) => [...refused.values()].sort((a, b) => a.line - b.line)
 
-export async function runBulk(client: ServiceClient, options: BulkOptions): Promise<BulkDocument | PlanDocument> {
+export async function runBulk(money: MoneyDeps, options: BulkOptions): Promise<BulkDocument | PlanDocument> {
   const input = await openInput(options.file, bulkShape(options.kind))
   let lock: JournalLock | undefined
   let writer: JournalWriter | undefined
@@ -112,7 +112,7 @@ export async function runBulk(client: ServiceClient, options: BulkOptions): Prom
       )
     }
 
-    const plan = await planBulk(client, {concurrency: options.concurrency, input, journal, kind: options.kind, onRow: options.progress?.planned, rules: options.rules})
+    const plan = await planBulk(money.client, {concurrency: options.concurrency, input, journal, kind: options.kind, onRow: options.progress?.planned, rules: options.rules})
     options.progress?.done?.()
     if (journal.header && journal.header.input !== plan.inputHash) {
       throw new UsageError(
@@ -129,7 +129,7 @@ export async function runBulk(client: ServiceClient, options: BulkOptions): Prom
     await input.unchanged()
     writer = await JournalWriter.open(options.journal, {input: plan.inputHash, kind: options.kind}, journal.header !== undefined)
     let done = 0
-    const report = await sendBulk(client, {
+    const report = await sendBulk(money, {
       concurrency: options.concurrency,
       input,
       journal,

@@ -27,7 +27,7 @@ import {
 } from '../../services/checkout/end-of-day.js'
 import {formatCents} from '../../services/checkout/money.js'
 import {checkoutOps} from '../../services/checkout/operations.js'
-import {readCheckout} from '../../services/checkout/workflows.js'
+import {readCheckout} from '../../services/checkout/money-change.js'
 import {eachLimited} from '../bulk/pool.js'
 import {type InputLimits, openSource, readRecords} from '../file-input.js'
 

@@ -1,6 +1,6 @@
 /**
  * The one rule for a lost answer to a void or a refund: what a fresh read says of the request that
- * was sent. Used by the single commands (./workflows.ts) and by a bulk run reading back a row an
+ * was sent. Used by the money path (./money-change.ts, ./void.ts, ./refund.ts) and by a bulk run reading back a row an
  * earlier run journalled without an outcome (src/runtime/bulk/send.ts), so the same lost answer is
  * never reported two ways.
  */

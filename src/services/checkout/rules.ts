@@ -152,6 +152,16 @@ export function isExpired(checkout: CheckoutFacts, now: Date): boolean {
 
 const money = (cents: Cents, currency?: string) => `${formatCents(cents)}${currency ? ` ${currency}` : ''}`
 
+/** Only a successful payment can be voided or refunded: any other status refuses (the one check of it). */
+function requireSuccessfulPayment({id, paymentStatus}: CheckoutFacts, done: 'refunded' | 'voided'): void {
+  if (paymentStatus === 'PAYMENT_SUCCESS') return
+  throw new RuleViolation(
+    CODES.notVoidable,
+    400,
+    `checkout ${id} cannot be ${done}: payment status is ${paymentStatus ?? 'unknown'}; only a successful payment can be ${done}`,
+  )
+}
+
 // ---------------------------------------------------------------------------------------------
 // Void
 // ---------------------------------------------------------------------------------------------
@@ -164,13 +174,7 @@ export function checkVoid(checkout: CheckoutFacts, now: Date): VoidWindow | unde
   const {id, paymentStatus} = checkout
   if (paymentStatus === 'VOIDED') throw new RuleViolation(CODES.notVoidable, 400, `checkout ${id} is already voided`)
   if (paymentStatus === 'REFUNDED') throw new RuleViolation(CODES.notVoidable, 400, `checkout ${id} has been refunded and cannot be voided`)
-  if (paymentStatus !== 'PAYMENT_SUCCESS') {
-    throw new RuleViolation(
-      CODES.notVoidable,
-      400,
-      `checkout ${id} cannot be voided: payment status is ${paymentStatus ?? 'unknown'}; only a successful payment can be voided`,
-    )
-  }
+  requireSuccessfulPayment(checkout, 'voided')
 
   const at = transactionTime(checkout)
   if (!at) return undefined
@@ -234,13 +238,7 @@ export function checkRefund(
     )
   }
 
-  if (paymentStatus !== 'PAYMENT_SUCCESS') {
-    throw new RuleViolation(
-      CODES.notVoidable,
-      400,
-      `checkout ${id} cannot be refunded: payment status is ${paymentStatus ?? 'unknown'}; only a successful payment can be refunded`,
-    )
-  }
+  requireSuccessfulPayment(checkout, 'refunded')
 
   const at = transactionTime(checkout)
   if (at) {
