@@ -26,6 +26,8 @@ import {readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {dirname, join, relative} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
+import {lazySchemas} from './lazy-schemas.mjs'
+
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const pjson = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
 
@@ -163,7 +165,7 @@ const result = await build({
   legalComments: 'none',
   logLevel: 'warning',
   metafile: true,
-  plugins: [dependencyPatches],
+  plugins: [dependencyPatches, lazySchemas],
 })
 
 await toCommonJs(result.metafile)

@@ -2,7 +2,8 @@
  * `opsctl api --paginate`: the request's path names a paged row of the service's table (`rowAt`),
  * whose `paging` says which query parameter carries the token and where an answer keeps its items
  * and the next token; `paginate` follows it, one raw GET a page, with the request's own auth,
- * headers and query. Loaded only for --paginate: the operations tables bring zod.
+ * headers and query. Loaded only for --paginate; the service's module (src/http/services.ts) imports its
+ * table, which brings zod, when asked.
  */
 import type {RawResponse, ServiceClient} from '../http/client.js'
 import type {QueryValue} from '../http/url.js'
@@ -10,13 +11,13 @@ import type {QueryValue} from '../http/url.js'
 import {ExitCode, OpsError, sizeText, UsageError} from '../errors.js'
 import {type AuthKind, type Operation, type Paging, rowAt} from '../http/operation.js'
 import {paginate} from '../http/paginate.js'
+import {serviceModule} from '../http/services.js'
 
 type PagedRow = Operation & {paging: Paging}
 
 /** The paged row `GET path` is a call of; anything else is a usage error (nothing sent) naming the paged ones. */
-export async function pagedRow(service: 'checkout' | 'health', method: string, path: string): Promise<PagedRow> {
-  const rows =
-    service === 'health' ? (await import('../services/health/operations.js')).healthService.list : (await import('../services/checkout/operations.js')).checkoutService.list
+export async function pagedRow(service: string, method: string, path: string): Promise<PagedRow> {
+  const rows = await serviceModule(service).operations()
   const row = method === 'GET' ? rowAt(rows, method, path) : undefined
   if (row?.paging) return row as PagedRow
   const paged = rows.filter((r) => r.paging).map((r) => `GET ${r.path}`)
