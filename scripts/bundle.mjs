@@ -18,6 +18,9 @@
  * natively, Node 20 through src/startup/compile-cache.ts). esbuild splits chunks only for ESM, hence
  * the two passes.
  *
+ * The services' schemas are built on first use: scripts/lazy-schemas.mjs wraps them as it loads
+ * their files.
+ *
  * dist/bundle-inputs.json says which packages each output file holds, for the start-up budget test.
  */
 import {build, transform} from 'esbuild'

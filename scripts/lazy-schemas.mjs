@@ -21,15 +21,33 @@ export const LAZY_SCHEMA_FILES = /[\\/]src[\\/]services[\\/](?:[^\\/]+[\\/]opera
 const LAZY_SCHEMA = join(ROOT, 'src/startup/lazy-schema.ts')
 const PASCAL_CASE = /^[A-Z][a-z]/
 
-/** The module's source with each schema wrapped; throws when it has none (the file or the rule moved). */
+/** What a chain of calls starts from: `z` in `z.string().trim()`, `AmountValue` in `AmountValue.refine(...)`. */
+function rootOf(node) {
+  while (ts.isCallExpression(node) || ts.isPropertyAccessExpression(node)) node = node.expression
+  return ts.isIdentifier(node) ? node.text : undefined
+}
+
+/**
+ * The module's source with each schema wrapped. Throws when it has none (the file or the rule
+ * moved), or when a PascalCase call starts from anything but zod, another schema of the file or a
+ * function of the file: a value that is not a schema would be wrapped in a stand-in for one.
+ */
 export function wrapSchemas(code, path) {
   const source = ts.createSourceFile(path, code, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS)
+  const fromHere = new Set(['z'])
+  for (const statement of source.statements) if (ts.isFunctionDeclaration(statement) && statement.name) fromHere.add(statement.name.text)
   const edits = []
   for (const statement of source.statements) {
     if (!ts.isVariableStatement(statement) || !(statement.declarationList.flags & ts.NodeFlags.Const)) continue
     for (const declaration of statement.declarationList.declarations) {
       const {initializer, name} = declaration
       if (!ts.isIdentifier(name) || !PASCAL_CASE.test(name.text) || !initializer || !ts.isCallExpression(initializer)) continue
+      const root = rootOf(initializer)
+      if (!fromHere.has(root)) {
+        throw new Error(`${relative(ROOT, path)}: ${name.text} is built from ${root ?? 'an expression'}, not zod: name a value that is not a schema in UPPER_CASE or camelCase (scripts/lazy-schemas.mjs)`)
+      }
+
+      fromHere.add(name.text)
       edits.push({at: initializer.getStart(source), text: 'lazySchema$(() => ('}, {at: initializer.end, text: '))'})
     }
   }

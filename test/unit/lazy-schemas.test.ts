@@ -31,14 +31,24 @@ interface Bundled {
 const countedZod: Plugin = {
   name: 'counted-zod',
   setup(b) {
-    b.onResolve({filter: /^zod$/}, (args) => (args.importer.endsWith('counted-zod.js') ? undefined : {namespace: 'counted', path: 'counted-zod.js'}))
+    b.onResolve({filter: /^zod$/}, (args) =>
+      args.importer.endsWith('counted-zod.js') ? undefined : {namespace: 'counted', path: 'counted-zod.js'},
+    )
     b.onLoad({filter: /.*/, namespace: 'counted'}, () => {
       const names = Object.keys(z).filter((name) => /^[a-z]/.test(name) && typeof (z as Record<string, unknown>)[name] === 'function')
       // exported under their own names, some of which are keywords (`catch`, `enum`)
-      const counted = names.map((name) => `const counted_${name} = (...args) => (count++, real.${name}(...args)); export {counted_${name} as ${name}}`)
+      const counted = names.map(
+        (name) => `const counted_${name} = (...args) => (count++, real.${name}(...args)); export {counted_${name} as ${name}}`,
+      )
       const rest = Object.keys(z).filter((name) => !names.includes(name) && name !== 'default')
       return {
-        contents: [`import * as real from 'zod'`, 'let count = 0', 'export const built = () => count', ...counted, `export const {${rest.join(', ')}} = real`].join('\n'),
+        contents: [
+          `import * as real from 'zod'`,
+          'let count = 0',
+          'export const built = () => count',
+          ...counted,
+          `export const {${rest.join(', ')}} = real`,
+        ].join('\n'),
         loader: 'js',
         resolveDir: ROOT,
       }
@@ -69,7 +79,7 @@ async function bundled(name: string, lazy: boolean): Promise<Bundled> {
   return createRequire(import.meta.url)(outfile) as Bundled
 }
 
-describe('the services\' schemas, as the build loads them', () => {
+describe("the services' schemas, as the build loads them", () => {
   it('loading both tables builds none of their named schemas; a row builds what it reads, and parses as zod', async () => {
     const eager = await bundled('eager', false)
     const lazy = await bundled('lazy', true)
@@ -89,6 +99,20 @@ describe('the services\' schemas, as the build loads them', () => {
     const {updateEvent} = lazy.healthService.operations
     expect(updateEvent.body.safeParse({}).error?.issues[0]?.message).toMatch(/^nothing to change: give at least one of date, medicationId/)
     expect(updateEvent.body.parse({doses: 2})).toEqual({doses: 2})
+  })
+
+  it('refuses to wrap a PascalCase value that is not built from zod, or a file with no schema left', async () => {
+    const {wrapSchemas} = (await import(pathToFileURL(join(ROOT, 'scripts/lazy-schemas.mjs')).href)) as {
+      wrapSchemas: (code: string, path: string) => string
+    }
+    const path = join(ROOT, 'src/services/parcels/operations.ts')
+    const schemas = `import * as z from 'zod'\nexport const Weight = z.number()\nexport const Heavy = Weight.min(30)\nexport const UNITS = Object.freeze(['kg'])`
+    expect(wrapSchemas(schemas, path)).toContain('export const Heavy = lazySchema$(() => (Weight.min(30)))')
+    expect(wrapSchemas(schemas, path)).toContain("export const UNITS = Object.freeze(['kg'])")
+    expect(() => wrapSchemas(`${schemas}\nexport const Units = Object.freeze(['kg'])`, path)).toThrow(
+      'src/services/parcels/operations.ts: Units is built from Object, not zod',
+    )
+    expect(() => wrapSchemas(`export const UNITS = ['kg']`, path)).toThrow('no schema to build on first use')
   })
 })
 
