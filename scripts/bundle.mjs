@@ -18,6 +18,9 @@
  * natively, Node 20 through src/startup/compile-cache.ts). esbuild splits chunks only for ESM, hence
  * the two passes.
  *
+ * The services' schemas are built on first use: scripts/lazy-schemas.mjs wraps them as it loads
+ * their files.
+ *
  * dist/bundle-inputs.json says which packages each output file holds, for the start-up budget test.
  */
 import {build, transform} from 'esbuild'
@@ -25,6 +28,8 @@ import {createHash} from 'node:crypto'
 import {readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {dirname, join, relative} from 'node:path'
 import {fileURLToPath} from 'node:url'
+
+import {lazySchemas} from './lazy-schemas.mjs'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const pjson = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
@@ -163,7 +168,7 @@ const result = await build({
   legalComments: 'none',
   logLevel: 'warning',
   metafile: true,
-  plugins: [dependencyPatches],
+  plugins: [dependencyPatches, lazySchemas],
 })
 
 await toCommonJs(result.metafile)

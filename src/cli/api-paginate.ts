@@ -2,7 +2,8 @@
  * `opsctl api --paginate`: the request's path names a paged row of the service's table (`rowAt`),
  * whose `paging` says which query parameter carries the token and where an answer keeps its items
  * and the next token; `paginate` follows it, one raw GET a page, with the request's own auth,
- * headers and query. Loaded only for --paginate: the operations tables bring zod.
+ * headers and query. Loaded only for --paginate: the table, which the service's module
+ * (src/http/services.ts) imports when asked, brings zod.
  */
 import type {RawResponse, ServiceClient} from '../http/client.js'
 import type {QueryValue} from '../http/url.js'
@@ -13,10 +14,11 @@ import {paginate} from '../http/paginate.js'
 
 type PagedRow = Operation & {paging: Paging}
 
-/** The paged row `GET path` is a call of; anything else is a usage error (nothing sent) naming the paged ones. */
-export async function pagedRow(service: 'checkout' | 'health', method: string, path: string): Promise<PagedRow> {
-  const rows =
-    service === 'health' ? (await import('../services/health/operations.js')).healthService.list : (await import('../services/checkout/operations.js')).checkoutService.list
+/**
+ * The paged row of the service's table (`rows`, from its module: `serviceModule(service).operations()`)
+ * that `GET path` is a call of; anything else is a usage error (nothing sent) naming the paged ones.
+ */
+export function pagedRow(service: string, rows: readonly Operation[], method: string, path: string): PagedRow {
   const row = method === 'GET' ? rowAt(rows, method, path) : undefined
   if (row?.paging) return row as PagedRow
   const paged = rows.filter((r) => r.paging).map((r) => `GET ${r.path}`)

@@ -11,6 +11,7 @@ import {BaseCommand} from '../cli/base-command.js'
 import {parsePairs, readJsonData} from '../cli/data-input.js'
 import {reasonFlags} from '../cli/health/reason-flag.js'
 import {ApiError, MIB, UsageError} from '../errors.js'
+import {serviceModule} from '../http/services.js'
 import {OPERATION_INDEX} from '../services/operation-index.js'
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const
@@ -82,7 +83,7 @@ ${OPERATION_INDEX}`
     const query = joinedQuery(parsePairs(flags.param, '--param'), method === 'GET' ? queryOf(fields) : {})
     const service = args.service as 'checkout' | 'health'
     const paged = flags.paginate ? await import('../cli/api-paginate.js') : undefined
-    const row = await paged?.pagedRow(service, method, args.path)
+    const row = paged ? paged.pagedRow(service, await serviceModule(service).operations(), method, args.path) : undefined
     const client = await this.client(service)
     const auth = this.authFor(service, method, args.path, Boolean(client.target.session))
     if (service === 'health' && method === 'GET') await this.recordRead(args.path, client)

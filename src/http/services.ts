@@ -5,7 +5,7 @@
  * refusals; src/services/registry.ts registers each one with one line. Nothing here names a service.
  */
 import type {FieldError, NextStep} from '../errors.js'
-import type {AuthKind} from './operation.js'
+import type {AuthKind, Operation} from './operation.js'
 
 /** Everything the HTTP layer needs to reach one service as one caller. Built from the resolved profile. */
 export interface ServiceTarget {
@@ -69,6 +69,8 @@ export interface ServiceModule {
   authStep?(status: number): NextStep
   /** Fields (at any depth, any case) that say who a patient is or how they are: traces mask their values (src/http/redact.ts). */
   patientData?: readonly string[]
+  /** Its table's rows (`defineService(...).list`), imported when asked: the table brings zod, which a module's other readers never need. */
+  operations(): Promise<readonly Operation[]>
 }
 
 // A Map: service names come from tables and profiles, never from a plain object's prototype.

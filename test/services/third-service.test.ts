@@ -8,10 +8,11 @@
 import {afterAll, beforeAll, describe, expect, expectTypeOf, it} from 'vitest'
 import {z} from 'zod'
 
+import {pagedRow} from '../../src/cli/api-paginate.js'
 import {ApiError, CredentialsError, ExitCode, UsageError} from '../../src/errors.js'
 import {ServiceClient} from '../../src/http/client.js'
 import {defineService} from '../../src/http/operation.js'
-import {registerServiceModule, type ServiceModule, type ServiceTarget} from '../../src/http/services.js'
+import {registerServiceModule, serviceModule, type ServiceModule, type ServiceTarget} from '../../src/http/services.js'
 import {targetOf} from '../../src/profiles/resolve.js'
 import {sandboxProfile} from '../../src/profiles/schema.js'
 import {createSandbox, type RunningSandbox} from '../../src/sandbox/core/server.js'
@@ -59,6 +60,7 @@ const parcelsClientModule: ServiceModule = {
     }
   },
   refusalCodes: new Set(['PARCEL_HELD']),
+  operations: async () => parcels.list,
 }
 
 // --- src/sandbox/parcels/: its emulation -----------------------------------------------------------
@@ -182,6 +184,11 @@ describe('an invented third service, registered by one line on each side', () =>
     expect(target).toEqual({service: 'parcels', profileName: 'shipping', baseUrl: `${sandbox.origin}/parcels`, secretKey: TOKEN})
     const {data} = await new ServiceClient({target}).call(parcelsOps.getParcel, {params: {parcelId: 'p_3'}})
     expect(data.parcelId).toBe('p_3')
+  })
+
+  it("api --paginate reads its table through its module: a row of it that has no pages is named, nothing sent", async () => {
+    const rows = await serviceModule('parcels').operations()
+    expect(() => pagedRow('parcels', rows, 'GET', '/v2/parcels/p_3')).toThrow('--paginate follows a paged list, and getParcel (GET /v2/parcels/{parcelId}) has no pages; nothing was sent')
   })
 
   it('the real services are served beside it, each in its own shape', async () => {

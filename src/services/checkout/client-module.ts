@@ -49,4 +49,5 @@ export const checkoutClientModule: ServiceModule = {
       : undefined,
   }),
   refusalCodes: REFUSAL_CODES,
+  operations: async () => (await import('./operations.js')).checkoutService.list,
 }

@@ -12,7 +12,6 @@
  */
 import * as z from 'zod'
 
-import {lazySchema} from '../../http/lazy-schema.js'
 import {defineService} from '../../http/operation.js'
 import {AMOUNT_PATTERN, amountOfNumber, centsOf, QUANTITY_PATTERN, quantityOfNumber} from './money.js'
 
@@ -41,35 +40,35 @@ function stringOrNumber(what: string, ofNumber: (n: number) => {problem: string}
 }
 
 /** A request amount: a decimal string with exactly two decimals (`"1500.00"`), or a JSON number with at most two (`1500`, `1500.5`). */
-export const AmountValue = lazySchema(() => stringOrNumber(
+export const AmountValue = stringOrNumber(
   'a decimal amount such as "1500.00" or 1500',
   amountOfNumber,
   z.string().regex(AMOUNT_PATTERN, 'expected a decimal amount with exactly two decimals, e.g. 1500.00'),
-))
+)
 /** An amount that moves money (a checkout's total, a refund): more than 0.00. */
-export const PositiveAmountValue = lazySchema(() => AmountValue.refine((v) => (centsOf(v) ?? 0n) > 0n, 'must be greater than 0.00'))
+export const PositiveAmountValue = AmountValue.refine((v) => (centsOf(v) ?? 0n) > 0n, 'must be greater than 0.00')
 /**
  * A URL the service or a browser will follow: http or https only. `javascript:` or `data:` as a
  * redirect URL would run in the buyer's browser on the payment page's say-so.
  */
 /** Browsers and most servers stop at 2,048 characters: a longer URL is refused before sending (and by the sandbox with a 400). */
 export const MAX_URL_LENGTH = 2048
-export const HttpUrl = lazySchema(() => z.string().max(MAX_URL_LENGTH, `expected a URL of at most ${MAX_URL_LENGTH} characters`).pipe(z.url({protocol: /^https?$/, message: 'expected an http(s) URL'})))
+export const HttpUrl = z.string().max(MAX_URL_LENGTH, `expected a URL of at most ${MAX_URL_LENGTH} characters`).pipe(z.url({protocol: /^https?$/, message: 'expected an http(s) URL'}))
 /** ISO 4217 code. The spec only says "currency code"; the service is Philippine, so PHP is the CLI default. */
-export const Currency = lazySchema(() => z.string().regex(/^[A-Z]{3}$/, 'expected a three-letter currency code such as PHP'))
+export const Currency = z.string().regex(/^[A-Z]{3}$/, 'expected a three-letter currency code such as PHP')
 /** Anything a server sends as an amount: tolerated as string or number, shown as received. */
-const AnyAmountValue = lazySchema(() => z.union([z.string(), z.number()]))
+const AnyAmountValue = z.union([z.string(), z.number()])
 
 /** Top-level totalAmount.details: the spec names these five decimal strings. */
-const TotalDetails = lazySchema(() => z.looseObject({
+const TotalDetails = z.looseObject({
   discount: AmountValue.optional(),
   serviceCharge: AmountValue.optional(),
   shippingFee: AmountValue.optional(),
   tax: AmountValue.optional(),
   subtotal: AmountValue.optional(),
-}))
+})
 /** Item amount.details / totalAmount.details: discount and subtotal. */
-const ItemDetails = lazySchema(() => z.looseObject({discount: AmountValue.optional(), subtotal: AmountValue.optional()}))
+const ItemDetails = z.looseObject({discount: AmountValue.optional(), subtotal: AmountValue.optional()})
 
 /**
  * "Which inner fields are mandatory: not shown." Decision: the top-level totalAmount needs value
@@ -77,10 +76,10 @@ const ItemDetails = lazySchema(() => z.looseObject({discount: AmountValue.option
  * charge otherwise); an item needs a name; an item's amount/totalAmount need a value when present
  * and may be 0.00 (a free item in an order); everything else is optional.
  */
-export const TotalAmountRequest = lazySchema(() => z.looseObject({value: PositiveAmountValue, currency: Currency, details: TotalDetails.optional()}))
-const ItemAmountRequest = lazySchema(() => z.looseObject({value: AmountValue, currency: Currency.optional(), details: ItemDetails.optional()}))
+export const TotalAmountRequest = z.looseObject({value: PositiveAmountValue, currency: Currency, details: TotalDetails.optional()})
+const ItemAmountRequest = z.looseObject({value: AmountValue, currency: Currency.optional(), details: ItemDetails.optional()})
 
-export const ItemRequest = lazySchema(() => z.looseObject({
+export const ItemRequest = z.looseObject({
   name: z.string().min(1),
   code: z.string().optional(),
   description: z.string().optional(),
@@ -88,19 +87,19 @@ export const ItemRequest = lazySchema(() => z.looseObject({
   quantity: stringOrNumber('a numeric string such as "2"', quantityOfNumber, z.string().regex(QUANTITY_PATTERN, 'expected a numeric string such as "2"')).optional(),
   amount: ItemAmountRequest.optional(),
   totalAmount: ItemAmountRequest.optional(),
-}))
+})
 
-const Address = lazySchema(() => z.looseObject({
+const Address = z.looseObject({
   line1: z.string().optional(),
   line2: z.string().optional(),
   city: z.string().optional(),
   state: z.string().optional(),
   zipCode: z.string().optional(),
   countryCode: z.string().optional(),
-}))
+})
 
 /** Every buyer field is optional ("which inner fields are mandatory: not shown"). */
-export const Buyer = lazySchema(() => z.looseObject({
+export const Buyer = z.looseObject({
   firstName: z.string().optional(),
   middleName: z.string().optional(),
   lastName: z.string().optional(),
@@ -109,30 +108,30 @@ export const Buyer = lazySchema(() => z.looseObject({
   shippingAddress: Address.optional(),
   billingAddress: Address.optional(),
   ipAddress: z.string().optional(),
-}))
+})
 
 /** Where the hosted page sends the buyer after each outcome. Each one optional (not shown); http(s) only. */
-export const RedirectUrls = lazySchema(() => z.looseObject({
+export const RedirectUrls = z.looseObject({
   success: HttpUrl.optional(),
   failure: HttpUrl.optional(),
   cancel: HttpUrl.optional(),
-}))
+})
 
 // ---------------------------------------------------------------------------------------------
 // Checkouts
 // ---------------------------------------------------------------------------------------------
 
-export const CheckoutRequest = lazySchema(() => z.looseObject({
+export const CheckoutRequest = z.looseObject({
   totalAmount: TotalAmountRequest,
   buyer: Buyer.optional(),
   items: z.array(ItemRequest).min(1, 'at least one item is required'),
   redirectUrl: RedirectUrls.optional(),
   requestReferenceNumber: z.string().min(1),
   metadata: z.record(z.string(), z.unknown()).optional(),
-}))
+})
 export type CheckoutRequest = z.infer<typeof CheckoutRequest>
 
-export const CheckoutCreated = lazySchema(() => z.looseObject({checkoutId: z.string(), redirectUrl: z.string()}))
+export const CheckoutCreated = z.looseObject({checkoutId: z.string(), redirectUrl: z.string()})
 
 /**
  * Value lists are "not shown" in the spec; these follow the real service. They document the
@@ -151,7 +150,7 @@ export const PAYMENT_STATUSES = [
 export type CheckoutStatus = (typeof CHECKOUT_STATUSES)[number]
 export type PaymentStatus = (typeof PAYMENT_STATUSES)[number]
 
-const AmountRecord = lazySchema(() => z.looseObject({value: AnyAmountValue, currency: z.string().optional()}))
+const AmountRecord = z.looseObject({value: AnyAmountValue, currency: z.string().optional()})
 
 /**
  * The checkout record: the request's fields plus the service's. Only `id` is relied on as
@@ -161,7 +160,7 @@ const AmountRecord = lazySchema(() => z.looseObject({value: AnyAmountValue, curr
  * "transaction date" of the void window) is not shown either; when absent the rules fall back to
  * `updatedAt` of a successful payment.
  */
-export const CheckoutRecord = lazySchema(() => z.looseObject({
+export const CheckoutRecord = z.looseObject({
   id: z.string(),
   totalAmount: AmountRecord.optional(),
   buyer: z.looseObject({}).optional(),
@@ -181,37 +180,37 @@ export const CheckoutRecord = lazySchema(() => z.looseObject({
   refundedAmount: z.union([AnyAmountValue, AmountRecord]).optional(),
   receiptNumber: z.string().optional(),
   paymentDetails: z.looseObject({paymentAt: z.string().optional()}).optional(),
-}))
+})
 export type CheckoutRecord = z.infer<typeof CheckoutRecord>
 
 /** Void: "reason (string, required)". An empty reason is refused (a void needs an audit trail). */
-export const VoidRequest = lazySchema(() => z.looseObject({reason: z.string().trim().min(1, 'a reason is required')}))
+export const VoidRequest = z.looseObject({reason: z.string().trim().min(1, 'a reason is required')})
 /** Void answer. Value seen: voidStatus SUCCESS; other values not shown. */
-export const VoidResult = lazySchema(() => z.looseObject({checkoutId: z.string(), voidStatus: z.string()}))
+export const VoidResult = z.looseObject({checkoutId: z.string(), voidStatus: z.string()})
 
 // ---------------------------------------------------------------------------------------------
 // Refunds
 // ---------------------------------------------------------------------------------------------
 
-export const RefundRequest = lazySchema(() => z.looseObject({
+export const RefundRequest = z.looseObject({
   reason: z.string().trim().min(1, 'a reason is required'),
   amount: z.looseObject({value: PositiveAmountValue, currency: Currency}),
-}))
+})
 export type RefundRequest = z.infer<typeof RefundRequest>
 
 export const REFUND_STATUSES = ['SUCCESS', 'FAILED'] as const
 /** Refund create answer: `{refundId, status}`, status SUCCESS or FAILED. */
-export const RefundCreated = lazySchema(() => z.looseObject({refundId: z.string(), status: z.string()}))
+export const RefundCreated = z.looseObject({refundId: z.string(), status: z.string()})
 
 /** A refund as listed. `checkout` is the id of the checkout refunded. All but id optional (tolerant). */
-export const RefundRecord = lazySchema(() => z.looseObject({
+export const RefundRecord = z.looseObject({
   id: z.string(),
   reason: z.string().optional(),
   amount: AmountRecord.optional(),
   status: z.string().optional(),
   createdAt: z.string().optional(),
   checkout: z.string().optional(),
-}))
+})
 export type RefundRecord = z.infer<typeof RefundRecord>
 
 // ---------------------------------------------------------------------------------------------
@@ -222,22 +221,22 @@ export const WEBHOOK_EVENTS = ['CHECKOUT_SUCCESS', 'CHECKOUT_FAILURE', 'CHECKOUT
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number]
 
 /** name and callbackUrl are both required (register and update). The name is one of the three events. */
-export const WebhookRequest = lazySchema(() => z.looseObject({
+export const WebhookRequest = z.looseObject({
   name: z.enum(WEBHOOK_EVENTS),
   callbackUrl: HttpUrl,
-}))
+})
 export type WebhookRequest = z.infer<typeof WebhookRequest>
 
 /** createdAt/updatedAt are not in the spec's table; they follow the real service and are optional. */
-export const WebhookRecord = lazySchema(() => z.looseObject({
+export const WebhookRecord = z.looseObject({
   id: z.string(),
   name: z.string(),
   callbackUrl: z.string(),
   createdAt: z.string().optional(),
   updatedAt: z.string().optional(),
-}))
+})
 export type WebhookRecord = z.infer<typeof WebhookRecord>
-export const WebhookDeleted = lazySchema(() => z.looseObject({id: z.string()}))
+export const WebhookDeleted = z.looseObject({id: z.string()})
 
 // ---------------------------------------------------------------------------------------------
 // Customization
@@ -247,25 +246,25 @@ export const WebhookDeleted = lazySchema(() => z.looseObject({id: z.string()}))
 export const HEX_COLOR = /^#(?:[\da-f]{3}|[\da-f]{6})$/i
 
 /** All five fields are required on set. Image URLs must be http(s); the colour a hex colour. */
-export const CustomizationRequest = lazySchema(() => z.looseObject({
+export const CustomizationRequest = z.looseObject({
   logoUrl: HttpUrl,
   iconUrl: HttpUrl,
   appleTouchIconUrl: HttpUrl,
   customTitle: z.string().trim().min(1),
   colorScheme: z.string().regex(HEX_COLOR, 'expected a hex colour such as #1a2b3c'),
-}))
+})
 export type CustomizationRequest = z.infer<typeof CustomizationRequest>
 
 /** As read back: all five tolerated as optional strings (a server may have older, partial data). */
-export const CustomizationRecord = lazySchema(() => z.looseObject({
+export const CustomizationRecord = z.looseObject({
   logoUrl: z.string().optional(),
   iconUrl: z.string().optional(),
   appleTouchIconUrl: z.string().optional(),
   customTitle: z.string().optional(),
   colorScheme: z.string().optional(),
-}))
+})
 export type CustomizationRecord = z.infer<typeof CustomizationRecord>
-export const CustomizationRemoved = lazySchema(() => z.looseObject({message: z.string().optional()}))
+export const CustomizationRemoved = z.looseObject({message: z.string().optional()})
 
 // ---------------------------------------------------------------------------------------------
 // The table

@@ -43,4 +43,5 @@ export const healthClientModule: ServiceModule = {
   // 401: a new session; 403: another user's data, or a caregiver's write: that user's own session.
   authStep: (status) => (status === 403 ? {step: 'sign-in-as-owner'} : {again: true, step: 'sign-in'}),
   patientData: PATIENT_DATA_FIELDS,
+  operations: async () => (await import('./operations.js')).healthService.list,
 }

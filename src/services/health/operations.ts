@@ -15,7 +15,6 @@
  */
 import * as z from 'zod'
 
-import {lazySchema} from '../../http/lazy-schema.js'
 import {defineService} from '../../http/operation.js'
 import {QueryBool, QueryList} from '../query.js'
 
@@ -65,74 +64,74 @@ export const EVENTS_PAGE_SIZE = 50
 // ---------------------------------------------------------------------------------------------
 
 /** ISO 8601 date-time with `Z` or an offset (a date-time without one would be ambiguous). */
-export const IsoDateTime = lazySchema(() => z.iso.datetime({offset: true, message: 'expected an ISO 8601 date-time with Z or an offset'}))
+export const IsoDateTime = z.iso.datetime({offset: true, message: 'expected an ISO 8601 date-time with Z or an offset'})
 
 /** A MAC address, `AA:BB:CC:DD:EE:FF`: `-` separators and lower case are accepted and normalised to that form. */
 export const MAC_PATTERN = /^(?:[\dA-F]{2}:){5}[\dA-F]{2}$/
-export const Mac = lazySchema(() => z
+export const Mac = z
   .string()
   .trim()
   .toUpperCase()
   .overwrite((v) => v.replaceAll('-', ':'))
-  .regex(MAC_PATTERN, 'expected a MAC address like AA:BB:CC:DD:EE:FF'))
+  .regex(MAC_PATTERN, 'expected a MAC address like AA:BB:CC:DD:EE:FF')
 
 /** BCP 47 language tag, checked by the runtime's own Intl. */
-export const Bcp47 = lazySchema(() => z.string().refine((v) => {
+export const Bcp47 = z.string().refine((v) => {
   try {
     return Intl.getCanonicalLocales(v).length === 1
   } catch {
     return false
   }
-}, 'expected a BCP 47 language tag such as en-US'))
+}, 'expected a BCP 47 language tag such as en-US')
 
 /** IANA time zone, checked by the runtime's own Intl. */
-export const TimeZone = lazySchema(() => z.string().refine((v) => {
+export const TimeZone = z.string().refine((v) => {
   try {
     return new Intl.DateTimeFormat('en-US', {timeZone: v}).resolvedOptions().timeZone.length > 0
   } catch {
     return false
   }
-}, 'expected an IANA time zone such as Asia/Manila'))
+}, 'expected an IANA time zone such as Asia/Manila')
 
 // ---------------------------------------------------------------------------------------------
 // Plan (AddPlanMedicationRequest_1, EditPlanMedicationRequest_1, AddPlanSensorRequest_1: "not shown")
 // ---------------------------------------------------------------------------------------------
 
 /** One scheduled intake of a controller medication: local time of day and number of doses. */
-export const Usage = lazySchema(() => z.looseObject({
+export const Usage = z.looseObject({
   hour: z.number().int().min(0).max(23),
   minute: z.number().int().min(0).max(59),
   doses: z.number().int().min(1),
-}))
+})
 
 /** A sensor attached to a plan medication (AddPlanSensorRequest_1, and the sensors of a plan medication). */
-export const PlanSensorInput = lazySchema(() => z.looseObject({
+export const PlanSensorInput = z.looseObject({
   mac: Mac,
   model: z.string().min(1),
   firstSyncDate: IsoDateTime.optional(),
   lastSyncDate: IsoDateTime.optional(),
   batteryLevel: z.number().min(0).max(100).optional(),
-}))
+})
 
-export const PlanSensor = lazySchema(() => z.looseObject({
+export const PlanSensor = z.looseObject({
   mac: z.string(),
   model: z.string().optional(),
   firstSyncDate: z.string().optional(),
   lastSyncDate: z.string().optional(),
   batteryLevel: z.number().optional(),
-}))
+})
 
 /** An id sent in a body: not empty and not only spaces (a path id is checked by idArg while argv is read). */
-const BodyId = lazySchema(() => z.string().regex(/\S/, 'expected an id, not an empty or blank text'))
+const BodyId = z.string().regex(/\S/, 'expected an id, not an empty or blank text')
 /** The longest address RFC 5321 lets a mailbox have (254 characters): a longer one is refused before sending. */
 export const MAX_EMAIL_LENGTH = 254
 
 /** AddPlanMedicationRequest_1 ("not shown"): the medication id is required, usage list and sensors default to empty. */
-export const AddPlanMedicationBody = lazySchema(() => z.looseObject({
+export const AddPlanMedicationBody = z.looseObject({
   medicationId: BodyId,
   usageList: z.array(Usage).optional(),
   sensors: z.array(PlanSensorInput).optional(),
-}))
+})
 
 /**
  * A change needs something to change: a body with none of `fields` (empty, or only fields the
@@ -147,23 +146,23 @@ const nothingToChange = (fields: readonly string[]) => ({message: `nothing to ch
 const PLAN_MEDICATION_FIELDS = ['usageList', 'sensors'] as const
 
 /** EditPlanMedicationRequest_1 ("not shown"): what is sent replaces the stored list; nothing else changes. At least one list. */
-export const EditPlanMedicationBody = lazySchema(() => z
+export const EditPlanMedicationBody = z
   .looseObject({
     usageList: z.array(Usage).optional(),
     sensors: z.array(PlanSensorInput).optional(),
   })
-  .refine(changesSomething(PLAN_MEDICATION_FIELDS), nothingToChange(PLAN_MEDICATION_FIELDS)))
+  .refine(changesSomething(PLAN_MEDICATION_FIELDS), nothingToChange(PLAN_MEDICATION_FIELDS))
 
 /**
  * A plan medication. `medicationType` ("not shown"): the sandbox fills it from the group's
  * medication catalogue; when a service leaves it out, the plan check of `events add` checks the id only.
  */
-export const PlanMedication = lazySchema(() => z.looseObject({
+export const PlanMedication = z.looseObject({
   medicationId: z.string(),
   medicationType: z.string().optional(),
   usageList: z.array(z.looseObject({hour: z.number(), minute: z.number(), doses: z.number()})).default([]),
   sensors: z.array(PlanSensor).default([]),
-}))
+})
 export type PlanMedication = z.output<typeof PlanMedication>
 
 // ---------------------------------------------------------------------------------------------
@@ -171,7 +170,7 @@ export type PlanMedication = z.output<typeof PlanMedication>
 // ---------------------------------------------------------------------------------------------
 
 /** Credentials_1 ("not shown"): what createUser takes. */
-export const CreateUserBody = lazySchema(() => z.looseObject({
+export const CreateUserBody = z.looseObject({
   role: z.enum(ROLES),
   email: z.email().max(MAX_EMAIL_LENGTH, `expected an email address of at most ${MAX_EMAIL_LENGTH} characters`),
   password: z.string().min(1),
@@ -179,13 +178,13 @@ export const CreateUserBody = lazySchema(() => z.looseObject({
   familyName: z.string().min(1),
   language: Bcp47.optional(),
   timeZone: TimeZone.optional(),
-}))
+})
 
 /** POST /api/sign-in ("payload and response: not shown"): email and password; answers the user and sets the cookie. */
-export const SignInBody = lazySchema(() => z.looseObject({email: z.string().min(1).max(MAX_EMAIL_LENGTH, `expected an email address of at most ${MAX_EMAIL_LENGTH} characters`), password: z.string().min(1)}))
+export const SignInBody = z.looseObject({email: z.string().min(1).max(MAX_EMAIL_LENGTH, `expected an email address of at most ${MAX_EMAIL_LENGTH} characters`), password: z.string().min(1)})
 
 /** inline_response_200 ("not shown"): the user, with the plan (so a plan change is visible on getUser/getUserById). */
-export const User = lazySchema(() => z.looseObject({
+export const User = z.looseObject({
   id: z.string(),
   email: z.string(),
   role: z.string(),
@@ -199,7 +198,7 @@ export const User = lazySchema(() => z.looseObject({
   plan: z.looseObject({medications: z.array(PlanMedication).default([])}).optional(),
   /** A caregiver's linked patients ("not shown": the sandbox's access rule, docs/health-support.md). */
   caregiverOf: z.array(z.string()).optional(),
-}))
+})
 export type User = z.output<typeof User>
 
 // ---------------------------------------------------------------------------------------------
@@ -207,7 +206,7 @@ export type User = z.output<typeof User>
 // ---------------------------------------------------------------------------------------------
 
 /** Event_2 ("not shown"): date, medication and its type are required; the rest defaults (manual, 1 dose, not preemptive, no symptoms). */
-export const AddEventBody = lazySchema(() => z.looseObject({
+export const AddEventBody = z.looseObject({
   date: IsoDateTime,
   medicationId: BodyId,
   medicationType: z.enum(MEDICATION_TYPES),
@@ -218,20 +217,23 @@ export const AddEventBody = lazySchema(() => z.looseObject({
   triggers: z.array(z.enum(TRIGGERS)).optional(),
   address: z.string().optional(),
   addressConfirmed: z.boolean().optional(),
-}))
+})
 
 /**
  * Event_1 ("not shown"): the fields of Event_2, all optional, at least one of them. The fields sent
  * replace the stored ones (a PUT sent twice leaves the same event: idempotent). `nightEvent` is
  * derived, never sent.
  */
-export const UpdateEventBody = lazySchema(() => {
-  const fields = Object.keys(AddEventBody.shape)
-  return AddEventBody.partial().refine(changesSomething(fields), nothingToChange(fields))
-})
+export const UpdateEventBody = someOf(AddEventBody.partial())
+
+/** The object schema, refusing a value with none of its fields (changesSomething). */
+function someOf<T extends z.ZodObject>(schema: T) {
+  const fields = Object.keys(schema.shape)
+  return schema.refine(changesSomething(fields), nothingToChange(fields))
+}
 
 /** An event as stored: nightEvent is derived from the date in the user's time zone (22:00-06:00). */
-export const Event = lazySchema(() => z.looseObject({
+export const Event = z.looseObject({
   id: z.string(),
   date: z.string(),
   medicationId: z.string().optional(),
@@ -246,14 +248,14 @@ export const Event = lazySchema(() => z.looseObject({
   nightEvent: z.boolean().optional(),
   createdDate: z.string().optional(),
   updatedDate: z.string().optional(),
-}))
+})
 export type Event = z.output<typeof Event>
 
 /** Paging of a list ("token format: not shown"): opaque tokens; absent when there is no such page. */
-export const Paging = lazySchema(() => z.looseObject({next: z.string().optional(), previous: z.string().optional()}))
+export const Paging = z.looseObject({next: z.string().optional(), previous: z.string().optional()})
 
 /** inline_response_200_2 ("not shown"): one page of events, newest first. */
-export const EventsPage = lazySchema(() => z.looseObject({events: z.array(Event), paging: Paging.default({})}))
+export const EventsPage = z.looseObject({events: z.array(Event), paging: Paging.default({})})
 export type EventsPage = z.output<typeof EventsPage>
 
 
@@ -262,7 +264,7 @@ export type EventsPage = z.output<typeof EventsPage>
  * (medicationIds, symptoms, triggers); startDate and endDate are both inclusive. A paging token
  * is sent together with the same filters as the first request.
  */
-export const EventsQuery = lazySchema(() => z.looseObject({
+export const EventsQuery = z.looseObject({
   addressConfirmed: QueryBool.optional(),
   startDate: IsoDateTime.optional(),
   endDate: IsoDateTime.optional(),
@@ -274,7 +276,7 @@ export const EventsQuery = lazySchema(() => z.looseObject({
   source: z.enum(SOURCES).optional(),
   symptoms: QueryList.pipe(z.array(z.enum(SYMPTOMS))).optional(),
   triggers: QueryList.pipe(z.array(z.enum(TRIGGERS))).optional(),
-}))
+})
 export type EventsQuery = z.output<typeof EventsQuery>
 
 // ---------------------------------------------------------------------------------------------
@@ -282,48 +284,48 @@ export type EventsQuery = z.output<typeof EventsQuery>
 // ---------------------------------------------------------------------------------------------
 
 /** One time window: its first local day (`YYYY-MM-DD`; a series point has its full date-time) and one value per metric. */
-export const MetricWindow = lazySchema(() => z.looseObject({
+export const MetricWindow = z.looseObject({
   date: z.string(),
   values: z.record(z.string(), z.number().nullable()),
-}))
+})
 export type MetricWindow = z.output<typeof MetricWindow>
 
 /**
  * inline_response_200_4 ("not shown"): for each period asked, its windows in date order; the
  * range actually used and the user's time zone, which every window is computed in.
  */
-export const MetricsResult = lazySchema(() => z.looseObject({
+export const MetricsResult = z.looseObject({
   startDate: z.string().optional(),
   endDate: z.string().optional(),
   timeZone: z.string().optional(),
   periods: z.record(z.string(), z.array(MetricWindow)),
   paging: Paging.optional(),
-}))
+})
 export type MetricsResult = z.output<typeof MetricsResult>
 
 /** Query of getMetrics. The name/period pairing is checked by the handler (400, spec section 7 rule 1). */
-export const MetricsQuery = lazySchema(() => z.looseObject({
+export const MetricsQuery = z.looseObject({
   name: QueryList,
   period: QueryList.optional(),
   startDate: IsoDateTime.optional(),
   endDate: IsoDateTime.optional(),
   pagingToken: z.string().optional(),
-}))
+})
 
 // ---------------------------------------------------------------------------------------------
 // Group configuration (inline_response_200_3: "not shown")
 // ---------------------------------------------------------------------------------------------
 
-export const GroupMedication = lazySchema(() => z.looseObject({
+export const GroupMedication = z.looseObject({
   id: z.string(),
   name: z.string().optional(),
   shortName: z.string().optional(),
   type: z.string().optional(),
   formFactor: z.string().optional(),
   diseases: z.array(z.string()).optional(),
-}))
+})
 
-export const GroupConfig = lazySchema(() => z.looseObject({
+export const GroupConfig = z.looseObject({
   id: z.string(),
   name: z.string(),
   displayName: z.string().optional(),
@@ -335,7 +337,7 @@ export const GroupConfig = lazySchema(() => z.looseObject({
   catRequired: z.boolean().optional(),
   supportEmail: z.string().optional(),
   supportPhone: z.string().optional(),
-}))
+})
 export type GroupConfig = z.output<typeof GroupConfig>
 
 // ---------------------------------------------------------------------------------------------
