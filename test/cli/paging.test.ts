@@ -59,7 +59,7 @@ describe('pagingFlags', () => {
   it('names the token flag from the row and the items in --limit', () => {
     const flags = pagingFlags(listThings)
     expect(Object.keys(flags).sort()).toEqual(['all', 'limit', 'page-cursor'])
-    expect(flags.limit.description).toBe('at most this many things (follows pages as needed)')
+    expect(flags.limit.description).toBe('at most this many things, up to 10000 (follows pages as needed; --all for more)')
   })
 })
 

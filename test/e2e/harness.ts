@@ -191,7 +191,8 @@ export interface Cli {
 export function cliFor(sandbox: Pick<Sandbox, 'checkoutUrl' | 'healthUrl'> & {token?: string}): Cli {
   const configDir = mkdtempSync(join(tmpdir(), 'opsctl-e2e-'))
   const env: Record<string, string> = {OPSCTL_CONFIG_DIR: configDir, OPSCTL_HEALTH_URL: sandbox.healthUrl, OPSCTL_CHECKOUT_URL: sandbox.checkoutUrl}
-  if (sandbox.token) env.OPSCTL_SANDBOX_TOKEN = sandbox.token
+  // the token with the origin it is for, as a job given a shared sandbox's token is
+  if (sandbox.token) Object.assign(env, {OPSCTL_SANDBOX_TOKEN: sandbox.token, OPSCTL_SANDBOX_URL: new URL(sandbox.healthUrl).origin})
   const run = (argv: string[], options: RunOptions = {}) => runCli(argv, {...options, env: {...env, ...options.env}})
   return {
     configDir,

@@ -39,7 +39,8 @@ describe('a green smoke run (real processes)', () => {
     })
     afterAll(() => sandbox?.stop())
 
-    const run = (argv: string[]) => runCli(argv, {env: {OPSCTL_CONFIG_DIR: configDir, OPSCTL_SANDBOX_TOKEN: sandbox.token}})
+    // a CI job given the sandbox's token and the origin it is for
+    const run = (argv: string[]) => runCli(argv, {env: {OPSCTL_CONFIG_DIR: configDir, OPSCTL_SANDBOX_TOKEN: sandbox.token, OPSCTL_SANDBOX_URL: sandbox.origin}})
     // the tenant's whole state, from its own control route
     const tenantState = async (id: string) =>
       (await fetch(`${sandbox.origin}/t/${id}/__sandbox/state`, {headers: controlHeaders(sandbox.token)})).json()

@@ -121,6 +121,6 @@ describe.each(SHELLS)('completion in %s', (shell) => {
     const first = new Set(Object.entries(manifest.commands).flatMap(([id, c]) => (c.hidden ? [] : [id.split(':')[0]])))
     expect(await complete(shell, ['help', ''])).toEqual([...first, 'environment', 'exit-codes'].sort())
     expect(await complete(shell, ['help', 'env'])).toEqual(['environment'])
-    expect(await complete(shell, ['help', 'checkout', ''])).toEqual(['create', 'get', 'list', 'pay', 'void'])
+    expect(await complete(shell, ['help', 'checkout', ''])).toEqual(['create', 'get', 'list', 'pay', 'reconcile', 'void'])
   })
 })

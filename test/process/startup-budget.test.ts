@@ -27,9 +27,12 @@ import {ROOT, runCli, type Sandbox, startSandbox} from '../e2e/harness.js'
  * Commands importing oclif's parts (`@oclif/core/command`, `/flags`, `/args`) rather than its index
  * split oclif into a few more chunks: one more file for `api --dry-run`, and oclif's Config, its
  * plugin loader and help no longer run (10-14 ms less CPU on every command). Help's and the plain
- * commands' importing oclif's parts rather than its index split one more small chunk (2 KB).
+ * commands' importing oclif's parts rather than its index split one more small chunk (2 KB). The
+ * one note writer (src/cli/error-output.ts: summaries and notes broken between words at the
+ * terminal's width), now imported by commands as well as the base command, is a chunk of its own
+ * (1.8 KB): one more file for `api --dry-run`.
  */
-const FILE_BUDGET = {version: 4, help: 31, local: 32, api: 38}
+const FILE_BUDGET = {version: 4, help: 31, local: 33, api: 38}
 /**
  * Kilobytes of JavaScript a real API command loads, at most: Node parses every byte of a file it
  * loads, so size is start-up time (zod imported as `import {z}` instead of `import * as z` once
