@@ -25,9 +25,9 @@ import {
   type Verdict,
   verdictOf,
 } from '../../services/checkout/end-of-day.js'
+import {readCheckout} from '../../services/checkout/money-change.js'
 import {formatCents} from '../../services/checkout/money.js'
 import {checkoutOps} from '../../services/checkout/operations.js'
-import {readCheckout} from '../../services/checkout/money-change.js'
 import {eachLimited} from '../bulk/pool.js'
 import {type InputLimits, openSource, readRecords} from '../file-input.js'
 
