@@ -35,10 +35,10 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const pjson = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
 
 /**
- * Loaded by path: by oclif (the help class, package.json's oclif.helpClass), by bin/run.js (the compile cache, the secret guard, --no-color, the direct start, oclif, --version), by the code
+ * Loaded by path: by oclif (the help class, package.json's oclif.helpClass), by bin/run.js (the compile cache, the secret guard, --no-color, the direct start, the help start, oclif, --version), by the code
  * the CommonJS pass rewrites (import-module) and by test fixtures.
  */
-const BY_PATH = ['src/cli/help.ts', 'src/startup/direct-start.ts', 'src/oclif.ts', 'src/version.ts', 'src/startup/compile-cache.ts', 'src/startup/import-module.ts', 'src/startup/no-color.ts', 'src/http/secrets/registry.ts', 'src/http/secrets/sources.ts', 'src/http/secrets/streams.ts', 'src/profiles/lock.ts']
+const BY_PATH = ['src/cli/help.ts', 'src/startup/direct-start.ts', 'src/startup/help-start.ts', 'src/oclif.ts', 'src/version.ts', 'src/startup/compile-cache.ts', 'src/startup/import-module.ts', 'src/startup/no-color.ts', 'src/http/secrets/registry.ts', 'src/http/secrets/sources.ts', 'src/http/secrets/streams.ts', 'src/profiles/lock.ts']
 // typescript and ts-node: oclif looks for them only in development (NODE_ENV=development).
 const EXTERNAL = ['better-sqlite3', 'pg-native', 'open', '@oclif/plugin-*', 'typescript', 'ts-node', 'tsx']
 
