@@ -98,6 +98,11 @@ const DEPENDENCY_PATCHES = [
   // readline and the file watchers) at once, for the check of a file or folder value.
   onFirstUse('flags', 'fs_1', './util/fs'),
   onFirstUse('args', 'fs_1', './util/fs'),
+  // Help's index loads the module loader and ts-path (node:fs/promises, readline and the file watchers
+  // with it) for `loadHelpClass`, which neither the help start (src/startup/help-start.ts) nor the
+  // help command calls: they use opsctl's help class, which they import.
+  onFirstUse('help/index', 'ts_path_1', '../config/ts-path'),
+  onFirstUse('help/index', 'module_loader_1', '../module-loader'),
   // The parser reads a flag's value from stdin with readline (six of Node's modules) only for a
   // `-` value of a flag that asks for it, which no opsctl flag does.
   onFirstUse('parser/parse', 'node_readline_1', 'node:readline'),

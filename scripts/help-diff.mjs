@@ -8,7 +8,7 @@
  * topic's help also in a pseudo-terminal of that width when `script` is there), with NO_COLOR and with FORCE_COLOR. stdout, stderr and the exit code are compared; the
  * first differences are printed and the exit code is 1 when there is one.
  *
- *   node scripts/help-diff.mjs --bin other/bin/run.js [--jobs 2] [--no-tty]
+ *   node scripts/help-diff.mjs --bin other/bin/run.js [--jobs 2] [--no-tty] [--columns 40,61,80,133]
  */
 import {spawn, spawnSync} from 'node:child_process'
 import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
@@ -18,7 +18,9 @@ import {fileURLToPath} from 'node:url'
 import {parseArgs} from 'node:util'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
-const {values} = parseArgs({options: {bin: {type: 'string'}, jobs: {default: '2', type: 'string'}, 'no-tty': {type: 'boolean'}}})
+const {values} = parseArgs({
+  options: {bin: {type: 'string'}, columns: {default: '40,61,80,133', type: 'string'}, jobs: {default: '2', type: 'string'}, 'no-tty': {type: 'boolean'}},
+})
 if (!values.bin) throw new Error('--bin other/bin/run.js is required')
 const bins = [join(ROOT, 'bin', 'run.js'), resolve(values.bin)]
 const manifest = JSON.parse(readFileSync(join(ROOT, 'oclif.manifest.json'), 'utf8'))
@@ -33,7 +35,7 @@ for (const topic of topics) argvs.push(words(topic), [...words(topic), '--help']
 const hasScript = !values['no-tty'] && spawnSync('script', ['--version']).status === 0
 const cases = []
 for (const argv of argvs)
-  for (const columns of [40, 61, 80, 133])
+  for (const columns of values.columns.split(',').map(Number))
     for (const color of ['NO_COLOR', 'FORCE_COLOR']) {
       cases.push({argv, color, columns, tty: false})
       if (hasScript && TTY_TOO.has(argv.join(' '))) cases.push({argv, color, columns, tty: true})
