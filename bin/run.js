@@ -20,10 +20,12 @@ async function main(argv) {
   // A command found in the build's index starts without oclif's Config; help, topics and typos go to oclif.
   const direct = require('../dist/startup/direct-start.js')
   const start = direct.findDirect(args, root)
+  // Help, a topic and `help ...` are shown without oclif's Config too, when they can be (src/startup/help-start.ts).
+  const help = !start && direct.helpRequest(args, root)
   // Known before any of its files loads: they load from one script, its pack (src/startup/command-pack.ts).
-  // Help of every kind (oclif's Config and help) has one pack of its own.
+  // Help of every kind has one pack of its own.
   if (start) cache?.usePack(start.id)
-  else if (direct.helpRequest(args)) cache?.usePack('~help')
+  else if (help) cache?.usePack('~help')
 
   // Before oclif loads: secrets on the command line and in the environment are known, and stdout and
   // stderr are scrubbed, so that nothing printed from here on (oclif's DEBUG output of argv included) shows one.
@@ -35,6 +37,7 @@ async function main(argv) {
   guardFatalErrors()
 
   if (start && (await direct.runDirect(start, root))) return
+  if (help && (await require('../dist/startup/help-start.js').runHelp(args, root, direct))) return
   const {execute} = require('../dist/oclif.js')
   await execute({args, dir: root})
 }

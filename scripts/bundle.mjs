@@ -35,10 +35,10 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const pjson = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
 
 /**
- * Loaded by path: by oclif (the help class, package.json's oclif.helpClass), by bin/run.js (the compile cache, the secret guard, --no-color, the direct start, oclif, --version), by the code
+ * Loaded by path: by oclif (the help class, package.json's oclif.helpClass), by bin/run.js (the compile cache, the secret guard, --no-color, the direct start, the help start, oclif, --version), by the code
  * the CommonJS pass rewrites (import-module) and by test fixtures.
  */
-const BY_PATH = ['src/cli/help.ts', 'src/startup/direct-start.ts', 'src/oclif.ts', 'src/version.ts', 'src/startup/compile-cache.ts', 'src/startup/import-module.ts', 'src/startup/no-color.ts', 'src/http/secrets/registry.ts', 'src/http/secrets/sources.ts', 'src/http/secrets/streams.ts', 'src/profiles/lock.ts']
+const BY_PATH = ['src/cli/help.ts', 'src/startup/direct-start.ts', 'src/startup/help-start.ts', 'src/oclif.ts', 'src/version.ts', 'src/startup/compile-cache.ts', 'src/startup/import-module.ts', 'src/startup/no-color.ts', 'src/http/secrets/registry.ts', 'src/http/secrets/sources.ts', 'src/http/secrets/streams.ts', 'src/profiles/lock.ts']
 // typescript and ts-node: oclif looks for them only in development (NODE_ENV=development).
 const EXTERNAL = ['better-sqlite3', 'pg-native', 'open', '@oclif/plugin-*', 'typescript', 'ts-node', 'tsx']
 
@@ -98,6 +98,11 @@ const DEPENDENCY_PATCHES = [
   // readline and the file watchers) at once, for the check of a file or folder value.
   onFirstUse('flags', 'fs_1', './util/fs'),
   onFirstUse('args', 'fs_1', './util/fs'),
+  // Help's index loads the module loader and ts-path (node:fs/promises, readline and the file watchers
+  // with it) for `loadHelpClass`, which neither the help start (src/startup/help-start.ts) nor the
+  // help command calls: they use opsctl's help class, which they import.
+  onFirstUse('help/index', 'ts_path_1', '../config/ts-path'),
+  onFirstUse('help/index', 'module_loader_1', '../module-loader'),
   // The parser reads a flag's value from stdin with readline (six of Node's modules) only for a
   // `-` value of a flag that asks for it, which no opsctl flag does.
   onFirstUse('parser/parse', 'node_readline_1', 'node:readline'),

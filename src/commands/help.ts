@@ -2,10 +2,10 @@ import type {Interfaces} from '@oclif/core'
 
 import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
-import {loadHelpClass} from '@oclif/core/help'
 
 import {writeError} from '../cli/error-output.js'
 import {findHelpTopic, HELP_TOPICS} from '../cli/help-topics.js'
+import OpsctlHelp from '../cli/help.js'
 import {hints} from '../cli/hints.js'
 import {commandCandidates, notFoundError} from '../cli/not-found.js'
 import {PlainCommand} from '../cli/plain-command.js'
@@ -55,9 +55,9 @@ ${HELP_TOPICS.map((t) => `- "help ${t.name}" ${t.summary}.`).join('\n')}`
       return
     }
 
-    const HelpClass = await loadHelpClass(this.config)
+    // opsctl's help class (package.json's oclif.helpClass), without oclif's module loader
     const options = (this.config.pjson.oclif as {helpOptions?: object}).helpOptions
-    await new HelpClass(this.config, {...options, all: flags['nested-commands']}).showHelp(words)
+    await new OpsctlHelp(this.config, {...options, all: flags['nested-commands']}).showHelp(words)
   }
 }
 

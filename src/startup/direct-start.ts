@@ -17,6 +17,9 @@ import {join} from 'node:path'
 
 import {lightConfig, type PackageFacts} from './light-config.js'
 
+// for ./help-start.ts, which bin/run.js hands this module: the light config stays in this one file
+export {lightConfig} from './light-config.js'
+
 /** dist/command-index.json */
 export interface CommandIndex extends PackageFacts {
   /** Aliases: typed, oclif resolves them. */
@@ -50,27 +53,32 @@ export function findDirect(argv: readonly string[], root: string): DirectStart |
 }
 
 /**
- * Whether argv asks oclif for help (no words, `help ...`, or `--help`/`-h` before a `--`): those
- * starts load the same files (oclif's Config and help), which bin/run.js then loads from one pack.
+ * Whether argv asks for help (no words, `help ...`, `--help`/`-h` before a `--`, or the words of a
+ * topic alone): bin/run.js then tries ./help-start.ts, whose files load from one pack.
  */
-export function helpRequest(argv: readonly string[]): boolean {
+export function helpRequest(argv: readonly string[], root: string): boolean {
   if (argv.length === 0 || argv[0] === 'help') return true
   for (const arg of argv) {
     if (arg === '--') return false
     if (HELP_FLAGS.has(arg)) return true
   }
 
-  return false
+  const index = readIndex(root)
+  const id = argv.join(':')
+  return index !== undefined && !argv.some((arg) => arg.startsWith('-')) && usableIds(index).has(id) && !Object.hasOwn(index.commands, id)
 }
 
-/** Runs a command findDirect found and resolves true; resolves false, having done nothing, when its module has no command. */
-export async function runDirect({argv, id, index}: DirectStart, root: string): Promise<boolean> {
+/**
+ * Runs a command findDirect found and resolves true; resolves false, having done nothing, when its
+ * module has no command. `config`: the light config, or the help config of ./help-start.ts.
+ */
+export async function runDirect({argv, id, index}: DirectStart, root: string, config: object = lightConfig(root, index)): Promise<boolean> {
   const exports = createRequire(join(root, 'package.json'))(join(root, index.commands[id])) as {default?: CommandClass}
   const CommandClass = exports.default
   if (!CommandClass) return false
   // As oclif's plugin sets it when it loads a command: the constructor reads it.
   CommandClass.id = id
-  const command = new CommandClass([...argv], lightConfig(root, index) as never)
+  const command = new CommandClass([...argv], config as never)
   try {
     await command._run()
   } catch (error) {
@@ -125,7 +133,8 @@ function usableIds(index: CommandIndex): Set<string> {
   return usable
 }
 
-function readIndex(root: string): CommandIndex | undefined {
+/** dist/command-index.json, or undefined when the build has none. */
+export function readIndex(root: string): CommandIndex | undefined {
   try {
     return JSON.parse(readFileSync(join(root, 'dist', 'command-index.json'), 'utf8')) as CommandIndex
   } catch {

@@ -160,7 +160,7 @@ describe('start-up: --version and local commands', () => {
     expect(forbidden(dry, [...NEVER, 'zod', 'undici'])).toEqual([])
   })
 
-  it(`help (a command's, the root's, a topic's) compiles no template without a tag and loads at most ${FILE_BUDGET.help} files, neither zod nor undici`, async () => {
+  it(`help (a command's, the root's, a topic's) compiles no template without a tag and loads at most ${FILE_BUDGET.help} files, neither zod, undici nor oclif's Config`, async () => {
     const count = {OPSCTL_TEST_COUNT_FUNCTIONS: '1'}
     for (const argv of [['checkout', 'list', '--help'], ['--help'], ['help', 'exit-codes']]) {
       await loaded(argv, count)
@@ -172,6 +172,12 @@ describe('start-up: --version and local commands', () => {
       expect(help.compiled, argv.join(' ')).toBeLessThanOrEqual(2)
       expect(codeFiles(help).length, codeFiles(help).join('\n')).toBeLessThanOrEqual(FILE_BUDGET.help)
       expect(forbidden(help, ['zod', 'undici', 'fastify', 'better-sqlite3', '@inquirer/prompts'])).toEqual([])
+      // shown from dist/help/ without oclif's Config (src/startup/help-start.ts): not through oclif's execute
+      // (dist/oclif.js), which loads Config, the manifest and the plugin, nor its WSL check (an ES module), nor
+      // the module loader's node:fs/promises (readline and the file watchers with it)
+      expect(help.files, argv.join(' ')).not.toContain('dist/oclif.js')
+      expect(forbidden(help, ['wsl-utils']), argv.join(' ')).toEqual([])
+      expect(help.builtins, argv.join(' ')).not.toContain('fs/promises')
     }
   })
 
