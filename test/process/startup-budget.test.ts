@@ -53,6 +53,8 @@ interface Loaded {
   files: string[]
   /** Every package those files hold (bundled or not). */
   packages: Set<string>
+  /** Intl.Segmenter objects made. */
+  segmenters: number
   /** WebAssembly modules compiled. */
   wasm: number
 }
@@ -87,6 +89,8 @@ for (const name of ['compile', 'instantiate']) {
   WebAssembly[name] = (...args) => (note('wasm ' + name), original(...args))
 }
 WebAssembly.Module = new Proxy(WebAssembly.Module, {construct: (target, args) => (note('wasm Module'), Reflect.construct(target, args))})
+// A grapheme segmenter loads ICU's break rules (10-14 ms of CPU): only tables of non-ASCII text need one.
+Intl.Segmenter = new Proxy(Intl.Segmenter, {construct: (target, args) => (note('segmenter'), Reflect.construct(target, args))})
 // Code compiled from a string at run time (EJS's templates, zod's parsers), counted when asked.
 if (process.env.OPSCTL_TEST_COUNT_FUNCTIONS) {
   globalThis.Function = new Proxy(Function, {apply: (target, self, args) => (note('function'), Reflect.apply(target, self, args)), construct: (target, args) => (note('function'), Reflect.construct(target, args))})
@@ -107,7 +111,7 @@ afterAll(() => {
 
 let runs = 0
 /** Runs opsctl with the hook; what it loaded. */
-async function loaded(argv: string[], env: Record<string, string> = {}): Promise<Loaded & {stdout: string}> {
+async function loaded(argv: string[], env: Record<string, string> = {}): Promise<Loaded & {stderr: string; stdout: string}> {
   const report = join(dir, `loaded-${++runs}.txt`)
   writeFileSync(report, '')
   const r = await runCli(argv, {env: {NODE_OPTIONS: hookArgs, OPSCTL_CONFIG_DIR: dir, OPSCTL_TEST_LOADED: report, ...env}})
@@ -124,7 +128,17 @@ async function loaded(argv: string[], env: Record<string, string> = {}): Promise
   }
 
   const builtins = lines.filter((l) => l.startsWith('builtin ')).map((l) => l.slice(8))
-  return {builtins, compiled: lines.filter((l) => l === 'function').length, files, packages, stdout: r.stdout, wasm: lines.filter((l) => l.startsWith('wasm ')).length}
+  const count = (line: string) => lines.filter((l) => l === line).length
+  return {
+    builtins,
+    compiled: count('function'),
+    files,
+    packages,
+    segmenters: count('segmenter'),
+    stderr: r.stderr,
+    stdout: r.stdout,
+    wasm: lines.filter((l) => l.startsWith('wasm ')).length,
+  }
 }
 
 const codeFiles = (l: Loaded) => l.files.filter((f) => /\.(c|m)?js$/.test(f))
@@ -228,5 +242,22 @@ describe('start-up: real API commands against a sandbox', () => {
     expect(codeKb(list), codeFiles(list).join('\n')).toBeLessThanOrEqual(API_KB_BUDGET)
     expect(forbidden(list, [...NEVER, 'undici'])).toEqual([])
     expect(list.wasm).toBe(0)
+  })
+
+  it('events list me --json: one request (me is the id stored at sign-in), no grapheme segmenter (10-14 ms of CPU) and no undici', async () => {
+    const login = await runCli(['users', 'login', '--email', 'patient@demo-clinic.test', '--password-stdin'], {
+      env: {...env, OPSCTL_CONFIG_DIR: dir},
+      input: 'demo-patient-pass',
+    })
+    expect(login.code, login.stderr).toBe(0)
+    const list = await loaded(['events', 'list', 'me', '--json', '--verbose'], env)
+    expect(JSON.parse(list.stdout)).toHaveProperty('events')
+    expect(list.stderr.split('\n').filter((l) => l.startsWith('> '))).toEqual([
+      expect.stringMatching(/^> GET \S+\/api\/users\/[^/]+\/events$/),
+    ])
+    // paging loads the table module (progress lines are fitted to the terminal); --json shows no table
+    expect(list.segmenters).toBe(0)
+    // (its first run writes recent-events.json, for Tab: write-file-atomic is its business)
+    expect(forbidden(list, ['undici', '@inquirer/prompts', 'fastify'])).toEqual([])
   })
 })

@@ -56,7 +56,12 @@ export interface Fit {
 
 /** Printable ASCII: one column a character, one grapheme a character (the common case, measured at once). */
 const PLAIN = /^[\u0020-\u007E]*$/
-const segmenter = new Intl.Segmenter()
+/**
+ * Made on first use: creating a segmenter loads ICU's break rules, 10-14 ms of CPU, and every
+ * command that pages (through ./progress.ts) loads this module without showing a table.
+ */
+let segmenter: Intl.Segmenter | undefined
+const graphemes = (text: string) => (segmenter ??= new Intl.Segmenter()).segment(text)
 
 /** Columns a terminal needs to show `text` (control characters are escaped before they get here). */
 export function displayWidth(text: string): number {
@@ -68,7 +73,7 @@ function head(text: string, width: number): [string, number] {
   if (PLAIN.test(text)) return [text.slice(0, width), Math.min(width, text.length)]
   let used = 0
   let end = 0
-  for (const {index, segment} of segmenter.segment(text)) {
+  for (const {index, segment} of graphemes(text)) {
     const w = stringWidth(segment)
     if (used + w > width) return [text.slice(0, index), used]
     used += w
@@ -93,7 +98,7 @@ export function wrapCell(text: string, width: number): string[] {
   do {
     const [kept, used] = head(rest, Math.max(1, width))
     // A character wider than the column still takes a line of its own.
-    const taken = kept.length > 0 ? kept : (segmenter.segment(rest)[Symbol.iterator]().next().value?.segment ?? rest)
+    const taken = kept.length > 0 ? kept : (graphemes(rest)[Symbol.iterator]().next().value?.segment ?? rest)
     const shown = kept.length > 0 ? used : displayWidth(taken)
     lines.push(taken + ' '.repeat(Math.max(0, width - shown)))
     rest = rest.slice(taken.length)
