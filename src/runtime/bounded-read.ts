@@ -6,7 +6,6 @@
  * that are not UTF-8 are refused: binary is never sent mangled into text. Every refusal is a
  * usage error (exit 2): nothing was sent.
  */
-import {isUtf8} from 'node:buffer'
 // fs.promises loads on first use: importing node:fs/promises would cost every command its load (readline, file watchers)
 import {promises as fs} from 'node:fs'
 
@@ -17,6 +16,51 @@ import {MIB, sizeText, UsageError} from '../errors.js'
  * near it (the largest is a checkout with its items, a few KiB).
  */
 export const INPUT_LIMIT_BYTES = 16 * MIB
+
+/** What a stream of bytes is held to as it passes, and how each refusal is worded by its reader. */
+export interface ByteChecks {
+  /** The most bytes; one more is `tooLarge()`. */
+  limit: number
+  tooLarge(): Error
+  /**
+   * Where text is expected: a NUL byte (`nulAt`: its offset from 0) or bytes that are not UTF-8
+   * (`nearByte`: the offset of the chunk they are in; absent when the input ends inside a character).
+   */
+  notText?(problem: {nulAt: number} | {nearByte?: number}): Error
+}
+
+/**
+ * The chunks of `input`, unchanged, each counted and (with `notText`) checked as it passes, so an
+ * endless or binary input is refused at its first chunk too many, never after it was held whole.
+ * @yields each chunk
+ */
+export async function* checkedChunks(input: AsyncIterable<Buffer | string>, checks: ByteChecks): AsyncGenerator<Buffer> {
+  const decoder = checks.notText ? new TextDecoder('utf-8', {fatal: true}) : undefined
+  let read = 0
+  for await (const piece of input) {
+    // Strings once something has called setEncoding() on stdin.
+    const chunk = typeof piece === 'string' ? Buffer.from(piece, 'utf8') : piece
+    if (read + chunk.length > checks.limit) throw checks.tooLarge()
+    if (decoder) {
+      const nul = chunk.indexOf(0)
+      if (nul !== -1) throw checks.notText!({nulAt: read + nul})
+      try {
+        decoder.decode(chunk, {stream: true})
+      } catch {
+        throw checks.notText!({nearByte: read})
+      }
+    }
+
+    read += chunk.length
+    yield chunk
+  }
+
+  try {
+    decoder?.decode()
+  } catch {
+    throw checks.notText!({})
+  }
+}
 
 export interface BoundedReadOptions {
   /** The most bytes read; one more is an error. */
@@ -54,17 +98,12 @@ export async function readBounded(path: string, options: BoundedReadOptions): Pr
   }
 
   const chunks: Buffer[] = []
-  let read = 0
+  const notText = (problem: {nulAt: number} | {nearByte?: number}) =>
+    new UsageError(
+      `${name} is not text (it holds ${'nulAt' in problem ? `a NUL byte at byte ${problem.nulAt}` : 'bytes that are not UTF-8'}): binary data cannot be sent as JSON text; nothing was sent`,
+    )
   try {
-    for await (const piece of stream) {
-      // Strings once something has called setEncoding() on stdin.
-      const chunk = typeof piece === 'string' ? Buffer.from(piece, 'utf8') : piece
-      if (options.text && chunk.includes(0)) throw notText(name, `a NUL byte at byte ${read + chunk.indexOf(0)}`)
-      read += chunk.length
-      if (read > options.limit) throw tooLarge()
-
-      chunks.push(chunk)
-    }
+    for await (const chunk of checkedChunks(stream, {limit: options.limit, notText: options.text ? notText : undefined, tooLarge})) chunks.push(chunk)
   } catch (error) {
     throw error instanceof UsageError ? error : failed(error)
   } finally {
@@ -72,16 +111,10 @@ export async function readBounded(path: string, options: BoundedReadOptions): Pr
     if (path !== '-') stream.destroy()
   }
 
-  const bytes = Buffer.concat(chunks)
-  if (options.text && !isUtf8(bytes)) throw notText(name, 'bytes that are not UTF-8')
-  return bytes
+  return Buffer.concat(chunks)
 }
 
 /** `path`'s text (stdin's for `-`), read up to `limit`; NUL bytes and what is not UTF-8 refused. */
 export async function readBoundedText(path: string, options: Omit<BoundedReadOptions, 'text'>): Promise<string> {
   return (await readBounded(path, {...options, text: true})).toString('utf8')
-}
-
-function notText(name: string, what: string): UsageError {
-  return new UsageError(`${name} is not text (it holds ${what}): binary data cannot be sent as JSON text; nothing was sent`)
 }

@@ -24,7 +24,8 @@ import {createReadStream} from 'node:fs'
 import {stat} from 'node:fs/promises'
 import {pipeline, Readable} from 'node:stream'
 
-import {UsageError} from '../errors.js'
+import {sizeText, UsageError} from '../errors.js'
+import {checkedChunks} from './bounded-read.js'
 import {readLines} from './bulk/lines.js'
 
 export interface InputLimits {
@@ -75,35 +76,20 @@ export async function openSource(path: string, stdin: NodeJS.ReadableStream = pr
   return {file: path, label: path, open: () => createReadStream(path), stats}
 }
 
-const mib = (bytes: number) => (bytes >= 1024 * 1024 ? `${Math.floor(bytes / (1024 * 1024))} MiB` : `${bytes} bytes`)
-
 /**
  * The bytes of the input, each chunk checked as it passes: the byte cap, no NUL byte, UTF-8.
- * @yields each chunk, unchanged
+ * @returns each chunk, unchanged
  */
-export async function* checkedBytes(input: AsyncIterable<Buffer | string>, source: string, maxBytes: number): AsyncGenerator<Buffer> {
-  const decoder = new TextDecoder('utf-8', {fatal: true})
-  let bytes = 0
-  for await (const piece of input) {
-    const chunk = typeof piece === 'string' ? Buffer.from(piece) : piece
-    bytes += chunk.length
-    if (bytes > maxBytes) throw new UsageError(`${source} is larger than ${mib(maxBytes)}; split it into several files. Nothing was sent`)
-    const nul = chunk.indexOf(0)
-    if (nul !== -1) throw new UsageError(`${source} holds a NUL byte (byte ${bytes - chunk.length + nul + 1}): it is a binary file, not CSV or JSON lines. Nothing was sent`)
-    try {
-      decoder.decode(chunk, {stream: true})
-    } catch {
-      throw new UsageError(`${source} is not UTF-8 text (near byte ${bytes - chunk.length + 1}); save it as UTF-8 CSV or JSON lines. Nothing was sent`)
-    }
-
-    yield chunk
-  }
-
-  try {
-    decoder.decode()
-  } catch {
-    throw new UsageError(`${source} is not UTF-8 text (it ends inside a character); save it as UTF-8 CSV or JSON lines. Nothing was sent`)
-  }
+export function checkedBytes(input: AsyncIterable<Buffer | string>, source: string, maxBytes: number): AsyncGenerator<Buffer> {
+  return checkedChunks(input, {
+    limit: maxBytes,
+    notText(problem) {
+      if ('nulAt' in problem) return new UsageError(`${source} holds a NUL byte (byte ${problem.nulAt + 1}): it is a binary file, not CSV or JSON lines. Nothing was sent`)
+      const where = problem.nearByte === undefined ? 'it ends inside a character' : `near byte ${problem.nearByte + 1}`
+      return new UsageError(`${source} is not UTF-8 text (${where}); save it as UTF-8 CSV or JSON lines. Nothing was sent`)
+    },
+    tooLarge: () => new UsageError(`${source} is larger than ${sizeText(maxBytes)}; split it into several files. Nothing was sent`),
+  })
 }
 
 /** Blank bytes before the first record: spaces, tabs, line breaks, and a UTF-8 byte-order mark. */
