@@ -23,15 +23,18 @@ export const ANSWER_TOO_LARGE = 'ERR_ANSWER_TOO_LARGE'
  * change that got it may have been applied; the message says so.
  */
 export class AnswerTooLargeError extends OpsError {
+  /** What happened, without what it may mean for a change. */
+  readonly notRead: string
+
   constructor(
     readonly what: string,
     readonly limitBytes: number,
     readonly outcomeUnknown: boolean,
   ) {
-    super(
-      `${what} is larger than ${sizeText(limitBytes)}, the most opsctl reads of an answer; it was not read${outcomeUnknown ? ', and the request may have been applied' : ''}`,
-      ExitCode.Server,
-      [`If the answer is meant to be that large, raise the limit with --max-body <MiB> (or OPSCTL_MAX_BODY)`],
-    )
+    const notRead = `${what} is larger than ${sizeText(limitBytes)}, the most opsctl reads of an answer; it was not read`
+    super(`${notRead}${outcomeUnknown ? ', and the request may have been applied' : ''}`, ExitCode.Server, [
+      `If the answer is meant to be that large, raise the limit with --max-body <MiB> (or OPSCTL_MAX_BODY)`,
+    ])
+    this.notRead = notRead
   }
 }

@@ -14,6 +14,7 @@ import pRetry from 'p-retry'
  * without sending anything.
  */
 import {ApiError, ExitCode, NetworkError, RuleError, UsageError} from '../../errors.js'
+import {AnswerTooLargeError} from '../../http/answer-limit.js'
 import {UnreadableAnswerError} from '../../http/answer.js'
 import {retryAfterMs} from '../../http/retry.js'
 import {type AttemptOutcome, record} from '../../services/change.js'
@@ -80,9 +81,11 @@ function rowAfterError(
   }
 
   if (error instanceof NetworkError) return unknown('network', error.message, error.outcomeUnknown ? 'unknown' : 'not-applied')
-  // A read the row depends on could not be read: refused before sending (the workflow audited it).
+  // An answer over --max-body: the write's own (if a read-back did not settle it) or a read-back's.
+  if (error instanceof AnswerTooLargeError) return unknown('answer-too-large', error.message, error.outcomeUnknown ? 'unknown' : 'not-applied')
+  // A read the row depends on could not be read: refused before sending (the money path audited it).
   if (error instanceof PrecheckUnreadableError) return {journal: 'refused', result: refusal(row, error.code, error.message, asked)}
-  // Any other answer that cannot be read is the write's own (or a read-back's): whether it landed is not known.
+  // Any other answer that cannot be read is a read-back's: whether the change landed is not known.
   if (error instanceof UnreadableAnswerError) return unknown(UNREADABLE_PRECHECK, error.message, 'unknown')
   if (error instanceof RuleError) return {journal: 'refused', result: refusal(row, error.code ?? 'refused', error.message, asked)}
   if (error instanceof ApiError) {

@@ -4,6 +4,7 @@
  * back found, a refund the service answered FAILED.
  */
 import {ApiError, ExitCode, InputError, NetworkError, type NextStep, OpsError, RuleError} from '../../errors.js'
+import {AnswerTooLargeError} from '../../http/answer-limit.js'
 import {UnreadableAnswerError} from '../../http/answer.js'
 import {CODES, type RuleViolation} from './rules.js'
 
@@ -76,13 +77,16 @@ export function unreadablePrecheck(what: string, error: UnreadableAnswerError): 
   return `could not read ${what} (${error.arrived}, ${error.problem}); nothing was sent`
 }
 
-/** The answer to a sent change that calls for a read-back: none came (the connection), or one that cannot be read. */
-export type LostAnswer = NetworkError | UnreadableAnswerError
+/** The answer to a sent change that calls for a read-back: none came (the connection), or one that cannot be read (not the row's shape, or over --max-body). */
+export type LostAnswer = AnswerTooLargeError | NetworkError | UnreadableAnswerError
 
 /** True for the errors that call for a reconciliation: sent, then no answer, or one that cannot be read. */
 export function answerLost(error: unknown): error is LostAnswer {
-  return (error instanceof NetworkError && error.outcomeUnknown) || (error instanceof UnreadableAnswerError && error.outcomeUnknown)
+  return (error instanceof NetworkError || error instanceof UnreadableAnswerError || error instanceof AnswerTooLargeError) && error.outcomeUnknown
 }
+
+/** An answer came, but it cannot be read (exit 6); otherwise none came (exit 7). */
+const answerUnreadable = (lost: LostAnswer) => lost instanceof UnreadableAnswerError || lost instanceof AnswerTooLargeError
 
 /**
  * The answer to a void or refund was lost and it did not happen (`not applied`), or whether it
@@ -97,7 +101,7 @@ export class LostAnswerError extends NetworkError {
     next: NextStep[],
   ) {
     super(message, cause, reconciled === 'unknown')
-    if (cause instanceof UnreadableAnswerError) (this as {exitCode: ExitCode}).exitCode = ExitCode.Server
+    if (answerUnreadable(cause)) (this as {exitCode: ExitCode}).exitCode = ExitCode.Server
     this.withNext(...next)
   }
 
@@ -132,12 +136,14 @@ export function serverClosedConnection(lost: LostAnswer): boolean {
 
 /** What happened to the answer, without the generic "may have been applied": the read says which. */
 export function whatHappened(lost: LostAnswer): string {
-  return lost.message.replace(/; the request may have been applied$/, '').replace(/; nothing was taken from it\. The request may have been applied.*$/, '')
+  if (lost instanceof UnreadableAnswerError) return `the ${lost.operationId} answer could not be read: ${lost.arrived}, ${lost.problem}`
+  if (lost instanceof AnswerTooLargeError) return lost.notRead
+  return lost.message.replace(/; the request may have been applied$/, '')
 }
 
 /** What happened to the answer to the `what` ("void", "refund"): "<the connection's error> (the answer to the refund was lost)", or the unreadable answer's own words. */
 export function lostAnswerWords(lost: LostAnswer, what: string): string {
-  return lost instanceof UnreadableAnswerError ? whatHappened(lost) : `${whatHappened(lost)} (the answer to the ${what} was lost)`
+  return answerUnreadable(lost) ? whatHappened(lost) : `${whatHappened(lost)} (the answer to the ${what} was lost)`
 }
 
 export function refundFailed(checkoutId: string, refundId: string, value: string, currency: string): RuleError {
