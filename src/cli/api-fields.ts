@@ -135,8 +135,12 @@ export function queryOf(fields: Field[]): Record<string, string[]> {
   return query
 }
 
-/** A decimal typed without exactly two decimals (`12.5`, `3`): not an amount either service takes. */
-const NOT_TWO_DECIMALS = /^-?\d+(?:\.\d|\.\d{3,})?$/
+/**
+ * An amount typed with fewer than two decimals (`12.5`, `3`), which the two decimals complete
+ * exactly. More decimals or a sign get no suggestion: no amount to send follows from them without
+ * rounding someone's money.
+ */
+const SHORT_OF_TWO_DECIMALS = /^\d+(?:\.\d)?$/
 
 /**
  * What to say when the service refused a field that was typed as a number but is an amount: both
@@ -145,11 +149,11 @@ const NOT_TWO_DECIMALS = /^-?\d+(?:\.\d|\.\d{3,})?$/
  */
 export function amountHint(fields: readonly Field[], refused: readonly {field: string; description: string}[]): string | undefined {
   for (const f of fields) {
-    if (!(typeof f.value === 'number' || (typeof f.value === 'string' && NOT_TWO_DECIMALS.test(f.value)))) continue
+    const value = String(f.value)
+    if (!((typeof f.value === 'number' || typeof f.value === 'string') && SHORT_OF_TWO_DECIMALS.test(value))) continue
     const dotted = f.path.filter((p) => p !== '').join('.')
     if (!refused.some((r) => r.field === dotted && /decimal/i.test(r.description))) continue
-    const value = String(f.value)
-    const amount = Number(value).toFixed(2)
+    const amount = value.includes('.') ? `${value}0` : `${value}.00`
     return `An amount is text with exactly two decimals; -F makes JSON of integers only, so ${value} went as ${JSON.stringify(f.value)}: send -f '${f.key}=${amount}'`
   }
 

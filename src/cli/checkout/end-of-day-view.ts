@@ -3,7 +3,7 @@
  * first) with what each side says in a few words, then the totals per currency; for accounting
  * (`-o csv`, ndjson, TSV) every row with each side's fields in columns of their own.
  */
-import type {DayDocument, DayRow, DayTotal, ServiceSide, ShopSide} from '../../runtime/checkout/end-of-day.js'
+import type {DayRow, ServiceSide, ShopSide} from '../../runtime/checkout/end-of-day.js'
 import type {View} from '../output/view.js'
 
 import {CHECKOUT_ZONE} from './columns.js'
@@ -61,8 +61,6 @@ export function peopleRow(row: DayRow): Record<string, string> {
     verdict: row.verdict,
   }
 }
-
-export const totalRows = (document: DayDocument): DayTotal[] => document.totals
 
 /** The last line on stderr: how many rows of each verdict, and the first read that failed. */
 export function closingLine(counts: Record<string, number>, rows: number, failed?: DayRow): string {

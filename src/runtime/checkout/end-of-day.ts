@@ -11,7 +11,7 @@
 import type {ServiceClient} from '../../http/client.js'
 
 import {readAudit} from '../../audit/read.js'
-import {ApiError, CredentialsError, ExitCode, NetworkError, OpsError, UsageError} from '../../errors.js'
+import {ApiError, ExitCode, OpsError, UsageError} from '../../errors.js'
 import {
   type Money,
   type ServiceView,
@@ -21,7 +21,6 @@ import {
   shopRow,
   type ShopRow,
   Totals,
-  UnreadableAnswer,
   type Verdict,
   verdictOf,
 } from '../../services/checkout/end-of-day.js'
@@ -123,13 +122,10 @@ function serviceSide(view: ServiceView): ServiceSide {
 /** Differences first (a failed read first of all), then by line. */
 const ORDER: Record<Verdict, number> = {error: 0, unknown: 1, 'state-differs': 2, 'amount-differs': 3, 'not-in-file': 4, match: 5}
 
-/** The exit code of a read that failed, or undefined when the run must stop (credentials). */
+/** The exit code of a read that failed (7 for the network, else 6), or undefined when the run must stop (credentials, or not an error opsctl knows). */
 function failedRead(error: unknown): {code: number; reason: string} | undefined {
-  if (error instanceof CredentialsError || (error instanceof ApiError && (error.status === 401 || error.status === 403))) return undefined
-  if (error instanceof UnreadableAnswer) return {code: ExitCode.Server, reason: `the service's answer cannot be read: ${error.message}`}
-  if (error instanceof NetworkError) return {code: ExitCode.Network, reason: error.message}
-  if (error instanceof OpsError) return {code: error.exitCode === ExitCode.Network ? ExitCode.Network : ExitCode.Server, reason: error.message}
-  return undefined
+  if (!(error instanceof OpsError) || error.exitCode === ExitCode.Auth) return undefined
+  return {code: error.exitCode === ExitCode.Network ? ExitCode.Network : ExitCode.Server, reason: error.message}
 }
 
 export interface DayOptions {
@@ -180,7 +176,7 @@ export async function reconcileDay(client: Pick<ServiceClient, 'call'>, rows: re
     }
 
     try {
-      const {checkout, now} = await readCheckout(client as ServiceClient, checkoutId)
+      const {checkout, now} = await readCheckout(client, checkoutId)
       const refunds = (await client.call(checkoutOps.listRefunds, {params: {checkoutId}})).data
       const view = serviceView(checkout, refunds, now)
       serviceTotals.add(view.currency, view)

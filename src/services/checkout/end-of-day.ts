@@ -12,6 +12,7 @@
  */
 import type {CheckoutRecord, RefundRecord} from './operations.js'
 
+import {ExitCode, OpsError} from '../../errors.js'
 import {type Cents, centsOf, formatCents, MoneyError, parsePositiveAmount} from './money.js'
 import {isExpired, refundedCents} from './rules.js'
 
@@ -94,21 +95,26 @@ export function shopMoney(row: ShopRow): Money {
   return {paid, refunded: row.refunded, voided: row.state === 'voided' ? row.amount : 0n}
 }
 
-/** An answer the end of day cannot read (a record without its amount, a refund list that is not one): never a default. */
-export class UnreadableAnswer extends Error {}
+/**
+ * An answer the end of day cannot read though it has the row's shape (a record without its amount:
+ * the schemas leave totalAmount and a refund's amount optional): exit 6, never a default.
+ */
+export class UnreadableAnswer extends OpsError {
+  constructor(problem: string) {
+    super(`the service's answer cannot be read: ${problem}`, ExitCode.Server)
+  }
+}
 
 /**
  * What the service says of a checkout, from its record, its refunds and its clock (`now`). Throws
  * UnreadableAnswer when the answer lacks what a verdict needs.
  */
 export function serviceView(record: CheckoutRecord, refunds: readonly RefundRecord[], now: Date): ServiceView {
-  if (!record || typeof record !== 'object') throw new UnreadableAnswer('the checkout answer is not a record')
   const total = centsOf(record.totalAmount?.value)
   const currency = record.totalAmount?.currency
   if (total === undefined || typeof currency !== 'string') throw new UnreadableAnswer('the checkout answer has no readable totalAmount')
-  if (!Array.isArray(refunds)) throw new UnreadableAnswer('the refunds answer is not a list')
   for (const refund of refunds) {
-    if (!refund || typeof refund !== 'object' || centsOf(refund.amount?.value) === undefined) throw new UnreadableAnswer('a refund in the answer has no readable amount')
+    if (centsOf(refund.amount?.value) === undefined) throw new UnreadableAnswer('a refund in the answer has no readable amount')
   }
 
   const payment = record.paymentStatus ?? ''
