@@ -17,7 +17,7 @@ async function main(argv) {
   const args = argv.includes('--no-color') ? require('../dist/startup/no-color.js').takeNoColor(argv, process.env) : argv
   // The package's root, so that oclif does not take bin/package.json for it.
   const root = join(__dirname, '..')
-  // A command found in the build's index starts without oclif's Config; help, topics and typos go to oclif.
+  // A command found in the build's index starts without oclif's Config; help and topics go to the help start, typos to oclif.
   const direct = require('../dist/startup/direct-start.js')
   const start = direct.findDirect(args, root)
   // Help, a topic and `help ...` are shown without oclif's Config too, when they can be (src/startup/help-start.ts).

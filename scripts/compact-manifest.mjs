@@ -4,7 +4,7 @@
  * line reads and parses this file (oclif finds the command in it), and at 2-space indentation half
  * of its 650 KB is whitespace. Compact, reading and parsing it costs about 3 ms less CPU per start.
  *
- * And `<%= config.bin %>` in the examples is rendered here, as help would render it at every start
+ * And `<%= config.bin %>` is rendered here, wherever the manifest holds it (the examples), as help would render it at every start
  * (oclif.bin of package.json, which has nothing for EJS to escape): help then shows the text as it
  * is, without compiling a template for it (scripts/bundle.mjs, DEPENDENCY_PATCHES).
  */

@@ -39,7 +39,7 @@ const AuditLine = z.looseObject({
 
 /**
  * A line that was skipped: its number and why. Counted from 1 at the file's start; when the read
- * stopped before the start (./read.ts reads from the newest end), counted from 1 at its end instead.
+ * stopped before the start (the read goes from the newest end), counted from 1 at its end instead.
  */
 export interface DamagedLine {
   line: number

@@ -18,7 +18,6 @@ import {guardOutputStreams} from '../http/secrets/streams.js'
 import {profileSecrets, type ResolvedProfile, resolveProfile} from '../profiles/resolve.js'
 import {defaultConfigDir, ProfileStore} from '../profiles/store.js'
 import {type ChangeClient, type ChangeSteps} from '../services/change.js'
-import {type MoneyDeps} from '../services/checkout/money-change.js'
 // Every service's module, registered with the HTTP layer before a client is made.
 import '../services/registry.js'
 import {ClientWiring} from './client-wiring.js'
@@ -190,11 +189,6 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   /** This run's consent and audit, as steps of a change (src/services/change.ts). */
   protected changeSteps(): ChangeSteps {
     return this.wiring.steps()
-  }
-
-  /** What the money path (src/services/checkout/money-change.ts) is handed: a checkout client that only sends, and this run's consent and audit. */
-  protected async moneyPath(): Promise<MoneyDeps> {
-    return {client: await this.wiring.sender('checkout'), ...this.wiring.steps()}
   }
 
   protected note(message: string): void {

@@ -1,11 +1,10 @@
 /**
  * A change to a service as a command makes it: ask (consent), send, record (audit). Consent and
- * audit are values the command hands in (`ChangeSteps`, built by the CLI: src/cli/change-steps.ts),
+ * audit are values the command hands in (`ChangeSteps`, built by the CLI: src/cli/client-wiring.ts),
  * read from the row: a request that changes something is asked for (a destructive row with its
  * prompt), an `audited` row's attempt is recorded whatever its outcome. src/http only sends.
  *
- * Two ways in: `runChange` for one call (the generic runner `ChangeClient.call` uses for every
- * row that is not a GET), and the steps `ask`, `sendRecorded` and `record` that the money
+ * Two ways in: `ChangeClient.call`, the generic runner of every row that is not a GET, and the steps `ask`, `sendRecorded` and `record` that the money
  * pipeline (./checkout/money-change.ts) runs in its own order.
  */
 import type {ApiResponse, CallInput, CallOptions, ClientOptions} from '../http/client.js'

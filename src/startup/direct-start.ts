@@ -7,9 +7,10 @@ import type {Command} from '@oclif/core'
  * found in dist/command-index.json (written by the build from the manifest), its file is required
  * and it runs with a light config (./light-config.ts) through the same `_run` oclif would call.
  *
- * Anything else goes to oclif, which is then the only judge: no command or a topic (help, the
- * did-you-mean of the command_not_found hook), `--help`/`-h`, an alias or `topic:command` spelling,
- * and the commands that read oclif's whole Config (help, completion, scenario run).
+ * Help (no words, a topic, `--help`/`-h`, `help ...`) goes to ./help-start.ts first. Anything else
+ * goes to oclif, which is then the only judge: the did-you-mean of the command_not_found hook, an
+ * alias or `topic:command` spelling, and the commands that read oclif's whole Config (completion,
+ * scenario run).
  */
 import {readFileSync} from 'node:fs'
 import {createRequire} from 'node:module'

@@ -1,7 +1,7 @@
 /**
- * What `refund create` and `checkout void` share for `--from-file`: the consent wording, the view
- * of the bulk document, and the run itself (src/cli/checkout/bulk.ts). Each command still reads
- * one checkout id when no file is given.
+ * What `refund create` and `checkout void` share: the money path's steps for one checkout, and for
+ * `--from-file` the consent wording, the view of the bulk document, and the run itself
+ * (src/cli/checkout/bulk.ts).
  */
 import type {Command} from '@oclif/core'
 
@@ -9,6 +9,7 @@ import type {Operation} from '../../http/operation.js'
 import type {BulkKind} from '../../runtime/bulk/rows.js'
 
 import {UsageError} from '../../errors.js'
+import {type MoneyDeps} from '../../services/checkout/money-change.js'
 import {BaseCommand} from '../base-command.js'
 import {type View} from '../output/view.js'
 import {BULK_VIEW} from './bulk-flags.js'
@@ -39,6 +40,11 @@ export abstract class BulkMoneyCommand<T extends typeof Command> extends BaseCom
 
   protected override get view(): View {
     return this.fromFileFlag === undefined ? super.view : BULK_VIEW
+  }
+
+  /** What the money path (src/services/checkout/money-change.ts) is handed for one checkout: a client that only sends, and this run's consent and audit. */
+  protected async moneyPath(): Promise<MoneyDeps> {
+    return {client: await this.wiring.sender('checkout'), ...this.wiring.steps()}
   }
 
   /** Plans, confirms and sends every row of the file; the bulk document, its closing line and exit code set. */

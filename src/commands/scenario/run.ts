@@ -67,17 +67,17 @@ The whole file is checked before any step runs, and every problem is reported at
     return {results: results.map((r) => reportedResult(r, false)), summary}
   }
 
-  /**
-   * One look at the profile's base URLs before the first step: when neither answers, the run
-   * stops with one line (exit 7). A profile that does not resolve yet (a scenario may add it)
-   * and a dry run are not probed: the steps say what they say.
-   */
   /** Under a profile named on the command line, the OPSCTL_* overrides emptied for the steps, as this command ignores them. */
   private storedProfileEnv(): Record<string, string> {
     if (this.namedProfile === undefined) return {}
     return Object.fromEntries(Object.entries(ENV).flatMap(([key, name]) => (key === 'profile' ? [] : [[name, '']])))
   }
 
+  /**
+   * One look at the profile's base URLs before the first step: when neither answers, the run
+   * stops with one line (exit 7). A profile that does not resolve yet (a scenario may add it)
+   * and a dry run are not probed: the steps say what they say.
+   */
   private async checkAnswering(): Promise<void> {
     if (this.dryRun) return
     const resolved = await this.profile().catch(() => undefined)

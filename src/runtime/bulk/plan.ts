@@ -99,9 +99,9 @@ export function refusal(row: {checkoutId?: string; line: number}, code: string |
 }
 
 /**
- * A read that the service refused for this row alone (404, a 4xx rule) makes the row refused, and so
- * does one whose answer cannot be read (`unreadable-answer`); an answer that would be the same for
- * every row (401/403, 5xx, the network) stops the plan.
+ * A read that the service refused for this row alone (404, a 4xx rule) makes the row refused (one
+ * whose answer cannot be read is refused by planRow, `unreadable-answer`); an answer that would be
+ * the same for every row (401/403, 5xx, the network) stops the plan.
  */
 function rowRefusedBy(error: unknown): ApiError | undefined {
   if (!(error instanceof ApiError)) return undefined

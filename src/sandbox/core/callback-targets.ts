@@ -77,7 +77,7 @@ function judge(address: ipaddr.IPv4 | ipaddr.IPv6): Judged {
     if (carried.length > 0) return carried.reduce((a, b) => (STRICTNESS[b.verdict] > STRICTNESS[a.verdict] ? b : a))
   }
 
-  if (range === 'linkLocal' || METADATA_ADDRESSES.has(address.toNormalizedString()) || METADATA_ADDRESSES.has(address.toString())) return {range, verdict: 'never'}
+  if (range === 'linkLocal' || METADATA_ADDRESSES.has(address.toString())) return {range, verdict: 'never'}
   return {range, verdict: range === 'unicast' ? 'public' : 'not-public'}
 }
 
@@ -87,11 +87,14 @@ const RANGE_WORDS: Record<string, string> = {
   uniqueLocal: 'unique-local',
 }
 
+/** An IPv4 or IPv6 address written out (`10.0.0.1`, `::1`), not a name nor an IPv4 in another notation (`0x7f.1`). */
+const isAddressLiteral = (host: string) => ipaddr.isValid(host) && (host.includes(':') || ipaddr.IPv4.isValidFourPartDecimal(host))
+
 /** Why the sandbox does not send to this host (a name or an address as a URL gives it), or undefined. */
 function hostRefusal(host: string, rules: CallbackRules): string | undefined {
   const name = host.replaceAll(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase()
   let judged: Judged
-  if (ipaddr.isValid(name) && (name.includes(':') || ipaddr.IPv4.isValidFourPartDecimal(name))) judged = judge(ipaddr.parse(name))
+  if (isAddressLiteral(name)) judged = judge(ipaddr.parse(name))
   else if (METADATA_NAMES.has(name)) judged = {range: 'metadata', verdict: 'never'}
   else if (name === 'localhost' || name.endsWith('.localhost')) judged = {range: 'loopback', verdict: 'not-public'}
   else return undefined
@@ -123,7 +126,7 @@ export async function deliveryRefusal(url: string, rules: CallbackRules): Promis
   const refused = callbackRefusal(url, rules)
   if (refused) return refused
   const host = new URL(url).hostname.replaceAll(/^\[|\]$/g, '')
-  if (ipaddr.isValid(host) && (host.includes(':') || ipaddr.IPv4.isValidFourPartDecimal(host))) return undefined
+  if (isAddressLiteral(host)) return undefined
   const addresses = await lookup(host, {all: true}).catch(() => [])
   for (const {address} of addresses) {
     const refusal = hostRefusal(address, rules)

@@ -40,7 +40,7 @@ export interface SandboxOptions extends Injected {
   token?: string
   /** host names answered besides the loopback names and the bound address (`--allowed-host`) */
   allowedHosts?: readonly string[]
-  /** webhooks to loopback and private addresses are refused too (`--public` without `--allow-private-callbacks`); link-local and metadata addresses always are */
+  /** webhooks to every address that is not global unicast are refused too (`--public` without `--allow-private-callbacks`); link-local and metadata addresses always are */
   refusePrivateCallbacks?: boolean
 }
 

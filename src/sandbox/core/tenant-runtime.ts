@@ -85,7 +85,7 @@ export interface TenantRuntimeOptions {
   store: SandboxStore
   /** what the sandbox tells its operator (a `--clock` it could not apply) */
   notice(message: string): void
-  /** Webhooks to loopback and private addresses are refused too (callback-targets.ts). */
+  /** Webhooks to every address that is not global unicast are refused too (callback-targets.ts). */
   refusePrivateCallbacks: boolean
 }
 

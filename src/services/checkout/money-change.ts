@@ -2,7 +2,7 @@
  * The money path: a void or a refund, single or a bulk row, as its steps in order. What is
  * particular to each lives beside it (./void.ts, ./refund.ts: what to read, which rules, the
  * request, what a read-back shows); consent and audit are values the command hands in
- * (`MoneySteps`: src/services/change.ts, built by src/cli/client-wiring.ts).
+ * (`MoneySteps`, below, on the steps of src/services/change.ts; built by src/cli/client-wiring.ts).
  *
  * 1. read and check: the reads the rules need (`precheck`: one that cannot be read refuses the
  *    change, nothing sent, exit 6), then the rules (a RuleViolation refuses it, exit 5); skipped
