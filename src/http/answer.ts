@@ -47,13 +47,13 @@ export function arrivedAs(res: Pick<InboundResponse, 'headers' | 'status'> & {te
 }
 
 /** A 3xx: said with where it points (scrubbed, cut), for the person who must fix the base URL. */
-export function redirectProblem(res: Pick<InboundResponse, 'headers'>): string {
+function redirectProblem(res: Pick<InboundResponse, 'headers'>): string {
   const location = [res.headers.location].flat()[0]
   return `a redirect${location ? ` to ${scrubSecrets(location).slice(0, 200)}` : ''} (redirects are not followed)`
 }
 
 /** What is wrong with a body that should be JSON: nothing (its value), or the problem. */
-export function jsonOf(text: string): {problem: string} | {value: unknown} {
+function jsonOf(text: string): {problem: string} | {value: unknown} {
   if (text === '') return {problem: 'an empty body where JSON is due'}
   try {
     return {value: JSON.parse(text)}
@@ -83,10 +83,8 @@ export function rawAnswerProblem(
   return 'problem' in json ? fail(json.problem) : undefined
 }
 
-/** The first problem zod found, with its path (`0.id: Invalid input: expected string, received number`). */
-function firstIssue(issues: readonly {message: string; path: readonly PropertyKey[]}[]): string {
-  const issue = issues[0]
-  if (!issue) return 'not the expected shape'
+/** One problem zod found, with its path (`0.id: Invalid input: expected string, received number`). */
+export function issueText(issue: {message: string; path: readonly PropertyKey[]}): string {
   return issue.path.length > 0 ? `${issue.path.map(String).join('.')}: ${issue.message}` : issue.message
 }
 
@@ -100,6 +98,6 @@ export function readAnswer(op: Operation, res: Pick<InboundResponse, 'headers' |
   const json = jsonOf(res.text)
   if ('problem' in json) throw fail(json.problem)
   const parsed = op.response.safeParse(json.value, parseOptions(op.response))
-  if (!parsed.success) throw fail(firstIssue(parsed.error.issues))
+  if (!parsed.success) throw fail(parsed.error.issues[0] ? issueText(parsed.error.issues[0]) : 'not the expected shape')
   return parsed.data
 }

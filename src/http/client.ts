@@ -3,7 +3,7 @@ import type {MaskedFields} from './redact.js'
 import type {RetryPolicy} from './retry.js'
 
 import {ApiError, UsageError} from '../errors.js'
-import {rawAnswerProblem, readAnswer, UnreadableAnswerError} from './answer.js'
+import {issueText, rawAnswerProblem, readAnswer, UnreadableAnswerError} from './answer.js'
 import {apiErrorFrom} from './api-error.js'
 import {createTransport} from './create-transport.js'
 import {parseOptions} from './first-parse.js'
@@ -200,10 +200,7 @@ export function checkedBody(op: Operation, body: unknown): unknown {
 }
 
 export function describeIssues(issues: readonly {path: readonly PropertyKey[]; message: string}[]): string {
-  return issues
-    .slice(0, 5)
-    .map((i) => (i.path.length > 0 ? `${i.path.map(String).join('.')}: ${i.message}` : i.message))
-    .join('; ')
+  return issues.slice(0, 5).map(issueText).join('; ')
 }
 
 /** A query as sent: keys whose value is undefined are left out, as `buildUrl` leaves them out. */

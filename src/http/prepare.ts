@@ -1,7 +1,7 @@
 import type {OutboundBody, OutboundRequest} from './transport.js'
 
 import {UsageError} from '../errors.js'
-import {hasSecretField, redactBody, scrubSecrets, SECRET_HEADERS} from './redact.js'
+import {hasSecretField, isSecretHeader, redactBody, scrubSecrets} from './redact.js'
 import {registerSecret} from './secrets/registry.js'
 import {registerBodySecrets, registerHeaderSecrets} from './secrets/sources.js'
 import {assertSafeTransport, isUnderBase} from './url.js'
@@ -36,7 +36,7 @@ export function prepareRequest(req: OutboundRequest): PreparedRequest {
   registerBodySecrets(fields)
   registerHeaderSecrets(req.headers ?? {})
   // A credential is a key or session, a password or card number in the body, or a caller's own auth header.
-  const callerCredential = Object.keys(req.headers ?? {}).some((k) => SECRET_HEADERS.has(k.toLowerCase()))
+  const callerCredential = Object.keys(req.headers ?? {}).some((k) => isSecretHeader(k))
   assertSafeTransport(req.url, secrets.length > 0 || hasSecretField(fields) || callerCredential)
 
   const {contentType, payload} = encodeBody(req.body)

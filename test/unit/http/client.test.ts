@@ -360,8 +360,16 @@ describe('error bodies', () => {
     it(`${c.name} -> HTTP ${c.status}, exit ${c.exit}`, async () => {
       const body = typeof c.body === 'string' ? c.body : JSON.stringify(c.body)
       const reply = [c.status, body, {headers: {...(typeof c.body === 'string' ? {} : JSON_HEADERS), ...c.headers}}] as const
-      if (c.health) mocked.agent.get('https://health.example.com').intercept({path: '/api/users/me', method: 'GET'}).reply(...reply)
-      else mocked.agent.get('https://pay.example.com').intercept({path: '/checkout/v1/checkouts', method: 'POST'}).reply(...reply)
+      if (c.health)
+        mocked.agent
+          .get('https://health.example.com')
+          .intercept({path: '/api/users/me', method: 'GET'})
+          .reply(...reply)
+      else
+        mocked.agent
+          .get('https://pay.example.com')
+          .intercept({path: '/checkout/v1/checkouts', method: 'POST'})
+          .reply(...reply)
       const error = await failure(c.health ? client(HEALTH).call(getUser) : client().call(createCheckout, {body: checkoutBody}))
       expect(error).toBeInstanceOf(ApiError)
       expect(error.status).toBe(c.status)
@@ -585,7 +593,10 @@ describe('transport safety', () => {
 
   it('allows plain http to loopback: 127.0.0.1, localhost and [::1]', async () => {
     for (const origin of ['http://127.0.0.1:4010', 'http://localhost:4010', 'http://[::1]:4010']) {
-      mocked.agent.get(origin).intercept({path: '/checkout/v1/checkouts/c-1', method: 'GET'}).reply(200, {id: 'c-1'}, {headers: JSON_HEADERS})
+      mocked.agent
+        .get(origin)
+        .intercept({path: '/checkout/v1/checkouts/c-1', method: 'GET'})
+        .reply(200, {id: 'c-1'}, {headers: JSON_HEADERS})
       const res = await client({...CHECKOUT, baseUrl: `${origin}/checkout`}).call(getCheckout, {params: {checkoutId: 'c-1'}})
       expect(res.data).toEqual({id: 'c-1'})
     }
@@ -595,7 +606,9 @@ describe('transport safety', () => {
 
   it('refuses a password in the body over plain http to a non-loopback host, though the operation needs no key (exit 2, nothing sent)', async () => {
     const error = await failure(
-      client({service: 'health', baseUrl: 'http://health.example.com'}).call(signIn, {body: {email: 'a@example.com', password: 'pw-Qq12Ww34'}}),
+      client({service: 'health', baseUrl: 'http://health.example.com'}).call(signIn, {
+        body: {email: 'a@example.com', password: 'pw-Qq12Ww34'},
+      }),
     )
     expect(error.exitCode).toBe(ExitCode.Usage)
     expect(error.message).toMatch(/Refusing to send credentials over plain HTTP to health\.example\.com/)
@@ -613,9 +626,26 @@ describe('transport safety', () => {
     expect(calls()).toHaveLength(0)
   })
 
+  it('refuses a raw request carrying a header named like a secret over plain http, as -i masks it (exit 2, nothing sent)', async () => {
+    for (const header of ['X-Auth-Token', 'X-Session-Id']) {
+      const error = await failure(
+        client({service: 'checkout', baseUrl: 'http://pay.example.com'}).raw('GET', '/v1/webhooks', {
+          auth: 'none',
+          headers: {[header]: 'tok-Rr56Tt78'},
+        }),
+      )
+      expect(error.exitCode, header).toBe(ExitCode.Usage)
+    }
+
+    expect(calls()).toHaveLength(0)
+  })
+
   it('sends a body without a secret-named field over plain http: only credentials are refused', async () => {
     mocked.agent.get('http://health.example.com').intercept({path: '/api/sign-in', method: 'POST'}).reply(200, {}, {headers: JSON_HEADERS})
-    await client({service: 'health', baseUrl: 'http://health.example.com'}).raw('POST', '/api/sign-in', {auth: 'none', body: {email: 'a@example.com'}})
+    await client({service: 'health', baseUrl: 'http://health.example.com'}).raw('POST', '/api/sign-in', {
+      auth: 'none',
+      body: {email: 'a@example.com'},
+    })
     expect(calls()).toHaveLength(1)
   })
 
@@ -674,7 +704,10 @@ describe('--dry-run', () => {
   })
 
   it('sends one Authorization header, the profile key, whatever case the caller used', async () => {
-    mocked.agent.get('https://pay.example.com').intercept({path: '/checkout/v1/webhooks', method: 'GET'}).reply(200, [], {headers: JSON_HEADERS})
+    mocked.agent
+      .get('https://pay.example.com')
+      .intercept({path: '/checkout/v1/webhooks', method: 'GET'})
+      .reply(200, [], {headers: JSON_HEADERS})
     await client().raw('GET', '/v1/webhooks', {auth: 'secret', headers: {Authorization: 'Bearer tok-Uu12Ii34'}})
     const sent = calls()[0].headers as Record<string, string>
     expect(Object.keys(sent).filter((k) => k.toLowerCase() === 'authorization')).toEqual(['authorization'])
