@@ -45,6 +45,27 @@ export function entryFilter(filter: AuditFilter): (e: AuditEntry) => boolean {
 const MONEY_CHANGES: ReadonlySet<OperationId> = new Set<OperationId>(['voidCheckout', 'refundCheckout'])
 const CREATION: OperationId = 'initiateCheckout'
 
+/** An applied creation `createdCheckouts` lists: of `profile` (any when undefined), a test run's only with `includeRuns`. */
+function isListedCreation(e: AuditEntry, profile: string | undefined, includeRuns = false): boolean {
+  if (e.operation !== CREATION || e.outcome !== 'applied' || !e.checkoutId) return false
+  if (profile !== undefined && e.profile !== profile) return false
+  // smoke's and scenarios' own checkouts are not the merchant's (AuditEntry.run)
+  return e.run === undefined || includeRuns
+}
+
+/**
+ * The checkouts the shop should know of that this machine created, voided or refunded with
+ * `profile` (applied, or of unknown outcome: the service may have it), outside test runs.
+ */
+export function changedHere(profile: string): (e: AuditEntry) => boolean {
+  return (e) =>
+    e.profile === profile &&
+    e.run === undefined &&
+    e.checkoutId !== undefined &&
+    (e.operation === CREATION || MONEY_CHANGES.has(e.operation as OperationId)) &&
+    (e.outcome === 'applied' || e.outcome === 'unknown')
+}
+
 /**
  * One checkout created from this machine, flat so that every format (JSON, ndjson, table, CSV)
  * has the same fields; a value not known is null, never left out. `checkout list` reads `state`,
@@ -90,8 +111,7 @@ export function createdCheckouts(
     if (profile !== undefined && e.profile !== profile) continue
     if (!e.checkoutId) continue
     if (e.operation === CREATION && e.outcome === 'applied') {
-      // smoke's and scenarios' own checkouts are not the merchant's (AuditEntry.run)
-      if (e.run !== undefined && !options.includeRuns) continue
+      if (!isListedCreation(e, profile, options.includeRuns)) continue
       created.set(e.checkoutId, {
         checkoutId: e.checkoutId,
         amount: e.amount?.value ?? null,
@@ -147,9 +167,7 @@ export function newestCreated(
   return (e) => {
     const at = Date.parse(e.time)
     if (found >= count && at < oldest - marginMs) return true
-    if (found >= count || e.operation !== CREATION || e.outcome !== 'applied' || !e.checkoutId) return false
-    if (profile !== undefined && e.profile !== profile) return false
-    if (e.run !== undefined && !options.includeRuns) return false
+    if (found >= count || !isListedCreation(e, profile, options.includeRuns)) return false
     found++
     if (!Number.isNaN(at)) oldest = Math.min(oldest, at)
     return false

@@ -10,6 +10,7 @@
  */
 import type {ServiceClient} from '../../http/client.js'
 
+import {changedHere} from '../../audit/history.js'
 import {readAudit} from '../../audit/read.js'
 import {ApiError, ExitCode, OpsError, UsageError} from '../../errors.js'
 import {
@@ -89,8 +90,8 @@ export interface DayResult {
  * The shop's rows, read and checked whole before anything is sent: a malformed row, the same
  * checkout twice, or a file over its bounds refuses the file (exit 2).
  */
-export async function readShopFile(path: string, idProblem: (id: string) => string | undefined, stdin?: NodeJS.ReadableStream): Promise<ShopRow[]> {
-  const source = await openSource(path, stdin)
+export async function readShopFile(path: string, idProblem: (id: string) => string | undefined): Promise<ShopRow[]> {
+  const source = await openSource(path)
   const shape = {columns: SHOP_COLUMNS, example: 'checkoutId,amount,currency,state[,reference,refunded]', required: ['checkoutId', 'amount', 'currency', 'state']}
   const rows: ShopRow[] = []
   const seen = new Map<string, number>()
@@ -135,19 +136,12 @@ export interface DayOptions {
   onRow?(done: number, total: number): void
 }
 
-/** The audit log's operations that make a checkout the shop should have: its creation, a void, a refund. */
-const SHOP_CHANGES = new Set(['initiateCheckout', 'voidCheckout', 'refundCheckout'])
-
 /**
- * The checkouts this machine created, voided or refunded with `profile` since `since` (applied, or
- * of unknown outcome: the service may have it), outside test runs, that the file does not list;
- * oldest first. Read from the audit log's newest end.
+ * The checkouts this machine created, voided or refunded with `profile` since `since` (the audit
+ * log's `changedHere`) that the file does not list; oldest first. Read from the log's newest end.
  */
 export async function changedHereNotListed(configDir: string, profile: string, since: Date, listed: ReadonlySet<string>): Promise<string[]> {
-  const {entries} = await readAudit(configDir, {
-    match: (e) => e.profile === profile && e.run === undefined && SHOP_CHANGES.has(e.operation) && (e.outcome === 'applied' || e.outcome === 'unknown'),
-    since: since.getTime(),
-  })
+  const {entries} = await readAudit(configDir, {match: changedHere(profile), since: since.getTime()})
   const ids = entries.map((e) => e.checkoutId).filter((id): id is string => id !== undefined && !listed.has(id))
   return [...new Set(ids)]
 }
@@ -159,8 +153,8 @@ export async function reconcileDay(client: Pick<ServiceClient, 'call'>, rows: re
   const results: DayRow[] = Array.from({length: total})
   const shopTotals = new Totals()
   const serviceTotals = new Totals()
-  /** The exit code of each row whose read failed. */
-  const exitCodes = new Map<number, number>()
+  /** Every read that failed failed on the network (exit 7 rather than 6). */
+  let onlyNetwork = true
   let done = 0
   async function* indexed() {
     for (const [index, row] of rows.entries()) yield {checkoutId: row.checkoutId, index, row}
@@ -189,7 +183,7 @@ export async function reconcileDay(client: Pick<ServiceClient, 'call'>, rows: re
         const failed = failedRead(error)
         if (!failed) throw error
         results[index] = {...base, reason: failed.reason, service: null, verdict: 'error'}
-        exitCodes.set(index, failed.code)
+        onlyNetwork &&= failed.code === ExitCode.Network
       }
     }
 
@@ -204,8 +198,7 @@ export async function reconcileDay(client: Pick<ServiceClient, 'call'>, rows: re
   const document = {rows: sorted, totals: [...totals('shop', shopTotals), ...totals('service', serviceTotals)].sort((a, b) => a.currency.localeCompare(b.currency))}
   const firstFailed = sorted.find((r) => r.verdict === 'error')
   if (firstFailed) {
-    const network = [...exitCodes.values()].every((code) => code === ExitCode.Network)
-    return {counts, document, exitCode: network ? ExitCode.Network : ExitCode.Server, failed: firstFailed}
+    return {counts, document, exitCode: onlyNetwork ? ExitCode.Network : ExitCode.Server, failed: firstFailed}
   }
 
   return {counts, document, exitCode: sorted.every((r) => r.verdict === 'match') ? 0 : 1}
