@@ -90,13 +90,9 @@ export abstract class HealthCommand<T extends typeof Command> extends BaseComman
     return (await this.lookUpUser(target, client)).userId
   }
 
-  /**
-   * The id of the user whose health data this command reads (resolveUserId). A read of another
-   * user needs a reason on production profiles (settled before anything is sent) and is written to
-   * the access log (./access.ts) with that user's id, never the email typed.
-   */
-  protected async readUserId(target: string, client: ServiceClient): Promise<string> {
-    const ctx: AccessContext = {
+  /** What an access line of this run says of the command, and where it goes (./access.ts). */
+  protected async accessContext(): Promise<AccessContext> {
+    return {
       argv: this.argv,
       command: (this.id ?? '').replaceAll(':', ' '),
       configDir: this.configDir,
@@ -104,6 +100,15 @@ export abstract class HealthCommand<T extends typeof Command> extends BaseComman
       reason: (this.flags as {reason?: string}).reason,
       resolved: await this.profile(),
     }
+  }
+
+  /**
+   * The id of the user whose health data this command reads (resolveUserId). A read of another
+   * user needs a reason on production profiles (settled before anything is sent) and is written to
+   * the access log (./access.ts) with that user's id, never the email typed.
+   */
+  protected async readUserId(target: string, client: ServiceClient): Promise<string> {
+    const ctx = await this.accessContext()
     const reason = await reasonFor(ctx, target)
     const found = await this.lookUpUser(target, client)
     if (target !== 'me' && !this.dryRun) {

@@ -19,10 +19,11 @@ The linked patients are the users a caregiver may read besides themself: their i
   protected async execute(): Promise<User & {linkedPatients: LinkedPatient[]}> {
     const client = await this.health()
     const {data} = await client.call(healthOps.getUser)
+    // The linked patients' names and emails are other users' data: a line each in the access log,
+    // written before they are read, as every such read.
+    const ctx = {...(await this.accessContext()), command: 'users me'}
+    for (const user of data.caregiverOf ?? []) await recordAccess(ctx, {signedInUser: data.id, user})
     const document = {...data, linkedPatients: await linkedPatients(data, client)}
-    // Their names and emails are other users' data read: a line each in the access log, as every such read.
-    const ctx = {command: 'users me', configDir: this.configDir, dryRun: this.dryRun, resolved: await this.profile()}
-    for (const patient of document.linkedPatients) if (patient.email !== null || patient.name !== null) await recordAccess(ctx, {signedInUser: data.id, user: patient.id})
     if (this.output.format === 'table' && !this.output.documentWanted && !this.globals.columns?.length && document.linkedPatients.length > 0) {
       await this.output.renderPart(data, USER_VIEW)
       process.stdout.write(`\nLinked patients (${document.linkedPatients.length})\n`)
