@@ -1,4 +1,4 @@
-import {mkdtempSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
+import {lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
@@ -35,5 +35,23 @@ describe('the event ids kept for Tab', () => {
     await rememberEventIds(dir, 'sandbox', ['evt_1'])
     expect(recentEventIds(dir, 'sandbox')).toEqual(['evt_1', 'evt_2'])
     expect(recentEventIds(dir, 'other')).toEqual(['evt_9'])
+  })
+
+  it('replaces a symbolic link in its place instead of writing through it, and leaves no temporary file', async () => {
+    const target = join(dir, 'elsewhere.txt')
+    writeFileSync(target, 'not yours\n')
+    symlinkSync(target, file())
+    await rememberEventIds(dir, 'sandbox', ['evt_1'])
+    expect(readFileSync(target, 'utf8')).toBe('not yours\n')
+    expect(lstatSync(file()).isSymbolicLink()).toBe(false)
+    expect(recentEventIds(dir, 'sandbox')).toEqual(['evt_1'])
+    expect(readdirSync(dir).sort()).toEqual(['elsewhere.txt', 'recent-events.json'])
+  })
+
+  it('creates a missing config folder private to the user', async () => {
+    const nested = join(dir, 'config')
+    await rememberEventIds(nested, 'sandbox', ['evt_1'])
+    expect(recentEventIds(nested, 'sandbox')).toEqual(['evt_1'])
+    expect(statSync(nested).mode & 0o777).toBe(0o700)
   })
 })
