@@ -22,3 +22,8 @@ export const HELP_TOPICS: readonly HelpTopic[] = [
 export function findHelpTopic(name: string): HelpTopic | undefined {
   return HELP_TOPICS.find((t) => t.name === name)
 }
+
+/** Prints a topic's page for this terminal: `opsctl help <topic>`, from the help command or the help start. */
+export function writeHelpTopic(topic: HelpTopic): void {
+  process.stdout.write(topic.text(process.stdout.columns || 80))
+}

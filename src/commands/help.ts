@@ -4,7 +4,7 @@ import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
 
 import {writeError} from '../cli/error-output.js'
-import {findHelpTopic, HELP_TOPICS} from '../cli/help-topics.js'
+import {findHelpTopic, HELP_TOPICS, writeHelpTopic} from '../cli/help-topics.js'
 import OpsctlHelp from '../cli/help.js'
 import {hints} from '../cli/hints.js'
 import {commandCandidates, notFoundError} from '../cli/not-found.js'
@@ -43,7 +43,7 @@ ${HELP_TOPICS.map((t) => `- "help ${t.name}" ${t.summary}.`).join('\n')}`
     const words = argv as string[]
     const topic = words.length === 1 ? findHelpTopic(words[0]) : undefined
     if (topic) {
-      process.stdout.write(topic.text(process.stdout.columns || 80))
+      writeHelpTopic(topic)
       return
     }
 

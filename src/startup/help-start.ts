@@ -24,6 +24,7 @@ import {join, sep} from 'node:path'
 import type * as DirectStart from './direct-start.js'
 import type {LightConfig, PackageFacts} from './light-config.js'
 
+import {findHelpTopic, writeHelpTopic} from '../cli/help-topics.js'
 import OpsctlHelp from '../cli/help.js'
 
 /** ./direct-start.ts, which bin/run.js has loaded: passed, not imported, so that the bundle keeps it and the light config in its one file. */
@@ -65,6 +66,14 @@ export async function runHelp(argv: string[], root: string, direct: Direct): Pro
   if (!config) return false
   const {additionalVersionFlags = []} = config.pjson.oclif as {additionalVersionFlags?: string[]}
   if (['--version', ...additionalVersionFlags].includes(argv[0])) return false
+  // `help <topic>` alone is a page of text: the help command would print just that, after oclif's
+  // command start (its parser and flags), a third of the time
+  const topic = argv.length === 2 && argv[0] === 'help' ? findHelpTopic(argv[1]) : undefined
+  if (topic) {
+    writeHelpTopic(topic)
+    return true
+  }
+
   let subject = argv
   if (!helpAddition(argv, config)) {
     const [id, ...rest] = normalizeArgv(config as never, argv)

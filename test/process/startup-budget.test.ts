@@ -192,6 +192,8 @@ describe('start-up: --version and local commands', () => {
       expect(help.files, argv.join(' ')).not.toContain('dist/oclif.js')
       expect(forbidden(help, ['wsl-utils']), argv.join(' ')).toEqual([])
       expect(help.builtins, argv.join(' ')).not.toContain('fs/promises')
+      // a topic's page needs no command start: neither the help command nor oclif's parser
+      expect(help.files, argv.join(' ')).not.toContain('dist/commands/help.js')
     }
   })
 

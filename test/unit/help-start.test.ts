@@ -114,6 +114,36 @@ describe('the help start', () => {
     expect(error).not.toHaveBeenCalled()
   })
 
+  it('prints `help <topic>` as the help command prints it, at the terminal width, and leaves `help <topic> ...more` to the command', async () => {
+    const shown = async (run: () => Promise<unknown>, columns: number) => {
+      const chunks: string[] = []
+      const before = Object.getOwnPropertyDescriptor(process.stdout, 'columns')
+      Object.defineProperty(process.stdout, 'columns', {configurable: true, value: columns})
+      const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => chunks.push(String(chunk)) > 0)
+      try {
+        await run()
+      } finally {
+        write.mockRestore()
+        if (before) Object.defineProperty(process.stdout, 'columns', before)
+        else delete (process.stdout as {columns?: number}).columns
+      }
+
+      return chunks.join('')
+    }
+
+    for (const name of ['exit-codes', 'environment']) {
+      for (const columns of [40, 80]) {
+        const ours = await shown(() => runHelp(['help', name], ROOT, direct), columns)
+        expect(ours, name).toMatch(/\S/)
+        expect(ours, `${name} at ${columns}`).toBe(await shown(() => config.runCommand('help', [name]), columns))
+      }
+    }
+
+    const runDirect = vi.fn(async () => true)
+    await runHelp(['help', 'exit-codes', '--nested-commands'], ROOT, {...direct, runDirect})
+    expect(runDirect).toHaveBeenCalledTimes(1)
+  })
+
   it('asks for help for what oclif answers with help: no words, a help flag, a topic, `help ...`', () => {
     for (const argv of [[], ['--help'], ['checkout', 'list', '-h'], ['checkout'], ['sandbox', 'tenant'], ['help'], ['help', 'exit-codes']]) {
       expect(direct.helpRequest(argv, ROOT), argv.join(' ')).toBe(true)
