@@ -3,10 +3,10 @@
  * checkout ids), from the newest end: a damaged line is skipped and named, never a crash. Apart from ./log.ts, which every change command loads to write, so that zod is
  * loaded only by the commands that read.
  */
-// fs.promises loads on first use (src/profiles/private-files.ts says why)
-import {promises as fs} from 'node:fs'
+import {closeSync, constants, fstatSync, openSync, readSync} from 'node:fs'
 import * as z from 'zod'
 
+import {UsageError} from '../errors.js'
 import {type AuditEntry, auditPath} from './log.js'
 
 /** A line longer than this is no line opsctl wrote (a few hundred bytes each): it is skipped unread. */
@@ -112,7 +112,7 @@ export async function readJsonLines<T extends {time: string}>(
   let anyEntry = false
   let lines = 0
   try {
-    for await (const {fromEnd, text, unterminated} of linesFromEnd(file)) {
+    for (const {fromEnd, text, unterminated} of linesFromEnd(file)) {
       lines = fromEnd
       if (text === undefined) {
         damaged.push({line: fromEnd, why: `longer than ${MAX_AUDIT_LINE_BYTES} bytes`})
@@ -156,6 +156,10 @@ export async function readJsonLines<T extends {time: string}>(
 
   /** The entry a line holds, or why it is damaged; with a time range, a line outside it is left unchecked (at only). */
   function readEntry(text: string, lineSchema: z.ZodType<T>, all: boolean): {at?: number; entry?: T; why?: string} {
+    // A line as opsctl writes it starts with its time: outside the range, it is passed over unparsed
+    // (the day of margin behind --since is most of what "the last hour" reads).
+    const stamped = all ? undefined : leadingTime(text)
+    if (stamped !== undefined && !inRange(stamped)) return {at: stamped}
     let value: unknown
     try {
       value = JSON.parse(text)
@@ -165,13 +169,29 @@ export async function readJsonLines<T extends {time: string}>(
 
     const time = value && typeof value === 'object' ? (value as {time?: unknown}).time : undefined
     const at = typeof time === 'string' ? Date.parse(time) : Number.NaN
-    if (!all && !Number.isNaN(at) && !((since === undefined || at >= since) && (until === undefined || at < until))) return {at}
+    if (!all && !Number.isNaN(at) && !inRange(at)) return {at}
     const why = checkEntry(value, lineSchema)
     if (typeof why === 'string') return {why}
     // An entry without a readable time is outside every range.
     if (!all && Number.isNaN(at)) return {}
     return {at, entry: why.entry}
   }
+
+  function inRange(at: number): boolean {
+    return (since === undefined || at >= since) && (until === undefined || at < until)
+  }
+}
+
+/** The start of a line opsctl writes, before an ISO 8601 instant (toISOString's 24 characters). */
+const TIME_PREFIX = '{"time":"'
+
+/** The time a line starts with, as opsctl writes its lines; undefined for any other line (it is then parsed whole). */
+function leadingTime(text: string): number | undefined {
+  // `{"time":"` then toISOString's 24 characters and a quote: checked by its fixed characters, then by Date.parse
+  const end = TIME_PREFIX.length + 24
+  if (text.charCodeAt(end) !== 34 || text.charCodeAt(end - 1) !== 90 || !text.startsWith(TIME_PREFIX)) return undefined
+  const at = Date.parse(text.slice(TIME_PREFIX.length, end))
+  return Number.isNaN(at) ? undefined : at
 }
 
 /** The entry a parsed line holds; else why it is damaged. */
@@ -195,20 +215,19 @@ export const READ_CHUNK_BYTES = 64 * 1024
 
 /**
  * The file's lines, last first, with their numbers counted back from the last (1). Read in
- * chunks of READ_CHUNK_BYTES from the end with one file handle, up to the size it had when opened
- * (lines appended meanwhile are the next read's). A line is decoded only once all its bytes are
- * joined, so a character split by a chunk's edge reads whole.
+ * chunks of READ_CHUNK_BYTES from the end, synchronously, with one file descriptor, up to the size
+ * it had when opened (lines appended meanwhile are the next read's). A line is decoded only once
+ * all its bytes are joined, so a character split by a chunk's edge reads whole. Only a regular
+ * file is read: a symbolic link, a FIFO (which would wait for a writer for ever) or a folder in
+ * the log's place is an error naming it (exit 2).
  *
  * @yields each line: its number from the end, its text (undefined for a line too long to read),
  *   and whether it is the last line, without its newline
  */
-export async function* linesFromEnd(
-  file: string,
-  chunkBytes = READ_CHUNK_BYTES,
-): AsyncGenerator<{fromEnd: number; text?: string; unterminated?: true}> {
-  const handle = await fs.open(file, 'r')
+export function* linesFromEnd(file: string, chunkBytes = READ_CHUNK_BYTES): Generator<{fromEnd: number; text?: string; unterminated?: true}> {
+  const fd = openLog(file)
   try {
-    const {size} = await handle.stat()
+    const {size} = fstatSync(fd)
     const buffer = Buffer.allocUnsafe(Math.min(chunkBytes, Math.max(size, 1)))
     // The bytes of the line being joined that came after this chunk (a line's end read first), in file order.
     let after: Buffer[] = []
@@ -221,7 +240,7 @@ export async function* linesFromEnd(
       const bytes = head.length + afterBytes
       const unterminated = last
       const long = tooLong || bytes > MAX_AUDIT_LINE_BYTES
-      const text = long ? undefined : Buffer.concat([head, ...after]).toString('utf8')
+      const text = long ? undefined : (after.length === 0 ? head : Buffer.concat([head, ...after])).toString('utf8')
       last = false
       after = []
       afterBytes = 0
@@ -229,25 +248,39 @@ export async function* linesFromEnd(
       // The empty piece after a final newline is no line.
       if (unterminated && bytes === 0) return undefined
       fromEnd++
-      return {fromEnd, ...(long ? {} : {text}), ...(unterminated ? {unterminated} : {})}
+      return unterminated ? {fromEnd, text, unterminated} : {fromEnd, text}
+    }
+
+    // A line with a newline on both sides, inside one chunk: never the last, and too long only for a chunk over the bound.
+    const wholeLine = (text: string): {fromEnd: number; text?: string} => {
+      last = false
+      fromEnd++
+      return text.length * 3 > MAX_AUDIT_LINE_BYTES && Buffer.byteLength(text) > MAX_AUDIT_LINE_BYTES ? {fromEnd} : {fromEnd, text}
     }
 
     let position = size
     while (position > 0) {
       const length = Math.min(buffer.length, position)
       position -= length
-      const {bytesRead} = await handle.read(buffer, 0, length, position)
+      const bytesRead = readSync(fd, buffer, 0, length, position)
       if (bytesRead !== length) throw new Error(`${file} became shorter while it was read`)
       const chunk = buffer.subarray(0, length)
       let end = length
-      for (
-        let newline = end > 0 ? chunk.lastIndexOf(10, end - 1) : -1;
-        newline !== -1;
-        newline = end > 0 ? chunk.lastIndexOf(10, end - 1) : -1
-      ) {
-        const found = line(chunk.subarray(newline + 1, end))
+      const lastNewline = chunk.lastIndexOf(10)
+      if (lastNewline !== -1) {
+        // the line this chunk ends in, joined with its bytes from the chunks after it
+        const found = line(chunk.subarray(lastNewline + 1, end))
         if (found) yield found
-        end = newline
+        end = lastNewline
+        // The whole lines between the chunk's first and last newline, decoded at once (a newline byte
+        // is never inside a UTF-8 character) and split: a chunk holds a few hundred of them.
+        const firstNewline = chunk.indexOf(10)
+        if (firstNewline < lastNewline) {
+          const inner = chunk.toString('utf8', firstNewline + 1, lastNewline).split('\n')
+          for (let i = inner.length - 1; i >= 0; i--) yield wholeLine(inner[i])
+        }
+
+        end = firstNewline
       }
 
       // The end of a line that began in an earlier chunk: kept (copied: the buffer is read into again).
@@ -266,8 +299,36 @@ export async function* linesFromEnd(
     const first = line(Buffer.alloc(0))
     if (first) yield first
   } finally {
-    await handle.close()
+    closeSync(fd)
   }
+}
+
+/** Why a log could not be opened for reading, from its errno code (ENOENT is a missing log: the caller's). */
+const READ_FAILURES: Record<string, string> = {
+  EACCES: 'permission denied',
+  EISDIR: 'it is a folder',
+  ELOOP: 'it is a symbolic link, and opsctl reads its logs only from a real file',
+  ENOTDIR: 'a folder on its path is a file',
+  EPERM: 'permission denied',
+}
+
+/** The log's descriptor: never through a symbolic link, never waiting on a FIFO, only a regular file. */
+function openLog(file: string): number {
+  const {O_NOFOLLOW, O_NONBLOCK, O_RDONLY} = constants
+  let fd: number
+  try {
+    fd = openSync(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
+  } catch (error) {
+    const reason = READ_FAILURES[(error as NodeJS.ErrnoException).code ?? '']
+    throw reason ? new UsageError(`Cannot read ${file}: ${reason}`) : error
+  }
+
+  if (!fstatSync(fd).isFile()) {
+    closeSync(fd)
+    throw new UsageError(`Cannot read ${file}: it is not a regular file`)
+  }
+
+  return fd
 }
 
 /** The one warning about skipped lines, naming them (the first ten), or undefined when none was. */

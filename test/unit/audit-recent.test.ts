@@ -4,7 +4,8 @@
  * skipped, the time range and --limit keep what a filter of every line would keep, and a line
  * written while the clock was behind is still found. And `audit access --since 1h` on a big log.
  */
-import {appendFileSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {execFileSync} from 'node:child_process'
+import {appendFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, afterEach, beforeEach, describe, expect, it} from 'vitest'
@@ -13,6 +14,7 @@ import * as z from 'zod'
 import {createdCheckouts, newestCreated} from '../../src/audit/history.js'
 import {damagedWarning, linesFromEnd, OUT_OF_ORDER_MARGIN_MS, readAudit, readJsonLines} from '../../src/audit/read.js'
 import AuditAccess from '../../src/commands/audit/access.js'
+import AuditList from '../../src/commands/audit/list.js'
 import {type CommandHarness, commandHarness} from '../helpers/command.js'
 
 const dirs: string[] = []
@@ -131,6 +133,64 @@ describe('entries read from the newest end', () => {
     expect(damagedWarning('/c/log.jsonl', recent.damaged)).toBe(
       'Warning: skipped 2 damaged line(s) of /c/log.jsonl: line 4 from the end (not JSON (a torn write?)), line 2 from the end (time: of the wrong type); the rest is shown',
     )
+  })
+})
+
+describe('a line of the margin', () => {
+  it('is passed over by the time it starts with, unread: damage past its time is not the answer\'s', async () => {
+    // torn after the time, as a crash mid-write leaves a line: two hours before --since, then inside the range
+    const torn = (ms: number) => `{"time":"${new Date(ms).toISOString()}","n":`
+    const file = tempFile([at(T - 3 * 24 * H, 0), torn(T - 2 * H) + '\n', at(T - H, 1), torn(T + 1) + '\n', at(T + 2, 2)].join(''))
+    const recent = await readJsonLines(file, Line, {since: T})
+    expect(ns(recent.entries)).toEqual([2])
+    expect(recent.damaged).toEqual([{line: 2, why: 'not JSON (a torn write?)', fromEnd: true}])
+    // with --until too: a line after it is passed over the same way
+    const until = await readJsonLines(file, Line, {since: T - 90 * 60_000, until: T})
+    expect(ns(until.entries)).toEqual([1])
+    expect(until.damaged).toEqual([])
+    // read whole (no range), every line is parsed and checked
+    expect((await readJsonLines(file, Line)).damaged.map((d) => d.line)).toEqual([2, 4])
+  })
+
+  it('is read whole when it does not start as opsctl writes (another writer\'s key order, spaces)', async () => {
+    const lines = [at(T - 2 * H, 0), '{"n": 1, "time": "' + new Date(T + 1).toISOString() + '"}\n', '{ "time": "' + new Date(T + 2).toISOString() + '", "n": 2 }\n']
+    expect(ns((await readJsonLines(tempFile(lines.join('')), Line, {since: T})).entries)).toEqual([1, 2])
+  })
+})
+
+describe('a log that is not a regular file', () => {
+  let h: CommandHarness
+  beforeEach(async () => {
+    h = await commandHarness()
+  })
+  afterEach(async () => {
+    await h.close()
+  })
+
+  it('is one line naming it, exit 2, never a wait: a FIFO, a symbolic link, a folder', async () => {
+    mkdirSync(h.configDir, {recursive: true})
+    const access = join(h.configDir, 'access.jsonl')
+    const audit = join(h.configDir, 'audit.jsonl')
+    // a FIFO opened for reading waits for a writer: without O_NONBLOCK this test never ends
+    execFileSync('mkfifo', ['-m', '600', access])
+    const fifo = await h.run(AuditAccess, ['--since', '1h'])
+    expect(fifo.code).toBe(2)
+    expect(fifo.stderr.trim()).toBe(`Error: Cannot read ${access}: it is not a regular file`)
+
+    const real = join(h.configDir, 'elsewhere.jsonl')
+    writeFileSync(real, at(Date.now(), 1))
+    symlinkSync(real, audit)
+    const linked = await h.run(AuditList, [])
+    expect(linked.code).toBe(2)
+    expect(linked.stderr.trim()).toBe(`Error: Cannot read ${audit}: it is a symbolic link, and opsctl reads its logs only from a real file`)
+
+    rmSync(audit)
+    mkdirSync(audit)
+    const folder = await h.run(AuditList, ['--json'])
+    expect(folder.code).toBe(2)
+    expect(folder.stdout).toBe('')
+    // --json: the error as JSON on stderr
+    expect(JSON.parse(folder.stderr)).toEqual({error: {exitCode: 2, message: `Cannot read ${audit}: it is not a regular file`, name: 'UsageError'}})
   })
 })
 
