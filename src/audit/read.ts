@@ -189,7 +189,7 @@ const TIME_PREFIX = '{"time":"'
 function leadingTime(text: string): number | undefined {
   // `{"time":"` then toISOString's 24 characters and a quote: checked by its fixed characters, then by Date.parse
   const end = TIME_PREFIX.length + 24
-  if (text.charCodeAt(end) !== 34 || text.charCodeAt(end - 1) !== 90 || !text.startsWith(TIME_PREFIX)) return undefined
+  if (text[end] !== '"' || text[end - 1] !== 'Z' || !text.startsWith(TIME_PREFIX)) return undefined
   const at = Date.parse(text.slice(TIME_PREFIX.length, end))
   return Number.isNaN(at) ? undefined : at
 }
