@@ -22,7 +22,8 @@
  * API rows send real requests to it, signed in as the seeded patient for `events list me`. The
  * dry run stays as an extra row. Each child also reports its peak RSS. The last column compares
  * each row with a bare `node:http` request of the same resource (BARE_REQUEST below): the floor of any
- * Node CLI that makes one call (for `events add`, the POST alone: opsctl reads the plan first).
+ * Node CLI that makes one call; for `events add`, the same two calls bare (BARE_READ_THEN_POST: the
+ * user, whose plan opsctl checks the medication against, then the POST), beside the POST alone.
  */
 import {spawnSync} from 'node:child_process'
 import {once as onceEvent} from 'node:events'
@@ -106,6 +107,21 @@ const req = require('node:http').request(url, {headers: JSON.parse(headers), met
   res.on('end', () => { process.stdout.write(Buffer.concat(chunks)); if (res.statusCode >= 300) process.exitCode = 1 })
 })
 req.end(body)`
+/**
+ * What `events add` sends, bare: the user read (opsctl checks the medication against the plan),
+ * then the POST. argv: the user's URL, a JSON object of headers, the event.
+ */
+const BARE_READ_THEN_POST = `const [url, headers, body] = process.argv.slice(1)
+const http = require('node:http')
+const send = (method, target, extra, data, done) => {
+  const req = http.request(target, {headers: {...JSON.parse(headers), ...extra}, method}, (res) => {
+    const chunks = []
+    res.on('data', (c) => chunks.push(c))
+    res.on('end', () => { if (res.statusCode >= 300) process.exitCode = 1; done(Buffer.concat(chunks)) })
+  })
+  req.end(data)
+}
+send('GET', url, {}, undefined, (user) => { JSON.parse(user); send('POST', url + '/events', {'content-type': 'application/json'}, body, (out) => process.stdout.write(out)) })`
 const basic = {authorization: `Basic ${Buffer.from(`${secretKey}:`).toString('base64')}`}
 const signedIn = {cookie: `connect.sid=${session}`, 'x-ph-api-version': '3.14.0'}
 const event = JSON.stringify({date: '2026-11-28T08:00:00.000Z', medicationId: 'med-salbutamol', medicationType: 'rescue', symptoms: ['cough']})
@@ -117,9 +133,10 @@ const cases = [
   bare('bare node:http GET a checkout', 'GET', `/checkout/v1/checkouts/${checkoutId}`, basic),
   bare("bare node:http GET the user's events", 'GET', `/api/users/${userId}/events`, signedIn),
   bare('bare node:http POST an event', 'POST', `/api/users/${userId}/events`, {...signedIn, 'content-type': 'application/json'}, event),
+  {argv: ['-e', BARE_READ_THEN_POST, `${sandbox.origin}/api/users/${userId}`, JSON.stringify(signedIn), event], name: 'bare node:http GET the user, then POST an event'},
 ]
 /** Each row's floor: the bare request of the same resource (the webhooks for rows that send nothing or another call). */
-const [WEBHOOKS, CHECKOUT, EVENTS, ADD_EVENT] = [1, 2, 3, 4]
+const [WEBHOOKS, CHECKOUT, EVENTS, ADD_EVENT] = [1, 2, 3, 5]
 for (const [i, bin] of bins.entries()) {
   const label = i === 0 ? 'opsctl' : `opsctl[${relative(process.cwd(), bin) || bin}]`
   // A compile cache per build: a build's first run removes the entries of other builds.
