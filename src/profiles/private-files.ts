@@ -1,9 +1,9 @@
 import type {FileHandle} from 'node:fs/promises'
 
 // fs.promises loads on first use: importing node:fs/promises would cost every command its load (readline, file watchers)
-import {constants, promises as fs} from 'node:fs'
+import {closeSync, constants, fstatSync, openSync, promises as fs, readSync} from 'node:fs'
 
-import {UsageError} from '../errors.js'
+import {sizeText, UsageError} from '../errors.js'
 
 /**
  * The config folder holds credentials (profiles.json) and the audit log: the folder is 0700 and
@@ -89,5 +89,37 @@ export async function openPrivateForAppend(path: string): Promise<FileHandle> {
   } catch (error) {
     await file.close()
     throw error
+  }
+}
+
+/**
+ * A small file of the config folder (profiles.json, Tab's recent ids) read whole, synchronously,
+ * only when it is a regular file of at most `maxBytes`: a FIFO in its place would wait for a writer
+ * for ever (O_NONBLOCK: the open returns, and it is refused), a device or a huge file would fill
+ * memory. Undefined when there is no file; otherwise an Error whose message says why, in a few words.
+ */
+export function readConfigText(path: string, maxBytes: number): string | undefined {
+  let fd: number
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK)
+  } catch (error) {
+    const {code, message} = error as NodeJS.ErrnoException
+    if (code === 'ENOENT') return undefined
+    throw new Error(code ?? message.split('\n')[0])
+  }
+
+  try {
+    const stats = fstatSync(fd)
+    if (!stats.isFile()) throw new Error(stats.isDirectory() ? 'EISDIR' : 'not a regular file')
+    const tooLarge = () => new Error(`larger than ${sizeText(maxBytes)}`)
+    if (stats.size > maxBytes) throw tooLarge()
+    // one byte more than the size: a file that grew since is read to its end, within the bound
+    const buffer = Buffer.allocUnsafe(Math.min(stats.size, maxBytes) + 1)
+    let read = 0
+    for (let n = 1; n > 0 && read < buffer.length; read += n) n = readSync(fd, buffer, read, buffer.length - read, null)
+    if (read > maxBytes) throw tooLarge()
+    return buffer.toString('utf8', 0, read)
+  } finally {
+    closeSync(fd)
   }
 }

@@ -4,11 +4,11 @@
  * Ids only, no event data; 0600 in the config folder like the rest of it. A file that is not what
  * this writes is read as empty and replaced.
  */
-import {readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs'
+import {renameSync, rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {isIdSafe} from './id-safe.js'
-import {ensurePrivateFolder, PRIVATE_FILE_MODE} from './private-files.js'
+import {ensurePrivateFolder, PRIVATE_FILE_MODE, readConfigText} from './private-files.js'
 
 const FILE = 'recent-events.json'
 /** How many ids are kept per profile, newest first. */
@@ -20,8 +20,8 @@ const MAX_BYTES = 256 * 1024
 function readAll(configDir: string): Map<string, string[]> {
   const table = new Map<string, string[]>()
   try {
-    const text = readFileSync(join(configDir, FILE), 'utf8')
-    if (text.length > MAX_BYTES) return table
+    const text = readConfigText(join(configDir, FILE), MAX_BYTES)
+    if (text === undefined) return table
     const json = JSON.parse(text) as unknown
     if (!json || typeof json !== 'object' || Array.isArray(json)) return table
     for (const [profile, ids] of Object.entries(json)) {

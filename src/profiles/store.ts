@@ -1,8 +1,7 @@
-import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 
-import {ExitCode, OpsError, UsageError} from '../errors.js'
-import {ensurePrivateFolder, PRIVATE_FILE_MODE} from './private-files.js'
+import {ExitCode, MIB, OpsError, UsageError} from '../errors.js'
+import {ensurePrivateFolder, PRIVATE_FILE_MODE, readConfigText} from './private-files.js'
 import {checkProfileFile, initialFile, type Profile, PROFILE_NAME, type ProfileFile, profileProblem} from './schema.js'
 
 const FILE_NAME = 'profiles'
@@ -151,20 +150,23 @@ export class ProfileStore {
   }
 }
 
+/** Far more than any profiles.json (a few KB): a larger file is not one opsctl wrote. */
+const MAX_PROFILES_BYTES = 4 * MIB
+
 export function profilesPath(configDir: string): string {
   return join(configDir, `${FILE_NAME}.json`)
 }
 
 /** profiles.json as it is on disk now, checked; undefined when there is none yet. Writes nothing. */
 export function readProfileFile(path: string): ProfileFile | undefined {
-  let text: string
+  let text: string | undefined
   try {
-    text = readFileSync(path, 'utf8')
+    text = readConfigText(path, MAX_PROFILES_BYTES)
   } catch (error) {
-    const {code, message} = error as NodeJS.ErrnoException
-    if (code === 'ENOENT') return undefined
-    throw new ConfigFileError(path, code ?? message.split('\n')[0])
+    throw new ConfigFileError(path, (error as Error).message)
   }
+
+  if (text === undefined) return undefined
 
   let json: unknown
   try {

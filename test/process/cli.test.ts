@@ -3,7 +3,7 @@
  * process shows — help and topics from the manifest, the version, the not-found hook, exit codes,
  * stdout/stderr separation, file modes. Needs `npm run build` first (npm test does it).
  */
-import {spawnSync} from 'node:child_process'
+import {execFileSync, spawnSync} from 'node:child_process'
 import {mkdtempSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {createServer, type Server} from 'node:http'
 import {type AddressInfo} from 'node:net'
@@ -220,6 +220,19 @@ describe('profiles', () => {
     expect(r.stderr.trim().split('\n')).toHaveLength(1)
     expect(r.stderr).toContain(`The profiles file ${path} is invalid`)
     expect(readFileSync(path, 'utf8')).toContain('"staging"')
+  })
+
+  it('a FIFO in place of profiles.json: one line naming it, exit 2, no wait for a writer', async () => {
+    const path = join(configDir, 'profiles.json')
+    rmSync(path, {force: true})
+    execFileSync('mkfifo', ['-m', '600', path])
+    try {
+      const r = await run(['profile', 'list'])
+      expect(r.code).toBe(2)
+      expect(r.stderr.trim()).toBe(`Error: The profiles file ${path} is invalid (not a regular file); fix or move it, nothing was changed`)
+    } finally {
+      rmSync(path, {force: true})
+    }
   })
 })
 

@@ -1,3 +1,4 @@
+import {execFileSync} from 'node:child_process'
 import {lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -53,5 +54,13 @@ describe('the event ids kept for Tab', () => {
     await rememberEventIds(nested, 'sandbox', ['evt_1'])
     expect(recentEventIds(nested, 'sandbox')).toEqual(['evt_1'])
     expect(statSync(nested).mode & 0o777).toBe(0o700)
+  })
+
+  it('offers nothing, at once, when a FIFO or a huge file is in its place (Tab must never wait)', async () => {
+    execFileSync('mkfifo', ['-m', '600', file()])
+    expect(recentEventIds(dir, 'sandbox')).toEqual([])
+    rmSync(file())
+    writeFileSync(file(), JSON.stringify({sandbox: ['evt_1'], pad: 'x'.repeat(300 * 1024)}), {mode: 0o600})
+    expect(recentEventIds(dir, 'sandbox')).toEqual([])
   })
 })

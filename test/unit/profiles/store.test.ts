@@ -1,4 +1,5 @@
-import {chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync} from 'node:fs'
+import {execFileSync} from 'node:child_process'
+import {chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
@@ -196,6 +197,21 @@ describe('ProfileStore', () => {
     expect(error.message).toContain(file())
     expect(error.message).toMatch(/EISDIR/)
     expect(existsSync(join(file(), 'keep'))).toBe(true)
+  })
+
+  it('a FIFO in place of profiles.json is refused at once, not waited on (every command reads it first)', async () => {
+    execFileSync('mkfifo', ['-m', '600', file()])
+    const error = await openError()
+    expect(error).toBeInstanceOf(ConfigFileError)
+    expect(error.message).toBe(`The profiles file ${file()} is invalid (not a regular file); fix or move it, nothing was changed`)
+    expect(statSync(file()).isFIFO()).toBe(true)
+  })
+
+  it('a profiles.json of more than 4 MiB is refused unread, not held in memory', async () => {
+    writeFileSync(file(), '{', {mode: 0o600})
+    truncateSync(file(), 4 * 1024 * 1024 + 1)
+    const error = await openError()
+    expect(error.message).toContain('is invalid (larger than 4 MiB)')
   })
 })
 
