@@ -1,7 +1,7 @@
 import type {FileHandle} from 'node:fs/promises'
 
 // fs.promises loads on first use: importing node:fs/promises would cost every command its load (readline, file watchers)
-import {closeSync, constants, fstatSync, openSync, promises as fs, readSync} from 'node:fs'
+import {closeSync, constants, promises as fs, fstatSync, openSync, readSync} from 'node:fs'
 
 import {sizeText, UsageError} from '../errors.js'
 
