@@ -2,7 +2,7 @@
 import {promises as fs} from 'node:fs'
 import {join} from 'node:path'
 
-import {ensurePrivateFolder, PRIVATE_FILE_MODE, privateFolderProblem} from './private-files.js'
+import {ensurePrivateFolder, PRIVATE_FILE_MODE, privateFolderProblem, readConfigText} from './private-files.js'
 
 /**
  * The control tokens of the sandboxes running on this machine: `sandbox start` writes one file
@@ -20,6 +20,8 @@ export interface SandboxTokenFile {
 }
 
 const ALL_ADDRESSES = ['0.0.0.0', '[::]']
+/** A token file is a line of JSON: anything larger is not one a sandbox wrote. */
+const MAX_TOKEN_FILE_BYTES = 64 * 1024
 
 export function sandboxTokenPath(configDir: string, origin: string): string {
   const url = new URL(origin)
@@ -52,12 +54,15 @@ export async function readSandboxToken(configDir: string, origin: string): Promi
 }
 
 async function tokenOf(configDir: string, origin: string): Promise<string | undefined> {
-  let text: string
+  let text: string | undefined
   try {
-    text = await fs.readFile(sandboxTokenPath(configDir, origin), 'utf8')
+    // only a regular file, a small one: a FIFO there would wait for a writer for ever
+    text = readConfigText(sandboxTokenPath(configDir, origin), MAX_TOKEN_FILE_BYTES)
   } catch {
     return undefined
   }
+
+  if (text === undefined) return undefined
 
   try {
     const entry = JSON.parse(text) as Partial<SandboxTokenFile>

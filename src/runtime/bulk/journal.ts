@@ -11,12 +11,13 @@
  * treated as never journalled, so the service's own state decides (a refund or void that went out
  * makes the rules refuse the row, never send it twice).
  */
-import {constants, type FileHandle, lstat, open, readFile, rm} from 'node:fs/promises'
+import {constants, type FileHandle, lstat, open, rm} from 'node:fs/promises'
 import * as z from 'zod'
 
 import type {BulkKind} from './rows.js'
 
 import {UsageError} from '../../errors.js'
+import {readConfigText} from '../../profiles/private-files.js'
 import {readLines} from './lines.js'
 
 /** A journal larger than this is not read (it would be one of far more rows than a file may hold). */
@@ -125,7 +126,7 @@ export class JournalLock {
         return new JournalLock(path)
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
-        const pid = Number((await readFile(path, 'utf8').catch(() => '')).trim())
+        const pid = Number(readLockOwner(path).trim())
         if (Number.isSafeInteger(pid) && pid > 0 && processAlive(pid)) {
           throw new UsageError(`Another run (process ${pid}) is using the journal ${journal}; wait for it to end. Nothing was sent`)
         }
@@ -193,5 +194,14 @@ export class JournalWriter {
     })
     this.chain = done.catch(() => {})
     return done
+  }
+}
+
+/** The process id a lock file holds, as text ('' when it cannot be read: a FIFO or a device there is never waited on). */
+function readLockOwner(path: string): string {
+  try {
+    return readConfigText(path, 64) ?? ''
+  } catch {
+    return ''
   }
 }
