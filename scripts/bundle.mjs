@@ -103,6 +103,10 @@ const DEPENDENCY_PATCHES = [
   // help command calls: they use opsctl's help class, which they import.
   onFirstUse('help/index', 'ts_path_1', '../config/ts-path'),
   onFirstUse('help/index', 'module_loader_1', '../module-loader'),
+  // oclif's theme asks supports-color (node:tty, node:os and the environment's colour settings) as
+  // its module loads, for the colours of help and errors; opsctl's own output decides its colours
+  // itself, so a command that prints neither loads it never.
+  onFirstUse('ux/supports-color', 'supports_color_1', 'supports-color'),
   // The parser reads a flag's value from stdin with readline (six of Node's modules) only for a
   // `-` value of a flag that asks for it, which no opsctl flag does.
   onFirstUse('parser/parse', 'node_readline_1', 'node:readline'),

@@ -166,6 +166,8 @@ describe('start-up: --version and local commands', () => {
     // oclif's file checks of a flag or an arg, and opsctl's private files, load node:fs/promises (readline and
     // the file watchers with it) only when they are used: a command that reads and writes nothing asynchronously never does
     expect(list.builtins).not.toContain('fs/promises')
+    // oclif's theme asks supports-color (node:tty) only for the colours of help and errors
+    expect(list.builtins).not.toContain('tty')
     expect(forbidden(list, [...NEVER, 'zod', 'undici'])).toEqual([])
 
     const dry = await loaded(['api', 'checkout', 'GET', '/v1/x', '--dry-run'])
