@@ -60,6 +60,22 @@ export function readEntry(file: string, source: Buffer | string): Buffer | undef
   })
 }
 
+/**
+ * An entry's source and V8's data as stored, without a source to compare them with: for a pack
+ * whose files are, by their stamp (./command-pack.ts), those it was made from.
+ */
+export function readStoredEntry(file: string): undefined | {data: Buffer; source: Buffer} {
+  return readPrivateFile(file, MAX_ENTRY_BYTES, (fd, size) => {
+    if (size <= HEADER_BYTES) return undefined
+    const whole = Buffer.allocUnsafe(size)
+    if (readvSync(fd, [whole], 0) !== size || !whole.subarray(0, MAGIC.length).equals(MAGIC)) return undefined
+    const sourceBytes = whole.readUInt32LE(MAGIC.length)
+    const start = dataStart(sourceBytes)
+    if (start >= size) return undefined
+    return {data: whole.subarray(start), source: whole.subarray(HEADER_BYTES, HEADER_BYTES + sourceBytes)}
+  })
+}
+
 /** Stores `data` as the entry for `source`, whole or not at all (processes may race for it). */
 export function writeEntry(file: string, source: Buffer | string, data: Buffer): void {
   const sourceBytes = typeof source === 'string' ? Buffer.from(source) : source

@@ -9,7 +9,7 @@
  * packed file then runs its function from the script: no resolution, no second read, no compile
  * of its own. What the pack does not hold loads as before.
  */
-import {readFileSync} from 'node:fs'
+import {readFileSync, statSync} from 'node:fs'
 import {Module} from 'node:module'
 import {dirname, isAbsolute, join, resolve} from 'node:path'
 
@@ -39,12 +39,33 @@ export function parsePackList(text: string | undefined): string[] | undefined {
 }
 
 /**
- * The script of those files as they are now, as UTF-8 bytes (compared with a cache entry's without
- * decoding anything): it evaluates to their `[path, module function]` pairs. Undefined when one
- * cannot be read or is not a plain CommonJS file.
+ * Who the packed files are now, as the first line of their pack (a comment): each one's device,
+ * inode, size, and times of last change of its bytes and of its inode. Taken before the files are
+ * read for a pack, so the pack's source starts with the stamp of the files it was read from: while
+ * the stamp is the same, a start takes the stored pack's source as it is, without reading the
+ * files again (some 50 reads and a 1 MB comparison, 3-4 ms). Any write to a file changes its
+ * change time (ctime), which nothing but the system clock sets, a file replaced has another inode,
+ * and a copy of the build other ones: each reads the files again. Undefined when one cannot be
+ * looked at.
  */
-export function packScript(distDir: string, files: readonly string[]): Buffer | undefined {
-  const parts: Buffer[] = [Buffer.from('[\n')]
+export function packStamp(distDir: string, files: readonly string[]): Buffer | undefined {
+  const ids: string[] = []
+  for (const file of files) {
+    const found = statSync(join(distDir, file), {throwIfNoEntry: false})
+    if (!found?.isFile()) return undefined
+    ids.push(`${found.dev}:${found.ino}:${found.size}:${found.mtimeMs}:${found.ctimeMs}`)
+  }
+
+  return Buffer.from(`/* ${ids.join(' ')} */\n`)
+}
+
+/**
+ * The script of those files as they are now, after their stamp (packStamp), as UTF-8 bytes
+ * (compared with a cache entry's without decoding anything): it evaluates to their `[path, module
+ * function]` pairs. Undefined when one cannot be read or is not a plain CommonJS file.
+ */
+export function packScript(distDir: string, files: readonly string[], stamp: Buffer): Buffer | undefined {
+  const parts: Buffer[] = [stamp, Buffer.from('[\n')]
   for (const file of files) {
     let source: Buffer
     try {

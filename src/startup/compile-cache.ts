@@ -20,15 +20,17 @@ import {lstatSync, readdirSync, readFileSync, rmSync} from 'node:fs'
  * only costs speed. NODE_DISABLE_COMPILE_CACHE=1 turns it off, as it does Node's own.
  *
  * Once bin/run.js knows the command, `usePack` loads the rest from the command's pack, one script
- * of all its files, kept as an entry like the others (./command-pack.ts).
+ * of all its files, kept as an entry like the others (./command-pack.ts), whose source starts with
+ * the stamp of the files it was read from: while they are unchanged, the stored source is used as
+ * it is, and the files are not read.
  */
 import {Module} from 'node:module'
 import {homedir} from 'node:os'
 import {dirname, join, relative, resolve, sep} from 'node:path'
 import {Script} from 'node:vm'
 
-import {entriesSupported, readEntry, readPrivateText, writeEntry, writeWhole} from './cache-entry.js'
-import {installPack, MAX_PACK_LIST_BYTES, MAX_PACKED_FILES, packScript, parsePackList} from './command-pack.js'
+import {entriesSupported, readEntry, readPrivateText, readStoredEntry, writeEntry, writeWhole} from './cache-entry.js'
+import {installPack, MAX_PACK_LIST_BYTES, MAX_PACKED_FILES, packScript, packStamp, parsePackList} from './command-pack.js'
 import {folderState, isPrivate, makePrivateFolder} from './private-folder.js'
 
 const BUILD_FOLDER_PREFIX = 'opsctl-'
@@ -105,7 +107,13 @@ function hookCompile(distDir: string, root: string, folder: string, buildFolder:
       packChosen = true
       const name = join(buildFolder, `pack~${id.replaceAll(':', '~')}`)
       const files = readable ? parsePackList(readPrivateText(`${name}.json`, MAX_PACK_LIST_BYTES)) : undefined
-      const source = files && packScript(distDir, files)
+      // Taken before the files are read: a file changed after it no longer matches the stamp the pack's source starts with.
+      const stamp = files && packStamp(distDir, files)
+      const file = `${name}.v8`
+      // While the files are those the stored pack was made from, its source is theirs: they are not read again.
+      const stored = stamp && readStoredEntry(file)
+      const current = stamp && stored && stored.source.subarray(0, stamp.length).equals(stamp) ? stored : undefined
+      const source = current?.source ?? (files && stamp && packScript(distDir, files, stamp))
       if (!source) {
         // the files this run compiles from here on (the command's own) are the pack of its next runs
         recording = []
@@ -113,8 +121,7 @@ function hookCompile(distDir: string, root: string, folder: string, buildFolder:
         return
       }
 
-      const file = `${name}.v8`
-      const cachedData = readEntry(file, source)
+      const cachedData = current?.data ?? readEntry(file, source)
       let script: Script
       let pairs: Parameters<typeof installPack>[1]
       try {

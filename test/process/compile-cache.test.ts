@@ -4,7 +4,8 @@
  * what runs (what others could plant: compile-cache-trust.test.ts). The same hook runs on every
  * Node (Node 22+'s own cache stores too little to be worth it: see compile-cache.ts).
  */
-import {mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
+import {execFileSync} from 'node:child_process'
+import {cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
@@ -86,6 +87,53 @@ process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(loade
     expect(packed).toContain(join(ROOT, 'dist', 'startup', 'direct-start.js'))
     expect(packed).not.toContain(join(ROOT, 'dist', 'commands', 'profile', 'list.js'))
     expect(packed.length).toBeLessThan(unpacked.length / 2)
+  })
+
+  it('a pack made from the files as they are takes its source from the cache: none of them is read again', async () => {
+    const readByNode = join(dir, 'read.json')
+    const hook = join(dir, 'read.cjs')
+    // every file read whole through node:fs, which is how the pack's files are read to be joined
+    writeFileSync(
+      hook,
+      `const fs = require('node:fs'); const read = fs.readFileSync; const seen = []
+fs.readFileSync = function (file, ...rest) { seen.push(String(file)); return read.call(this, file, ...rest) }
+process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(readByNode)}, JSON.stringify(seen)))\n`,
+    )
+    const run = async () => {
+      const r = await runCli(['profile', 'list', '--json'], {env: {...env(), NODE_OPTIONS: `--require ${hook}`}})
+      expect(r.code, r.stderr).toBe(0)
+      return JSON.parse(readFileSync(readByNode, 'utf8')) as string[]
+    }
+
+    await run()
+    const packed = (JSON.parse(readFileSync(join(buildFolder(), 'pack~profile~list.json'), 'utf8')) as string[]).map((file) => join(ROOT, 'dist', file))
+    expect(packed).toContain(join(ROOT, 'dist', 'commands', 'profile', 'list.js'))
+    // the second run joins the recorded files into the pack, reading each
+    expect(await run()).toEqual(expect.arrayContaining(packed))
+    const third = await run()
+    expect(third.filter((file) => packed.includes(file))).toEqual([])
+  })
+
+  it('a packed file changed in place, its length and modification time kept, runs as changed: its change time is in the stamp', async () => {
+    const copy = mkdtempSync(join(tmpdir(), 'opsctl-stamp-'))
+    try {
+      for (const part of ['bin', 'dist', 'package.json']) cpSync(join(ROOT, part), join(copy, part), {recursive: true})
+      symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'))
+      const run = () => runCli(['profile', 'list', '--json'], {bin: join(copy, 'bin', 'run.js'), env: env()})
+      for (let i = 0; i < 3; i++) expect((await run()).code).toBe(0)
+      const command = join(copy, 'dist', 'commands', 'profile', 'list.js')
+      const reference = join(dir, 'times')
+      execFileSync('cp', ['-p', command, reference])
+      const real = readFileSync(command, 'utf8')
+      const changed = `process.stdout.write('CHANGED\\n'); process.exit(0) /*`
+      // same inode, same length; then the same modification time, to the nanosecond
+      writeFileSync(command, `${changed}${'*'.repeat(real.length - changed.length - 2)}*/`)
+      execFileSync('touch', ['-r', reference, command])
+      expect(statSync(command).mtimeMs).toBe(statSync(reference).mtimeMs)
+      expect(await run()).toMatchObject({code: 0, stdout: 'CHANGED\n'})
+    } finally {
+      rmSync(copy, {force: true, recursive: true})
+    }
   })
 
   it('a pack whose list names files outside dist/, or too many, is not used: the run records the list again', async () => {
