@@ -89,6 +89,11 @@ const DEPENDENCY_PATCHES = [
   onFirstUse('command', 'config_1', './config'),
   // ...and help's utilities (ejs) for its deprecation warnings, which no opsctl command has.
   onFirstUse('command', 'util_1', './help/util'),
+  // ...and oclif's ux (the spinner and its frames, colorized JSON, the action), which a command uses
+  // only to log through oclif, as the parser's flag help does for its usage lines: opsctl's commands
+  // print their own output.
+  onFirstUse('command', 'ux_1', './ux'),
+  onFirstUse('parser/help', 'ux_1', '../ux'),
   // Errors' handler loads all of help (its formatter, the module loader, ts-path, ejs) for an error
   // that asks for help, which opsctl's errors never do; every command loads the handler with the flags.
   onFirstUse('errors/handle', 'index_1', '../help/index'),
