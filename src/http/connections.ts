@@ -1,3 +1,5 @@
+import type {LookupFunction} from 'node:net'
+
 import type {Answer, Carrier, Exchange} from './exchange.js'
 import type {UndiciCarrier} from './undici-carrier.js'
 
@@ -32,8 +34,13 @@ export class Connections {
    * @param shared the process-wide connections (proxies, test injection) rather than a
    *   transport's own (the sandbox's webhook deliveries, which come from the emulator, not from
    *   the CLI's user: no proxy)
+   * @param lookup how a private pool resolves names (the deliveries connect only to addresses
+   *   their rules allow); the system's resolver when absent
    */
-  constructor(private readonly shared: boolean) {}
+  constructor(
+    private readonly shared: boolean,
+    private readonly lookup?: LookupFunction,
+  ) {}
 
   async close(): Promise<void> {
     const open = [this.plain, this.undici]
@@ -49,11 +56,11 @@ export class Connections {
     const viaProxy = this.shared && !isLoopback(exchange.url.hostname) && proxyConfigured()
     if (exchange.url.protocol === 'http:' && !viaProxy) {
       // Even node:http is loaded at the first request: commands that send nothing do not pay for it.
-      this.plain ??= import('./node-http-carrier.js').then(({NodeHttpCarrier}) => new NodeHttpCarrier())
+      this.plain ??= import('./node-http-carrier.js').then(({NodeHttpCarrier}) => new NodeHttpCarrier(this.lookup))
       return (await this.plain).send(exchange)
     }
 
-    this.undici ??= import('./undici-carrier.js').then(({UndiciCarrier}) => new UndiciCarrier())
+    this.undici ??= import('./undici-carrier.js').then(({UndiciCarrier}) => new UndiciCarrier(this.lookup))
     return (await this.undici).send(exchange, viaProxy)
   }
 }

@@ -1,3 +1,5 @@
+import type {LookupFunction} from 'node:net'
+
 import type {Answer, Exchange} from './exchange.js'
 import type {InboundResponse, OutboundRequest, Transport, TransportOptions} from './transport.js'
 
@@ -24,6 +26,8 @@ export interface HttpTransportOptions extends TransportOptions {
    * for the sandbox's webhook deliveries, which go from the emulator, not from the CLI's user.
    */
   pool?: 'private' | 'shared'
+  /** how a private pool resolves names (./connections.ts) */
+  lookup?: LookupFunction
 }
 
 /**
@@ -39,7 +43,7 @@ export class HttpTransport implements Transport {
   private readonly connections: Connections
 
   constructor(private readonly options: HttpTransportOptions = {}) {
-    this.connections = options.pool === 'private' ? new Connections(false) : sharedConnections
+    this.connections = options.pool === 'private' ? new Connections(false, options.lookup) : sharedConnections
   }
 
   /** Closes the connections of a private pool. */

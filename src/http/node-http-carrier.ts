@@ -1,3 +1,5 @@
+import type {LookupFunction} from 'node:net'
+
 import {Agent, request} from 'node:http'
 
 import type {Answer, Carrier, Exchange} from './exchange.js'
@@ -16,6 +18,9 @@ const ANSWER_TOO_LARGE = 'ERR_ANSWER_TOO_LARGE'
  */
 export class NodeHttpCarrier implements Carrier {
   private agent?: Agent
+
+  /** @param lookup resolves the host (node:net's option); the system's resolver when absent */
+  constructor(private readonly lookup?: LookupFunction) {}
 
   async close(): Promise<void> {
     this.agent?.destroy()
@@ -37,6 +42,7 @@ export class NodeHttpCarrier implements Carrier {
         agent,
         headers: payload === undefined ? headers : {...headers, 'content-length': String(Buffer.byteLength(payload))},
         host: url.hostname.replaceAll(/^\[|\]$/g, ''),
+        ...(this.lookup ? {lookup: this.lookup} : {}),
         method,
         path: url.pathname + url.search,
         port: url.port || 80,

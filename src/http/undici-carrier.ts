@@ -1,3 +1,5 @@
+import type {LookupFunction} from 'node:net'
+
 import {Agent, type Dispatcher, EnvHttpProxyAgent, request} from 'undici'
 
 import type {Answer, Carrier, Exchange} from './exchange.js'
@@ -12,6 +14,9 @@ import type {Answer, Carrier, Exchange} from './exchange.js'
 export class UndiciCarrier implements Carrier {
   private direct?: Agent
   private proxied?: EnvHttpProxyAgent
+
+  /** @param lookup resolves the host of a direct connection (node:net's option); the system's resolver when absent */
+  constructor(private readonly lookup?: LookupFunction) {}
 
   async close(): Promise<void> {
     const open = [this.direct, this.proxied]
@@ -30,7 +35,7 @@ export class UndiciCarrier implements Carrier {
       return this.proxied
     }
 
-    this.direct ??= new Agent()
+    this.direct ??= new Agent(this.lookup ? {connect: {lookup: this.lookup}} : {})
     return this.direct
   }
 }

@@ -20,9 +20,14 @@
  *
  * A URL is checked when it is registered (literal addresses and names, a 400) and again before
  * each delivery, with the addresses its name resolves to (a webhook imported, or a name that
- * points somewhere else now).
+ * points somewhere else now). The delivery's connection then resolves the name once more, through
+ * `guardedLookup`, and connects only to an address that passes: a name that answered a public
+ * address to the check and a refused one to the connection (DNS rebinding) is not called.
  */
+import type {LookupFunction} from 'node:net'
+
 import ipaddr from 'ipaddr.js'
+import {lookup as lookupAll} from 'node:dns'
 import {lookup} from 'node:dns/promises'
 
 export interface CallbackRules {
@@ -68,6 +73,34 @@ function embeddedIPv4(address: ipaddr.IPv6): ipaddr.IPv4[] {
   // IPv4-compatible (::/96, deprecated): everything but :: and ::1, which are IPv6's own
   if (b.slice(0, 12).every((byte) => byte === 0) && range !== 'unspecified' && range !== 'loopback') return [v4(b.slice(12))]
   return []
+}
+
+/** The code of a connection the deliveries' resolver did not let happen (its message says why). */
+export const CALLBACK_REFUSED = 'ERR_CALLBACK_REFUSED'
+
+/**
+ * The resolver of the deliveries' connections (node:net's `lookup` option, which node:http and
+ * undici both pass to the socket): the name's addresses as node:dns gives them, unless one of
+ * them is refused by the rules, when the connection fails before it is made (CALLBACK_REFUSED,
+ * with the reason). `resolve` is node:dns's lookup (a test gives one that answers as a rebinding
+ * name would).
+ */
+export function guardedLookup(rules: CallbackRules, resolve: typeof lookupAll = lookupAll): LookupFunction {
+  return (hostname, options, callback) => {
+    resolve(hostname, {...options, all: true}, (error, addresses) => {
+      if (error) return callback(error, '', 0)
+      const found = addresses as {address: string; family: number}[]
+      for (const {address} of found) {
+        const refusal = hostRefusal(address, rules)
+        if (refusal) return callback(Object.assign(new Error(`refused: ${hostname} resolves to ${refusal}`), {code: CALLBACK_REFUSED}), '', 0)
+      }
+
+      if (options.all) return (callback as unknown as (e: null, a: typeof found) => void)(null, found)
+      const [first] = found
+      if (!first) return callback(Object.assign(new Error(`${hostname} has no address`), {code: 'ENOTFOUND'}), '', 0)
+      callback(null, first.address, first.family)
+    })
+  }
 }
 
 function judge(address: ipaddr.IPv4 | ipaddr.IPv6): Judged {

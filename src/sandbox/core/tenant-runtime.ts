@@ -12,7 +12,7 @@ import {createHash, randomBytes, randomUUID} from 'node:crypto'
 import type {KeyKindOf, ModuleState, SandboxContext, SandboxEvent, SandboxModule, SandboxState} from '../types.js'
 
 import {SANDBOX_KEYS} from '../../services/sandbox-defaults.js'
-import {callbackRefusal, deliveryRefusal} from './callback-targets.js'
+import {callbackRefusal, deliveryRefusal, guardedLookup} from './callback-targets.js'
 import {SandboxClock} from './clock.js'
 import {EventLog} from './event-log.js'
 import {FaultQueue} from './faults.js'
@@ -164,7 +164,7 @@ export class TenantRuntime {
     }
     const tenant: Tenant = {
       ctx,
-      deliveries: new WebhookSender((url) => deliveryRefusal(url, callbackRules)),
+      deliveries: new WebhookSender((url) => deliveryRefusal(url, callbackRules), guardedLookup(callbackRules)),
       events,
       faults: new FaultQueue(parts.handle),
       id,

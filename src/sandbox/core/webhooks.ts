@@ -1,5 +1,8 @@
+import type {LookupFunction} from 'node:net'
+
 import {HttpTransport} from '../../http/http-transport.js'
 import {failureCode} from '../../http/network-error.js'
+import {CALLBACK_REFUSED} from './callback-targets.js'
 
 /** What one attempt of a delivery got: the receiver's status, or why there was none. */
 export interface AttemptResult {
@@ -28,12 +31,16 @@ const ATTEMPT_TIMEOUT_MS = 5000
  */
 export class WebhookSender {
   private readonly pending = new Set<Promise<unknown>>()
-  private readonly transport = new HttpTransport({pool: 'private'})
+  private readonly transport: HttpTransport
 
   constructor(
     /** why a URL is not called now (callback-targets.ts): checked before every attempt, after resolving its host */
     private readonly refusal: (url: string) => Promise<string | undefined> = async () => undefined,
-  ) {}
+    /** how its connections resolve a name: to an address the same rules allow (callback-targets.ts's guardedLookup) */
+    lookup?: LookupFunction,
+  ) {
+    this.transport = new HttpTransport({lookup, pool: 'private'})
+  }
 
   async attempt(delivery: {id: string; attempt: number; event: string; url: string; body: string}): Promise<AttemptResult> {
     const started = performance.now()
@@ -56,7 +63,13 @@ export class WebhookSender {
       })
       .then(
         (res): AttemptResult => ({durationMs: Math.round(performance.now() - started), status: res.status}),
-        (error: unknown): AttemptResult => ({durationMs: Math.round(performance.now() - started), error: failureCode(error) ?? (error as Error).message, status: null}),
+        (error: unknown): AttemptResult => {
+          const durationMs = Math.round(performance.now() - started)
+          // refused by the connection's resolver (a name that now resolves where the rules forbid): as refused before it
+          const refusal = refusedConnection(error)
+          if (refusal) return {durationMs, error: refusal, refused: true, status: null}
+          return {durationMs, error: failureCode(error) ?? (error as Error).message, status: null}
+        },
       )
     this.pending.add(job)
     try {
@@ -71,4 +84,13 @@ export class WebhookSender {
     await Promise.allSettled(this.pending)
     await this.transport.close()
   }
+}
+
+/** The reason of a connection the deliveries' resolver refused, found in the error's causes. */
+function refusedConnection(error: unknown): string | undefined {
+  for (let depth = 0, e = error as undefined | {cause?: unknown; code?: unknown; message?: unknown}; e && depth < 5; e = e.cause as typeof e, depth++) {
+    if (e.code === CALLBACK_REFUSED && typeof e.message === 'string') return e.message
+  }
+
+  return undefined
 }
