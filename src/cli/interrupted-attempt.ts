@@ -4,23 +4,24 @@
  * is audited as `unknown` (it was sent, so it may have been applied) and stderr says so once. A
  * second Ctrl-C ends it at once.
  */
+import {removeOnSignal} from '../runtime/remove-on-signal.js'
+
 type Audit = () => Promise<void>
 
 const awaiting = new Set<Audit>()
 let noteTo: (text: string) => void = () => undefined
 let commandsAnsweringCtrlC = 0
+/** Lets go of Ctrl-C (../runtime/remove-on-signal.ts) once nothing awaits its answer. */
+let release: (() => void) | undefined
 
-function onSignal(): void {
-  process.off('SIGINT', onSignal)
+/** On Ctrl-C: every attempt still waiting, audited as unknown, and a word on stderr. */
+async function auditAwaiting(): Promise<void> {
   const audits = [...awaiting]
   awaiting.clear()
+  release = undefined
   const what = audits.length === 1 ? 'the change' : `${audits.length} changes`
   noteTo(`Interrupted before the answer came: ${what} may have been applied. Audited as unknown (opsctl audit list).`)
-  // With this listener gone, the signal ends the process as Node's default does (after the
-  // handlers of signal-exit, which a file writer may have installed, which then re-raise it).
-  Promise.allSettled(audits.map((audit) => audit()))
-    .then(() => process.kill(process.pid, 'SIGINT'))
-    .catch(() => undefined)
+  await Promise.allSettled(audits.map((audit) => audit()))
 }
 
 /** Audits the attempt under way if Ctrl-C comes before its answer; the returned function says the answer came. */
@@ -28,11 +29,14 @@ export function auditIfInterrupted(audit: Audit, note: (text: string) => void): 
   if (commandsAnsweringCtrlC > 0) return () => undefined
   // a wrapper of its own: the same function given twice is two attempts
   const entry: Audit = () => audit()
-  if (awaiting.size === 0) process.on('SIGINT', onSignal)
+  release ??= removeOnSignal(auditAwaiting, ['SIGINT'])
   awaiting.add(entry)
   noteTo = note
   return () => {
-    if (awaiting.delete(entry) && awaiting.size === 0) process.off('SIGINT', onSignal)
+    if (awaiting.delete(entry) && awaiting.size === 0) {
+      release?.()
+      release = undefined
+    }
   }
 }
 

@@ -121,7 +121,8 @@ function hookCompile(distDir: string, root: string, folder: string, buildFolder:
         return
       }
 
-      const cachedData = current?.data ?? readEntry(file, source)
+      // else the stored pack's code only if it was made from exactly this source (the files read now, under their stamp now)
+      const cachedData = current?.data ?? (stored && stored.source.equals(source) ? stored.data : undefined)
       let script: Script
       let pairs: Parameters<typeof installPack>[1]
       try {

@@ -90,10 +90,8 @@ export function guardedLookup(rules: CallbackRules, resolve: typeof lookupAll = 
     resolve(hostname, {...options, all: true}, (error, addresses) => {
       if (error) return callback(error, '', 0)
       const found = addresses as {address: string; family: number}[]
-      for (const {address} of found) {
-        const refusal = hostRefusal(address, rules)
-        if (refusal) return callback(Object.assign(new Error(`refused: ${hostname} resolves to ${refusal}`), {code: CALLBACK_REFUSED}), '', 0)
-      }
+      const refusal = resolvedRefusal(hostname, found, rules)
+      if (refusal) return callback(Object.assign(new Error(`refused: ${refusal}`), {code: CALLBACK_REFUSED}), '', 0)
 
       if (options.all) return (callback as unknown as (e: null, a: typeof found) => void)(null, found)
       const [first] = found
@@ -160,7 +158,11 @@ export async function deliveryRefusal(url: string, rules: CallbackRules): Promis
   if (refused) return refused
   const host = new URL(url).hostname.replaceAll(/^\[|\]$/g, '')
   if (isAddressLiteral(host)) return undefined
-  const addresses = await lookup(host, {all: true}).catch(() => [])
+  return resolvedRefusal(host, await lookup(host, {all: true}).catch(() => []), rules)
+}
+
+/** Why a name is not called, given the addresses it resolves to: the first of them the rules refuse. */
+function resolvedRefusal(host: string, addresses: readonly {address: string}[], rules: CallbackRules): string | undefined {
   for (const {address} of addresses) {
     const refusal = hostRefusal(address, rules)
     if (refusal) return `${host} resolves to ${refusal}`
